@@ -1,0 +1,189 @@
+"""The code that runs inside the child process, next to the submitted code.
+
+It receives a request (the source, the entry point's name and generated inputs), runs the
+submission on each case, and writes back outputs, gradients, the saved residuals and the
+checkpoint structure. It never sees the reference, hidden metadata or the problem folder; the
+parent decides every verdict from what comes back. Entry points: ``python -m judge.child`` (a
+fresh interpreter, used by the naive runner and the benchmarks' baseline) and ``serve`` (called
+in a process forked by the zygote).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+REQUEST_CAP = 64 << 20
+
+
+def _error(kind: str, message: str, line: int | None = None) -> dict:
+    return {"kind": kind, "message": message, "line": line}
+
+
+def _submission_line(exc: BaseException, filename: str) -> int | None:
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == filename:
+            line = frame.lineno
+    if line is None and isinstance(exc, SyntaxError) and exc.filename == filename:
+        line = exc.lineno
+    return line
+
+
+def _describe_exception(exc: BaseException, filename: str) -> dict:
+    line = _submission_line(exc, filename)
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, MemoryError) or "RESOURCE_EXHAUSTED" in text or "Out of memory" in text:
+        return _error("memory_limit", "the submission ran out of memory", line)
+    if isinstance(exc, RecursionError):
+        return _error("runtime_error", "RecursionError: maximum recursion depth exceeded", line)
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return _error("runtime_error", first[:500], line)
+
+
+def _load(source: str, filename: str, entry: str):
+    """Compile and run the module; return (function, None) or (None, error)."""
+    try:
+        code = compile(source, filename, "exec")
+    except SyntaxError as exc:
+        return None, _error("compile_error", f"SyntaxError: {exc.msg}", exc.lineno)
+    namespace = {"__name__": "submission", "__file__": filename}
+    try:
+        exec(code, namespace)  # noqa: S102 - this process exists to run it
+    except BaseException as exc:  # noqa: BLE001 - SystemExit too: it is the submission's doing
+        return None, _describe_exception(exc, filename)
+    function = namespace.get(entry)
+    if function is None:
+        return None, _error("compile_error", f"the entry point {entry}() is not defined")
+    if not callable(function):
+        return None, _error("compile_error", f"{entry} is defined but is not a function")
+    return function, None
+
+
+def _bind_static(function, values, static_mask):
+    """A function of the array arguments only, with the static ones fixed in place."""
+    def bound(*arrays):
+        it = iter(arrays)
+        return function(*(v if static else next(it) for v, static in zip(values, static_mask)))
+    return bound
+
+
+def _cotangent(out, seed: int):
+    import jax
+    import numpy as np
+
+    rng = np.random.default_rng(seed + 7919)
+
+    def one(leaf):
+        leaf = jax.numpy.asarray(leaf)
+        if leaf.shape == ():
+            return jax.numpy.ones((), leaf.dtype)
+        return jax.numpy.asarray(rng.standard_normal(leaf.shape), dtype=leaf.dtype)
+
+    return jax.tree_util.tree_map(one, out)
+
+
+def _check_output(out) -> str | None:
+    import jax
+
+    leaves, _ = jax.tree_util.tree_flatten(out)
+    if not leaves:
+        return "returned nothing (None or an empty container)"
+    for leaf in leaves:
+        if not isinstance(leaf, jax.Array):
+            return f"returned a {type(leaf).__name__}, expected a JAX array"
+        if not jax.numpy.issubdtype(leaf.dtype, jax.numpy.inexact):
+            return f"returned an array of dtype {leaf.dtype}, which cannot be differentiated"
+    return None
+
+
+def run_case(function, case: dict, request: dict, cache: dict) -> dict:
+    import jax
+    import numpy as np
+
+    from . import residuals as inspect_residuals
+
+    filename = request["filename"]
+    values, static_mask = case["args"], case["static_mask"]
+    arrays = [jax.numpy.asarray(v) for v, s in zip(values, static_mask) if not s]
+    bound = _bind_static(function, values, static_mask)
+    wrt = request["wrt"]
+    array_names = [n for n, s in zip(request["arg_names"], static_mask) if not s]
+    result = {"name": case["name"]}
+    try:
+        out = bound(*arrays)
+        problem = _check_output(out)
+        if problem:
+            result["error"] = _error("bad_output", problem)
+            return result
+        diff = [arrays[i] for i in wrt]
+
+        def of_diff(*d):
+            full = list(arrays)
+            for i, v in zip(wrt, d):
+                full[i] = v
+            return bound(*full)
+
+        out, vjp_fn = jax.vjp(of_diff, *diff)
+        grads = vjp_fn(_cotangent(out, case["seed"]))
+        leaves, treedef = jax.tree_util.tree_flatten(out)
+        result["value"] = [np.asarray(leaf) for leaf in leaves]
+        result["treedef"] = str(treedef)
+        result["grads"] = [np.asarray(g) for g in grads]
+        if request.get("inspect", True):
+            key = (tuple((a.shape, str(a.dtype)) for a in arrays),
+                   tuple(repr(v) for v, s in zip(values, static_mask) if s))
+            if key not in cache:
+                cache[key] = {
+                    "residuals": inspect_residuals.saved_residuals(bound, arrays, wrt, array_names, filename),
+                    "structure": inspect_residuals.checkpoint_structure(bound, arrays, filename),
+                }
+                if request.get("fwd_bwd"):
+                    fwd, bwd = inspect_residuals.fwd_bwd_programs(bound, arrays, wrt)
+                    cache[key]["programs"] = {"forward": fwd, "backward": bwd}
+            result.update(cache[key])
+    except BaseException as exc:  # noqa: BLE001
+        result["error"] = _describe_exception(exc, filename)
+    return result
+
+
+def serve(request: dict) -> dict:
+    """Run one request; always returns a response dict (errors are data, not exceptions)."""
+    function, error = _load(request["source"], request["filename"], request["entry"])
+    if error:
+        return {"status": "error", "error": error}
+    cache: dict = {}
+    cases = []
+    for case in request["cases"]:
+        cases.append(run_case(function, case, request, cache))
+        if "error" in cases[-1] and request.get("stop_on_error", True):
+            break
+    return {"status": "ok", "cases": cases}
+
+
+def main(argv=None) -> int:
+    from . import protocol
+
+    argv = sys.argv[1:] if argv is None else argv
+    result_fd = int(argv[argv.index("--result-fd") + 1])
+    request = protocol.read_message(0, REQUEST_CAP)
+    os.close(0)
+    response = serve(request)
+    sys.stdout.flush()
+    protocol.write_message(result_fd, response)
+    os.close(result_fd)
+    return 0
+
+
+if __name__ == "__main__":
+    # os._exit: skip interpreter teardown that a submission may have booby-trapped (atexit)
+    code = main()
+    sys.stdout.flush()
+    os._exit(code)
+
+
+def entry() -> None:
+    """``python -c 'from judge.child import entry; entry()' ROOT --result-fd N``."""
+    code = main(sys.argv[2:])
+    sys.stdout.flush()
+    os._exit(code)

@@ -1,0 +1,154 @@
+"""The ``python -m judge`` command line: grade, validate, inspect."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import report as text
+from .grader import FILENAME, grade
+from .package import ArraySpec, PackageError, load_problem
+from .specs import SpecError, generate
+
+
+def _runner():
+    from .grader import default_runner
+
+    return default_runner()
+
+
+def cmd_grade(args) -> int:
+    problem = load_problem(args.problem)
+    runner = _runner()
+    for path in args.submissions:
+        report = grade(problem, Path(path).read_text(encoding="utf-8"), runner=runner,
+                       samples_only=args.samples, fwd_bwd=args.fwd_bwd)
+        report.submission = str(path)
+        data = report.to_dict()
+        if args.json:
+            print(json.dumps(data), flush=True)
+        else:
+            print(text.render_report(data) + "\n", flush=True)
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from .validate import validate
+
+    runner = _runner()
+    failed = False
+    for folder in args.problems:
+        try:
+            problem = load_problem(folder)
+        except PackageError as exc:
+            print(f"{folder}: REFUSED: {exc}")
+            failed = True
+            continue
+        result = validate(problem, runner=runner)
+        rows = [["ok" if r.ok else "FAIL", r.submission, r.expected, r.actual, r.message[:90]] for r in result.rows]
+        print(f"{problem.slug}: {'ok' if result.ok else 'FAILED'}")
+        print(text.table(["", "submission", "expected", "actual", "message"], rows))
+        for error in result.errors:
+            print(f"error: {error}")
+        print()
+        failed |= not result.ok
+    return 1 if failed else 0
+
+
+def cmd_inspect(args) -> int:
+    import numpy as np
+
+    from .package import Limits
+
+    file, _, function = args.target.rpartition(":")
+    if not file or not function:
+        raise SystemExit("inspect: expected FILE.py:FUNCTION")
+    try:
+        specs = [ArraySpec.parse(s) for s in args.specs]
+    except SpecError as exc:
+        raise SystemExit(f"inspect: {exc}") from None
+    if any(spec.symbols() for spec in specs):
+        raise SystemExit("inspect: give concrete sizes, such as f32[8,16]")
+    rng = np.random.default_rng(args.seed)
+    arrays = [generate(s, s.shape({}), "normal", 1.0, rng) for s in specs]
+    source = Path(file).read_text(encoding="utf-8")
+    names = _parameter_names(source, function, len(specs))
+    request = {
+        "source": source, "filename": FILENAME, "entry": function,
+        "arg_names": names, "wrt": list(range(len(specs))), "inspect": True, "fwd_bwd": args.fwd_bwd,
+        "cases": [{"name": "inspect", "seed": args.seed, "static_mask": [False] * len(specs), "args": arrays}],
+    }
+    result = _runner().run(request, Limits())
+    if result.outcome != "ok":
+        print(f"inspect: the function did not finish: {result.outcome} ({result.detail})", file=sys.stderr)
+        return 1
+    response = result.response
+    error = response.get("error") or (response.get("cases") or [{}])[0].get("error")
+    if error:
+        line = f" (line {error['line']})" if error.get("line") else ""
+        print(f"inspect: {error['message']}{line}", file=sys.stderr)
+        return 1
+    case = response["cases"][0]
+    residuals = case["residuals"]
+    if args.json:
+        print(json.dumps({"residuals": residuals, "residual_bytes": sum(r["bytes"] for r in residuals),
+                          "structure": case["structure"], "programs": case.get("programs", {})}))
+        return 0
+    print(f"{function}({', '.join(args.specs)}) saves {len(residuals)} residuals, "
+          f"{sum(r['bytes'] for r in residuals)} bytes:")
+    print(text.residual_table(residuals, mark=False))
+    for checkpoint in case["structure"]["checkpoints"]:
+        line = f" at line {checkpoint['line']}" if checkpoint.get("line") else ""
+        print(f"checkpoint{line}: policy {checkpoint['policy_text']}")
+    if args.fwd_bwd:
+        print()
+        print(text.side_by_side(case["programs"]["forward"], case["programs"]["backward"]))
+    return 0
+
+
+def _parameter_names(source: str, function: str, count: int) -> list[str]:
+    """The function's own parameter names, read from its source without running it."""
+    import ast
+
+    try:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef) and node.name == function:
+                names = [a.arg for a in node.args.posonlyargs + node.args.args]
+                if len(names) >= count:
+                    return names[:count]
+    except SyntaxError:
+        pass
+    return [f"arg{i}" for i in range(count)]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m judge", description="Remat Arena's grading engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("grade", help="grade submission files against a problem")
+    g.add_argument("problem")
+    g.add_argument("submissions", nargs="+")
+    g.add_argument("--json", action="store_true", help="one JSON object per line per submission")
+    g.add_argument("--samples", action="store_true", help="sample cases only")
+    g.add_argument("--fwd-bwd", action="store_true", help="include the forward and backward programs")
+    g.set_defaults(func=cmd_grade)
+    v = sub.add_parser("validate", help="check that every packaged submission gets its folder's verdict")
+    v.add_argument("problems", nargs="+")
+    v.set_defaults(func=cmd_validate)
+    i = sub.add_parser("inspect", help="list what a function saves for the backward pass")
+    i.add_argument("target", help="FILE.py:FUNCTION")
+    i.add_argument("specs", nargs="+", help="argument specs such as f32[8,16]")
+    i.add_argument("--json", action="store_true")
+    i.add_argument("--fwd-bwd", action="store_true", help="also print the forward and backward programs")
+    i.add_argument("--seed", type=int, default=0)
+    i.set_defaults(func=cmd_inspect)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except PackageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,48 @@
+"""Numeric comparison of a submission's outputs and gradients with the reference's."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _fmt(x) -> str:
+    return np.format_float_positional(float(x), precision=6, trim="-") if np.isfinite(x) else str(x)
+
+
+def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str | None, float]:
+    """None and the max abs error when ``got`` matches ``want``; else a learner-facing message."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return f"{label} has shape {tuple(got.shape)}, expected {tuple(want.shape)}", float("inf")
+    if got.dtype != want.dtype:
+        return f"{label} has dtype {got.dtype}, expected {want.dtype}", float("inf")
+    g64, w64 = got.astype(np.float64), want.astype(np.float64)
+    bad_values = ~np.isfinite(g64)
+    if bad_values.any():
+        index = tuple(int(i) for i in np.argwhere(bad_values)[0])
+        return f"{label} contains {_fmt(g64[index])} at index {index}", float("inf")
+    error = np.abs(g64 - w64)
+    max_error = float(error.max()) if error.size else 0.0
+    wrong = error > atol + rtol * np.abs(w64)
+    if wrong.any():
+        index = tuple(int(i) for i in np.argwhere(wrong)[0])
+        return (f"{label} differs at index {index}: got {_fmt(g64[index])}, expected {_fmt(w64[index])} "
+                f"(max abs error {max_error:.3g}, tolerance atol={atol:g}, rtol={rtol:g})"), max_error
+    return None, max_error
+
+
+def compare_outputs(got: dict, want: dict, wrt_names, rtol: float, atol: float) -> tuple[str | None, float]:
+    if got.get("treedef") != want.get("treedef"):
+        return f"the output has structure {got.get('treedef')}, expected {want.get('treedef')}", float("inf")
+    worst = 0.0
+    single = len(want["value"]) == 1
+    for i, (g, w) in enumerate(zip(got["value"], want["value"])):
+        message, err = compare_arrays("the output" if single else f"output {i}", g, w, rtol, atol)
+        worst = max(worst, err)
+        if message:
+            return message, worst
+    for name, g, w in zip(wrt_names, got["grads"], want["grads"]):
+        message, err = compare_arrays(f"the gradient with respect to {name}", g, w, rtol, atol)
+        worst = max(worst, err)
+        if message:
+            return message, worst
+    return None, worst

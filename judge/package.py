@@ -1,0 +1,356 @@
+"""Problem packages: a folder with ``problem.toml``, the statement, starter, reference and the
+packaged submissions that prove the checker (see DESIGN.md, "Problem package").
+
+Loading validates everything up front and refuses a broken package with a ``PackageError``
+naming the file, the key and what was expected, so that nothing half-valid reaches a grader.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import policy_names
+from .specs import DISTRIBUTIONS, ArraySpec, SpecError
+from .verdicts import VERDICTS
+
+SLUG = re.compile(r"^[a-z0-9_]+$")
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+REQUIRED_FILES = ("problem.toml", "statement.md", "starter.py", "reference.py")
+DIFFICULTIES = ("easy", "medium", "hard")
+DEVICES = ("cpu", "gpu")
+RESIDUAL_KINDS = ("argument", "named", "primitive", "constant", "literal")
+MAX_PACKAGE_FILE_BYTES = 1 << 20
+
+
+class PackageError(ValueError):
+    def __init__(self, path: Path | str, key: str | None, message: str):
+        self.path, self.key = str(path), key
+        where = f"{path}" + (f", key '{key}'" if key else "")
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    spec: ArraySpec | None  # None for a static (Python value) argument
+    init: str = "normal"
+    scale: float = 1.0
+    default: object = None
+
+    @property
+    def static(self) -> bool:
+        return self.spec is None
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    sample: bool
+    seed: int
+    dims: dict
+    static: dict
+
+
+@dataclass(frozen=True)
+class ResidualRules:
+    match_reference: bool = True
+    max_bytes: int | None = None
+    max_count: int | None = None
+    allowed_kinds: tuple[str, ...] | None = None
+    allowed_primitives: tuple[str, ...] | None = None
+    at_most_reference: bool = False
+
+
+@dataclass(frozen=True)
+class StructureRules:
+    policy: tuple | None = None  # canonical, see policy_names
+    policy_text: str | None = None
+    encloses: tuple[str, ...] = ()
+    min_checkpoints: int | None = None
+    max_checkpoints: int | None = None
+    allow_custom_vjp: bool = False
+    prevent_cse: bool | None = None
+    min_depth: int | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    wall_s: float = 30.0
+    cpu_s: int = 30
+    memory_mb: int = 4096
+    output_kb: int = 64
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: Path
+    slug: str
+    uuid: str
+    title: str
+    difficulty: str
+    tags: tuple[str, ...]
+    device: str
+    entry: str
+    args: tuple[Arg, ...]
+    wrt: tuple[str, ...]
+    cases: tuple[Case, ...]
+    rtol: float
+    atol: float
+    residual_rules: ResidualRules
+    structure_rules: StructureRules
+    limits: Limits
+    statement: str
+    starter: str
+    reference: str
+    hints: tuple[str, ...] = ()
+    explanation: str = ""
+    content_hash: str = ""
+    submissions: dict = field(default_factory=dict)  # verdict -> list of Paths
+
+    @property
+    def samples(self) -> tuple[Case, ...]:
+        return tuple(c for c in self.cases if c.sample)
+
+    @property
+    def wrt_indices(self) -> tuple[int, ...]:
+        names = [a.name for a in self.args]
+        return tuple(names.index(n) for n in self.wrt)
+
+    def signature(self) -> str:
+        return f"{self.entry}({', '.join(a.name for a in self.args)})"
+
+
+class _Table:
+    """A TOML table read key by key; whatever is left unread at the end is an unknown key."""
+
+    def __init__(self, data: dict, path: Path, prefix: str = ""):
+        self.data, self.path, self.prefix, self.seen = data, path, prefix, set()
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    def get(self, name: str, kind, default=..., check=None, expected: str = ""):
+        self.seen.add(name)
+        if name not in self.data:
+            if default is ...:
+                raise PackageError(self.path, self.key(name), "is missing")
+            return default
+        value = self.data[name]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            names = " or ".join(k.__name__ for k in kinds)
+            raise PackageError(self.path, self.key(name), f"expected {expected or names}, got {value!r}")
+        if check is not None and not check(value):
+            raise PackageError(self.path, self.key(name), f"expected {expected}, got {value!r}")
+        return value
+
+    def sub(self, name: str, default=...) -> "_Table":
+        value = self.get(name, dict, {} if default is ... else default)
+        return _Table(value, self.path, f"{self.prefix}{name}.")
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.seen)
+        if unknown:
+            raise PackageError(self.path, self.key(unknown[0]), "unknown key")
+
+
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def content_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for file in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(file.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _read_text(folder: Path, name: str) -> str:
+    path = folder / name
+    if not path.is_file():
+        raise PackageError(path, None, "required file is missing")
+    if path.stat().st_size > MAX_PACKAGE_FILE_BYTES:
+        raise PackageError(path, None, f"file is larger than {MAX_PACKAGE_FILE_BYTES} bytes")
+    return path.read_text(encoding="utf-8")
+
+
+def _parse_args(root: _Table, path: Path) -> tuple[Arg, ...]:
+    raw = root.get("args", list, expected="a list of [[args]] tables")
+    args, names = [], set()
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise PackageError(path, f"args[{i}]", "expected a table")
+        t = _Table(item, path, f"args[{i}].")
+        name = t.get("name", str, check=IDENT.match, expected="a Python identifier")
+        if name in names:
+            raise PackageError(path, t.key("name"), f"duplicate argument name {name!r}")
+        names.add(name)
+        if t.get("static", bool, False):
+            args.append(Arg(name, None, default=t.get("value", (bool, int, float, str), None)))
+        else:
+            try:
+                spec = ArraySpec.parse(t.get("spec", str))
+            except SpecError as exc:
+                raise PackageError(path, t.key("spec"), str(exc)) from None
+            init = t.get("init", str, "normal", check=lambda v: v in DISTRIBUTIONS,
+                         expected=f"one of {', '.join(DISTRIBUTIONS)}")
+            scale = float(t.get("scale", (int, float), 1.0))
+            args.append(Arg(name, spec, init, scale))
+        t.done()
+    if not args:
+        raise PackageError(path, "args", "at least one argument is needed")
+    return tuple(args)
+
+
+def _parse_cases(root: _Table, path: Path, args: tuple[Arg, ...]) -> tuple[Case, ...]:
+    raw = root.get("cases", list, expected="a list of [[cases]] tables")
+    symbols = set().union(*(a.spec.symbols() for a in args if a.spec))
+    static_names = {a.name for a in args if a.static}
+    cases, names = [], set()
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise PackageError(path, f"cases[{i}]", "expected a table")
+        t = _Table(item, path, f"cases[{i}].")
+        name = t.get("name", str, check=lambda v: re.match(r"^[A-Za-z0-9_.-]+$", v), expected="a short name")
+        if name in names:
+            raise PackageError(path, t.key("name"), f"duplicate case name {name!r}")
+        names.add(name)
+        dims = t.get("dims", dict, {})
+        missing = symbols - set(dims)
+        if missing:
+            raise PackageError(path, t.key("dims"), f"no value for dimension(s) {', '.join(sorted(missing))}")
+        for sym, value in dims.items():
+            if sym not in symbols:
+                raise PackageError(path, t.key(f"dims.{sym}"), "unknown dimension (no argument spec uses it)")
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1 << 16:
+                raise PackageError(path, t.key(f"dims.{sym}"), f"expected a size between 0 and 65536, got {value!r}")
+        static = t.get("static", dict, {})
+        for key in static:
+            if key not in static_names:
+                raise PackageError(path, t.key(f"static.{key}"), "not a static argument of the entry point")
+        cases.append(Case(name, t.get("sample", bool, False), t.get("seed", int), dict(dims), dict(static)))
+        t.done()
+    if not cases:
+        raise PackageError(path, "cases", "at least one case is needed")
+    if not any(c.sample for c in cases):
+        raise PackageError(path, "cases", "at least one case must have sample = true")
+    return tuple(cases)
+
+
+def _parse_checks(root: _Table, path: Path) -> tuple[ResidualRules, StructureRules]:
+    checks = root.sub("checks")
+    r = checks.sub("residuals")
+    kinds = r.get("allowed_kinds", list, None, check=lambda v: _strings(v) and set(v) <= set(RESIDUAL_KINDS),
+                  expected=f"a list drawn from {', '.join(RESIDUAL_KINDS)}")
+    prims = r.get("allowed_primitives", list, None, check=_strings, expected="a list of primitive names")
+    residuals = ResidualRules(
+        match_reference=r.get("match_reference", bool, True),
+        max_bytes=r.get("max_bytes", int, None),
+        max_count=r.get("max_count", int, None),
+        allowed_kinds=tuple(kinds) if kinds is not None else None,
+        allowed_primitives=tuple(prims) if prims is not None else None,
+        at_most_reference=r.get("at_most_reference", bool, False),
+    )
+    r.done()
+    s = checks.sub("structure")
+    policy_text = s.get("policy", str, None)
+    policy = None
+    if policy_text is not None:
+        try:
+            policy = policy_names.parse(policy_text)
+        except policy_names.PolicyNameError as exc:
+            raise PackageError(path, s.key("policy"), str(exc)) from None
+    structure = StructureRules(
+        policy=policy,
+        policy_text=policy_text,
+        encloses=tuple(s.get("encloses", list, [], check=_strings, expected="a list of primitive names")),
+        min_checkpoints=s.get("min_checkpoints", int, None),
+        max_checkpoints=s.get("max_checkpoints", int, None),
+        allow_custom_vjp=s.get("allow_custom_vjp", bool, False),
+        prevent_cse=s.get("prevent_cse", bool, None),
+        min_depth=s.get("min_depth", int, None),
+    )
+    s.done()
+    checks.done()
+    return residuals, structure
+
+
+def _parse_limits(root: _Table) -> Limits:
+    t = root.sub("limits")
+    positive = lambda v: v > 0  # noqa: E731
+    limits = Limits(
+        wall_s=float(t.get("wall_s", (int, float), Limits.wall_s, check=positive, expected="a positive number")),
+        cpu_s=t.get("cpu_s", int, Limits.cpu_s, check=positive, expected="a positive integer"),
+        memory_mb=t.get("memory_mb", int, Limits.memory_mb, check=lambda v: v >= 512, expected="at least 512"),
+        output_kb=t.get("output_kb", int, Limits.output_kb, check=positive, expected="a positive integer"),
+    )
+    t.done()
+    return limits
+
+
+def packaged_submissions(folder: Path) -> dict[str, list[Path]]:
+    """``submissions/<verdict>/*.py`` -> {verdict: [paths]}; a folder that is not a verdict is an error."""
+    root = folder / "submissions"
+    found: dict[str, list[Path]] = {}
+    if not root.is_dir():
+        return found
+    for sub in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        if sub.name not in VERDICTS:
+            raise PackageError(sub, None, f"folder name must be a verdict ({', '.join(VERDICTS)})")
+        found[sub.name] = sorted(sub.glob("*.py"))
+    return found
+
+
+def load_problem(folder: Path | str) -> Problem:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise PackageError(folder, None, "is not a problem folder")
+    toml_path = folder / "problem.toml"
+    text = _read_text(folder, "problem.toml")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PackageError(toml_path, None, f"malformed TOML: {exc}") from None
+    root = _Table(data, toml_path)
+    slug = root.get("slug", str, check=SLUG.match, expected="a slug matching ^[a-z0-9_]+$")
+    if slug != folder.name:
+        raise PackageError(toml_path, "slug", f"must equal the folder name {folder.name!r}, got {slug!r}")
+    uuid = root.get("uuid", str, check=lambda v: re.match(r"^[0-9a-f-]{36}$", v), expected="a UUID")
+    title = root.get("title", str)
+    difficulty = root.get("difficulty", str, check=lambda v: v in DIFFICULTIES, expected=" or ".join(DIFFICULTIES))
+    tags = tuple(root.get("tags", list, [], check=_strings, expected="a list of strings"))
+    device = root.get("device", str, "cpu", check=lambda v: v in DEVICES, expected=" or ".join(DEVICES))
+    hints = tuple(root.get("hints", list, [], check=_strings, expected="a list of strings"))
+    entry_table = root.sub("entry")
+    entry = entry_table.get("function", str, check=IDENT.match, expected="a Python identifier")
+    entry_table.done()
+    args = _parse_args(root, toml_path)
+    grads = root.sub("gradients")
+    wrt = tuple(grads.get("wrt", list, check=_strings, expected="a list of argument names"))
+    grads.done()
+    array_args = {a.name for a in args if not a.static}
+    for name in wrt:
+        if name not in array_args:
+            raise PackageError(toml_path, "gradients.wrt", f"{name!r} is not an array argument")
+    tol = root.sub("tolerance", {})
+    rtol = float(tol.get("rtol", (int, float), 1e-5))
+    atol = float(tol.get("atol", (int, float), 1e-6))
+    tol.done()
+    cases = _parse_cases(root, toml_path, args)
+    residual_rules, structure_rules = _parse_checks(root, toml_path)
+    limits = _parse_limits(root)
+    root.done()
+    explanation_path = folder / "explanation.md"
+    return Problem(
+        path=folder, slug=slug, uuid=uuid, title=title, difficulty=difficulty, tags=tags,
+        device=device, entry=entry, args=args, wrt=wrt, cases=cases, rtol=rtol, atol=atol,
+        residual_rules=residual_rules, structure_rules=structure_rules, limits=limits,
+        statement=_read_text(folder, "statement.md"), starter=_read_text(folder, "starter.py"),
+        reference=_read_text(folder, "reference.py"), hints=hints,
+        explanation=_read_text(folder, "explanation.md") if explanation_path.exists() else "",
+        content_hash=content_hash(folder), submissions=packaged_submissions(folder),
+    )

@@ -1,0 +1,94 @@
+"""Names of checkpoint policies, written the way a problem's ``problem.toml`` names them.
+
+A required policy is a small expression: a name from ``jax.checkpoint_policies``, optionally
+called with names (``save_only_these_names("a", "b")``) or with other policies
+(``save_from_both_policies(dots_saveable, save_only_these_names("h"))``). It is parsed with
+``ast`` and never evaluated, and it is reduced to a canonical form so that aliases compare equal.
+``judge/residuals.py`` reduces live policy objects to the same form.
+"""
+from __future__ import annotations
+
+import ast
+
+# alias -> canonical name
+ALIASES = {
+    "checkpoint_dots": "dots_saveable",
+    "checkpoint_dots_with_no_batch_dims": "dots_with_no_batch_dims_saveable",
+}
+PLAIN = (
+    "everything_saveable",
+    "nothing_saveable",
+    "dots_saveable",
+    "dots_with_no_batch_dims_saveable",
+)
+WITH_NAMES = (
+    "save_only_these_names",
+    "save_any_names_but_these",
+    "save_anything_except_these_names",
+)
+WITH_POLICIES = ("save_from_both_policies",)
+
+# A canonical policy is a tuple: ("dots_saveable",), ("save_only_these_names", ("a", "b")),
+# ("save_from_both_policies", frozenset of two canonical policies), or ("custom", "<qualname>").
+Canonical = tuple
+
+
+class PolicyNameError(ValueError):
+    pass
+
+
+def canonical_name(name: str) -> str:
+    return ALIASES.get(name, name)
+
+
+def plain(name: str) -> Canonical:
+    return (canonical_name(name),)
+
+
+def with_names(name: str, names) -> Canonical:
+    return (name, tuple(sorted(set(names))))
+
+
+def both(first: Canonical, second: Canonical) -> Canonical:
+    return ("save_from_both_policies", frozenset((first, second)))
+
+
+def parse(text: str) -> Canonical:
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise PolicyNameError(f"{text!r} is not a policy expression: {exc.msg}") from None
+    return _from_node(tree, text)
+
+
+def _from_node(node: ast.AST, text: str) -> Canonical:
+    if isinstance(node, ast.Attribute):  # allow the jax.checkpoint_policies.X spelling
+        return _from_node(ast.Name(id=node.attr), text)
+    if isinstance(node, ast.Name):
+        name = canonical_name(node.id)
+        if name in PLAIN:
+            return (name,)
+        raise PolicyNameError(f"unknown policy {node.id!r} in {text!r}; expected one of "
+                              f"{', '.join(PLAIN + WITH_NAMES + WITH_POLICIES)}")
+    if isinstance(node, ast.Call) and not node.keywords:
+        func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        if func in WITH_NAMES:
+            if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args):
+                raise PolicyNameError(f"{func} takes names as strings, in {text!r}")
+            return with_names(func, (a.value for a in node.args))
+        if func in WITH_POLICIES:
+            if len(node.args) != 2:
+                raise PolicyNameError(f"{func} takes two policies, in {text!r}")
+            return both(_from_node(node.args[0], text), _from_node(node.args[1], text))
+    raise PolicyNameError(f"{text!r} is not a policy name or a call of one")
+
+
+def render(policy: Canonical) -> str:
+    kind = policy[0]
+    if kind in WITH_NAMES:
+        return f"{kind}({', '.join(repr(n) for n in policy[1])})"
+    if kind == "save_from_both_policies":
+        return f"{kind}({', '.join(sorted(render(p) for p in policy[1]))})"
+    if kind == "custom":
+        return f"a custom policy ({policy[1]})"
+    return kind

@@ -1,0 +1,131 @@
+"""Messages between the grader and the child that runs submitted code.
+
+A message is an 8-byte big-endian length followed by that many bytes of JSON. Arrays travel as
+``{"__array__": [dtype, shape, base64]}``. The reader refuses a length above its cap before
+reading the body, and decoding checks every array (known dtype, sane shape, exact byte count),
+so a hostile child can make a message wrong but cannot make the parent allocate or trust
+something it did not ask for. Nothing here unpickles.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import struct
+
+import numpy as np
+
+HEADER = struct.Struct(">Q")
+ALLOWED_DTYPES = {"float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
+                  "uint8", "uint32", "bool", "complex64"}
+MAX_RANK = 8
+
+
+class ProtocolError(ValueError):
+    """The other side sent something that is not a valid message."""
+
+
+class MessageTooLarge(ProtocolError):
+    def __init__(self, size: int, cap: int):
+        self.size, self.cap = size, cap
+        super().__init__(f"message of {size} bytes exceeds the cap of {cap} bytes")
+
+
+def _to_jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray) or type(obj).__module__.startswith("jax"):
+        arr = np.asarray(obj)
+        return {"__array__": [arr.dtype.name, list(arr.shape), base64.b64encode(arr.tobytes()).decode()]}
+    if isinstance(obj, np.generic):
+        return _to_jsonable(np.asarray(obj))
+    return obj
+
+
+def _dtype(name: str):
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def _decode_array(payload) -> np.ndarray:
+    if not (isinstance(payload, list) and len(payload) == 3):
+        raise ProtocolError("malformed array")
+    dtype, shape, data = payload
+    if dtype not in ALLOWED_DTYPES:
+        raise ProtocolError(f"array dtype {dtype!r} is not allowed")
+    if (not isinstance(shape, list) or len(shape) > MAX_RANK
+            or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 1 << 31 for d in shape)):
+        raise ProtocolError("malformed array shape")
+    if not isinstance(data, str):
+        raise ProtocolError("malformed array data")
+    raw = base64.b64decode(data.encode(), validate=True)
+    dt = _dtype(dtype)
+    if len(raw) != int(np.prod(shape, dtype=np.int64)) * dt.itemsize:
+        raise ProtocolError("array data does not match its shape")
+    return np.frombuffer(raw, dtype=dt).reshape(shape)
+
+
+def _from_jsonable(obj):
+    if isinstance(obj, dict):
+        if set(obj) == {"__array__"}:
+            return _decode_array(obj["__array__"])
+        return {k: _from_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_from_jsonable(v) for v in obj]
+    return obj
+
+
+def encode(obj) -> bytes:
+    body = json.dumps(_to_jsonable(obj), allow_nan=True).encode()
+    return HEADER.pack(len(body)) + body
+
+
+def decode_body(body: bytes):
+    try:
+        return _from_jsonable(json.loads(body))
+    except (ValueError, TypeError, RecursionError) as exc:
+        if isinstance(exc, ProtocolError):
+            raise
+        raise ProtocolError(f"undecodable message: {exc}") from None
+
+
+def _read_exact(fd: int, size: int) -> bytes:
+    chunks, remaining = [], size
+    while remaining:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise ProtocolError("the message ended early")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_message(fd: int, cap: int):
+    (size,) = HEADER.unpack(_read_exact(fd, HEADER.size))
+    if size > cap:
+        raise MessageTooLarge(size, cap)
+    return decode_body(_read_exact(fd, size))
+
+
+def parse_buffer(data: bytes, cap: int):
+    """Decode one message from bytes already read (the parent reads with a deadline)."""
+    if len(data) < HEADER.size:
+        raise ProtocolError("no message")
+    (size,) = HEADER.unpack(data[:HEADER.size])
+    if size > cap:
+        raise MessageTooLarge(size, cap)
+    if len(data) != HEADER.size + size:
+        raise ProtocolError("message length does not match its header")
+    return decode_body(data[HEADER.size:])
+
+
+def write_message(fd: int, obj) -> None:
+    data = memoryview(encode(obj))
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]

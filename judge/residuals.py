@@ -1,0 +1,285 @@
+"""Everything the judge reads from JAX's internals lives here, pinned to the JAX in the lock file.
+
+Three readings, all from traced programs (jaxprs), never from printed text:
+
+* ``saved_residuals``: what reverse mode saves for the backward pass, with provenance (an
+  argument, a ``checkpoint_name`` value, or the output of a primitive at a line of the
+  submission). It follows ``jax.saved_residuals``' method, but looks through ``jit`` calls,
+  ``scan`` bodies and the ``reduce_precision`` that checkpoints insert, so that ``@jax.jit`` on a
+  submission does not change what the learner is told.
+* ``checkpoint_structure``: every ``jax.checkpoint`` in the forward program, with its policy
+  reduced to the canonical form of ``policy_names``, what it encloses, and its nesting.
+* ``fwd_bwd_programs``: the forward program (with residual outputs) and the backward program,
+  as the tutorial's ``print_fwd_bwd`` shows them.
+
+The contract tests in ``tests/judge/test_residuals_contract.py`` pin these to the listings of
+the JAX tutorial; a JAX upgrade that changes any of it fails there first.
+"""
+from __future__ import annotations
+
+import inspect
+from collections import Counter
+from functools import partial
+
+import jax
+import jax.extend.core as jex_core
+import numpy as np
+from jax._src import ad_checkpoint as _ac
+from jax._src import source_info_util as _source_info
+from jax._src.lax import lax as _lax
+
+from . import policy_names
+from .specs import short_type
+
+REMAT = _ac.remat_p
+NAME = _ac.name_p
+REDUCE_PRECISION = _lax.reduce_precision_p
+CALLS = {"jit", "pjit", "closed_call", "core_call", "remat2", "checkpoint"}
+CUSTOM_CALLS = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}
+
+
+# ---------------------------------------------------------------------------- policies
+
+def describe_policy(policy) -> tuple:
+    """A live policy object -> the canonical form used by ``policy_names``.
+
+    Identity is checked by exact type and JAX's own equality, never by calling the submitted
+    object's ``__eq__``, so a policy look-alike cannot claim to be a standard one.
+    """
+    cp = jax.checkpoint_policies
+    if policy is None:
+        return policy_names.plain("nothing_saveable")
+    for name in policy_names.PLAIN + tuple(policy_names.ALIASES):
+        known = getattr(cp, name)
+        if policy is known or (type(policy) is type(known) and type(known) is _ac.DotsSaveable
+                               and known.__eq__(policy) is True):
+            return policy_names.plain(name)
+    if type(policy) is _ac.SaveOnlyTheseNames:
+        return policy_names.with_names("save_only_these_names", policy.saveable_names)
+    if type(policy) is _ac.SaveAnyNamesButThese:
+        return policy_names.with_names("save_any_names_but_these", policy.names)
+    qualname = getattr(policy, "__qualname__", "") if inspect.isfunction(policy) else ""
+    module = getattr(policy, "__module__", "")
+    if module == _ac.__name__ and qualname.startswith("save_from_both_policies."):
+        cells = inspect.getclosurevars(policy).nonlocals
+        return policy_names.both(describe_policy(cells["policy_1"]), describe_policy(cells["policy_2"]))
+    if module == _ac.__name__ and qualname.startswith("save_anything_except_these_names."):
+        # JAX 0.10.2 drops the names here (the policy saves everything), so none can be read.
+        return policy_names.with_names("save_anything_except_these_names", ())
+    return ("custom", qualname or type(policy).__name__)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def _line_of(source_info, filename: str) -> int | None:
+    """The innermost line of the submission's own file in an equation's traceback."""
+    traceback = getattr(source_info, "traceback", None)
+    if traceback is None:
+        return None
+    codes, lasti = traceback.raw_frames()
+    for code, offset in zip(codes, lasti):
+        if code.co_filename == filename:
+            return _source_info.raw_frame_to_frame(code, offset).start_line
+    return None
+
+
+def _aval_fields(aval) -> dict:
+    dtype = np.dtype(aval.dtype).name
+    shape = [int(d) for d in aval.shape]
+    return {"dtype": dtype, "shape": shape, "type": short_type(dtype, shape),
+            "bytes": int(np.prod(shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize}
+
+
+def _closed(jaxpr_like):
+    return getattr(jaxpr_like, "jaxpr", jaxpr_like)
+
+
+def _inner_jaxpr(eqn):
+    for key in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
+        if key in eqn.params:
+            return _closed(eqn.params[key])
+    return None
+
+
+def _primitive_label(eqn) -> str:
+    """A primitive's name; a custom_jvp/custom_vjp call is named by the function it wraps."""
+    name = eqn.primitive.name
+    if name not in CUSTOM_CALLS:
+        return name
+    if eqn.params.get("name"):
+        return str(eqn.params["name"])
+    inner = _inner_jaxpr(eqn)
+    info = getattr(inner, "debug_info", None)
+    func = getattr(info, "func_src_info", None) or ""
+    return func.split(" at ")[0] or name
+
+
+# ---------------------------------------------------------------------------- residuals
+
+class _Resolver:
+    """Finds where a residual comes from, following it into calls and scan bodies."""
+
+    def __init__(self, filename: str, arg_names):
+        self.filename, self.arg_names = filename, list(arg_names)
+
+    def top(self, jaxpr, var) -> dict:
+        return self.resolve(jaxpr, var, lambda i: {"kind": "argument", "what": self.arg_names[i], "line": None})
+
+    def resolve(self, jaxpr, var, from_invar) -> dict:
+        if isinstance(var, jex_core.Literal):
+            return {"kind": "literal", "what": repr(var.val), "line": None}
+        if var in jaxpr.invars:
+            return from_invar(jaxpr.invars.index(var))
+        if var in jaxpr.constvars:
+            return {"kind": "constant", "what": "constant", "line": None}
+        for eqn in jaxpr.eqns:
+            if var in eqn.outvars:
+                return self._from_eqn(jaxpr, eqn, eqn.outvars.index(var), from_invar)
+        return {"kind": "constant", "what": "unknown", "line": None}
+
+    def _from_eqn(self, jaxpr, eqn, index, from_invar) -> dict:
+        outer = partial(self._outer_operand, jaxpr, eqn, from_invar)
+        name = eqn.primitive.name
+        if eqn.primitive is REDUCE_PRECISION:
+            # checkpoints put this on every saved value; the producer is what learners wrote
+            return self.resolve(jaxpr, eqn.invars[0], from_invar)
+        if eqn.primitive is NAME:
+            return {"kind": "named", "what": str(eqn.params["name"]), "line": _line_of(eqn.source_info, self.filename)}
+        if name in CALLS:
+            inner = _inner_jaxpr(eqn)
+            if inner is not None:
+                return self.resolve(inner, inner.outvars[index], outer)
+        if name == "scan":
+            inner = _closed(eqn.params["jaxpr"])
+            num_consts, num_carry = eqn.params["num_consts"], eqn.params["num_carry"]
+            if index >= num_carry:  # a stacked per-iteration output: look at what the body made
+
+                def body_invar(i):
+                    if num_consts <= i < num_consts + num_carry:
+                        return {"kind": "primitive", "what": "scan carry", "line": _line_of(eqn.source_info, self.filename)}
+                    return outer(i)
+
+                found = self.resolve(inner, inner.outvars[index], body_invar)
+                return dict(found, stacked=int(eqn.params["length"]))
+        return {"kind": "primitive", "what": _primitive_label(eqn), "line": _line_of(eqn.source_info, self.filename)}
+
+    def _outer_operand(self, jaxpr, eqn, from_invar, i) -> dict:
+        return self.resolve(jaxpr, eqn.invars[i], from_invar)
+
+
+def _split(args, wrt):
+    """Close over everything not differentiated, keeping array arguments as traced inputs."""
+    wrt = tuple(wrt)
+    others = [i for i in range(len(args)) if i not in wrt]
+
+    def with_all(fn):
+        def traced(*flat):
+            diff, rest = flat[:len(wrt)], flat[len(wrt):]
+            full = list(args)
+            for i, v in zip(wrt, diff):
+                full[i] = v
+            for i, v in zip(others, rest):
+                full[i] = v
+            return fn(*full)
+        return traced
+
+    return with_all, [args[i] for i in wrt], [args[i] for i in others], others
+
+
+def saved_residuals(fn, args, wrt, arg_names, filename: str) -> list[dict]:
+    """What ``jax.vjp(fn)`` saves, with respect to the arguments at positions ``wrt``.
+
+    ``args`` holds arrays; static values must already be bound into ``fn``.
+    """
+    with_all, diff, rest, others = _split(args, wrt)
+    traced = with_all(fn)
+
+    def forward(*flat):
+        diff_part, rest_part = flat[:len(diff)], flat[len(diff):]
+        return jax.vjp(lambda *d: traced(*d, *rest_part), *diff_part)
+
+    closed, shape = jax.make_jaxpr(forward, return_shape=True)(*diff, *rest)
+    jaxpr = closed.jaxpr
+    num_res = len(jax.tree_util.tree_leaves(shape[1]))
+    names = [arg_names[i] for i in wrt] + [arg_names[i] for i in others]
+    resolver = _Resolver(filename, names)
+    out = []
+    for var in jaxpr.outvars[len(jaxpr.outvars) - num_res:]:
+        entry = resolver.top(jaxpr, var)
+        entry.update(_aval_fields(var.aval))
+        out.append(entry)
+    return out
+
+
+# ---------------------------------------------------------------------------- structure
+
+def _walk_primitives(jaxpr, counter: Counter, checkpoints: list, custom_vjps: list,
+                     filename: str, parent: int | None, depth: int) -> None:
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if eqn.primitive is REMAT:
+            record = {
+                "policy": describe_policy(eqn.params.get("policy")),
+                "prevent_cse": bool(eqn.params.get("prevent_cse") is True
+                                    or (isinstance(eqn.params.get("prevent_cse"), tuple)
+                                        and all(eqn.params["prevent_cse"]))),
+                "line": _line_of(eqn.source_info, filename),
+                "parent": parent,
+                "depth": depth,
+                "encloses": Counter(),
+            }
+            checkpoints.append(record)
+            index = len(checkpoints) - 1
+            inner = Counter()
+            _walk_primitives(_closed(eqn.params["jaxpr"]), inner, checkpoints, custom_vjps, filename, index, depth + 1)
+            record["encloses"] = inner
+            counter.update(inner)
+            counter[name] += 1
+            continue
+        counter[_primitive_label(eqn) if name in CUSTOM_CALLS else name] += 1
+        if name.startswith("custom_vjp"):
+            custom_vjps.append({"line": _line_of(eqn.source_info, filename)})
+        for sub in jex_core.jaxprs_in_params(eqn.params):
+            _walk_primitives(sub, counter, checkpoints, custom_vjps, filename, parent, depth)
+
+
+def checkpoint_structure(fn, args, filename: str) -> dict:
+    closed = jax.make_jaxpr(fn)(*args)
+    total, checkpoints, custom_vjps = Counter(), [], []
+    _walk_primitives(closed.jaxpr, total, checkpoints, custom_vjps, filename, None, 0)
+    for record in checkpoints:
+        record["policy_text"] = policy_names.render(record["policy"])
+        record["policy"] = _jsonable_policy(record["policy"])
+        record["encloses"] = dict(record["encloses"])
+    return {"checkpoints": checkpoints, "custom_vjp": custom_vjps, "primitives": dict(total)}
+
+
+def _jsonable_policy(policy):
+    """Canonical policies hold frozensets; the wire needs lists (``policy_from_wire`` undoes it)."""
+    if policy[0] == "save_from_both_policies":
+        return [policy[0], sorted((_jsonable_policy(p) for p in policy[1]), key=repr)]
+    if policy[0] in policy_names.WITH_NAMES:
+        return [policy[0], list(policy[1])]
+    return list(policy)
+
+
+# ---------------------------------------------------------------------------- programs
+
+def fwd_bwd_programs(fn, args, wrt) -> tuple[str, str]:
+    """The forward program of ``jax.vjp`` (outputs and residuals) and the backward program."""
+    with_all, diff, rest, _ = _split(args, wrt)
+    traced = with_all(fn)
+
+    def vjp_of(*diff_part):
+        return jax.vjp(lambda *d: traced(*d, *rest), *diff_part)
+
+    fwd = jax.make_jaxpr(vjp_of)(*diff).jaxpr
+    out, vjp_fn = vjp_of(*diff)
+    res, tree = jax.tree_util.tree_flatten(vjp_fn)
+
+    def backward(*flat):
+        *res_part, cotangent = flat
+        return jax.tree_util.tree_unflatten(tree, res_part)(cotangent)
+
+    bwd = jax.make_jaxpr(backward)(*res, out).jaxpr
+    return str(fwd), str(bwd)

@@ -1,0 +1,149 @@
+"""The residual and structure rules of a problem, applied to what a submission saved.
+
+Every violation becomes one sentence a learner can act on, naming the residual (type, where it
+comes from, the line of their code) and what the required policy does with it.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from . import policy_names
+from .package import ResidualRules, StructureRules
+
+
+def describe_residual(r: dict) -> str:
+    kind, what = r["kind"], r["what"]
+    if kind == "argument":
+        where = f"the argument {what}"
+    elif kind == "named":
+        where = f"the value named '{what}'"
+    elif kind == "primitive":
+        where = f"output of {what}"
+    else:
+        where = f"a {kind}"
+    if r.get("stacked"):
+        where += f", stacked over {r['stacked']} scan steps"
+    line = f" at line {r['line']}" if r.get("line") else ""
+    return f"{r['type']} {where}{line}"
+
+
+def residual_key(r: dict) -> tuple:
+    return (r["kind"], r["what"], r["type"], r.get("stacked"))
+
+
+def _who(structure: StructureRules) -> str:
+    if structure.policy is not None and structure.policy != policy_names.plain("nothing_saveable"):
+        return f"the {policy_names.render(structure.policy)} policy"
+    return "the required checkpointing"
+
+
+def check_residuals(mine: list[dict], reference: list[dict], rules: ResidualRules,
+                    structure: StructureRules) -> tuple[list[str], list[dict], list[dict]]:
+    """Messages, the submission's rows (with ``offending`` and ``reason``), and missing rows."""
+    rows = [dict(r, offending=False, reason="") for r in mine]
+    problems: list[str] = []
+    missing: list[dict] = []
+    who = _who(structure)
+    if rules.match_reference:
+        remaining = Counter(residual_key(r) for r in reference)
+        for row in rows:
+            key = residual_key(row)
+            if remaining[key] > 0:
+                remaining[key] -= 1
+            else:
+                row["offending"] = True
+                row["reason"] = f"{who} recomputes this; your code saved it"
+        for r in reference:
+            key = residual_key(r)
+            if remaining[key] > 0:
+                remaining[key] -= 1
+                missing.append(dict(r, line=None, offending=True,
+                                    reason=f"{who} saves this; your code recomputes it"))
+        for row in rows:
+            if row["offending"]:
+                problems.append(f"{describe_residual(row)}: {row['reason']}")
+        for row in missing:
+            problems.append(f"{describe_residual(row)}: {row['reason']}")
+    for row in rows:
+        if rules.allowed_kinds is not None and row["kind"] not in rules.allowed_kinds:
+            _flag(row, problems, f"only {', '.join(rules.allowed_kinds)} may be saved")
+        elif (rules.allowed_primitives is not None and row["kind"] == "primitive"
+              and row["what"] not in rules.allowed_primitives):
+            _flag(row, problems, f"only outputs of {', '.join(rules.allowed_primitives)} may be saved")
+    total = sum(r["bytes"] for r in mine)
+    if rules.at_most_reference:
+        ref_total = sum(r["bytes"] for r in reference)
+        if len(mine) > len(reference) or total > ref_total:
+            problems.append(f"your code saves {len(mine)} residuals ({total} bytes); {who} saves "
+                            f"{len(reference)} ({ref_total} bytes) on this case, and yours may not save more")
+    if rules.max_bytes is not None and total > rules.max_bytes:
+        problems.append(f"your code saves {total} bytes of residuals; at most {rules.max_bytes} are allowed")
+    if rules.max_count is not None and len(mine) > rules.max_count:
+        problems.append(f"your code saves {len(mine)} residuals; at most {rules.max_count} are allowed")
+    return problems, rows, missing
+
+
+def _flag(row: dict, problems: list[str], reason: str) -> None:
+    if not row["offending"]:
+        row["offending"], row["reason"] = True, reason
+        problems.append(f"{describe_residual(row)}: {reason}")
+
+
+def _at(line) -> str:
+    return f" (line {line})" if line else ""
+
+
+def check_structure(found: dict, rules: StructureRules) -> list[str]:
+    checkpoints = found["checkpoints"]
+    problems: list[str] = []
+    if rules.policy is not None:
+        required = policy_names.render(rules.policy)
+        if not rules.allow_custom_vjp and found["custom_vjp"]:
+            problems.append(f"a hand-written custom_vjp{_at(found['custom_vjp'][0]['line'])} is not the required "
+                            f"policy: use jax.checkpoint with policy={required}")
+        if not checkpoints:
+            problems.append(f"no jax.checkpoint was found in your program; the problem requires "
+                            f"jax.checkpoint with policy={required}")
+            return problems
+        matching = [c for c in checkpoints if policy_from_wire(c["policy"]) == rules.policy]
+        if not matching:
+            used = "; ".join(f"{c['policy_text']}{_at(c['line'])}" for c in checkpoints)
+            problems.append(f"your jax.checkpoint uses {used}, but the problem requires policy={required}")
+            return problems
+        enclosed = Counter()
+        for c in matching:
+            enclosed.update(c["encloses"])
+        needed = Counter(rules.encloses)
+        for primitive, count in sorted(needed.items()):
+            if enclosed[primitive] < count:
+                problems.append(f"the checkpoint with policy {required} must enclose {count} {primitive} "
+                                f"operation(s); yours encloses {enclosed[primitive]}, so part of the "
+                                f"computation runs outside it")
+    if rules.min_checkpoints is not None and len(checkpoints) < rules.min_checkpoints:
+        problems.append(f"your program has {len(checkpoints)} jax.checkpoint(s); at least "
+                        f"{rules.min_checkpoints} are required")
+    if rules.max_checkpoints is not None and len(checkpoints) > rules.max_checkpoints:
+        problems.append(f"your program has {len(checkpoints)} jax.checkpoint(s); at most "
+                        f"{rules.max_checkpoints} are allowed")
+    if rules.min_depth is not None:
+        deepest = max((c["depth"] for c in checkpoints), default=-1)
+        if deepest < rules.min_depth:
+            problems.append(f"your checkpoints are nested {deepest + 1} level(s) deep; this problem needs "
+                            f"jax.checkpoint nested at least {rules.min_depth + 1} levels deep "
+                            f"(a checkpoint inside a checkpoint)")
+    if rules.prevent_cse is not None:
+        for c in checkpoints:
+            if c["prevent_cse"] != rules.prevent_cse:
+                problems.append(f"the jax.checkpoint{_at(c['line'])} has prevent_cse={c['prevent_cse']}; "
+                                f"this problem needs prevent_cse={rules.prevent_cse}")
+    return problems
+
+
+def policy_from_wire(policy) -> tuple:
+    """Undo ``residuals._jsonable_policy``: lists back to the canonical tuples."""
+    kind = policy[0]
+    if kind == "save_from_both_policies":
+        return policy_names.both(policy_from_wire(policy[1][0]), policy_from_wire(policy[1][1]))
+    if kind in policy_names.WITH_NAMES:
+        return policy_names.with_names(kind, policy[1])
+    return tuple(policy)

@@ -1,0 +1,181 @@
+"""Running submitted code in a child process, with limits, and reading back what it says.
+
+This module owns the process boundary: the request goes in on the child's stdin, the response
+comes back length-prefixed on a pipe of its own, the child's printed output is read on a third
+pipe and capped, and the whole process group is killed at the wall-clock limit. The decision of
+what a dead, silent or chatty child means (``time_limit``, ``memory_limit``, ``output_limit``,
+``runtime_error``) is made here, once, for every runner.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import protocol
+from .package import Limits
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+RESULT_CAP = 32 << 20
+MIB = 1 << 20
+
+
+@dataclass
+class ChildResult:
+    outcome: str  # ok, time_limit, memory_limit, output_limit, crashed, protocol_error
+    response: dict | None = None
+    stdout: str = ""
+    wall_s: float = 0.0
+    detail: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def child_environment() -> dict:
+    """A scrubbed environment: nothing from the grader's (secrets, database URLs) goes through."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(PROJECT_ROOT),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "MALLOC_ARENA_MAX": "2",
+        "JAX_PLATFORMS": os.environ.get("JUDGE_JAX_PLATFORMS", "cpu"),
+        "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "HOME": "/nonexistent",
+        "LANG": "C.UTF-8",
+    }
+
+
+def apply_rlimits(limits: Limits) -> None:
+    """Called in the child before it runs anything of the submission's."""
+    memory = limits.memory_mb * MIB
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (16 * MIB, 16 * MIB))
+
+
+def classify_exit(returncode: int, limits: Limits, wall_s: float, cpu_s: float) -> tuple[str, str]:
+    """What a child that died without a valid response means for the learner."""
+    if returncode < 0:
+        sig = signal.Signals(-returncode)
+        if sig == signal.SIGXCPU or cpu_s >= limits.cpu_s:
+            return "time_limit", f"used more than {limits.cpu_s} s of CPU time"
+        if sig == signal.SIGKILL and wall_s >= limits.wall_s:
+            return "time_limit", f"ran longer than {limits.wall_s:g} s"
+        if sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGKILL):
+            return "crashed", f"the process died with {sig.name} (this can mean it ran out of memory)"
+        return "crashed", f"the process died with {sig.name}"
+    return "crashed", f"the process exited with status {returncode} before reporting a result"
+
+
+def pump(proc_pid: int, streams: dict, deadline: float, caps: dict) -> tuple[dict, str | None]:
+    """Read the named file descriptors until they close, a cap is passed, or the deadline.
+
+    Returns the bytes read per name and, if reading stopped early, why ('time' or the name of
+    the stream that passed its cap).
+    """
+    data = {name: bytearray() for name in streams}
+    sel = selectors.DefaultSelector()
+    for name, fd in streams.items():
+        sel.register(fd, selectors.EVENT_READ, name)
+    reason = None
+    try:
+        while sel.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                reason = "time"
+                break
+            for key, _ in sel.select(timeout=min(remaining, 0.5)):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    sel.unregister(key.fd)
+                    continue
+                data[key.data] += chunk
+                if len(data[key.data]) > caps[key.data]:
+                    reason = key.data
+                    break
+            if reason:
+                break
+    finally:
+        sel.close()
+    return data, reason
+
+
+def interpret(raw: dict, reason: str | None, returncode: int, limits: Limits,
+              wall_s: float, cpu_s: float) -> ChildResult:
+    """Turn what came back from a child into a ChildResult; shared by every runner."""
+    stdout = bytes(raw.get("stdout", b"")).decode("utf-8", "replace")
+    if reason == "time":
+        return ChildResult("time_limit", stdout=stdout, wall_s=wall_s,
+                           detail=f"ran longer than {limits.wall_s:g} s")
+    if reason == "stdout":
+        return ChildResult("output_limit", stdout=stdout[:1000], wall_s=wall_s,
+                           detail=f"printed more than {limits.output_kb} KiB")
+    if reason == "result":
+        return ChildResult("output_limit", wall_s=wall_s, stdout=stdout,
+                           detail=f"returned more than {RESULT_CAP // MIB} MiB of results")
+    body = bytes(raw.get("result", b""))
+    if not body:
+        outcome, detail = classify_exit(returncode, limits, wall_s, cpu_s)
+        return ChildResult(outcome, stdout=stdout, wall_s=wall_s, detail=detail)
+    try:
+        response = protocol.parse_buffer(body, RESULT_CAP)
+    except protocol.ProtocolError as exc:
+        return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s, detail=str(exc))
+    if not isinstance(response, dict):
+        return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s, detail="response is not an object")
+    return ChildResult("ok", response=response, stdout=stdout, wall_s=wall_s)
+
+
+class FreshInterpreterRunner:
+    """One new Python interpreter per submission: simple, slow (JAX is imported every time)."""
+
+    name = "fresh interpreter"
+
+    def notes(self) -> list[str]:
+        return []
+
+    def run(self, request: dict, limits: Limits) -> ChildResult:
+        result_r, result_w = os.pipe()
+        with tempfile.TemporaryDirectory(prefix="judge-") as workdir:
+            started = time.monotonic()
+            proc = subprocess.Popen(
+                [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                 "from judge.child import entry; entry()", str(PROJECT_ROOT), "--result-fd", str(result_w)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                pass_fds=(result_w,), cwd=workdir, env=child_environment(),
+                preexec_fn=lambda: apply_rlimits(limits), start_new_session=True,
+            )
+            os.close(result_w)
+            try:
+                proc.stdin.write(protocol.encode(request))
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+            raw, reason = pump(proc.pid, {"stdout": proc.stdout.fileno(), "result": result_r},
+                               started + limits.wall_s,
+                               {"stdout": limits.output_kb * 1024, "result": RESULT_CAP})
+            if reason:
+                _kill_group(proc.pid)
+            usage_before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+            returncode = proc.wait()
+            cpu_s = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - usage_before
+            _kill_group(proc.pid)  # anything it left behind in its group
+            proc.stdout.close()
+            os.close(result_r)
+            return interpret(raw, reason, returncode, limits, time.monotonic() - started, cpu_s)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

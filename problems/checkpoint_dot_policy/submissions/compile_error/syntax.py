@@ -1,0 +1,4 @@
+import jax
+
+def checkpoint_dot_policy(w1, w2, x)
+    return x

@@ -1,0 +1,13 @@
+import jax
+import jax.numpy as jnp
+from jax.ad_checkpoint import checkpoint_name
+
+
+def _block(w1, w2, x):
+    hidden = checkpoint_name(jnp.tanh(x @ w1), "hidden")
+    return jnp.sum(jnp.sin(hidden @ w2))
+
+
+def named_block(w1, w2, x):
+    policy = jax.checkpoint_policies.save_only_these_names("hidden")
+    return jax.checkpoint(_block, policy=policy)(w1, w2, x)

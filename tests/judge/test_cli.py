@@ -1,0 +1,100 @@
+"""The command line, run as people run it: python -m judge ..."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOT = ROOT / "problems" / "checkpoint_dot_policy"
+
+
+def judge(*args, check=True):
+    result = subprocess.run([sys.executable, "-m", "judge", *map(str, args)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=600)
+    if check:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def test_grade_json_gives_one_object_per_submission_with_the_documented_fields():
+    subs = [DOT / "submissions/accepted/decorator.py", DOT / "submissions/policy_violation/no_checkpoint.py"]
+    out = judge("grade", DOT, *subs, "--json").stdout.strip().splitlines()
+    assert len(out) == 2
+    first, second = (json.loads(line) for line in out)
+    for report in (first, second):
+        assert {"submission", "problem", "verdict", "message", "cases", "residuals", "residual_bytes"} <= set(report)
+        assert report["problem"] == "checkpoint_dot_policy"
+        for case in report["cases"]:
+            assert {"name", "verdict", "max_error"} <= set(case)
+        for row in report["residuals"]:
+            assert {"dtype", "shape", "bytes", "kind", "what", "line"} <= set(row)
+    assert first["verdict"] == "accepted" and first["submission"].endswith("decorator.py")
+    assert second["verdict"] == "policy_violation" and "relu" in second["message"]
+
+
+def test_grade_text_marks_offending_rows():
+    text = judge("grade", DOT, DOT / "submissions/policy_violation/no_checkpoint.py").stdout
+    assert "policy_violation" in text
+    table = text.split("Saved residuals")[1].splitlines()
+    relu_row = next(line for line in table if "output of relu" in line)
+    assert relu_row.startswith("!!") and "your code saved it" in relu_row
+    arg_row = next(line for line in table if "argument w1" in line)
+    assert not arg_row.startswith("!!")
+
+
+def test_validate_passes_on_a_good_problem_and_fails_when_a_verdict_is_misfiled(tmp_path):
+    import shutil
+
+    assert "checkpoint_dot_policy: ok" in judge("validate", DOT).stdout
+    broken = tmp_path / "checkpoint_dot_policy"
+    shutil.copytree(DOT, broken)
+    shutil.move(broken / "submissions/policy_violation/no_policy.py", broken / "submissions/accepted/no_policy.py")
+    result = judge("validate", broken, check=False)
+    assert result.returncode == 1
+    assert "FAIL  submissions/accepted/no_policy.py" in result.stdout
+
+
+def test_validate_refuses_a_package_without_accepted_submissions(tmp_path):
+    import shutil
+
+    broken = tmp_path / "checkpoint_dot_policy"
+    shutil.copytree(DOT, broken)
+    shutil.rmtree(broken / "submissions/accepted")
+    result = judge("validate", broken, check=False)
+    assert result.returncode == 1 and "no packaged submission in submissions/accepted/" in result.stdout
+
+
+def test_validate_reports_a_reference_that_fails(tmp_path):
+    import shutil
+
+    broken = tmp_path / "checkpoint_dot_policy"
+    shutil.copytree(DOT, broken)
+    (broken / "reference.py").write_text("def checkpoint_dot_policy(w1, w2, x):\n    raise RuntimeError('oops')\n")
+    result = judge("validate", broken, check=False)
+    assert result.returncode == 1
+    assert "internal_error" in result.stdout and "the reference of checkpoint_dot_policy failed" in result.stdout
+
+
+def test_broken_package_is_a_clear_error():
+    result = judge("grade", ROOT / "problems", DOT / "reference.py", check=False)
+    assert result.returncode == 2 and "problem.toml" in result.stderr
+
+
+def test_inspect_lists_residuals_as_json_and_prints_programs(tmp_path):
+    file = tmp_path / "mine.py"
+    file.write_text(
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "def f(W, x):\n"
+        "    return jnp.sum(jnp.sin(jnp.dot(W, x)))\n"
+    )
+    data = json.loads(judge("inspect", f"{file}:f", "f32[5,4]", "f32[4]", "--json").stdout)
+    kinds = sorted((r["kind"], r["what"], r["type"]) for r in data["residuals"])
+    assert kinds == [("argument", "W", "f32[5,4]"), ("argument", "x", "f32[4]"), ("primitive", "cos", "f32[5]")]
+    assert data["residual_bytes"] == 80 + 16 + 20
+    text = judge("inspect", f"{file}:f", "f32[5,4]", "f32[4]", "--fwd-bwd").stdout
+    assert "output of cos" in text and "forward (saves residuals)" in text and "backward (uses them)" in text
+
+
+def test_inspect_reports_a_bad_spec():
+    result = judge("inspect", f"{DOT / 'reference.py'}:checkpoint_dot_policy", "f32[a,b]", check=False)
+    assert result.returncode != 0 and "concrete sizes" in result.stderr

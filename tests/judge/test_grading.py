@@ -1,0 +1,182 @@
+"""Grading through the real process boundary: verdicts, messages, limits, the report's fields."""
+import dataclasses
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from judge import grade, load_problem
+from judge.grader import ExpectedCache
+from judge.package import Limits
+from judge.runner import FreshInterpreterRunner
+
+ROOT = Path(__file__).resolve().parents[2]
+DOT = ROOT / "problems" / "checkpoint_dot_policy"
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return load_problem(DOT)
+
+
+def source(relative: str) -> str:
+    return (DOT / "submissions" / relative).read_text()
+
+
+def code(text: str) -> str:
+    return textwrap.dedent(text)
+
+
+def test_accepted_report_has_the_fields_the_site_shows(problem):
+    report = grade(problem, source("accepted/decorator.py")).to_dict()
+    assert report["verdict"] == "accepted"
+    assert [c["name"] for c in report["cases"]] == ["sample-1", "sample-2", "tall", "wide"]
+    assert all(c["verdict"] == "accepted" and c["max_error"] is not None for c in report["cases"])
+    kinds = sorted((r["kind"], r["what"]) for r in report["residuals"])
+    assert kinds == [("argument", "w1"), ("argument", "w2"), ("argument", "x"),
+                     ("primitive", "dot_general"), ("primitive", "dot_general")]
+    assert report["residual_bytes"] == report["reference_residual_bytes"] == 3584  # N=8, d=16
+    assert not any(r["offending"] for r in report["residuals"])
+    assert report["structure"]["checkpoints"][0]["policy_text"] == "dots_with_no_batch_dims_saveable"
+
+
+def test_no_checkpoint_names_the_saved_relu_output_and_its_line(problem):
+    report = grade(problem, source("policy_violation/no_checkpoint.py"))
+    assert report.verdict == "policy_violation"
+    relu = [r for r in report.residuals if r["what"] == "relu"]
+    assert relu and relu[0]["offending"] and relu[0]["line"] == 6 and relu[0]["type"] == "f32[8,16]"
+    assert "f32[8,16] output of relu at line 6" in report.message
+    assert "recomputes this; your code saved it" in report.message
+    assert report.residual_bytes == 4224
+
+
+def test_bare_checkpoint_is_told_the_policy_would_save_the_matmuls(problem):
+    report = grade(problem, source("policy_violation/no_policy.py"))
+    assert report.verdict == "policy_violation"
+    assert len(report.missing_residuals) == 2
+    assert all(r["what"] == "dot_general" for r in report.missing_residuals)
+    assert "requires policy=dots_with_no_batch_dims_saveable" in report.message or \
+        "saves this; your code recomputes it" in report.message
+    assert report.residual_bytes == 2560
+
+
+def test_jit_does_not_change_the_verdict_or_the_rows(problem):
+    plain = source("policy_violation/no_checkpoint.py")
+    jitted = plain.replace("def checkpoint_dot_policy", "@jax.jit\ndef checkpoint_dot_policy")
+    a, b = grade(problem, plain), grade(problem, jitted)
+    assert a.verdict == b.verdict == "policy_violation"
+    # the decorator line shifts the source down by one line
+    assert [(r["type"], r["what"], r["line"]) for r in a.residuals] == \
+        [(r["type"], r["what"], r["line"] - 1 if r["line"] else None) for r in b.residuals]
+
+
+def test_samples_only_grades_the_sample_cases(problem):
+    report = grade(problem, source("accepted/decorator.py"), samples_only=True)
+    assert report.verdict == "accepted"
+    assert [c["name"] for c in report.cases] == ["sample-1", "sample-2"]
+
+
+def test_wrong_answer_names_the_case_and_the_first_differing_element(problem):
+    report = grade(problem, source("wrong_answer/forgot_square.py"))
+    assert report.verdict == "wrong_answer"
+    assert report.message.startswith("case sample-1: the output differs at index ()")
+
+
+def test_wrong_gradient_is_wrong_answer(problem):
+    report = grade(problem, code("""
+        import jax
+        import jax.numpy as jnp
+
+        def checkpoint_dot_policy(w1, w2, x):
+            value = jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2)
+            frozen = jax.lax.stop_gradient(w2)
+            return value - jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2) + jnp.sum((jax.nn.relu(x @ w1) @ frozen) ** 2)
+    """))
+    assert report.verdict == "wrong_answer"
+    assert "gradient with respect to w2" in report.message
+
+
+def test_nan_output_is_wrong_answer(problem):
+    report = grade(problem, code("""
+        import jax.numpy as jnp
+        def checkpoint_dot_policy(w1, w2, x):
+            return jnp.sum(w1) * jnp.nan
+    """))
+    assert report.verdict == "wrong_answer" and "nan" in report.message
+
+
+def test_non_array_output_is_wrong_answer(problem):
+    report = grade(problem, "def checkpoint_dot_policy(w1, w2, x):\n    return 'hello'\n")
+    assert report.verdict == "wrong_answer" and "expected a JAX array" in report.message
+
+
+def test_exception_is_runtime_error_with_the_line(problem):
+    report = grade(problem, "def checkpoint_dot_policy(w1, w2, x):\n    raise ValueError('boom')\n")
+    assert report.verdict == "runtime_error"
+    assert "ValueError: boom" in report.message and "line 2" in report.message
+
+
+def test_process_that_exits_without_a_result_is_runtime_error(problem):
+    report = grade(problem, "import os\ndef checkpoint_dot_policy(w1, w2, x):\n    os._exit(0)\n")
+    assert report.verdict == "runtime_error" and "before reporting a result" in report.message
+
+
+def test_module_level_sys_exit_is_runtime_error(problem):
+    report = grade(problem, "import sys\nsys.exit(0)\n")
+    assert report.verdict == "runtime_error" and "SystemExit" in report.message
+
+
+@pytest.fixture(scope="module")
+def tight(problem):
+    return dataclasses.replace(problem, limits=Limits(wall_s=6, cpu_s=5, memory_mb=2048, output_kb=8))
+
+
+def test_infinite_loop_is_time_limit(tight):
+    report = grade(tight, "def checkpoint_dot_policy(w1, w2, x):\n    while True:\n        pass\n")
+    assert report.verdict == "time_limit"
+    assert report.time_s < 20
+
+
+def test_sleeping_forever_is_time_limit_by_wall_clock(tight):
+    report = grade(tight, "import time\ndef checkpoint_dot_policy(w1, w2, x):\n    time.sleep(1000)\n")
+    assert report.verdict == "time_limit" and "longer than 6 s" in report.message
+
+
+def test_memory_bomb_is_memory_limit(tight):
+    report = grade(tight, "def checkpoint_dot_policy(w1, w2, x):\n    hog = bytearray(8 << 30)\n    return hog\n")
+    assert report.verdict == "memory_limit"
+
+
+def test_printing_too_much_is_output_limit(tight):
+    report = grade(tight, "def checkpoint_dot_policy(w1, w2, x):\n    print('x' * 100000)\n    return w1\n")
+    assert report.verdict == "output_limit"
+
+
+class CountingRunner(FreshInterpreterRunner):
+    def __init__(self):
+        self.calls, self.requests = [], []
+
+    def run(self, request, limits):
+        self.calls.append(request["source"])
+        self.requests.append(request)
+        return super().run(request, limits)
+
+
+def test_reference_results_are_computed_once_per_package_version(problem):
+    runner, cache = CountingRunner(), ExpectedCache()
+    for _ in range(2):
+        assert grade(problem, source("accepted/decorator.py"), runner=runner, expected_cache=cache).verdict == "accepted"
+    assert runner.calls.count(problem.reference) == 1
+    assert len(runner.calls) == 3
+
+
+def test_the_submissions_child_gets_its_source_and_generated_inputs_only(problem):
+    runner = CountingRunner()
+    submitted = source("accepted/decorator.py")
+    grade(problem, submitted, runner=runner, expected_cache=ExpectedCache())
+    request = runner.requests[-1]
+    assert request["source"] == submitted
+    assert set(request) == {"source", "filename", "entry", "arg_names", "wrt", "inspect", "fwd_bwd", "cases"}
+    for case in request["cases"]:
+        assert set(case) == {"name", "seed", "static_mask", "args"}
+    assert problem.reference not in repr(request)

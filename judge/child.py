@@ -14,6 +14,7 @@ import sys
 import traceback
 
 REQUEST_CAP = 64 << 20
+HARNESS_FILENAME = "harness.py"
 
 
 def _error(kind: str, message: str, line: int | None = None) -> dict:
@@ -125,7 +126,8 @@ def run_case(function, case: dict, request: dict, cache: dict) -> dict:
             return bound(*full)
 
         out, vjp_fn = jax.vjp(of_diff, *diff)
-        grads = vjp_fn(_cotangent(out, case["seed"]))
+        cotangent = _cotangent(out, case["seed"])
+        grads = vjp_fn(cotangent)
         leaves, treedef = jax.tree_util.tree_flatten(out)
         result["value"] = [np.asarray(leaf) for leaf in leaves]
         result["treedef"] = str(treedef)
@@ -142,6 +144,9 @@ def run_case(function, case: dict, request: dict, cache: dict) -> dict:
                     fwd, bwd = inspect_residuals.fwd_bwd_programs(bound, arrays, wrt)
                     cache[key]["programs"] = {"forward": fwd, "backward": bwd}
             result.update(cache[key])
+        if request.get("cost") and "cost" not in cache:  # the first case stands for the program
+            cache["cost"] = inspect_residuals.compiled_cost(bound, arrays, wrt, cotangent)
+            result["cost"] = cache["cost"]
     except BaseException as exc:  # noqa: BLE001
         result["error"] = _describe_exception(exc, filename)
     return result
@@ -152,6 +157,13 @@ def serve(request: dict) -> dict:
     function, error = _load(request["source"], request["filename"], request["entry"])
     if error:
         return {"status": "error", "error": error}
+    if request.get("harness"):
+        # The problem's harness calls the learner's function (a policy, say) on its programs.
+        run, harness_error = _load(request["harness"], HARNESS_FILENAME, "run")
+        if harness_error:
+            return {"status": "error", "error": dict(harness_error, kind="runtime_error")}
+        learner = function
+        function = lambda *args: run(learner, *args)  # noqa: E731
     cache: dict = {}
     cases = []
     for case in request["cases"]:

@@ -57,6 +57,7 @@ class Report:
     reference_residual_bytes: int = 0
     structure: dict = field(default_factory=dict)
     programs: dict = field(default_factory=dict)
+    cost: dict = field(default_factory=dict)
     stdout: str = ""
     time_s: float = 0.0
     notes: list = field(default_factory=list)
@@ -78,10 +79,11 @@ def case_inputs(problem: Problem, case: Case) -> list:
     return values
 
 
-def build_request(problem: Problem, source: str, cases, *, inspect: bool = True, fwd_bwd: bool = False) -> dict:
+def build_request(problem: Problem, source: str, cases, *, inspect: bool = True, fwd_bwd: bool = False,
+                  cost: bool = False) -> dict:
     static_mask = [a.static for a in problem.args]
     array_positions = [i for i, a in enumerate(problem.args) if not a.static]
-    return {
+    request = {
         "source": source,
         "filename": FILENAME,
         "entry": problem.entry,
@@ -92,6 +94,11 @@ def build_request(problem: Problem, source: str, cases, *, inspect: bool = True,
         "cases": [{"name": c.name, "seed": c.seed, "static_mask": static_mask, "args": case_inputs(problem, c)}
                   for c in cases],
     }
+    if problem.harness:
+        request["harness"] = problem.harness
+    if cost or problem.cost_rules.active:
+        request["cost"] = True
+    return request
 
 
 def default_runner():
@@ -158,6 +165,9 @@ def _valid_case(case) -> bool:
                     and isinstance(c["prevent_cse"], bool)
                 rules.policy_from_wire(c["policy"])
             ok = ok and isinstance(s["custom_vjp"], list)
+        if ok and "cost" in case:
+            ok = isinstance(case["cost"], dict) and all(
+                isinstance(case["cost"].get(k), (int, float)) for k in ("flops", "temp_bytes", "peak_bytes"))
         return bool(ok)
     except (KeyError, TypeError, IndexError, ValueError):
         return False
@@ -168,7 +178,8 @@ def _worst(verdict_list) -> str:
 
 
 def grade(problem: Problem, source: str, *, samples_only: bool = False, runner=None,
-          fwd_bwd: bool = False, expected_cache: ExpectedCache | None = None) -> Report:
+          fwd_bwd: bool = False, measure_cost: bool = False,
+          expected_cache: ExpectedCache | None = None) -> Report:
     started = time.monotonic()
     runner = runner or default_runner()
     cases = problem.samples if samples_only else problem.cases
@@ -176,7 +187,8 @@ def grade(problem: Problem, source: str, *, samples_only: bool = False, runner=N
         expected = (expected_cache or EXPECTED).get(problem, cases, runner)
     except ReferenceError_ as exc:
         return Report(problem.slug, verdicts.INTERNAL_ERROR, str(exc), time_s=time.monotonic() - started)
-    result = runner.run(build_request(problem, source, cases, fwd_bwd=fwd_bwd), problem.limits)
+    request = build_request(problem, source, cases, fwd_bwd=fwd_bwd, cost=measure_cost)
+    result = runner.run(request, problem.limits)
     report = Report(problem.slug, verdicts.ACCEPTED, "", stdout=result.stdout, notes=list(runner.notes()))
     if result.outcome != "ok":
         report.verdict = CHILD_OUTCOMES[result.outcome]
@@ -237,6 +249,9 @@ def _check_policy(problem: Problem, got: dict, want: dict, row: dict, report: Re
     problems, rows, missing = rules.check_residuals(
         got["residuals"], want["residuals"], problem.residual_rules, problem.structure_rules)
     problems += rules.check_structure(got["structure"], problem.structure_rules)
+    if "cost" in got:
+        report.cost = got["cost"]
+        problems += rules.check_cost(got["cost"], problem.cost_rules)
     if not report.residuals:  # the first inspected case is the one shown
         report.residuals, report.missing_residuals = rows, missing
         report.reference_residuals = want["residuals"]

@@ -74,6 +74,17 @@ class StructureRules:
     allow_custom_vjp: bool = False
     prevent_cse: bool | None = None
     min_depth: int | None = None
+    forbid_checkpoint_at_output: bool = False
+
+
+@dataclass(frozen=True)
+class CostRules:
+    max_flops: float | None = None
+    max_peak_bytes: int | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.max_flops is not None or self.max_peak_bytes is not None
 
 
 @dataclass(frozen=True)
@@ -107,6 +118,8 @@ class Problem:
     reference: str
     hints: tuple[str, ...] = ()
     explanation: str = ""
+    harness: str = ""  # trusted code that calls the learner's function, e.g. a policy, on programs
+    cost_rules: CostRules = field(default_factory=CostRules)
     content_hash: str = ""
     submissions: dict = field(default_factory=dict)  # verdict -> list of Paths
 
@@ -241,7 +254,7 @@ def _parse_cases(root: _Table, path: Path, args: tuple[Arg, ...]) -> tuple[Case,
     return tuple(cases)
 
 
-def _parse_checks(root: _Table, path: Path) -> tuple[ResidualRules, StructureRules]:
+def _parse_checks(root: _Table, path: Path) -> tuple[ResidualRules, StructureRules, CostRules]:
     checks = root.sub("checks")
     r = checks.sub("residuals")
     kinds = r.get("allowed_kinds", list, None, check=lambda v: _strings(v) and set(v) <= set(RESIDUAL_KINDS),
@@ -273,10 +286,17 @@ def _parse_checks(root: _Table, path: Path) -> tuple[ResidualRules, StructureRul
         allow_custom_vjp=s.get("allow_custom_vjp", bool, False),
         prevent_cse=s.get("prevent_cse", bool, None),
         min_depth=s.get("min_depth", int, None),
+        forbid_checkpoint_at_output=s.get("forbid_checkpoint_at_output", bool, False),
     )
     s.done()
+    c = checks.sub("cost")
+    cost = CostRules(
+        max_flops=c.get("max_flops", (int, float), None),
+        max_peak_bytes=c.get("max_peak_bytes", int, None),
+    )
+    c.done()
     checks.done()
-    return residuals, structure
+    return residuals, structure, cost
 
 
 def _parse_limits(root: _Table) -> Limits:
@@ -327,6 +347,8 @@ def load_problem(folder: Path | str) -> Problem:
     hints = tuple(root.get("hints", list, [], check=_strings, expected="a list of strings"))
     entry_table = root.sub("entry")
     entry = entry_table.get("function", str, check=IDENT.match, expected="a Python identifier")
+    harness_file = entry_table.get("harness", str, None, check=lambda v: re.match(r"^[a-z0-9_]+\.py$", v),
+                                   expected="a file name such as 'harness.py'")
     entry_table.done()
     args = _parse_args(root, toml_path)
     grads = root.sub("gradients")
@@ -341,16 +363,17 @@ def load_problem(folder: Path | str) -> Problem:
     atol = float(tol.get("atol", (int, float), 1e-6))
     tol.done()
     cases = _parse_cases(root, toml_path, args)
-    residual_rules, structure_rules = _parse_checks(root, toml_path)
+    residual_rules, structure_rules, cost_rules = _parse_checks(root, toml_path)
     limits = _parse_limits(root)
     root.done()
     explanation_path = folder / "explanation.md"
     return Problem(
         path=folder, slug=slug, uuid=uuid, title=title, difficulty=difficulty, tags=tags,
         device=device, entry=entry, args=args, wrt=wrt, cases=cases, rtol=rtol, atol=atol,
-        residual_rules=residual_rules, structure_rules=structure_rules, limits=limits,
+        residual_rules=residual_rules, structure_rules=structure_rules, cost_rules=cost_rules, limits=limits,
         statement=_read_text(folder, "statement.md"), starter=_read_text(folder, "starter.py"),
         reference=_read_text(folder, "reference.py"), hints=hints,
+        harness=_read_text(folder, harness_file) if harness_file else "",
         explanation=_read_text(folder, "explanation.md") if explanation_path.exists() else "",
         content_hash=content_hash(folder), submissions=packaged_submissions(folder),
     )

@@ -213,45 +213,73 @@ def saved_residuals(fn, args, wrt, arg_names, filename: str) -> list[dict]:
 
 # ---------------------------------------------------------------------------- structure
 
-def _walk_primitives(jaxpr, counter: Counter, checkpoints: list, custom_vjps: list,
-                     filename: str, parent: int | None, depth: int) -> None:
-    for eqn in jaxpr.eqns:
-        name = eqn.primitive.name
-        if eqn.primitive is REMAT:
-            record = {
-                "policy": describe_policy(eqn.params.get("policy")),
-                "prevent_cse": bool(eqn.params.get("prevent_cse") is True
-                                    or (isinstance(eqn.params.get("prevent_cse"), tuple)
-                                        and all(eqn.params["prevent_cse"]))),
-                "line": _line_of(eqn.source_info, filename),
-                "parent": parent,
-                "depth": depth,
-                "encloses": Counter(),
-            }
-            checkpoints.append(record)
-            index = len(checkpoints) - 1
-            inner = Counter()
-            _walk_primitives(_closed(eqn.params["jaxpr"]), inner, checkpoints, custom_vjps, filename, index, depth + 1)
-            record["encloses"] = inner
-            counter.update(inner)
-            counter[name] += 1
-            continue
-        counter[_primitive_label(eqn) if name in CUSTOM_CALLS else name] += 1
-        if name.startswith("custom_vjp"):
-            custom_vjps.append({"line": _line_of(eqn.source_info, filename)})
-        for sub in jex_core.jaxprs_in_params(eqn.params):
-            _walk_primitives(sub, counter, checkpoints, custom_vjps, filename, parent, depth)
+# Operations after which a value is still "the output" for memory purposes: their backward
+# pass needs no residual, so a checkpoint feeding only them is recomputed at once on the way back.
+OUTPUT_PRESERVING = {"reduce_sum", "reshape", "squeeze", "expand_dims", "broadcast_in_dim",
+                     "convert_element_type", "transpose", "neg", "copy", "copy_p", "add", "sub",
+                     "add_any", "slice", "reduce_precision"}
+
+
+def _final_vars(jaxpr, final_outvars) -> set:
+    """Variables that reach the output through output-preserving operations only."""
+    final = {v for v in final_outvars if isinstance(v, jex_core.Var)}
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.primitive.name in OUTPUT_PRESERVING and any(v in final for v in eqn.outvars):
+            final.update(v for v in eqn.invars if isinstance(v, jex_core.Var))
+    return final
+
+
+class _StructureWalker:
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.total, self.checkpoints, self.custom_vjps = Counter(), [], []
+
+    def walk(self, jaxpr, counter: Counter, parent, depth: int, final_outvars) -> None:
+        final = _final_vars(jaxpr, final_outvars)
+        for eqn in jaxpr.eqns:
+            name = eqn.primitive.name
+            if eqn.primitive is REMAT:
+                self._checkpoint(eqn, counter, parent, depth, final)
+                continue
+            counter[_primitive_label(eqn) if name in CUSTOM_CALLS else name] += 1
+            if name.startswith("custom_vjp"):
+                self.custom_vjps.append({"line": _line_of(eqn.source_info, self.filename)})
+            inner = _inner_jaxpr(eqn) if name in CALLS else None
+            if inner is not None:  # a jit body's outputs are the call's outputs
+                passed = [iv for iv, ov in zip(inner.outvars, eqn.outvars) if ov in final]
+                self.walk(inner, counter, parent, depth, passed)
+                continue
+            for sub in jex_core.jaxprs_in_params(eqn.params):
+                self.walk(sub, counter, parent, depth, ())
+
+    def _checkpoint(self, eqn, counter: Counter, parent, depth: int, final: set) -> None:
+        prevent_cse = eqn.params.get("prevent_cse")
+        record = {
+            "policy": describe_policy(eqn.params.get("policy")),
+            "prevent_cse": bool(prevent_cse is True or (isinstance(prevent_cse, tuple) and all(prevent_cse))),
+            "line": _line_of(eqn.source_info, self.filename),
+            "parent": parent,
+            "depth": depth,
+            "feeds_output": any(v in final for v in eqn.outvars),
+        }
+        self.checkpoints.append(record)
+        inner = Counter()
+        body = _closed(eqn.params["jaxpr"])
+        passed = [iv for iv, ov in zip(body.outvars, eqn.outvars) if ov in final]
+        self.walk(body, inner, len(self.checkpoints) - 1, depth + 1, passed)
+        record["encloses"] = dict(inner)
+        counter.update(inner)
+        counter[eqn.primitive.name] += 1
 
 
 def checkpoint_structure(fn, args, filename: str) -> dict:
     closed = jax.make_jaxpr(fn)(*args)
-    total, checkpoints, custom_vjps = Counter(), [], []
-    _walk_primitives(closed.jaxpr, total, checkpoints, custom_vjps, filename, None, 0)
-    for record in checkpoints:
+    walker = _StructureWalker(filename)
+    walker.walk(closed.jaxpr, walker.total, None, 0, closed.jaxpr.outvars)
+    for record in walker.checkpoints:
         record["policy_text"] = policy_names.render(record["policy"])
         record["policy"] = _jsonable_policy(record["policy"])
-        record["encloses"] = dict(record["encloses"])
-    return {"checkpoints": checkpoints, "custom_vjp": custom_vjps, "primitives": dict(total)}
+    return {"checkpoints": walker.checkpoints, "custom_vjp": walker.custom_vjps, "primitives": dict(walker.total)}
 
 
 def _jsonable_policy(policy):
@@ -283,3 +311,27 @@ def fwd_bwd_programs(fn, args, wrt) -> tuple[str, str]:
 
     bwd = jax.make_jaxpr(backward)(*res, out).jaxpr
     return str(fwd), str(bwd)
+
+
+# ---------------------------------------------------------------------------- cost
+
+def compiled_cost(fn, args, wrt, cotangent) -> dict:
+    """XLA's estimates for the whole gradient step (forward, residuals, backward), compiled."""
+    with_all, diff, rest, _ = _split(args, wrt)
+    traced = with_all(fn)
+
+    def step(*diff_part):
+        out, vjp_fn = jax.vjp(lambda *d: traced(*d, *rest), *diff_part)
+        return out, vjp_fn(cotangent)
+
+    compiled = jax.jit(step).lower(*diff).compile()
+    analysis = compiled.cost_analysis()
+    if isinstance(analysis, (list, tuple)):
+        analysis = analysis[0] if analysis else {}
+    memory = compiled.memory_analysis()
+    return {
+        "flops": float(analysis.get("flops", 0.0)),
+        "bytes_accessed": float(analysis.get("bytes accessed", 0.0)),
+        "temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
+        "peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0)),
+    }

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from . import policy_names
-from .package import ResidualRules, StructureRules
+from .package import CostRules, ResidualRules, StructureRules
 
 
 def describe_residual(r: dict) -> str:
@@ -131,6 +131,12 @@ def check_structure(found: dict, rules: StructureRules) -> list[str]:
             problems.append(f"your checkpoints are nested {deepest + 1} level(s) deep; this problem needs "
                             f"jax.checkpoint nested at least {rules.min_depth + 1} levels deep "
                             f"(a checkpoint inside a checkpoint)")
+    if rules.forbid_checkpoint_at_output:
+        for c in checkpoints:
+            if c.get("feeds_output") is True:
+                problems.append(f"the jax.checkpoint{_at(c['line'])} produces the function's output: the backward "
+                                f"pass starts by recomputing it at once, so it keeps the same values alive as no "
+                                f"checkpoint and saves no memory; checkpoint an earlier stage instead")
     if rules.prevent_cse is not None:
         for c in checkpoints:
             if c["prevent_cse"] != rules.prevent_cse:
@@ -147,3 +153,14 @@ def policy_from_wire(policy) -> tuple:
     if kind in policy_names.WITH_NAMES:
         return policy_names.with_names(kind, policy[1])
     return tuple(policy)
+
+
+def check_cost(cost: dict, rules: CostRules) -> list[str]:
+    problems = []
+    if rules.max_flops is not None and cost["flops"] > rules.max_flops:
+        problems.append(f"the compiled gradient step needs {cost['flops']:.0f} FLOPs; at most "
+                        f"{rules.max_flops:.0f} are allowed (too much recomputation)")
+    if rules.max_peak_bytes is not None and cost["peak_bytes"] > rules.max_peak_bytes:
+        problems.append(f"the compiled gradient step peaks at {cost['peak_bytes']} bytes; at most "
+                        f"{rules.max_peak_bytes} are allowed")
+    return problems

@@ -1,0 +1,18 @@
+import jax
+import jax.numpy as jnp
+
+
+def stage1(W1, x):
+    return jnp.sin(W1 @ x)
+
+
+def stage2(W2, h):
+    return jnp.sin(W2 @ h)
+
+
+def stage3(W3, h):
+    return jnp.sin(W3 @ h)
+
+
+def pipeline(W1, W2, W3, x):
+    return stage3(W3, stage2(W2, stage1(W1, x)))

@@ -157,7 +157,11 @@ def _valid_case(case) -> bool:
         if ok and "residuals" in case:
             for r in case["residuals"]:
                 ok = ok and isinstance(r["kind"], str) and isinstance(r["what"], str) and isinstance(r["type"], str) \
-                    and isinstance(r["bytes"], int) and (r["line"] is None or isinstance(r["line"], int))
+                    and isinstance(r["dtype"], str) and isinstance(r["shape"], list) \
+                    and all(isinstance(d, int) for d in r["shape"]) \
+                    and isinstance(r["bytes"], int) and (r["line"] is None or isinstance(r["line"], int)) \
+                    and isinstance(r.get("policy_saved", False), bool) \
+                    and (r.get("stacked") is None or isinstance(r["stacked"], int))
             s = case["structure"]
             for c in s["checkpoints"]:
                 ok = ok and isinstance(c["policy"], list) and isinstance(c["encloses"], dict) \

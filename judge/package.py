@@ -75,6 +75,8 @@ class StructureRules:
     prevent_cse: bool | None = None
     min_depth: int | None = None
     forbid_checkpoint_at_output: bool = False
+    prevent_cse_in_loops: bool | None = None
+    prevent_cse_outside_loops: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -287,6 +289,8 @@ def _parse_checks(root: _Table, path: Path) -> tuple[ResidualRules, StructureRul
         prevent_cse=s.get("prevent_cse", bool, None),
         min_depth=s.get("min_depth", int, None),
         forbid_checkpoint_at_output=s.get("forbid_checkpoint_at_output", bool, False),
+        prevent_cse_in_loops=s.get("prevent_cse_in_loops", bool, None),
+        prevent_cse_outside_loops=s.get("prevent_cse_outside_loops", bool, None),
     )
     s.done()
     c = checks.sub("cost")

@@ -35,6 +35,7 @@ REMAT = _ac.remat_p
 NAME = _ac.name_p
 REDUCE_PRECISION = _lax.reduce_precision_p
 CALLS = {"jit", "pjit", "closed_call", "core_call", "remat2", "checkpoint"}
+LOOPS = {"scan", "while", "fori_loop"}
 CUSTOM_CALLS = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}
 
 
@@ -141,8 +142,9 @@ class _Resolver:
         outer = partial(self._outer_operand, jaxpr, eqn, from_invar)
         name = eqn.primitive.name
         if eqn.primitive is REDUCE_PRECISION:
-            # checkpoints put this on every saved value; the producer is what learners wrote
-            return self.resolve(jaxpr, eqn.invars[0], from_invar)
+            # A checkpoint puts this on every floating-point value its policy saves; the producer
+            # is what the learner wrote, and the mark tells the rules a policy chose to keep it.
+            return dict(self.resolve(jaxpr, eqn.invars[0], from_invar), policy_saved=True)
         if eqn.primitive is NAME:
             return {"kind": "named", "what": str(eqn.params["name"]), "line": _line_of(eqn.source_info, self.filename)}
         if name in CALLS:
@@ -234,12 +236,12 @@ class _StructureWalker:
         self.filename = filename
         self.total, self.checkpoints, self.custom_vjps = Counter(), [], []
 
-    def walk(self, jaxpr, counter: Counter, parent, depth: int, final_outvars) -> None:
+    def walk(self, jaxpr, counter: Counter, parent, depth: int, final_outvars, in_loop: bool = False) -> None:
         final = _final_vars(jaxpr, final_outvars)
         for eqn in jaxpr.eqns:
             name = eqn.primitive.name
             if eqn.primitive is REMAT:
-                self._checkpoint(eqn, counter, parent, depth, final)
+                self._checkpoint(eqn, counter, parent, depth, final, in_loop)
                 continue
             counter[_primitive_label(eqn) if name in CUSTOM_CALLS else name] += 1
             if name.startswith("custom_vjp"):
@@ -247,12 +249,13 @@ class _StructureWalker:
             inner = _inner_jaxpr(eqn) if name in CALLS else None
             if inner is not None:  # a jit body's outputs are the call's outputs
                 passed = [iv for iv, ov in zip(inner.outvars, eqn.outvars) if ov in final]
-                self.walk(inner, counter, parent, depth, passed)
+                self.walk(inner, counter, parent, depth, passed, in_loop)
                 continue
+            loop = in_loop or name in LOOPS
             for sub in jex_core.jaxprs_in_params(eqn.params):
-                self.walk(sub, counter, parent, depth, ())
+                self.walk(sub, counter, parent, depth, (), loop)
 
-    def _checkpoint(self, eqn, counter: Counter, parent, depth: int, final: set) -> None:
+    def _checkpoint(self, eqn, counter: Counter, parent, depth: int, final: set, in_loop: bool) -> None:
         prevent_cse = eqn.params.get("prevent_cse")
         record = {
             "policy": describe_policy(eqn.params.get("policy")),
@@ -261,12 +264,13 @@ class _StructureWalker:
             "parent": parent,
             "depth": depth,
             "feeds_output": any(v in final for v in eqn.outvars),
+            "in_loop": in_loop,
         }
         self.checkpoints.append(record)
         inner = Counter()
         body = _closed(eqn.params["jaxpr"])
         passed = [iv for iv, ov in zip(body.outvars, eqn.outvars) if ov in final]
-        self.walk(body, inner, len(self.checkpoints) - 1, depth + 1, passed)
+        self.walk(body, inner, len(self.checkpoints) - 1, depth + 1, passed, in_loop)
         record["encloses"] = dict(inner)
         counter.update(inner)
         counter[eqn.primitive.name] += 1

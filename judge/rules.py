@@ -28,7 +28,18 @@ def describe_residual(r: dict) -> str:
 
 
 def residual_key(r: dict) -> tuple:
-    return (r["kind"], r["what"], r["type"], r.get("stacked"))
+    """What makes two residuals the same for the rules: where they come from, dtype and shape.
+
+    Arguments, named values and values a checkpoint policy chose to keep are compared by their
+    provenance. Other intermediates are compared by type only: whether plain autodiff keeps
+    ``2 * h`` (for ``h ** 2``) or ``h`` (for ``h * h``) is a matter of style, not of policy.
+    Axes of size one are ignored: ``jnp.matmul`` may drop a unit batch axis that ``einsum``
+    keeps, and the array held in memory is the same.
+    """
+    shape = tuple(d for d in r["shape"] if d != 1)
+    if r["kind"] == "primitive" and not r.get("policy_saved"):
+        return ("intermediate", r["dtype"], shape, r.get("stacked"))
+    return (r["kind"], r["what"], r["dtype"], shape, r.get("stacked"), bool(r.get("policy_saved")))
 
 
 def _who(structure: StructureRules) -> str:
@@ -137,11 +148,17 @@ def check_structure(found: dict, rules: StructureRules) -> list[str]:
                 problems.append(f"the jax.checkpoint{_at(c['line'])} produces the function's output: the backward "
                                 f"pass starts by recomputing it at once, so it keeps the same values alive as no "
                                 f"checkpoint and saves no memory; checkpoint an earlier stage instead")
-    if rules.prevent_cse is not None:
-        for c in checkpoints:
-            if c["prevent_cse"] != rules.prevent_cse:
-                problems.append(f"the jax.checkpoint{_at(c['line'])} has prevent_cse={c['prevent_cse']}; "
-                                f"this problem needs prevent_cse={rules.prevent_cse}")
+    for c in checkpoints:
+        wanted, where = rules.prevent_cse, ""
+        if c.get("in_loop") is True and rules.prevent_cse_in_loops is not None:
+            wanted, where = rules.prevent_cse_in_loops, " inside the scan"
+        elif c.get("in_loop") is False and rules.prevent_cse_outside_loops is not None:
+            wanted, where = rules.prevent_cse_outside_loops, " outside any scan"
+        if wanted is not None and c["prevent_cse"] != wanted:
+            why = (" (a scan already keeps XLA from merging the recomputation with the forward pass)"
+                   if wanted is False else " (without it, XLA may merge the recomputation away under jit)")
+            problems.append(f"the jax.checkpoint{_at(c['line'])}{where} has prevent_cse={c['prevent_cse']}; "
+                            f"this problem needs prevent_cse={wanted}{why}")
     return problems
 
 

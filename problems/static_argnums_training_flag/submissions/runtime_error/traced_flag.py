@@ -1,0 +1,12 @@
+import jax
+import jax.numpy as jnp
+
+
+def masked_block(W, x, is_training):
+    def body(W, x, is_training):
+        a = jnp.tanh(x @ W)
+        if is_training:
+            a = a * jnp.where(jnp.arange(a.shape[-1]) % 2 == 0, 2.0, 0.0)
+        return jnp.sum(a ** 2)
+
+    return jax.checkpoint(body, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)(W, x, is_training)

@@ -1,11 +1,14 @@
 """The code that runs inside the child process, next to the submitted code.
 
-It receives a request (the source, the entry point's name and generated inputs), runs the
-submission on each case, and writes back outputs, gradients, the saved residuals and the
-checkpoint structure. It never sees the reference, hidden metadata or the problem folder; the
-parent decides every verdict from what comes back. Entry points: ``python -m judge.child`` (a
-fresh interpreter, used by the naive runner and the benchmarks' baseline) and ``serve`` (called
-in a process forked by the zygote).
+It receives a request (the source, the entry point's name and generated inputs), traces the
+submission on each case, and writes back what the traced programs show: the saved residuals,
+the checkpoint structure and the output types, plus the forward and backward programs exported
+with ``jax.export``. It computes no numbers: values and gradients are computed by the verifier
+(``judge.verify``), a second child in which no submitted code runs, from those programs. It never
+sees the reference, hidden metadata or the problem folder; the parent decides every verdict.
+
+Entry points: ``entry`` (a fresh interpreter, the naive runner used as the benchmarks' baseline)
+and ``serve`` (called in a process forked by the zygote, see ``judge.sandbox.zygote``).
 """
 from __future__ import annotations
 
@@ -48,7 +51,9 @@ def _load(source: str, filename: str, entry: str):
         code = compile(source, filename, "exec")
     except SyntaxError as exc:
         return None, _error("compile_error", f"SyntaxError: {exc.msg}", exc.lineno)
-    namespace = {"__name__": "submission", "__file__": filename}
+    from .gate import restricted_builtins
+
+    namespace = {"__name__": "submission", "__file__": filename, "__builtins__": restricted_builtins()}
     try:
         exec(code, namespace)  # noqa: S102 - this process exists to run it
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: it is the submission's doing
@@ -69,21 +74,6 @@ def _bind_static(function, values, static_mask):
     return bound
 
 
-def _cotangent(out, seed: int):
-    import jax
-    import numpy as np
-
-    rng = np.random.default_rng(seed + 7919)
-
-    def one(leaf):
-        leaf = jax.numpy.asarray(leaf)
-        if leaf.shape == ():
-            return jax.numpy.ones((), leaf.dtype)
-        return jax.numpy.asarray(rng.standard_normal(leaf.shape), dtype=leaf.dtype)
-
-    return jax.tree_util.tree_map(one, out)
-
-
 def _check_output(out) -> str | None:
     import jax
 
@@ -98,62 +88,92 @@ def _check_output(out) -> str | None:
     return None
 
 
-def run_case(function, case: dict, request: dict, cache: dict) -> dict:
+class _BadOutput(Exception):
+    """The function returned something that is not a differentiable array (found while tracing)."""
+
+
+def _checked(function, seen: dict):
+    """``function``, refusing outputs that are not floating-point JAX arrays, and noting the
+    output's structure and types (from whichever trace runs first)."""
     import jax
+
+    def run(*arrays):
+        out = function(*arrays)
+        problem = _check_output(out)
+        if problem:
+            raise _BadOutput(problem)
+        leaves, treedef = jax.tree_util.tree_flatten(out)
+        seen.setdefault("treedef", str(treedef))
+        seen.setdefault("outputs", [{"dtype": jax.numpy.dtype(x.dtype).name, "shape": list(x.shape)} for x in leaves])
+        return out
+
+    return run
+
+
+def run_case(function, case: dict, request: dict, cache: dict, exports: list) -> dict:
+    """Trace one case: its output types, and (when asked) what it saves and its checkpoints.
+
+    Nothing is evaluated here. A case that traces cleanly is added to ``exports``, the cases
+    whose programs go to the verifier.
+    """
     import numpy as np
 
     from . import residuals as inspect_residuals
 
     filename = request["filename"]
     values, static_mask = case["args"], case["static_mask"]
-    arrays = [jax.numpy.asarray(v) for v, s in zip(values, static_mask) if not s]
-    bound = _bind_static(function, values, static_mask)
+    arrays = [np.asarray(v) for v, s in zip(values, static_mask) if not s]
+    seen: dict = {}
+    bound = _checked(_bind_static(function, values, static_mask), seen)
     wrt = request["wrt"]
     array_names = [n for n, s in zip(request["arg_names"], static_mask) if not s]
     result = {"name": case["name"]}
     try:
-        out = bound(*arrays)
-        problem = _check_output(out)
-        if problem:
-            result["error"] = _error("bad_output", problem)
-            return result
-        diff = [arrays[i] for i in wrt]
-
-        def of_diff(*d):
-            full = list(arrays)
-            for i, v in zip(wrt, d):
-                full[i] = v
-            return bound(*full)
-
-        out, vjp_fn = jax.vjp(of_diff, *diff)
-        cotangent = _cotangent(out, case["seed"])
-        grads = vjp_fn(cotangent)
-        leaves, treedef = jax.tree_util.tree_flatten(out)
-        result["value"] = [np.asarray(leaf) for leaf in leaves]
-        result["treedef"] = str(treedef)
-        result["grads"] = [np.asarray(g) for g in grads]
-        if request.get("inspect", True):
-            key = (tuple((a.shape, str(a.dtype)) for a in arrays),
-                   tuple(repr(v) for v, s in zip(values, static_mask) if s))
-            if key not in cache:
-                cache[key] = {
-                    "residuals": inspect_residuals.saved_residuals(bound, arrays, wrt, array_names, filename),
-                    "structure": inspect_residuals.checkpoint_structure(bound, arrays, filename),
-                }
+        key = (tuple((a.shape, str(a.dtype)) for a in arrays),
+               tuple(repr(v) for v, s in zip(values, static_mask) if s))
+        if key not in cache:
+            inspected = cache[key] = {}
+            if request.get("inspect", True):
+                inspected["structure"] = inspect_residuals.checkpoint_structure(bound, arrays, filename)
+                inspected["residuals"] = inspect_residuals.saved_residuals(bound, arrays, wrt, array_names, filename)
                 if request.get("fwd_bwd"):
                     fwd, bwd = inspect_residuals.fwd_bwd_programs(bound, arrays, wrt)
-                    cache[key]["programs"] = {"forward": fwd, "backward": bwd}
-            result.update(cache[key])
+                    inspected["programs"] = {"forward": fwd, "backward": bwd}
+            else:
+                inspect_residuals.trace_only(bound, arrays)
+            inspected.update(seen)
+        result.update(cache[key])
         if request.get("cost") and "cost" not in cache:  # the first case stands for the program
-            cache["cost"] = inspect_residuals.compiled_cost(bound, arrays, wrt, cotangent)
+            cache["cost"] = inspect_residuals.compiled_cost(bound, arrays, wrt)
             result["cost"] = cache["cost"]
+        exports.append((bound, arrays))
+    except _BadOutput as exc:
+        result["error"] = _error("bad_output", str(exc))
     except BaseException as exc:  # noqa: BLE001
         result["error"] = _describe_exception(exc, filename)
     return result
 
 
+def _export(exports: list, request: dict) -> tuple[dict | None, dict | None]:
+    """The programs of every case that traced, for the verifier; or the reason they cannot be."""
+    from . import residuals as inspect_residuals
+
+    try:
+        return inspect_residuals.export_programs(exports, request["wrt"]), None
+    except BaseException as exc:  # noqa: BLE001
+        error = _describe_exception(exc, request["filename"])
+        if "custom calls" in error["message"]:
+            error["message"] = ("your program uses a host callback or custom call (such as jax.debug.print or "
+                                "jax.pure_callback), which the judge cannot check; remove it")
+        return None, error
+
+
 def serve(request: dict) -> dict:
     """Run one request; always returns a response dict (errors are data, not exceptions)."""
+    if request.get("mode") == "verify":
+        from . import verify
+
+        return verify.serve(request)
     function, error = _load(request["source"], request["filename"], request["entry"])
     if error:
         return {"status": "error", "error": error}
@@ -165,12 +185,18 @@ def serve(request: dict) -> dict:
         learner = function
         function = lambda *args: run(learner, *args)  # noqa: E731
     cache: dict = {}
-    cases = []
+    cases, exports = [], []
     for case in request["cases"]:
-        cases.append(run_case(function, case, request, cache))
+        cases.append(run_case(function, case, request, cache, exports))
         if "error" in cases[-1] and request.get("stop_on_error", True):
             break
-    return {"status": "ok", "cases": cases}
+    response = {"status": "ok", "cases": cases}
+    if request.get("export") and exports:
+        programs, error = _export(exports, request)
+        if error:
+            return {"status": "error", "error": error}
+        response["programs"] = programs
+    return response
 
 
 def main(argv=None) -> int:

@@ -30,6 +30,21 @@ def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str
     return None, max_error
 
 
+def compare_types(got: list[dict], want: list[dict]) -> str | None:
+    """The outputs' dtypes and shapes (as the verifier read them from the program) against the
+    reference's; None when they agree."""
+    if len(got) != len(want):
+        return f"the output has {len(got)} array(s), expected {len(want)}"
+    single = len(want) == 1
+    for i, (g, w) in enumerate(zip(got, want)):
+        label = "the output" if single else f"output {i}"
+        if list(g["shape"]) != list(w["shape"]):
+            return f"{label} has shape {tuple(g['shape'])}, expected {tuple(w['shape'])}"
+        if g["dtype"] != w["dtype"]:
+            return f"{label} has dtype {g['dtype']}, expected {w['dtype']}"
+    return None
+
+
 def compare_outputs(got: dict, want: dict, wrt_names, rtol: float, atol: float) -> tuple[str | None, float]:
     if got.get("treedef") != want.get("treedef"):
         return f"the output has structure {got.get('treedef')}, expected {want.get('treedef')}", float("inf")

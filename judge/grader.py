@@ -1,23 +1,29 @@
 """``grade(problem, source)``: from a submission's source to a verdict with its evidence.
 
-The reference and the submission run through the same runner (the same process boundary, the
-same limits). The reference's results are computed once per package content hash and case set
-and then reused; the submission's are checked against them case by case: values, gradients,
-saved residuals, checkpoint structure.
+First the static gate (``judge.gate``) reads the source; then the submission's child traces it
+and the verifier computes its numbers where no submitted code runs (``judge.pipeline``). The
+reference goes through the same pipeline once per package version (``judge.expected``); the
+submission is checked against it case by case: values and gradients (on the case's inputs and
+on hidden ones), saved residuals, checkpoint structure.
 """
 from __future__ import annotations
 
-import threading
+import os
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import compare, rules, verdicts
-from .package import Case, Problem
-from .specs import generate
+from . import compare, gate, rules, verdicts
+from .expected import ExpectedCache, ReferenceError_, default_directory
+from .package import Problem
+from .pipeline import ERROR_KINDS, FILENAME, build_request, case_inputs, error_message
+from .pipeline import run as run_pipeline
 
-FILENAME = "submission.py"
+__all__ = ["grade", "Report", "ExpectedCache", "ReferenceError_", "default_runner", "build_request",
+           "case_inputs", "FILENAME", "EXPECTED"]
+
+REQUIRE_ALL_LAYERS = "JUDGE_REQUIRE_ALL_LAYERS"
 
 # Verdicts from worst to mildest: the report's verdict is the worst of its cases'.
 SEVERITY = (
@@ -25,23 +31,7 @@ SEVERITY = (
     verdicts.MEMORY_LIMIT, verdicts.OUTPUT_LIMIT, verdicts.RUNTIME_ERROR, verdicts.WRONG_ANSWER,
     verdicts.POLICY_VIOLATION, verdicts.ACCEPTED,
 )
-CHILD_OUTCOMES = {
-    "time_limit": verdicts.TIME_LIMIT,
-    "memory_limit": verdicts.MEMORY_LIMIT,
-    "output_limit": verdicts.OUTPUT_LIMIT,
-    "crashed": verdicts.RUNTIME_ERROR,
-    "protocol_error": verdicts.RUNTIME_ERROR,
-}
-ERROR_KINDS = {
-    "compile_error": verdicts.COMPILE_ERROR,
-    "runtime_error": verdicts.RUNTIME_ERROR,
-    "memory_limit": verdicts.MEMORY_LIMIT,
-    "bad_output": verdicts.WRONG_ANSWER,
-}
-
-
-class ReferenceError_(RuntimeError):
-    """The problem's own reference failed: the package is broken, not the submission."""
+HIDDEN = "on hidden inputs of the same shapes"
 
 
 @dataclass
@@ -67,114 +57,18 @@ class Report:
         return {k: v for k, v in self.__dict__.items()}
 
 
-def case_inputs(problem: Problem, case: Case) -> list:
-    """The case's arguments, generated from its seed (each argument from a stream of its own)."""
-    values = []
-    for index, arg in enumerate(problem.args):
-        if arg.static:
-            values.append(case.static.get(arg.name, arg.default))
-        else:
-            rng = np.random.default_rng([case.seed, index])
-            values.append(generate(arg.spec, arg.spec.shape(case.dims), arg.init, arg.scale, rng))
-    return values
-
-
-def build_request(problem: Problem, source: str, cases, *, inspect: bool = True, fwd_bwd: bool = False,
-                  cost: bool = False) -> dict:
-    static_mask = [a.static for a in problem.args]
-    array_positions = [i for i, a in enumerate(problem.args) if not a.static]
-    request = {
-        "source": source,
-        "filename": FILENAME,
-        "entry": problem.entry,
-        "arg_names": [a.name for a in problem.args],
-        "wrt": [array_positions.index(i) for i in problem.wrt_indices],
-        "inspect": inspect,
-        "fwd_bwd": fwd_bwd,
-        "cases": [{"name": c.name, "seed": c.seed, "static_mask": static_mask, "args": case_inputs(problem, c)}
-                  for c in cases],
-    }
-    if problem.harness:
-        request["harness"] = problem.harness
-    if cost or problem.cost_rules.active:
-        request["cost"] = True
-    return request
-
-
 def default_runner():
-    from .runner import FreshInterpreterRunner
+    """The process-wide warm zygote runner (started on first use, restarted if it died)."""
+    from .zygote import shared_runner
 
-    return FreshInterpreterRunner()
-
-
-class ExpectedCache:
-    """Reference results per (package content hash, case names): computed once, then reused."""
-
-    def __init__(self):
-        self._data: dict = {}
-        self._lock = threading.Lock()
-
-    def get(self, problem: Problem, cases, runner) -> dict:
-        key = (problem.content_hash, tuple(c.name for c in cases))
-        with self._lock:
-            if key in self._data:
-                return self._data[key]
-        expected = _run_reference(problem, cases, runner)
-        with self._lock:
-            self._data[key] = expected
-        return expected
+    return shared_runner()
 
 
-EXPECTED = ExpectedCache()
+EXPECTED = ExpectedCache(default_directory())
 
 
-def _run_reference(problem: Problem, cases, runner) -> dict:
-    result = runner.run(build_request(problem, problem.reference, cases), problem.limits)
-    if result.outcome != "ok":
-        raise ReferenceError_(f"the reference of {problem.slug} did not finish: {result.outcome} ({result.detail})")
-    response = result.response
-    if response.get("status") != "ok":
-        raise ReferenceError_(f"the reference of {problem.slug} failed: {response.get('error')}")
-    by_name = {}
-    for case in response["cases"]:
-        if "error" in case:
-            raise ReferenceError_(f"the reference of {problem.slug} failed on case {case['name']}: {case['error']}")
-        by_name[case["name"]] = case
-    return by_name
-
-
-def _valid_case(case) -> bool:
-    """The child is untrusted: check the shape of what it sent before reading it."""
-    if not isinstance(case, dict) or not isinstance(case.get("name"), str):
-        return False
-    if "error" in case:
-        err = case["error"]
-        return isinstance(err, dict) and err.get("kind") in ERROR_KINDS and isinstance(err.get("message"), str)
-    try:
-        ok = (isinstance(case["value"], list) and isinstance(case["grads"], list)
-              and isinstance(case["treedef"], str)
-              and all(isinstance(v, np.ndarray) for v in case["value"] + case["grads"]))
-        if ok and "residuals" in case:
-            for r in case["residuals"]:
-                ok = ok and isinstance(r["kind"], str) and isinstance(r["what"], str) and isinstance(r["type"], str) \
-                    and isinstance(r["dtype"], str) and isinstance(r["shape"], list) \
-                    and all(isinstance(d, int) for d in r["shape"]) \
-                    and isinstance(r["bytes"], int) and (r["line"] is None or isinstance(r["line"], int)) \
-                    and isinstance(r.get("policy_saved", False), bool) \
-                    and (r.get("stacked") is None or isinstance(r["stacked"], int))
-            s = case["structure"]
-            for c in s["checkpoints"]:
-                ok = ok and isinstance(c["policy"], list) and isinstance(c["encloses"], dict) \
-                    and isinstance(c["policy_text"], str) and isinstance(c["depth"], int) \
-                    and isinstance(c["prevent_cse"], bool)
-                rules.policy_from_wire(c["policy"])
-            ok = ok and isinstance(s["custom_vjp"], list)
-        if ok and "cost" in case:
-            ok = isinstance(case["cost"], dict) and all(
-                isinstance(case["cost"].get(k), (int, float)) for k in ("flops", "temp_bytes", "peak_bytes"))
-        return bool(ok)
-    except (KeyError, TypeError, IndexError, ValueError):
-        return False
+def require_all_layers() -> bool:
+    return os.environ.get(REQUIRE_ALL_LAYERS, "") not in ("", "0")
 
 
 def _worst(verdict_list) -> str:
@@ -185,41 +79,41 @@ def grade(problem: Problem, source: str, *, samples_only: bool = False, runner=N
           fwd_bwd: bool = False, measure_cost: bool = False,
           expected_cache: ExpectedCache | None = None) -> Report:
     started = time.monotonic()
+
+    def finish(report: Report) -> Report:
+        report.time_s = round(time.monotonic() - started, 4)
+        return report
+
+    refusal = gate.check(source)
+    if refusal:  # decided before any process starts
+        return finish(Report(problem.slug, refusal.verdict, refusal.message))
     runner = runner or default_runner()
+    try:
+        notes = list(runner.notes())
+        missing = runner.missing_layers()
+    except RuntimeError as exc:  # the sandbox itself would not start
+        return finish(Report(problem.slug, verdicts.INTERNAL_ERROR, f"the judge's sandbox is unavailable: {exc}"))
+    if missing and require_all_layers():
+        names = ", ".join(f"{name} ({why})" for name, why in missing.items())
+        return finish(Report(problem.slug, verdicts.INTERNAL_ERROR, notes=notes, message=(
+            f"refusing to grade: {REQUIRE_ALL_LAYERS} is set and these sandbox layers are missing: {names}")))
     cases = problem.samples if samples_only else problem.cases
     try:
         expected = (expected_cache or EXPECTED).get(problem, cases, runner)
     except ReferenceError_ as exc:
-        return Report(problem.slug, verdicts.INTERNAL_ERROR, str(exc), time_s=time.monotonic() - started)
-    request = build_request(problem, source, cases, fwd_bwd=fwd_bwd, cost=measure_cost)
-    result = runner.run(request, problem.limits)
-    report = Report(problem.slug, verdicts.ACCEPTED, "", stdout=result.stdout, notes=list(runner.notes()))
-    if result.outcome != "ok":
-        report.verdict = CHILD_OUTCOMES[result.outcome]
-        report.message = _limit_message(report.verdict, result.detail)
-    elif result.response.get("status") != "ok":
-        error = result.response.get("error") or {}
-        report.verdict = ERROR_KINDS.get(error.get("kind"), verdicts.RUNTIME_ERROR)
-        report.message = _error_message(error)
+        return finish(Report(problem.slug, verdicts.INTERNAL_ERROR, str(exc), notes=notes))
+    expected_outputs = {name: case["outputs"] for name, case in expected["cases"].items()}
+    outcome = run_pipeline(problem, source, cases, runner, salt=expected["salt"],
+                           expected_outputs=expected_outputs, fwd_bwd=fwd_bwd, cost=measure_cost)
+    report = Report(problem.slug, verdicts.ACCEPTED, "", stdout=outcome.stdout, notes=notes)
+    if outcome.failure:
+        report.verdict, report.message = outcome.failure
     else:
-        _check_cases(problem, cases, result.response.get("cases"), expected, report)
-    report.time_s = round(time.monotonic() - started, 4)
-    return report
+        _check_cases(problem, cases, outcome.cases, expected["cases"], report)
+    return finish(report)
 
 
-def _limit_message(verdict: str, detail: str) -> str:
-    return f"your submission {detail}" if detail else verdicts.DESCRIPTIONS[verdict]
-
-
-def _error_message(error: dict) -> str:
-    line = f" (line {error['line']})" if error.get("line") else ""
-    return f"{error.get('message', 'unknown error')}{line}"
-
-
-def _check_cases(problem: Problem, cases, sent, expected: dict, report: Report) -> None:
-    if not isinstance(sent, list) or not all(_valid_case(c) for c in sent):
-        report.verdict, report.message = verdicts.RUNTIME_ERROR, "the submission's process sent back a malformed result"
-        return
+def _check_cases(problem: Problem, cases, sent: list, expected: dict, report: Report) -> None:
     by_name = {c["name"]: c for c in sent}
     case_verdicts = []
     first_message = {}
@@ -227,14 +121,14 @@ def _check_cases(problem: Problem, cases, sent, expected: dict, report: Report) 
         got = by_name.get(case.name)
         want = expected[case.name]
         row = {"name": case.name, "sample": case.sample, "verdict": verdicts.ACCEPTED, "message": "", "max_error": None}
-        if got is None:
+        if got is None or got.get("error", {}).get("skipped"):
             row["verdict"], row["message"] = verdicts.RUNTIME_ERROR, "not run (an earlier case failed)"
             row["skipped"] = True
         elif "error" in got:
             row["verdict"] = ERROR_KINDS[got["error"]["kind"]]
-            row["message"] = _error_message(got["error"])
+            row["message"] = error_message(got["error"])
         else:
-            message, err = compare.compare_outputs(got, want, problem.wrt, problem.rtol, problem.atol)
+            message, err = _compare_numbers(problem, got, want)
             row["max_error"] = None if not np.isfinite(err) else err
             if message:
                 row["verdict"], row["message"] = verdicts.WRONG_ANSWER, message
@@ -249,6 +143,19 @@ def _check_cases(problem: Problem, cases, sent, expected: dict, report: Report) 
         f"all {len(cases)} case(s) passed: values, gradients, residuals and checkpoint structure"
 
 
+def _compare_numbers(problem: Problem, got: dict, want: dict) -> tuple[str | None, float]:
+    """Values and gradients on the case's inputs, then on the hidden inputs only the verifier saw."""
+    message, err = compare.compare_outputs(got, want, problem.wrt, problem.rtol, problem.atol)
+    if message:
+        return message, err
+    hidden = lambda case: {"treedef": case["treedef"], "value": case["hidden_value"],  # noqa: E731
+                           "grads": case["hidden_grads"]}
+    message, hidden_err = compare.compare_outputs(hidden(got), hidden(want), problem.wrt, problem.rtol, problem.atol)
+    if message:
+        return f"{HIDDEN}: {message}", hidden_err
+    return None, max(err, hidden_err)
+
+
 def _check_policy(problem: Problem, got: dict, want: dict, row: dict, report: Report) -> None:
     problems, rows, missing = rules.check_residuals(
         got["residuals"], want["residuals"], problem.residual_rules, problem.structure_rules)
@@ -259,7 +166,7 @@ def _check_policy(problem: Problem, got: dict, want: dict, row: dict, report: Re
     if not report.residuals:  # the first inspected case is the one shown
         report.residuals, report.missing_residuals = rows, missing
         report.reference_residuals = want["residuals"]
-        report.residual_bytes = sum(r["bytes"] for r in got["residuals"])
+        report.residual_bytes = sum(r["bytes"] for r in got["residual_types"])  # as the verifier counted
         report.reference_residual_bytes = sum(r["bytes"] for r in want["residuals"])
         report.structure = got["structure"]
         report.programs = got.get("programs", {})

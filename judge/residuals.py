@@ -11,6 +11,17 @@ Three readings, all from traced programs (jaxprs), never from printed text:
   reduced to the canonical form of ``policy_names``, what it encloses, and its nesting.
 * ``fwd_bwd_programs``: the forward program (with residual outputs) and the backward program,
   as the tutorial's ``print_fwd_bwd`` shows them.
+* ``export_programs`` and ``load_program``: the same forward and backward programs exported with
+  ``jax.export`` in the child, and read back, checked and refused if they call out of XLA
+  (custom calls, callbacks, effects) in the verifier, where no submitted code runs.
+
+Patching JAX from a submission: this module binds every JAX function and object it relies on
+when it is imported, which happens in the zygote before any submission exists (``_PRISTINE``,
+``_KNOWN_POLICIES``, the primitives below). A submission that rebinds ``jax.checkpoint``,
+``jax.make_jaxpr`` or ``jax.checkpoint_policies.dots_saveable`` changes its own program, not what
+is read here. What this cannot stop is a submission that mutates JAX's internal objects in
+place; the static gate refuses the attribute access that needs, and the numbers, gradients and
+residual sizes of the verdict do not come from this process at all (see ``judge.verify``).
 
 The contract tests in ``tests/judge/test_residuals_contract.py`` pin these to the listings of
 the JAX tutorial; a JAX upgrade that changes any of it fails there first.
@@ -31,6 +42,16 @@ from jax._src.lax import lax as _lax
 from . import policy_names
 from .specs import short_type
 
+# Bound at import (in the zygote, before any submission ran): see the module's docstring.
+_make_jaxpr = jax.make_jaxpr
+_vjp = jax.vjp
+_jit = jax.jit
+_tree_flatten = jax.tree_util.tree_flatten
+_tree_unflatten = jax.tree_util.tree_unflatten
+_tree_leaves = jax.tree_util.tree_leaves
+_ShapeDtypeStruct = jax.ShapeDtypeStruct
+_KNOWN_POLICIES = {name: getattr(jax.checkpoint_policies, name)
+                   for name in policy_names.PLAIN + tuple(policy_names.ALIASES)}
 REMAT = _ac.remat_p
 NAME = _ac.name_p
 REDUCE_PRECISION = _lax.reduce_precision_p
@@ -47,11 +68,9 @@ def describe_policy(policy) -> tuple:
     Identity is checked by exact type and JAX's own equality, never by calling the submitted
     object's ``__eq__``, so a policy look-alike cannot claim to be a standard one.
     """
-    cp = jax.checkpoint_policies
     if policy is None:
         return policy_names.plain("nothing_saveable")
-    for name in policy_names.PLAIN + tuple(policy_names.ALIASES):
-        known = getattr(cp, name)
+    for name, known in _KNOWN_POLICIES.items():
         if policy is known or (type(policy) is type(known) and type(known) is _ac.DotsSaveable
                                and known.__eq__(policy) is True):
             return policy_names.plain(name)
@@ -198,11 +217,11 @@ def saved_residuals(fn, args, wrt, arg_names, filename: str) -> list[dict]:
 
     def forward(*flat):
         diff_part, rest_part = flat[:len(diff)], flat[len(diff):]
-        return jax.vjp(lambda *d: traced(*d, *rest_part), *diff_part)
+        return _vjp(lambda *d: traced(*d, *rest_part), *diff_part)
 
-    closed, shape = jax.make_jaxpr(forward, return_shape=True)(*diff, *rest)
+    closed, shape = _make_jaxpr(forward, return_shape=True)(*diff, *rest)
     jaxpr = closed.jaxpr
-    num_res = len(jax.tree_util.tree_leaves(shape[1]))
+    num_res = len(_tree_leaves(shape[1]))
     names = [arg_names[i] for i in wrt] + [arg_names[i] for i in others]
     resolver = _Resolver(filename, names)
     out = []
@@ -276,8 +295,13 @@ class _StructureWalker:
         counter[eqn.primitive.name] += 1
 
 
+def trace_only(fn, args) -> None:
+    """Trace ``fn`` once (so that it can fail, or report its outputs) without reading anything."""
+    _make_jaxpr(fn)(*args)
+
+
 def checkpoint_structure(fn, args, filename: str) -> dict:
-    closed = jax.make_jaxpr(fn)(*args)
+    closed = _make_jaxpr(fn)(*args)
     walker = _StructureWalker(filename)
     walker.walk(closed.jaxpr, walker.total, None, 0, closed.jaxpr.outvars)
     for record in walker.checkpoints:
@@ -297,38 +321,153 @@ def _jsonable_policy(policy):
 
 # ---------------------------------------------------------------------------- programs
 
+def _vjp_parts(fn, wrt):
+    """``forward(*arrays) -> (output leaves, residual leaves)`` for ``jax.vjp`` with respect to
+    ``wrt``, and a ``backward(residuals, cotangent leaves) -> gradients`` that undoes the split;
+    ``backward`` needs the structures ``forward`` records while it is traced."""
+    shapes: dict = {}
+
+    def forward(*flat):
+        def of_diff(*diff):
+            full = list(flat)
+            for i, value in zip(wrt, diff):
+                full[i] = value
+            return fn(*full)
+
+        out, vjp_fn = _vjp(of_diff, *(flat[i] for i in wrt))
+        out_leaves, shapes["out"] = _tree_flatten(out)
+        res_leaves, shapes["res"] = _tree_flatten(vjp_fn)
+        return out_leaves, res_leaves
+
+    def backward(res_leaves, cotangent_leaves):
+        vjp_fn = _tree_unflatten(shapes["res"], list(res_leaves))
+        return list(vjp_fn(_tree_unflatten(shapes["out"], list(cotangent_leaves))))
+
+    return forward, backward
+
+
+def _structs(avals):
+    return [_ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
+
+
 def fwd_bwd_programs(fn, args, wrt) -> tuple[str, str]:
-    """The forward program of ``jax.vjp`` (outputs and residuals) and the backward program."""
+    """The forward program of ``jax.vjp`` (outputs and residuals) and the backward program.
+
+    Both are traced, never run: printing them costs no compilation.
+    """
     with_all, diff, rest, _ = _split(args, wrt)
     traced = with_all(fn)
+    tree = {}
 
     def vjp_of(*diff_part):
-        return jax.vjp(lambda *d: traced(*d, *rest), *diff_part)
+        out, vjp_fn = _vjp(lambda *d: traced(*d, *rest), *diff_part)
+        tree["res"] = _tree_flatten(vjp_fn)[1]
+        return out, vjp_fn
 
-    fwd = jax.make_jaxpr(vjp_of)(*diff).jaxpr
-    out, vjp_fn = vjp_of(*diff)
-    res, tree = jax.tree_util.tree_flatten(vjp_fn)
+    closed, (out_shape, vjp_shape) = _make_jaxpr(vjp_of, return_shape=True)(*diff)
+    res_shapes = _tree_leaves(vjp_shape)
 
     def backward(*flat):
         *res_part, cotangent = flat
-        return jax.tree_util.tree_unflatten(tree, res_part)(cotangent)
+        return _tree_unflatten(tree["res"], res_part)(cotangent)
 
-    bwd = jax.make_jaxpr(backward)(*res, out).jaxpr
-    return str(fwd), str(bwd)
+    bwd = _make_jaxpr(backward)(*res_shapes, out_shape).jaxpr
+    return str(closed.jaxpr), str(bwd)
+
+
+# ---------------------------------------------------------------------------- exported programs
+
+class ProgramRefused(ValueError):
+    """An exported program the verifier will not compile or run, with the reason."""
+
+
+def export_programs(cases, wrt) -> dict:
+    """Export, for all ``cases`` (pairs of a function and its arrays) at once, the forward program
+    (inputs -> outputs and residuals) and the backward program (residuals, cotangents -> gradients).
+
+    One bundle for all cases keeps the cost of lowering (here) and of compiling (in the verifier)
+    to one of each. Returns the two serialized programs as byte arrays.
+    """
+    from jax import export
+
+    parts = [_vjp_parts(fn, wrt) for fn, _ in cases]
+
+    def forward(all_arrays):
+        return [part[0](*arrays) for part, arrays in zip(parts, all_arrays)]
+
+    def backward(all_residuals, all_cotangents):
+        return [part[1](res, ct) for part, res, ct in zip(parts, all_residuals, all_cotangents)]
+
+    inputs = [[_ShapeDtypeStruct(np.shape(a), np.asarray(a).dtype) for a in arrays] for _, arrays in cases]
+    fwd = export.export(_jit(forward))(inputs)
+    per_case = _tree_unflatten(fwd.out_tree, list(fwd.out_avals))
+    residuals = [_structs(res) for _, res in per_case]
+    cotangents = [_structs(out) for out, _ in per_case]
+    bwd = export.export(_jit(backward))(residuals, cotangents)
+    return {
+        "fwd": np.frombuffer(bytes(fwd.serialize()), dtype=np.uint8),
+        "bwd": np.frombuffer(bytes(bwd.serialize()), dtype=np.uint8),
+    }
+
+
+def load_program(blob: bytes):
+    """Deserialize an exported program that a child (an attacker, maybe) made, and check it.
+
+    Refused: anything that leaves XLA's own operations (custom calls outside the targets JAX
+    guarantees stable, which is where host callbacks live), effects, several devices, another
+    platform, shape polymorphism or disabled safety checks. What passes is plain StableHLO.
+    """
+    from jax import export
+    from jax._src.export import _export as _ex
+    from jax._src.interpreters import mlir as _mlir
+
+    try:
+        exported = export.deserialize(bytearray(blob))
+    except Exception as exc:  # noqa: BLE001 - malformed bytes from an untrusted child
+        raise ProgramRefused(f"the exported program could not be read ({type(exc).__name__})") from None
+    platform = jax.default_backend()
+    if exported.nr_devices != 1 or tuple(exported.platforms) != (platform,):
+        raise ProgramRefused(f"the program was exported for {exported.platforms} on {exported.nr_devices} device(s)")
+    if exported.ordered_effects or exported.unordered_effects:
+        raise ProgramRefused("the program has side effects (host callbacks or similar)")
+    if exported.uses_global_constants or exported.disabled_safety_checks:
+        raise ProgramRefused("the program uses shape polymorphism or disabled safety checks")
+    allowed = _ex._CUSTOM_CALL_TARGETS_GUARANTEED_STABLE
+    with _mlir.make_ir_context():
+        module = exported.mlir_module(serialized=False)
+        refused = []
+
+        def visit(op) -> None:
+            name = op.operation.name
+            if name == "stablehlo.custom_call":
+                target = str(op.operation.attributes["call_target_name"]).strip('"')
+                if target not in allowed:
+                    refused.append(f"custom call {target!r}")
+            elif name in ("stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv"):
+                refused.append(name)
+            for region in op.operation.regions:
+                for block in region:
+                    for inner in block:
+                        visit(inner)
+
+        visit(module)
+    if refused:
+        raise ProgramRefused(f"the program calls out of XLA: {', '.join(sorted(set(refused)))}")
+    return exported
 
 
 # ---------------------------------------------------------------------------- cost
 
-def compiled_cost(fn, args, wrt, cotangent) -> dict:
+def compiled_cost(fn, args, wrt) -> dict:
     """XLA's estimates for the whole gradient step (forward, residuals, backward), compiled."""
-    with_all, diff, rest, _ = _split(args, wrt)
-    traced = with_all(fn)
+    forward, backward = _vjp_parts(fn, wrt)
 
-    def step(*diff_part):
-        out, vjp_fn = jax.vjp(lambda *d: traced(*d, *rest), *diff_part)
-        return out, vjp_fn(cotangent)
+    def step(arrays, cotangents):
+        outs, res = forward(*arrays)
+        return outs, backward(res, cotangents)
 
-    compiled = jax.jit(step).lower(*diff).compile()
+    out_shape, _ = jax.eval_shape(forward, *args)
+    compiled = _jit(step).lower(list(args), _structs(out_shape)).compile()
     analysis = compiled.cost_analysis()
     if isinstance(analysis, (list, tuple)):
         analysis = analysis[0] if analysis else {}

@@ -8,7 +8,8 @@ import pytest
 from judge import grade, load_problem
 from judge.grader import ExpectedCache
 from judge.package import Limits
-from judge.runner import FreshInterpreterRunner
+from judge.zygote import shared_runner
+from tests.escape import escaping
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
@@ -116,13 +117,27 @@ def test_exception_is_runtime_error_with_the_line(problem):
     assert "ValueError: boom" in report.message and "line 2" in report.message
 
 
-def test_process_that_exits_without_a_result_is_runtime_error(problem):
-    report = grade(problem, "import os\ndef checkpoint_dot_policy(w1, w2, x):\n    os._exit(0)\n")
+EXITS_EARLY = "import os\ndef checkpoint_dot_policy(w1, w2, x):\n    os._exit(0)\n"
+
+
+def test_the_gate_refuses_os_before_any_process_starts(problem):
+    report = grade(problem, EXITS_EARLY)
+    assert report.verdict == "forbidden"
+    assert report.message.startswith("line 1: `import os` is not allowed")
+
+
+def test_the_child_refuses_the_import_too_when_the_gate_misses_it(problem, past_the_gate):
+    report = grade(problem, EXITS_EARLY)
+    assert report.verdict == "runtime_error" and "import of 'os' is not allowed" in report.message
+
+
+def test_process_that_exits_without_a_result_is_runtime_error(problem, past_the_gate):
+    report = grade(problem, escaping("def checkpoint_dot_policy(w1, w2, x):\n    os._exit(0)\n"))
     assert report.verdict == "runtime_error" and "before reporting a result" in report.message
 
 
-def test_module_level_sys_exit_is_runtime_error(problem):
-    report = grade(problem, "import sys\nsys.exit(0)\n")
+def test_module_level_sys_exit_is_runtime_error(problem, past_the_gate):
+    report = grade(problem, escaping("sys.exit(0)"))
     assert report.verdict == "runtime_error" and "SystemExit" in report.message
 
 
@@ -137,8 +152,8 @@ def test_infinite_loop_is_time_limit(tight):
     assert report.time_s < 20
 
 
-def test_sleeping_forever_is_time_limit_by_wall_clock(tight):
-    report = grade(tight, "import time\ndef checkpoint_dot_policy(w1, w2, x):\n    time.sleep(1000)\n")
+def test_sleeping_forever_is_time_limit_by_wall_clock(tight, past_the_gate):
+    report = grade(tight, escaping("def checkpoint_dot_policy(w1, w2, x):\n    _module('time').sleep(1000)\n"))
     assert report.verdict == "time_limit" and "longer than 6 s" in report.message
 
 
@@ -152,31 +167,69 @@ def test_printing_too_much_is_output_limit(tight):
     assert report.verdict == "output_limit"
 
 
-class CountingRunner(FreshInterpreterRunner):
+class CountingRunner:
+    """The shared zygote runner, recording every request its children get."""
+
     def __init__(self):
-        self.calls, self.requests = [], []
+        self.runner = shared_runner()
+        self.requests = []
+
+    def notes(self):
+        return self.runner.notes()
+
+    def missing_layers(self):
+        return self.runner.missing_layers()
 
     def run(self, request, limits):
-        self.calls.append(request["source"])
         self.requests.append(request)
-        return super().run(request, limits)
+        return self.runner.run(request, limits)
+
+    def prepare(self, limits, role="run"):
+        child, requests = self.runner.prepare(limits, role), self.requests
+
+        class Recorded:
+            def run(self, request, limits):
+                requests.append(request)
+                return child.run(request, limits)
+
+            def discard(self):
+                child.discard()
+
+        return Recorded()
+
+    def sources(self):
+        return [r.get("source") for r in self.requests]
 
 
 def test_reference_results_are_computed_once_per_package_version(problem):
     runner, cache = CountingRunner(), ExpectedCache()
     for _ in range(2):
         assert grade(problem, source("accepted/decorator.py"), runner=runner, expected_cache=cache).verdict == "accepted"
-    assert runner.calls.count(problem.reference) == 1
-    assert len(runner.calls) == 3
+    assert runner.sources().count(problem.reference) == 1
+    # each grading: the child that traces the source, then the verifier that runs its programs
+    assert [r.get("mode", "trace") for r in runner.requests] == ["trace", "verify"] * 3
 
 
 def test_the_submissions_child_gets_its_source_and_generated_inputs_only(problem):
     runner = CountingRunner()
     submitted = source("accepted/decorator.py")
     grade(problem, submitted, runner=runner, expected_cache=ExpectedCache())
-    request = runner.requests[-1]
+    request = runner.requests[-2]
     assert request["source"] == submitted
-    assert set(request) == {"source", "filename", "entry", "arg_names", "wrt", "inspect", "fwd_bwd", "cases"}
+    assert set(request) == {"source", "filename", "entry", "arg_names", "wrt", "inspect", "fwd_bwd", "export", "cases"}
     for case in request["cases"]:
         assert set(case) == {"name", "seed", "static_mask", "args"}
     assert problem.reference not in repr(request)
+
+
+def test_the_verifier_gets_programs_and_inputs_but_no_source(problem):
+    runner = CountingRunner()
+    grade(problem, source("accepted/decorator.py"), runner=runner, expected_cache=ExpectedCache())
+    request = runner.requests[-1]
+    assert request["mode"] == "verify" and set(request) == {"mode", "fwd", "bwd", "wrt", "cases"}
+    assert "source" not in repr(request) and problem.reference not in repr(request)
+    for case in request["cases"]:
+        assert set(case) == {"name", "inputs", "cotangent", "hidden_inputs", "hidden_cotangent"}
+        # the hidden inputs have the case's shapes but other values
+        assert [a.shape for a in case["inputs"]] == [a.shape for a in case["hidden_inputs"]]
+        assert not any((a == b).all() for a, b in zip(case["inputs"], case["hidden_inputs"]))

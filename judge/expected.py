@@ -1,0 +1,100 @@
+"""The reference's results, computed once per problem version and kept in memory and on disk.
+
+The key is the package's content hash (every file of the problem folder), the case names and
+the version of what is stored, so editing a problem or upgrading the judge or JAX recomputes it.
+An entry also holds the salt of the hidden inputs the verifier runs on: the parent draws it once
+per problem version and keeps it with the results computed from it. The cache directory is
+never visible to a sandboxed child.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import threading
+from importlib import metadata
+from pathlib import Path
+
+from . import pipeline, protocol
+from .package import Problem
+
+FORMAT = 1  # bump when what is stored, or how it is computed, changes
+FILE_CAP = 256 << 20
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class ReferenceError_(RuntimeError):
+    """The problem's own reference failed: the package is broken, not the submission."""
+
+
+def default_directory() -> Path:
+    return Path(os.environ.get("JUDGE_CACHE_DIR") or PROJECT_ROOT / "var" / "judge-cache") / "expected"
+
+
+class ExpectedCache:
+    """Reference results per (package content hash, case names): computed once, then reused.
+
+    ``directory=None`` keeps them in memory only.
+    """
+
+    def __init__(self, directory: Path | str | None = None):
+        self.directory = Path(directory) if directory is not None else None
+        self._data: dict = {}
+        self._locks: dict = {}
+        self._lock = threading.Lock()
+
+    def key(self, problem: Problem, cases) -> str:
+        text = "\n".join([str(FORMAT), metadata.version("jax"), problem.content_hash, *(c.name for c in cases)])
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def get(self, problem: Problem, cases, runner) -> dict:
+        """``{"salt": int, "cases": {name: evidence}}``; raises ``ReferenceError_``."""
+        key = self.key(problem, cases)
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:  # one computation per key, however many graders ask at once
+            if key not in self._data:
+                self._data[key] = self._load(key) or self._compute(problem, cases, runner, key)
+            return self._data[key]
+
+    def _path(self, key: str) -> Path | None:
+        return self.directory / f"{key}.msg" if self.directory is not None else None
+
+    def _load(self, key: str) -> dict | None:
+        path = self._path(key)
+        if path is None or not path.is_file():
+            return None
+        try:
+            stored = protocol.parse_buffer(path.read_bytes(), FILE_CAP)
+        except (OSError, protocol.ProtocolError):
+            return None  # unreadable or from an interrupted write: computed again
+        if not isinstance(stored, dict) or stored.get("key") != key:
+            return None
+        return {"salt": int(stored["salt"]), "cases": stored["cases"]}
+
+    def _compute(self, problem: Problem, cases, runner, key: str) -> dict:
+        salt = secrets.randbits(62)
+        outcome = pipeline.run(problem, problem.reference, cases, runner, salt=salt)
+        if outcome.failure:
+            verdict, message = outcome.failure
+            raise ReferenceError_(f"the reference of {problem.slug} failed: {verdict}: {message}")
+        by_name = {}
+        for case in outcome.cases:
+            if "error" in case:
+                raise ReferenceError_(f"the reference of {problem.slug} failed on case {case['name']}: "
+                                      f"{pipeline.error_message(case['error'])}")
+            by_name[case["name"]] = case
+        entry = {"salt": salt, "cases": by_name}
+        self._store(key, entry)
+        return entry
+
+    def _store(self, key: str, entry: dict) -> None:
+        path = self._path(key)
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(protocol.encode({"key": key, **entry}))
+        os.replace(temporary, path)

@@ -1,0 +1,219 @@
+"""Trusted verification: the numbers a verdict rests on come from a process where no submitted code ran.
+
+The child that runs a submission can lie: once its code has run, it may have patched JAX or the
+judge's own inspection before reporting. So that child computes no numbers. It exports its
+forward program (inputs -> outputs and the residuals that reverse mode saves) and its backward
+program (residuals and cotangents -> gradients) with ``jax.export``; a second child, the
+verifier, forked from the zygote and given only those two serialized programs and inputs,
+deserializes them, refuses any that call out of XLA (``residuals.load_program``), checks that
+they take the case's inputs and that the backward program takes exactly the residuals the
+forward one produces, compiles the pair as one XLA program and runs it twice:
+
+* on the case's own inputs, for the learner-facing comparison;
+* on hidden inputs of the same shapes (drawn with a salt that never leaves the parent) with a
+  hidden cotangent, so that a program that merely knows the answers for the inputs it was
+  given (constants baked in by a lying child) fails.
+
+What this guarantees: the values, gradients and the count, types and bytes of the residuals are
+those of the program that will really run; a child cannot make wrong numbers pass or claim to
+save less than its program saves. What it does not: the identity of the checkpoint policy and
+the provenance of each residual (which primitive, which line) are only visible in the traced
+program, so they still come from the submission's child, protected by the static gate and by
+``residuals`` reading through references bound before any submission was imported. A program
+that saves the same residuals by other means (a hand-written ``custom_vjp`` that lies about
+itself) is the gap; its numbers and memory use are still what the verdict says.
+
+The verifier parses and compiles attacker-made bytes, so it runs in the same sandbox as the
+submission's child.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+COTANGENT_STREAM = 7919
+
+
+# ---------------------------------------------------------------------------- parent side
+
+def cotangent(outputs: list[dict], seed: int, salt: int | None = None) -> list[np.ndarray]:
+    """The cotangent fed to the backward program, one array per output leaf.
+
+    For the case's own inputs: ones for a scalar output (the gradient of the value itself) and a
+    seeded random array otherwise. For the hidden run every leaf is random, scalars included, so
+    that a backward program returning constants cannot match.
+    """
+    rng = np.random.default_rng(seed + COTANGENT_STREAM if salt is None else [seed, salt, COTANGENT_STREAM])
+    leaves = []
+    for out in outputs:
+        dtype = _dtype(out["dtype"])
+        if not out["shape"] and salt is None:
+            leaves.append(np.ones((), dtype))
+        else:
+            leaves.append(np.asarray(rng.standard_normal(out["shape"])).astype(dtype))
+    return leaves
+
+
+def _dtype(name: str):
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def build_request(programs: dict, wrt: list[int], cases: list[dict]) -> dict:
+    """``cases``: name, inputs, cotangent, hidden_inputs, hidden_cotangent (arrays only)."""
+    return {"mode": "verify", "fwd": programs["fwd"], "bwd": programs["bwd"], "wrt": list(wrt), "cases": cases}
+
+
+def _avals_ok(items) -> bool:
+    return isinstance(items, list) and all(
+        isinstance(a, dict) and isinstance(a.get("dtype"), str) and isinstance(a.get("shape"), list)
+        and all(isinstance(d, int) and not isinstance(d, bool) for d in a["shape"]) for a in items)
+
+
+def _arrays_ok(items) -> bool:
+    return isinstance(items, list) and all(isinstance(a, np.ndarray) for a in items)
+
+
+def valid_response(response, names: list[str]) -> bool:
+    """The verifier is sandboxed too (it compiled attacker-made bytes): check what it sent."""
+    if not isinstance(response, dict):
+        return False
+    if response.get("status") == "error":
+        error = response.get("error")
+        return isinstance(error, dict) and isinstance(error.get("message"), str) and isinstance(error.get("kind"), str)
+    cases = response.get("cases")
+    if response.get("status") != "ok" or not isinstance(cases, list) or [c.get("name") for c in cases] != names:
+        return False
+    for case in cases:
+        if not _avals_ok(case.get("outputs")):
+            return False
+        if response.get("checked") and not (
+                _avals_ok(case.get("residuals"))
+                and all(_arrays_ok(case.get(k)) for k in ("value", "grads", "hidden_value", "hidden_grads"))):
+            return False
+    return isinstance(response.get("checked"), bool)
+
+
+# ---------------------------------------------------------------------------- verifier side
+
+class _Mismatch(Exception):
+    """The forward program's outputs are not of the expected types: a wrong answer, not an attack."""
+
+    def __init__(self, outputs: list):
+        self.outputs = outputs
+
+
+def warm_up() -> None:
+    """Run the verifier's whole path once on a tiny program of the judge's own, before the request
+    arrives: backend start, lazy initialisation and the compiler's first-use cost are then paid
+    while the submission's child is still tracing."""
+    import jax
+
+    from . import residuals
+
+    def tiny(x):
+        return (jax.numpy.sin(x) ** 2).sum()
+
+    x = np.ones(3, np.float32)
+    programs = residuals.export_programs([(tiny, [x])], [0])
+    request = build_request(programs, [0], [{"name": "warm-up", "inputs": [x], "cotangent": [np.ones((), np.float32)],
+                                             "hidden_inputs": [x], "hidden_cotangent": [np.ones((), np.float32)]}])
+    serve(request)
+
+
+def serve(request: dict) -> dict:
+    import jax
+
+    from . import residuals
+
+    try:
+        fwd = residuals.load_program(np.asarray(request["fwd"], dtype=np.uint8).tobytes())
+        bwd = residuals.load_program(np.asarray(request["bwd"], dtype=np.uint8).tobytes())
+        layout = _layout(fwd, bwd, request["cases"], request["wrt"])
+    except residuals.ProgramRefused as exc:
+        return {"status": "error", "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"}}
+    except _Mismatch as mismatch:
+        return {"status": "ok", "checked": False,
+                "cases": [{"name": c["name"], "outputs": outs} for c, outs in zip(request["cases"], mismatch.outputs)]}
+
+    def program(inputs, cotangents):
+        per_case = fwd.call(inputs)
+        outs = [out for out, _ in per_case]
+        grads = bwd.call([res for _, res in per_case], cotangents)
+        return outs, grads
+
+    cases = request["cases"]
+    try:
+        compiled = jax.jit(program).lower([c["inputs"] for c in cases], [c["cotangent"] for c in cases]).compile()
+        outs, grads = compiled([c["inputs"] for c in cases], [c["cotangent"] for c in cases])
+        hidden_outs, hidden_grads = compiled([c["hidden_inputs"] for c in cases], [c["hidden_cotangent"] for c in cases])
+    except Exception as exc:  # noqa: BLE001 - XLA's runtime errors, out of memory above all
+        text = f"{type(exc).__name__}: {exc}"
+        kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
+        return {"status": "error", "error": {"kind": kind, "message": text.splitlines()[0][:500]}}
+    response_cases = []
+    for i, case in enumerate(cases):
+        response_cases.append({
+            "name": case["name"],
+            "outputs": layout[i]["outputs"],
+            "residuals": layout[i]["residuals"],
+            "value": [np.asarray(v) for v in outs[i]],
+            "grads": [np.asarray(g) for g in grads[i]],
+            "hidden_value": [np.asarray(v) for v in hidden_outs[i]],
+            "hidden_grads": [np.asarray(g) for g in hidden_grads[i]],
+        })
+    return {"status": "ok", "checked": True, "cases": response_cases}
+
+
+def _aval(aval) -> dict:
+    shape = [int(d) for d in aval.shape]
+    dtype = np.dtype(aval.dtype)
+    return {"dtype": dtype.name, "shape": shape, "bytes": int(np.prod(shape, dtype=np.int64)) * dtype.itemsize}
+
+
+def _same(avals, arrays) -> bool:
+    return len(avals) == len(arrays) and all(
+        tuple(a.shape) == tuple(np.shape(x)) and np.dtype(a.dtype) == np.asarray(x).dtype for a, x in zip(avals, arrays))
+
+
+def _layout(fwd, bwd, cases: list[dict], wrt: list[int]) -> list[dict]:
+    """Check the two programs' signatures against the inputs the parent sent; per case, the
+    outputs' and residuals' types. Refuses (``ProgramRefused``) a pair that does not fit together."""
+    import jax
+
+    from .residuals import ProgramRefused
+
+    inputs = [c["inputs"] for c in cases]
+    if fwd.in_tree != jax.tree_util.tree_structure(((inputs,), {})) or not _same(fwd.in_avals, jax.tree_util.tree_leaves(inputs)):
+        raise ProgramRefused("the forward program does not take the case's inputs")
+    try:
+        per_case = jax.tree_util.tree_unflatten(fwd.out_tree, list(range(len(fwd.out_avals))))
+        split = [(list(out), list(res)) for out, res in per_case]
+    except (TypeError, ValueError):
+        raise ProgramRefused("the forward program's results are not outputs and residuals per case") from None
+    if len(split) != len(cases) or not all(isinstance(i, int) for out, res in split for i in out + res):
+        raise ProgramRefused("the forward program's results are not outputs and residuals per case")
+    layout, mismatch = [], False
+    for case, (out, res) in zip(cases, split):
+        outputs = [_aval(fwd.out_avals[i]) for i in out]
+        mismatch |= not _same([fwd.out_avals[i] for i in out], case["cotangent"])
+        layout.append({"outputs": outputs, "residuals": [_aval(fwd.out_avals[i]) for i in res],
+                       "res_avals": [fwd.out_avals[i] for i in res]})
+    if mismatch:
+        raise _Mismatch([entry["outputs"] for entry in layout])
+    residuals = [entry["res_avals"] for entry in layout]
+    cotangents = [c["cotangent"] for c in cases]
+    expected_in = jax.tree_util.tree_structure(((residuals, cotangents), {}))
+    flat_in = [a for r in residuals for a in r] + [a for c in cotangents for a in c]
+    if bwd.in_tree != expected_in or len(bwd.in_avals) != len(flat_in) or not all(
+            tuple(a.shape) == tuple(np.shape(b)) and np.dtype(a.dtype) == np.dtype(b.dtype)
+            for a, b in zip(bwd.in_avals, flat_in)):
+        raise ProgramRefused("the backward program does not take exactly the forward program's residuals")
+    grads = [[c["inputs"][i] for i in wrt] for c in cases]
+    if bwd.out_tree != jax.tree_util.tree_structure(grads) or not _same(bwd.out_avals, jax.tree_util.tree_leaves(grads)):
+        raise ProgramRefused("the backward program does not return one gradient per differentiated input")
+    for entry in layout:
+        del entry["res_avals"]
+    return layout

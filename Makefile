@@ -23,5 +23,8 @@ test: setup
 validate: setup
 	$(PY) -m judge validate problems/*/
 
+bench: setup
+	$(PY) -m judge bench
+
 clean:
 	rm -rf $(VENV) .pytest_cache

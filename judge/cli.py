@@ -1,4 +1,4 @@
-"""The ``python -m judge`` command line: grade, validate, inspect."""
+"""The ``python -m judge`` command line: grade, validate, inspect, doctor, bench."""
 from __future__ import annotations
 
 import argparse
@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from . import gate
 from . import report as text
 from .grader import FILENAME, grade
 from .package import ArraySpec, PackageError, load_problem
@@ -73,6 +74,10 @@ def cmd_inspect(args) -> int:
     rng = np.random.default_rng(args.seed)
     arrays = [generate(s, s.shape({}), "normal", 1.0, rng) for s in specs]
     source = Path(file).read_text(encoding="utf-8")
+    refusal = gate.check(source)
+    if refusal:
+        print(f"inspect: {refusal.verdict}: {refusal.message}", file=sys.stderr)
+        return 1
     names = _parameter_names(source, function, len(specs))
     request = {
         "source": source, "filename": FILENAME, "entry": function,
@@ -105,6 +110,55 @@ def cmd_inspect(args) -> int:
         print()
         print(text.side_by_side(case["programs"]["forward"], case["programs"]["backward"]))
     return 0
+
+
+def cmd_doctor(args) -> int:
+    """Which sandbox layers hold on this machine, and why any does not."""
+    from .grader import REQUIRE_ALL_LAYERS, require_all_layers
+    from .sandbox import layers
+
+    runner = _runner()
+    found = runner.layers()
+    if args.json:
+        print(json.dumps({"runner": runner.name, "layers": found, "require_all_layers": require_all_layers()}))
+    else:
+        print(f"sandbox layers on this machine ({runner.name}, pid {getattr(runner, 'pid', '?')}):")
+        missing = [name for name, state in found.items() if not state["ok"]]
+        rows = [["ok" if state["ok"] else "MISSING", name, layers.DESCRIPTIONS[name]]
+                + ([state["detail"] if not state["ok"] else ""] if missing else []) for name, state in found.items()]
+        print(text.table(["", "layer", "what"] + (["why missing"] if missing else []), rows))
+        if missing:
+            mode = "refuses to grade" if require_all_layers() else f"grades, and every report says so ({REQUIRE_ALL_LAYERS}=1 would refuse)"
+            print(f"\n{len(missing)} layer(s) missing: the judge {mode}.")
+        else:
+            print("\nevery layer is active.")
+    return 0 if all(state["ok"] for state in found.values()) else 1
+
+
+def cmd_bench(args) -> int:
+    from . import bench
+
+    folders = [Path(p) for p in args.problems] or bench.problem_folders(Path(__file__).resolve().parent.parent / "problems")
+    runner = _runner()
+    rows, ok = [], True
+    for folder in folders:
+        problem = load_problem(folder)
+        if not problem.submissions.get("accepted"):
+            continue
+        figures = bench.measure(problem, runner, runs=args.runs, cold_runs=args.cold_runs,
+                                throughput_runs=args.throughput_runs)
+        ok &= figures.all_accepted
+        if args.json:
+            print(json.dumps(figures.to_dict()), flush=True)
+        else:
+            rows.append([figures.problem, f"{figures.warm_p50_s:.3f}", f"{figures.warm_p95_s:.3f}",
+                         f"{figures.cold_p50_s:.3f}", f"{figures.speedup:.1f}x", f"{figures.throughput_per_min:.0f}",
+                         "" if figures.all_accepted else "NOT ALL ACCEPTED"])
+            print(f"{figures.problem}: warm p50 {figures.warm_p50_s:.3f} s", file=sys.stderr, flush=True)
+    if not args.json:
+        print(text.table(["problem", "warm p50 s", "warm p95 s", "cold p50 s", "speedup", "verdicts/min (2 graders)",
+                          ""], rows))
+    return 0 if ok else 1
 
 
 def _parameter_names(source: str, function: str, count: int) -> list[str]:
@@ -142,6 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--fwd-bwd", action="store_true", help="also print the forward and backward programs")
     i.add_argument("--seed", type=int, default=0)
     i.set_defaults(func=cmd_inspect)
+    d = sub.add_parser("doctor", help="which sandbox layers are active on this machine, and why any is not")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(func=cmd_doctor)
+    b = sub.add_parser("bench", help="grading latency through the warm zygote vs a fresh interpreter, and throughput")
+    b.add_argument("problems", nargs="*", help="problem folders (default: every problem of the bank)")
+    b.add_argument("--json", action="store_true", help="one JSON object per line per problem")
+    b.add_argument("--runs", type=int, default=20, help="warm gradings per problem")
+    b.add_argument("--cold-runs", type=int, default=3, help="gradings with a fresh interpreter per child")
+    b.add_argument("--throughput-runs", type=int, default=24, help="gradings shared by two concurrent graders")
+    b.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -1,0 +1,104 @@
+"""``python -m judge bench``: how long a learner waits, measured side by side with the naive design.
+
+Per problem, the accepted submissions are graded many times through the warm zygote (p50 and
+p95 latency), a few times with a fresh interpreter per child (the naive design, in the same
+run), and by two graders at once for throughput. The reference's expected results are computed
+before any timing, as in production (once per problem version); nothing of a submission's own
+work is cached between gradings, each one runs in new children.
+"""
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import verdicts
+from .expected import ExpectedCache
+from .grader import grade
+from .package import Problem
+from .runner import FreshInterpreterRunner
+
+
+@dataclass
+class Figures:
+    problem: str
+    warm_p50_s: float
+    warm_p95_s: float
+    cold_p50_s: float
+    speedup: float
+    throughput_per_min: float
+    gradings: int
+    all_accepted: bool
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def _sources(problem: Problem) -> list[str]:
+    return [path.read_text(encoding="utf-8") for path in problem.submissions.get(verdicts.ACCEPTED, [])]
+
+
+def _timed(problem: Problem, source: str, runner, cache: ExpectedCache) -> tuple[float, str]:
+    started = time.perf_counter()
+    report = grade(problem, source, runner=runner, expected_cache=cache)
+    return time.perf_counter() - started, report.verdict
+
+
+def measure(problem: Problem, warm_runner, *, runs: int = 20, cold_runs: int = 3,
+            throughput_runs: int = 24, graders: int = 2) -> Figures:
+    sources = _sources(problem)
+    if not sources:
+        raise ValueError(f"{problem.slug} has no accepted submission to grade")
+    cache = ExpectedCache()
+    cache.get(problem, problem.cases, warm_runner)  # once per problem version, before any timing
+    seen: list[str] = []
+    warm = []
+    for i in range(runs):
+        elapsed, verdict = _timed(problem, sources[i % len(sources)], warm_runner, cache)
+        warm.append(elapsed)
+        seen.append(verdict)
+    cold_runner = FreshInterpreterRunner()
+    cold = []
+    for i in range(cold_runs):
+        elapsed, verdict = _timed(problem, sources[i % len(sources)], cold_runner, cache)
+        cold.append(elapsed)
+        seen.append(verdict)
+    per_grader = max(1, throughput_runs // graders)
+    lock = threading.Lock()
+
+    def grader(offset: int) -> None:
+        for i in range(per_grader):
+            _, verdict = _timed(problem, sources[(i + offset) % len(sources)], warm_runner, cache)
+            with lock:
+                seen.append(verdict)
+
+    threads = [threading.Thread(target=grader, args=(g,)) for g in range(graders)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    warm_p50 = statistics.median(warm)
+    cold_p50 = statistics.median(cold)
+    return Figures(
+        problem=problem.slug,
+        warm_p50_s=round(warm_p50, 3),
+        warm_p95_s=round(percentile(warm, 0.95), 3),
+        cold_p50_s=round(cold_p50, 3),
+        speedup=round(cold_p50 / warm_p50, 2),
+        throughput_per_min=round(per_grader * graders / elapsed * 60, 1),
+        gradings=len(seen),
+        all_accepted=all(v == verdicts.ACCEPTED for v in seen),
+    )
+
+
+def problem_folders(root: Path) -> list[Path]:
+    return sorted(p for p in root.iterdir() if (p / "problem.toml").exists())

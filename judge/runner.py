@@ -87,9 +87,9 @@ def classify_exit(returncode: int, limits: Limits, wall_s: float, cpu_s: float) 
         if sig == signal.SIGKILL and wall_s >= limits.wall_s:
             return "time_limit", f"ran longer than {limits.wall_s:g} s"
         if sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGKILL):
-            return "crashed", f"the process died with {sig.name} (this can mean it ran out of memory)"
-        return "crashed", f"the process died with {sig.name}"
-    return "crashed", f"the process exited with status {returncode} before reporting a result"
+            return "crashed", f"died with {sig.name} (this can mean it ran out of memory)"
+        return "crashed", f"died with {sig.name}"
+    return "crashed", f"exited with status {returncode} before reporting a result"
 
 
 def pump(streams: dict, deadline: float, caps: dict, send: tuple[int, bytes] | None = None

@@ -1,0 +1,163 @@
+"""The hostile corpus: submissions a stranger might send, each with the verdict it must get.
+
+Every entry is graded twice: as sent (``gated``: the static gate sees it first) and "past the
+gate" (``deep``: as if the gate had missed it), so that each deeper layer is shown to hold by
+itself. A deep source that needs ``os`` or ``sys`` reaches them through the classic escape from
+restricted builtins (``tests.escape``). ``{placeholders}`` are replaced by the driver with the
+paths, port and pids of the run (see ``run_corpus.py``); the checks that nothing escaped are in
+``tests/hostile/test_hostile.py``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tests.escape import escaping
+
+ENTRY = "def checkpoint_dot_policy(w1, w2, x):\n"
+
+
+@dataclass(frozen=True)
+class Hostile:
+    name: str
+    gated_source: str
+    gated: str  # verdict when the gate sees the source first
+    deep: str  # verdict when graded past the gate
+    deep_source: str = ""  # the past-the-gate variant, when it differs
+    message: str = ""  # a phrase the deep verdict's message must contain
+    policies: tuple | None = None  # the checkpoint policies the deep report must show, when given
+
+    @property
+    def source_past_gate(self) -> str:
+        return self.deep_source or self.gated_source
+
+
+CORPUS = [
+    Hostile("infinite_loop", ENTRY + "    while True:\n        pass\n", "time_limit", "time_limit"),
+    Hostile("memory_bomb", ENTRY + "    hog = bytearray(8 << 30)\n    return hog\n", "memory_limit", "memory_limit"),
+    Hostile("fork_bomb", "import os\nwhile True:\n    os.fork()\n", "forbidden", "runtime_error",
+            escaping("while True:\n    os.fork()"), message="PermissionError"),
+    Hostile("huge_stdout", ENTRY + "    print('x' * 10_000_000)\n    return w1.sum()\n", "output_limit", "output_limit"),
+    Hostile("read_outside", "print(open('{reference}').read())\n", "forbidden", "runtime_error", escaping("""
+found = []
+open = _module("io").open  # the real one: the child's builtins refuse open
+for path in ["{reference}", "{canary}", "/etc/passwd", "/etc/hostname", "{cache}"]:
+    try:
+        with open(path) as f:
+            found.append(path + ": " + f.read())
+    except OSError as exc:
+        found.append(path + ": " + type(exc).__name__)
+raise RuntimeError(" | ".join(found))
+"""), message="FileNotFoundError"),
+    Hostile("write_outside", "open('{marker}', 'w').write('x')\n", "forbidden", "runtime_error", escaping("""
+done = []
+open = _module("io").open  # the real one: the child's builtins refuse open
+for path, mode in [("{marker}", "w"), ("{project_marker}", "w"), ("{reference}", "a"), ("/sandbox/../{marker_name}", "w")]:
+    try:
+        with open(path, mode) as f:
+            f.write("# written by a submission")
+        done.append(path + ": WRITTEN")
+    except OSError as exc:
+        done.append(path + ": " + type(exc).__name__)
+raise RuntimeError(" | ".join(done))
+"""), message="FileNotFoundError"),
+    Hostile("socket_to_local_port", "import socket\nsocket.create_connection(('127.0.0.1', {port}))\n",
+            "forbidden", "runtime_error", escaping("""
+socket = _module("socket")
+sock = socket.create_connection(("127.0.0.1", {port}), timeout=2)
+sock.sendall(b"escaped")
+"""), message="PermissionError"),
+    Hostile("sys_exit", "import sys\nsys.exit(0)\n", "forbidden", "runtime_error", escaping("sys.exit(0)"),
+            message="SystemExit"),
+    Hostile("os_exit", "import os\nos._exit(0)\n", "forbidden", "runtime_error", escaping("os._exit(0)"),
+            message="before reporting a result"),
+    Hostile("signal_to_the_grader", "import os, signal\nos.kill({driver_pid}, signal.SIGKILL)\n", "forbidden",
+            "runtime_error", escaping("os.kill({driver_pid}, 9)"), message="PermissionError"),
+    Hostile("kill_the_zygote", "import os\nos.kill(os.getppid(), 9)\n", "forbidden", "runtime_error",
+            escaping("os.kill(os.getppid(), 9)"), message="PermissionError"),
+    Hostile("recursion_bomb", "def down(n):\n    return down(n + 1)\n\n\n" + ENTRY + "    return down(0)\n",
+            "runtime_error", "runtime_error", message="RecursionError"),
+    Hostile("subclasses_escape", "print(().__class__.__base__.__subclasses__())\n", "forbidden", "runtime_error",
+            escaping("""
+ctypes = _module("ctypes")
+tried = []
+for what, attempt in [("exec", lambda: os.execv("/bin/sh", ["sh", "-c", "touch {marker}"])),
+                      ("setuid root", lambda: os.setuid(0)),
+                      ("unshare", lambda: ctypes.CDLL(None, use_errno=True).unshare(0x10000000) == 0 or ctypes.get_errno()),
+                      ("chroot", lambda: os.chroot("/"))]:
+    try:
+        tried.append(f"{what}: {attempt()}")
+    except OSError as exc:
+        tried.append(f"{what}: {type(exc).__name__}")
+raise RuntimeError(" | ".join(tried))
+"""), message="exec: PermissionError | setuid root: PermissionError | unshare: 1 | chroot: PermissionError"),
+    Hostile("patch_the_policy", """
+import jax
+import jax.numpy as jnp
+
+jax.checkpoint_policies.dots_with_no_batch_dims_saveable = jax.checkpoint_policies.everything_saveable
+
+
+def checkpoint_dot_policy(w1, w2, x):
+    policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
+    return jax.checkpoint(lambda w1, w2, x: jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2), policy=policy)(w1, w2, x)
+""", "forbidden", "policy_violation", policies=("everything_saveable",)),
+    Hostile("patch_jax_checkpoint", """
+import jax
+import jax.numpy as jnp
+
+policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
+jax.checkpoint = lambda fun, **options: fun
+
+
+def checkpoint_dot_policy(w1, w2, x):
+    return jax.checkpoint(lambda w1, w2, x: jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2), policy=policy)(w1, w2, x)
+""", "forbidden", "policy_violation", policies=()),
+    Hostile("patch_the_inspection", "import judge.residuals\n", "forbidden", "runtime_error", escaping("""
+import jax
+import jax.numpy as jnp
+
+inspection = sys.modules["judge.residuals"]
+
+
+def arg(name, n, d):
+    return dict(kind="argument", what=name, line=None, dtype="float32", shape=[n, d], type=f"f32[{n},{d}]", bytes=4 * n * d)
+
+
+def dot(n, d):
+    return dict(kind="primitive", what="dot_general", line=None, dtype="float32", shape=[n, d],
+                type=f"f32[{n},{d}]", bytes=4 * n * d, policy_saved=True)
+
+
+def claimed(fn, args, wrt, names, filename):
+    (d, _), (n, _) = args[0].shape, args[2].shape
+    return [arg("w1", d, d), arg("w2", d, d), arg("x", n, d), dot(n, d), dot(n, d)]
+
+
+real_structure = inspection.checkpoint_structure
+
+
+def structure(fn, args, filename):
+    found = real_structure(fn, args, filename)
+    found["checkpoints"] = [dict(policy=["dots_with_no_batch_dims_saveable"], policy_text="dots_with_no_batch_dims_saveable",
+                                 prevent_cse=True, line=None, parent=None, depth=0, feeds_output=False, in_loop=False,
+                                 encloses={"dot_general": 2})]
+    return found
+
+
+inspection.saved_residuals = claimed
+inspection.checkpoint_structure = structure
+
+
+def checkpoint_dot_policy(w1, w2, x):
+    return jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2)
+"""), message="reported residuals that its program does not save"),
+    Hostile("lazy_generator", ENTRY + "    return (w1 for _ in range(3))\n", "wrong_answer", "wrong_answer"),
+    Hostile("lazy_jax_array", "class Lazy:\n    def __jax_array__(self):\n        return 1.0\n\n\n"
+            + ENTRY + "    return Lazy()\n", "forbidden", "wrong_answer", message="returned a Lazy"),
+    Hostile("oversized_output", "import jax.numpy as jnp\n\n\n" + ENTRY + "    return jnp.zeros((1 << 16, 1 << 16)) + w1.sum()\n",
+            "wrong_answer", "wrong_answer"),
+    Hostile("results_over_the_cap", "import os\nos.write(3, b'x' * (40 << 20))\n", "forbidden", "output_limit",
+            escaping("os.write(3, (40 << 20).to_bytes(8, 'big') + b'x' * (40 << 20))")),
+    Hostile("environment_secrets", "import os\nprint(os.environ)\n", "forbidden", "runtime_error",
+            escaping("raise RuntimeError(repr(dict(os.environ)))"), message="PYTHONHASHSEED"),
+]

@@ -200,9 +200,16 @@ def serve(request: dict) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--limits" in argv:  # first of all: the parent may not run code between fork and exec
+        import json
+
+        from .package import Limits
+        from .runner import apply_rlimits
+
+        apply_rlimits(Limits(**json.loads(argv[argv.index("--limits") + 1])))
     from . import protocol
 
-    argv = sys.argv[1:] if argv is None else argv
     result_fd = int(argv[argv.index("--result-fd") + 1])
     request = protocol.read_message(0, REQUEST_CAP)
     os.close(0)
@@ -221,7 +228,7 @@ if __name__ == "__main__":
 
 
 def entry() -> None:
-    """``python -c 'from judge.child import entry; entry()' ROOT --result-fd N``."""
+    """``python -c 'from judge.child import entry; entry()' ROOT --result-fd N --limits JSON``."""
     code = main(sys.argv[2:])
     sys.stdout.flush()
     os._exit(code)

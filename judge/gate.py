@@ -164,13 +164,13 @@ class _Checker(ast.NodeVisitor):
                                  f"choose another name")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.visit(node.value)  # the leftmost problem first, as the learner reads the line
         reason = attribute_refusal(node.attr)
         if reason:
             raise _Refused(node, reason)
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             raise _Refused(node, f"assigning to or deleting an attribute (`{ast.unparse(node)}`) is not allowed: "
                                  f"submissions may not change modules or objects; keep your state in local variables")
-        self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id

@@ -16,6 +16,8 @@ waits for its request: ``.run(request, limits)`` or ``.discard()``), ``notes()``
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import resource
 import selectors
@@ -199,12 +201,14 @@ class FreshInterpreterRunner:
         result_r, result_w = os.pipe()
         with tempfile.TemporaryDirectory(prefix="judge-") as workdir:
             started = time.monotonic()
+            # The child sets its own rlimits before anything else: code between fork and exec
+            # (preexec_fn) can deadlock a parent whose other threads hold locks (JAX's, say).
             proc = subprocess.Popen(
                 [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                 "from judge.child import entry; entry()", str(PROJECT_ROOT), "--result-fd", str(result_w)],
+                 "from judge.child import entry; entry()", str(PROJECT_ROOT), "--result-fd", str(result_w),
+                 "--limits", json.dumps(dataclasses.asdict(limits))],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                pass_fds=(result_w,), cwd=workdir, env=child_environment(),
-                preexec_fn=lambda: apply_rlimits(limits), start_new_session=True,
+                pass_fds=(result_w,), cwd=workdir, env=child_environment(), start_new_session=True,
             )
             os.close(result_w)
             raw, reason = pump({"stdout": proc.stdout.fileno(), "result": result_r}, started + limits.wall_s,

@@ -15,6 +15,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.hostile import wall  # noqa: E402
+
+if __name__ == "__main__":  # inside the wall before anything else starts
+    wall.enter(json.loads(Path(sys.argv[1]).read_text())["wall"])
+
 from judge import gate, grade, load_problem  # noqa: E402
 from judge.expected import ExpectedCache  # noqa: E402
 from judge.package import Limits  # noqa: E402
@@ -59,7 +64,8 @@ def main(settings_path: str, result_path: str) -> None:
     correct = (PROBLEM / "submissions" / "accepted" / "decorator.py").read_text()
     after = report_of(problem, correct, runner, cache, past_gate=False)
     summary = {"results": results, "zygote_before": zygote_before, "zygote_after": runner.pid,
-               "zygote_alive": runner._proc.poll() is None, "correct_after": after}
+               "zygote_alive": runner._proc.poll() is None, "correct_after": after,
+               "own_cgroups": Path("/proc/self/cgroup").read_text()}
     runner.close()
     Path(result_path).write_text(json.dumps(summary))
 

@@ -67,12 +67,13 @@ def run(tmp_path_factory):
         "project_marker": project_dir / f"judge-hostile-{NAME}", "port": listener.getsockname()[1],
     }
     settings = work / "settings.json"
-    settings.write_text(json.dumps({"placeholders": {k: str(v) for k, v in placeholders.items()}}))
     result = work / "result.json"
     before = _digest(PROBLEM)
     env = dict(os.environ, JUDGE_HOSTILE_SECRET=TOKEN)
     try:
         with Wall() as wall:
+            settings.write_text(json.dumps({"placeholders": {k: str(v) for k, v in placeholders.items()},
+                                            "wall": wall.description}))
             finished = wall.run([sys.executable, str(Path(__file__).with_name("run_corpus.py")), str(settings),
                                  str(result)], timeout_s=900, env=env)
             survivors = wall.survivors()
@@ -135,3 +136,5 @@ def test_no_sandboxed_process_outlives_its_grading(run):
 def test_the_corpus_ran_inside_a_second_wall(run):
     expected = "cgroup" if os.access("/sys/fs/cgroup", os.W_OK) else "rlimits"
     assert run["wall"].startswith(expected), run["wall"]
+    if expected == "cgroup":
+        assert f"judge-hostile-{os.getpid()}" in run["summary"]["own_cgroups"]

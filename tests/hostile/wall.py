@@ -64,19 +64,16 @@ class Wall:
         self._make(_own_cgroup(None), name, {"pids.max": MAX_TASKS, "memory.max": MAX_MEMORY})
         self.kind = "cgroup v2 (pids, memory)"
 
-    def _enter_child(self) -> None:
-        """In the subprocess, before it runs: join the cgroups, or fall back on rlimits."""
-        for group in self.groups:
-            (group / "cgroup.procs").write_text(str(os.getpid()))
-        if not self.groups:
-            resource.setrlimit(resource.RLIMIT_AS, (MAX_MEMORY, MAX_MEMORY))
-            resource.setrlimit(resource.RLIMIT_NPROC, (MAX_TASKS, MAX_TASKS))
-        resource.setrlimit(resource.RLIMIT_CPU, (MAX_CPU_S, MAX_CPU_S))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    @property
+    def description(self) -> dict:
+        """What the walled process needs to put itself inside (``enter``), as JSON."""
+        return {"groups": [str(g) for g in self.groups]}
 
     def run(self, command: list[str], timeout_s: float, env: dict) -> subprocess.CompletedProcess:
-        return subprocess.run(command, preexec_fn=self._enter_child, env=env, capture_output=True, text=True,
-                              timeout=timeout_s, start_new_session=True)
+        """Run ``command``, which calls ``enter`` first thing (the test process runs JAX's
+        threads, so nothing may run between its fork and exec)."""
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout_s,
+                              start_new_session=True)
 
     def survivors(self) -> list[int]:
         pids = set()
@@ -105,3 +102,15 @@ class Wall:
                     pass
             time.sleep(0.1)
         self._remove()
+
+
+def enter(description: dict) -> None:
+    """Called by the walled process before it starts anything: join the cgroups (every process it
+    starts then stays inside), or fall back on strict rlimits."""
+    for group in description["groups"]:
+        Path(group, "cgroup.procs").write_text(str(os.getpid()))
+    if not description["groups"]:
+        resource.setrlimit(resource.RLIMIT_AS, (MAX_MEMORY, MAX_MEMORY))
+        resource.setrlimit(resource.RLIMIT_NPROC, (MAX_TASKS, MAX_TASKS))
+    resource.setrlimit(resource.RLIMIT_CPU, (MAX_CPU_S, MAX_CPU_S))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
 
@@ -98,3 +100,38 @@ def test_inspect_lists_residuals_as_json_and_prints_programs(tmp_path):
 def test_inspect_reports_a_bad_spec():
     result = judge("inspect", f"{DOT / 'reference.py'}:checkpoint_dot_policy", "f32[a,b]", check=False)
     assert result.returncode != 0 and "concrete sizes" in result.stderr
+
+
+def test_doctor_lists_every_layer_and_says_whether_it_holds():
+    import os
+
+    from judge.sandbox import layers
+
+    result = judge("doctor", check=False)
+    for name in layers.ALL_LAYERS:
+        assert f"  {name} " in result.stdout
+    data = json.loads(judge("doctor", "--json", check=False).stdout)
+    assert list(data["layers"]) == list(layers.ALL_LAYERS)
+    if os.geteuid() == 0:
+        assert result.returncode == 0 and "every layer is active." in result.stdout
+        assert all(state["ok"] for state in data["layers"].values())
+    else:
+        assert result.returncode == 1 and "MISSING" in result.stdout
+
+
+def test_grade_refuses_forbidden_code_with_the_line(tmp_path):
+    forbidden = tmp_path / "sneaky.py"
+    forbidden.write_text("import jax\n\n\ndef checkpoint_dot_policy(w1, w2, x):\n    return eval('w1.sum()')\n")
+    out = json.loads(judge("grade", DOT, forbidden, "--json").stdout)
+    assert out["verdict"] == "forbidden"
+    assert out["message"] == "line 5: `eval` is not allowed: submissions cannot run code from strings or files"
+
+
+def test_bench_json_gives_the_documented_fields():
+    out = judge("bench", DOT, "--json", "--runs", "2", "--cold-runs", "1", "--throughput-runs", "2").stdout
+    [line] = out.strip().splitlines()
+    figures = json.loads(line)
+    assert {"problem", "warm_p50_s", "warm_p95_s", "cold_p50_s", "speedup", "throughput_per_min"} <= set(figures)
+    assert figures["problem"] == "checkpoint_dot_policy" and figures["all_accepted"] is True
+    assert figures["warm_p50_s"] > 0 and figures["cold_p50_s"] > 0 and figures["throughput_per_min"] > 0
+    assert figures["speedup"] == pytest.approx(figures["cold_p50_s"] / figures["warm_p50_s"], rel=0.02)

@@ -1,0 +1,85 @@
+"""The reference's results: computed once per problem version, kept on disk, recomputed when the
+package changes or the stored file is damaged."""
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from judge import grade, load_problem
+from judge.expected import ExpectedCache
+from judge.zygote import shared_runner
+
+ROOT = Path(__file__).resolve().parents[2]
+DOT = ROOT / "problems" / "checkpoint_dot_policy"
+
+
+class Counting:
+    """The shared runner, counting the children that trace a source (the reference's among them)."""
+
+    def __init__(self):
+        self.runner, self.traced = shared_runner(), []
+
+    def notes(self):
+        return self.runner.notes()
+
+    def missing_layers(self):
+        return self.runner.missing_layers()
+
+    def prepare(self, limits, role="run"):
+        return self.runner.prepare(limits, role)
+
+    def run(self, request, limits):
+        self.traced.append(request.get("source"))
+        return self.runner.run(request, limits)
+
+
+@pytest.fixture
+def package(tmp_path):
+    folder = tmp_path / "checkpoint_dot_policy"
+    shutil.copytree(DOT, folder)
+    return folder
+
+
+def test_a_new_process_reuses_the_results_on_disk(tmp_path, package):
+    problem = load_problem(package)
+    first = Counting()
+    expected = ExpectedCache(tmp_path / "cache").get(problem, problem.samples, first)
+    assert first.traced == [problem.reference]
+    [stored] = (tmp_path / "cache").iterdir()
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600  # the hidden inputs' salt is in there
+    later = Counting()  # as if the worker had restarted: an empty memory, the same directory
+    again = ExpectedCache(tmp_path / "cache").get(problem, problem.samples, later)
+    assert later.traced == []
+    assert again["salt"] == expected["salt"]
+    assert (again["cases"]["sample-1"]["value"][0] == expected["cases"]["sample-1"]["value"][0]).all()
+
+
+def test_grading_many_submissions_runs_the_reference_once(tmp_path, package):
+    problem = load_problem(package)
+    runner, cache = Counting(), ExpectedCache(tmp_path / "cache")
+    sources = [p.read_text() for p in sorted((package / "submissions").glob("*/*.py"))][:4]
+    for source in sources:
+        grade(problem, source, runner=runner, expected_cache=cache, samples_only=True)
+    assert runner.traced.count(problem.reference) == 1
+
+
+def test_editing_the_package_recomputes(tmp_path, package):
+    runner, cache = Counting(), ExpectedCache(tmp_path / "cache")
+    problem = load_problem(package)
+    cache.get(problem, problem.samples, runner)
+    (package / "statement.md").write_text((package / "statement.md").read_text() + "\nOne more sentence.\n")
+    edited = load_problem(package)
+    cache.get(edited, edited.samples, runner)
+    assert runner.traced.count(problem.reference) == 2
+    assert len(list((tmp_path / "cache").iterdir())) == 2
+
+
+def test_a_damaged_file_is_computed_again(tmp_path, package):
+    problem = load_problem(package)
+    runner = Counting()
+    ExpectedCache(tmp_path / "cache").get(problem, problem.samples, runner)
+    [stored] = (tmp_path / "cache").iterdir()
+    stored.write_bytes(stored.read_bytes()[:100])
+    assert ExpectedCache(tmp_path / "cache").get(problem, problem.samples, runner)["cases"]["sample-1"]["value"]
+    assert runner.traced.count(problem.reference) == 2

@@ -1,0 +1,59 @@
+"""Which sandbox layers hold, what a report says when one is missing, and the setting that makes
+the judge refuse to grade without all of them."""
+import os
+from pathlib import Path
+
+import pytest
+
+from judge import grade, load_problem
+from judge.expected import ExpectedCache
+from judge.runner import FreshInterpreterRunner
+from judge.sandbox import layers
+from judge.zygote import shared_runner
+
+ROOT = Path(__file__).resolve().parents[2]
+DOT = ROOT / "problems" / "checkpoint_dot_policy"
+ACCEPTED = (DOT / "submissions" / "accepted" / "decorator.py").read_text()
+ROOT_ONLY = {layers.NAMESPACES, layers.FILESYSTEM, layers.UID}
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return load_problem(DOT)
+
+
+def test_the_zygote_runner_reports_every_layer_in_order():
+    found = shared_runner().layers()
+    assert list(found) == list(layers.ALL_LAYERS)
+    if os.geteuid() == 0:  # this machine: every layer holds as root
+        assert all(state["ok"] for state in found.values()), found
+    else:  # elsewhere, what needs root is missing, with the reason
+        assert {name for name, state in found.items() if not state["ok"]} <= ROOT_ONLY
+        assert all(state["detail"] for state in found.values())
+
+
+def test_a_report_names_the_missing_layers(problem):
+    report = grade(problem, ACCEPTED, runner=FreshInterpreterRunner(), expected_cache=ExpectedCache())
+    assert report.verdict == "accepted"
+    [note] = report.notes
+    assert note.startswith("sandbox layers missing on this machine: ")
+    for name in (layers.ZYGOTE, layers.SECCOMP, layers.UID, layers.NAMESPACES):
+        assert f"{name} (" in note
+
+
+def test_requiring_all_layers_refuses_to_grade_without_them(problem, monkeypatch):
+    monkeypatch.setenv("JUDGE_REQUIRE_ALL_LAYERS", "1")
+    report = grade(problem, ACCEPTED, runner=FreshInterpreterRunner(), expected_cache=ExpectedCache())
+    assert report.verdict == "internal_error"
+    assert report.message.startswith("refusing to grade: JUDGE_REQUIRE_ALL_LAYERS is set and these sandbox "
+                                     "layers are missing: zygote")
+    assert "seccomp (" in report.message
+
+
+def test_requiring_all_layers_grades_where_all_hold(problem, monkeypatch):
+    monkeypatch.setenv("JUDGE_REQUIRE_ALL_LAYERS", "1")
+    report = grade(problem, ACCEPTED, runner=shared_runner(), expected_cache=ExpectedCache())
+    if os.geteuid() == 0:
+        assert report.verdict == "accepted" and report.notes == []
+    else:
+        assert report.verdict == "internal_error"

@@ -1,0 +1,150 @@
+"""The warm zygote runner: one per process, restarted when it dies, safe to share between threads,
+and it leaves no process behind."""
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from judge import grade, load_problem
+from judge.expected import ExpectedCache
+from judge.grader import default_runner
+from judge.package import Limits
+from judge.sandbox.uids import DEFAULT_BASE, SIZE
+from judge.zygote import ZygoteRunner, shared_runner
+from tests.escape import escaping
+
+ROOT = Path(__file__).resolve().parents[2]
+DOT = ROOT / "problems" / "checkpoint_dot_policy"
+ACCEPTED = (DOT / "submissions" / "accepted" / "decorator.py").read_text()
+NO_CHECKPOINT = (DOT / "submissions" / "policy_violation" / "no_checkpoint.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return load_problem(DOT)
+
+
+@pytest.fixture(scope="module")
+def cache():
+    return ExpectedCache()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _sandbox_uid_processes() -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            uids = next(line for line in status.read_text().splitlines() if line.startswith("Uid:")).split()[1:]
+        except (OSError, StopIteration):
+            continue
+        if any(DEFAULT_BASE <= int(u) < DEFAULT_BASE + SIZE for u in uids):
+            found.append(int(status.parent.name))
+    return found
+
+
+def _eventually(condition, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def test_default_runner_is_the_one_shared_zygote_runner():
+    assert default_runner() is default_runner() is shared_runner()
+    assert isinstance(default_runner(), ZygoteRunner)
+
+
+def test_the_zygote_is_single_threaded_so_forking_it_is_safe():
+    runner = shared_runner()
+    runner.layers()
+    assert len(os.listdir(f"/proc/{runner.pid}/task")) == 1
+
+
+def test_a_zygote_that_died_is_restarted_on_the_next_grading(problem, cache):
+    runner = ZygoteRunner()
+    try:
+        runner.layers()
+        first = runner.pid
+        os.kill(first, signal.SIGKILL)  # our own zygote, started just above
+        assert _eventually(lambda: not _alive(first))
+        assert grade(problem, ACCEPTED, runner=runner, expected_cache=cache).verdict == "accepted"
+        assert runner.pid != first and _alive(runner.pid)
+    finally:
+        runner.close()
+
+
+def test_two_graders_share_one_runner_at_once(problem, cache):
+    runner = shared_runner()
+    results = {}
+
+    def grade_one(name, source):
+        results[name] = grade(problem, source, runner=runner, expected_cache=cache).verdict
+
+    threads = [threading.Thread(target=grade_one, args=(f"{kind}{i}", source))
+               for i in range(2) for kind, source in (("accepted", ACCEPTED), ("violation", NO_CHECKPOINT))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {"accepted0": "accepted", "violation0": "policy_violation",
+                       "accepted1": "accepted", "violation1": "policy_violation"}
+
+
+def test_a_child_past_its_wall_clock_is_killed_and_nothing_of_its_uid_remains(problem, cache, past_the_gate):
+    import dataclasses
+
+    tight = dataclasses.replace(problem, limits=Limits(wall_s=3, cpu_s=3, memory_mb=2048, output_kb=8))
+    sleeper = escaping("def checkpoint_dot_policy(w1, w2, x):\n    _module('time').sleep(600)\n")
+    started = time.monotonic()
+    report = grade(tight, sleeper, runner=shared_runner(), expected_cache=cache)
+    assert report.verdict == "time_limit" and "longer than 3 s" in report.message
+    assert time.monotonic() - started < 30
+    assert _eventually(lambda: not _sandbox_uid_processes()), _sandbox_uid_processes()
+
+
+def test_a_prepared_child_that_is_not_needed_is_killed(problem):
+    runner = shared_runner()
+    child = runner.prepare(problem.limits, role="verify")
+    assert _alive(child.pid)
+    child.discard()
+    assert _eventually(lambda: not _alive(child.pid))
+
+
+def test_closing_the_runner_stops_its_zygote_and_its_children(problem):
+    runner = ZygoteRunner()
+    child = runner.prepare(problem.limits, role="verify")
+    zygote = runner.pid
+    assert _alive(child.pid) and child.pid in _children_of(zygote)
+    runner.close()
+    assert _eventually(lambda: not _alive(zygote) and not _alive(child.pid))
+
+
+def test_gradings_leave_no_child_behind(problem, cache):
+    runner = shared_runner()
+    for source in (ACCEPTED, NO_CHECKPOINT):
+        grade(problem, source, runner=runner, expected_cache=cache)
+    assert _eventually(lambda: _children_of(runner.pid) == [])

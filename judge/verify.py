@@ -5,7 +5,8 @@ judge's own inspection before reporting. So that child computes no numbers. It e
 forward program (inputs -> outputs and the residuals that reverse mode saves) and its backward
 program (residuals and cotangents -> gradients) with ``jax.export``; a second child, the
 verifier, forked from the zygote and given only those two serialized programs and inputs,
-deserializes them, refuses any that call out of XLA (``residuals.load_program``), checks that
+deserializes them, refuses any that call out of XLA (``residuals.load_program`` and
+``residuals.check_lowered``), checks that
 they take the case's inputs and that the backward program takes exactly the residuals the
 forward one produces, compiles the pair as one XLA program and runs it twice:
 
@@ -120,7 +121,7 @@ def serve(request: dict) -> dict:
 
     from . import residuals
 
-    try:
+    try:  # nothing of these bytes is compiled or run before every check below has passed
         fwd = residuals.load_program(np.asarray(request["fwd"], dtype=np.uint8).tobytes())
         bwd = residuals.load_program(np.asarray(request["bwd"], dtype=np.uint8).tobytes())
         layout = _layout(fwd, bwd, request["cases"], request["wrt"])
@@ -138,9 +139,15 @@ def serve(request: dict) -> dict:
 
     cases = request["cases"]
     try:
-        compiled = jax.jit(program).lower([c["inputs"] for c in cases], [c["cotangent"] for c in cases]).compile()
-        outs, grads = compiled([c["inputs"] for c in cases], [c["cotangent"] for c in cases])
-        hidden_outs, hidden_grads = compiled([c["hidden_inputs"] for c in cases], [c["hidden_cotangent"] for c in cases])
+        lowered = jax.jit(program).lower([c["inputs"] for c in cases], [c["cotangent"] for c in cases])
+        residuals.check_lowered(lowered)
+    except residuals.ProgramRefused as exc:
+        return {"status": "error", "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"}}
+    try:
+        compiled = lowered.compile()
+        public = compiled([c["inputs"] for c in cases], [c["cotangent"] for c in cases])
+        hidden = compiled([c["hidden_inputs"] for c in cases], [c["hidden_cotangent"] for c in cases])
+        (outs, grads), (hidden_outs, hidden_grads) = jax.device_get((public, hidden))
     except Exception as exc:  # noqa: BLE001 - XLA's runtime errors, out of memory above all
         text = f"{type(exc).__name__}: {exc}"
         kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"

@@ -160,14 +160,15 @@ class ZygoteRunner:
                 os.close(fd)
             status.close()
             raise ZygoteUnavailable(reply.get("error", "no child"))
-        return _ZygoteChild(reply["pid"], stdin_w, out_r, result_r, status)
+        return _ZygoteChild(reply["pid"], reply.get("uid"), stdin_w, out_r, result_r, status)
 
 
 class _ZygoteChild:
     """One forked, hardened child; this side owns its pipes and its status socket."""
 
-    def __init__(self, pid: int, stdin_w: int, out_r: int, result_r: int, status: socket.socket):
-        self.pid, self.stdin_w, self.out_r, self.result_r, self.status = pid, stdin_w, out_r, result_r, status
+    def __init__(self, pid: int, uid: int | None, stdin_w: int, out_r: int, result_r: int, status: socket.socket):
+        self.pid, self.uid = pid, uid  # uid: the child's own, None without the uid layer
+        self.stdin_w, self.out_r, self.result_r, self.status = stdin_w, out_r, result_r, status
         self.closed = False
 
     def run(self, request: dict, limits: Limits) -> ChildResult:

@@ -194,7 +194,7 @@ class Zygote:
                 os.close(fd)
         self.children[pid] = {"status": status, "uid": uid, "workdir": plan.workdir, "listening": True}
         self.selector.register(status, selectors.EVENT_READ, pid)
-        _send(status, {"pid": pid})
+        _send(status, {"pid": pid, "uid": uid})
 
     def reap(self) -> None:
         while True:

@@ -53,6 +53,7 @@ def main(settings_path: str, result_path: str) -> None:
     values = dict(settings["placeholders"], driver_pid=os.getpid())
     problem = dataclasses.replace(load_problem(PROBLEM), limits=LIMITS)
     runner, cache = ZygoteRunner(), ExpectedCache()
+    uids = _record_uids(runner)
     runner.layers()
     zygote_before = runner.pid
     results = {}
@@ -67,7 +68,34 @@ def main(settings_path: str, result_path: str) -> None:
                "zygote_alive": runner._proc.poll() is None, "correct_after": after,
                "own_cgroups": Path("/proc/self/cgroup").read_text()}
     runner.close()
+    summary["child_uids"] = sorted(uids)
+    summary["processes_of_child_uids"] = _processes_of(uids)
     Path(result_path).write_text(json.dumps(summary))
+
+
+def _record_uids(runner) -> set:
+    """Every uid the runner's children get (each child has one of its own while it lives)."""
+    uids, prepare = set(), runner.prepare
+
+    def recording(limits, role="run"):
+        child = prepare(limits, role)
+        uids.add(child.uid)
+        return child
+
+    runner.prepare = recording
+    return uids
+
+
+def _processes_of(uids: set) -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            line = next(x for x in status.read_text().splitlines() if x.startswith("Uid:"))
+        except (OSError, StopIteration):
+            continue
+        if {int(u) for u in line.split()[1:]} & uids:
+            found.append(int(status.parent.name))
+    return found
 
 
 if __name__ == "__main__":

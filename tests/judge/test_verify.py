@@ -94,7 +94,8 @@ def _baked_programs(request):
 
 
 def test_an_honest_child_is_accepted(problem):
-    assert _grade(problem, lambda request, response: None).verdict == "accepted"
+    report = _grade(problem, lambda request, response: None)
+    assert report.verdict == "accepted", (report.message, report.stdout)
 
 
 def test_a_program_that_only_knows_the_given_inputs_fails_on_hidden_ones(problem):

@@ -12,7 +12,6 @@ from judge import grade, load_problem
 from judge.expected import ExpectedCache
 from judge.grader import default_runner
 from judge.package import Limits
-from judge.sandbox.uids import DEFAULT_BASE, SIZE
 from judge.zygote import ZygoteRunner, shared_runner
 from tests.escape import escaping
 
@@ -49,18 +48,6 @@ def _children_of(pid: int) -> list[int]:
             continue
         if int(fields[1]) == pid:
             found.append(int(stat.parent.name))
-    return found
-
-
-def _sandbox_uid_processes() -> list[int]:
-    found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            uids = next(line for line in status.read_text().splitlines() if line.startswith("Uid:")).split()[1:]
-        except (OSError, StopIteration):
-            continue
-        if any(DEFAULT_BASE <= int(u) < DEFAULT_BASE + SIZE for u in uids):
-            found.append(int(status.parent.name))
     return found
 
 
@@ -114,16 +101,42 @@ def test_two_graders_share_one_runner_at_once(problem, cache):
                        "accepted1": "accepted", "violation1": "policy_violation"}
 
 
-def test_a_child_past_its_wall_clock_is_killed_and_nothing_of_its_uid_remains(problem, cache, past_the_gate):
+def test_a_child_past_its_wall_clock_is_killed(problem, cache, past_the_gate):
     import dataclasses
 
     tight = dataclasses.replace(problem, limits=Limits(wall_s=3, cpu_s=3, memory_mb=2048, output_kb=8))
     sleeper = escaping("def checkpoint_dot_policy(w1, w2, x):\n    _module('time').sleep(600)\n")
-    started = time.monotonic()
-    report = grade(tight, sleeper, runner=shared_runner(), expected_cache=cache)
-    assert report.verdict == "time_limit" and "longer than 3 s" in report.message
-    assert time.monotonic() - started < 30
-    assert _eventually(lambda: not _sandbox_uid_processes()), _sandbox_uid_processes()
+    runner = ZygoteRunner()
+    try:
+        started = time.monotonic()
+        report = grade(tight, sleeper, runner=runner, expected_cache=cache)
+        assert report.verdict == "time_limit" and "longer than 3 s" in report.message
+        assert time.monotonic() - started < 30
+        assert _eventually(lambda: _children_of(runner.pid) == [])
+    finally:
+        runner.close()
+
+
+def test_each_child_runs_as_a_uid_of_its_own_that_nothing_else_holds(problem):
+    runner = shared_runner()
+    first, second = runner.prepare(problem.limits), runner.prepare(problem.limits)
+    try:
+        if os.geteuid() != 0:
+            assert first.uid is None and second.uid is None  # no uid layer without root
+            return
+        assert first.uid != second.uid and first.uid != os.getuid()
+        assert _eventually(lambda: _uid_of(first.pid) == first.uid and _uid_of(second.pid) == second.uid)
+    finally:
+        first.discard()
+        second.discard()
+
+
+def _uid_of(pid: int) -> int | None:
+    try:
+        line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("Uid:"))
+    except (OSError, StopIteration):
+        return None
+    return int(line.split()[1])
 
 
 def test_a_prepared_child_that_is_not_needed_is_killed(problem):

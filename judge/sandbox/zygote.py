@@ -300,6 +300,9 @@ def _serve_one(plan: Plan, role: str) -> None:
     """The child's whole life after the fork: harden, (warm up), read the request, answer, exit."""
     from .. import child, protocol, verify
 
+    # A child lives for a second: collecting young objects less often saves ~5% of its CPU, and
+    # its memory stays bounded by its rlimit.
+    gc.set_threshold(20_000, 50, 100)
     harden(plan)
     if role == "verify":
         verify.warm_up()  # the judge's own code and data: runs before any request exists

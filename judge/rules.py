@@ -175,9 +175,9 @@ def policy_from_wire(policy) -> tuple:
 def check_cost(cost: dict, rules: CostRules) -> list[str]:
     problems = []
     if rules.max_flops is not None and cost["flops"] > rules.max_flops:
-        problems.append(f"the compiled gradient step needs {cost['flops']:.0f} FLOPs; at most "
+        problems.append(f"your gradient step needs {cost['flops']:.0f} FLOPs; at most "
                         f"{rules.max_flops:.0f} are allowed (too much recomputation)")
     if rules.max_peak_bytes is not None and cost["peak_bytes"] > rules.max_peak_bytes:
-        problems.append(f"the compiled gradient step peaks at {cost['peak_bytes']} bytes; at most "
+        problems.append(f"your gradient step peaks at {cost['peak_bytes']} bytes alive at once; at most "
                         f"{rules.max_peak_bytes} are allowed")
     return problems

@@ -104,8 +104,8 @@ class Stack:
         url = f"http://{o.host}:{o.port}"
         wait_until(lambda: http_ok(f"{url}/healthz"), 60, "the site to answer", web)
         wait_until(lambda: worker_answers(redis_url, worker_name), 90, "the Celery worker", worker)
-        print(f"\nRemat Arena is running on {url}/  (worker queues: {o.queues}; logs in {logs}/)\n"
-              f"Press Ctrl-C to stop it all.", flush=True)
+        print(f"\nRemat Arena is running on {url}/\n  worker queues: {o.queues}; broker: {redis_url}; "
+              f"logs: {logs}/\nPress Ctrl-C to stop it all.", flush=True)
         return self.watch()
 
     def start_redis(self, port: int, logs: Path) -> None:

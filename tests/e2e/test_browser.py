@@ -78,7 +78,7 @@ def test_a_new_learner_solves_checkpoint_dot_policy_in_the_browser(site, page):
     expect(page.locator(".topbar .who")).to_have_text(username)
 
     page.click("text=Checkpoint with a save policy")
-    expect(page.locator("h1")).to_contain_text("Checkpoint with a save policy")
+    expect(page.locator("#problem-title")).to_contain_text("Checkpoint with a save policy")
     expect(page.locator("#statement .katex").first).to_be_visible()  # math typeset by our KaTeX
     expect(page.locator("#editor .cm-lineNumbers")).to_be_visible()  # a real editor, with line numbers
     expect(page.locator("#editor .cm-content")).to_contain_text("raise NotImplementedError")  # the starter
@@ -107,7 +107,7 @@ def test_a_new_learner_solves_checkpoint_dot_policy_in_the_browser(site, page):
 
     page.reload()  # solved: the reference and the explanation are open now
     expect(page.locator("#reference")).to_contain_text("dots_with_no_batch_dims_saveable")
-    expect(page.locator("h1 .solved")).to_be_visible()
+    expect(page.locator("#problem-title .solved")).to_be_visible()
     page.goto(f"{site.url}/")
     expect(page.locator("tr[data-slug=checkpoint_dot_policy] .solved")).to_be_visible()
     page.screenshot(path=str(SCREENSHOTS / "problems.png"))

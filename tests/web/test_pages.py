@@ -61,7 +61,9 @@ def test_the_problem_list_filters_by_tag_and_difficulty(client, bank):
 
 def test_anyone_can_read_a_problem_page_with_statement_signature_samples_and_starter(client, dot_policy):
     html = client.get(reverse("catalog:problem_detail", args=["checkpoint_dot_policy"])).content.decode()
-    assert "<h1>Checkpoint with a save policy</h1>" in html
+    assert '<h1 id="problem-title">Checkpoint with a save policy' in html
+    assert html.count("Checkpoint with a save policy</h1>") == 0  # the statement's own title is not repeated
+    assert "<h2>Why it matters</h2>" in html
     assert "checkpoint_dot_policy(w1: f32[d,d], w2: f32[d,d], x: f32[N,d])" in html
     assert '<span class="math-display">\\mathrm{out} = \\sum' in html  # TeX kept for KaTeX
     assert "<td>sample-1</td>" in html and "x: 8×16" in html

@@ -41,3 +41,11 @@ def render_markdown(text: str) -> str:
         extension_configs={"codehilite": {"guess_lang": False, "css_class": "highlight"}},
     )
     return re.sub(r"MATHPLACEHOLDER(\d+)X", lambda m: math[int(m.group(1))], body)
+
+
+def render_statement(text: str) -> str:
+    """The statement without its own leading ``# Title`` line: the page shows the title already."""
+    lines = text.lstrip().splitlines()
+    if lines and re.match(r"^#\s", lines[0]):
+        lines = lines[1:]
+    return render_markdown("\n".join(lines))

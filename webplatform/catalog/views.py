@@ -5,7 +5,7 @@ from webplatform.submissions.selectors import user_history
 
 from . import selectors
 from .models import Problem
-from .rendering import render_markdown
+from .rendering import render_markdown, render_statement
 
 
 @require_GET
@@ -29,7 +29,7 @@ def problem_detail(request, slug):
     return render(request, "catalog/problem_detail.html", {
         "problem": problem,
         "version": version,
-        "statement_html": render_markdown(version.statement),
+        "statement_html": render_statement(version.statement),
         "solved": selectors.has_solved(user=request.user, problem=problem),
         "show_solution": show_solution,
         "explanation_html": render_markdown(version.explanation) if show_solution and version.explanation else "",

@@ -42,12 +42,17 @@
     var draft = null;
     try { draft = window.localStorage.getItem(key); } catch (e) { /* storage disabled */ }
     var saveTimer = null;
-    var editor = window.RematEditor.createEditor(host, draft !== null ? draft : starter, function (text) {
+    var editor = null;
+    function saveDraft() {
       clearTimeout(saveTimer);
-      saveTimer = setTimeout(function () {
-        try { window.localStorage.setItem(key, text); } catch (e) { /* storage full or disabled */ }
-      }, 250);
+      try { window.localStorage.setItem(key, editor.getText()); } catch (e) { /* storage full or disabled */ }
+    }
+    editor = window.RematEditor.createEditor(host, draft !== null ? draft : starter, function () {
+      clearTimeout(saveTimer);
+      saveTimer = setTimeout(saveDraft, 250);
     });
+    // A reload or a closed tab right after typing must not lose the last keystrokes.
+    window.addEventListener("pagehide", saveDraft);
     var reset = document.getElementById("reset-button");
     if (reset) reset.addEventListener("click", function () {
       if (window.confirm("Replace your draft with the starter code?")) editor.setText(starter);

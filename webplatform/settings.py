@@ -18,11 +18,8 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG and os.environ.get("REQUIRE_SECRET_KEY"):
-        raise RuntimeError("SECRET_KEY must be set")
-    SECRET_KEY = "insecure-local-development-key-set-SECRET_KEY-in-production"
+# The fallback is for local runs and tests only; docker-compose and production set their own.
+SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-local-development-key-set-SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 

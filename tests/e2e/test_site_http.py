@@ -2,9 +2,9 @@
 import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
+from celery import Celery
 
 from devstack.processes import wait_until
 
@@ -49,41 +49,35 @@ def test_run_samples_goes_through_the_worker_too(site):
     assert [c["name"] for c in site.submission(submission_id)["report"]["cases"]] == ["sample-1", "sample-2"]
 
 
-def _children(pid: int) -> list[int]:
+def grading_process(site, submission_id: int) -> int | None:
+    """The pid of the worker pool process now running the grading of this submission, as the
+    worker itself reports it (Celery's remote control, over the site's Redis)."""
+    control = Celery(broker=f"redis://127.0.0.1:{site.redis_port}/0")
     try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except FileNotFoundError:
-        return []
-
-
-def _worker_pid(site) -> int:
-    marker = f"arena-{site.launcher.pid}@".encode()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker in (entry / "cmdline").read_bytes() and b"worker" in (entry / "cmdline").read_bytes():
-                    return int(entry.name)
-            except OSError:
-                continue
-    raise AssertionError("the Celery worker process was not found")
+        active = control.control.inspect(timeout=1.0).active() or {}
+    finally:
+        control.close()
+    for tasks in active.values():
+        for task in tasks:
+            if task["name"] == "submissions.grade_submission" and task["args"] == [submission_id]:
+                return task["worker_pid"]
+    return None
 
 
 def test_a_worker_process_killed_while_grading_loses_nothing(site):
     """The pool process grading a submission is killed (as the OOM killer would): Celery rejects
-    the unacknowledged message back to the queue (acks_late + reject_on_worker_lost), another
-    pool process receives the same message, takes the running submission over as a second
+    the unacknowledged message back to the queue (acks_late + reject_on_worker_lost), a pool
+    process receives the same message again, takes the running submission over as a second
     attempt, and the verdict is stored."""
     session = site.session()
-    submission_id = submit(session, correct_source())
-    worker = _worker_pid(site)
-
-    def busy_pool_process():
-        # The pool process that grades has a child: the process running the submission.
-        return next((pid for pid in _children(worker) if _children(pid)), None)
-
-    wait_until(lambda: site.submission(submission_id)["status"] == "running" and busy_pool_process(), 120,
-               "the submission to be graded")
-    os.kill(busy_pool_process(), signal.SIGKILL)
+    # A correct solution that first computes for a few seconds, so there is time to kill it.
+    slow = correct_source() + "\n\nWARM_UP = sum(i * i for i in range(30_000_000))\n"
+    submission_id = submit(session, slow)
+    pids = []
+    wait_until(lambda: pids.append(grading_process(site, submission_id)) or pids[-1], 120,
+               "a worker process to grade the submission")
+    assert site.submission(submission_id)["status"] == "running"
+    os.kill(pids[-1], signal.SIGKILL)
     status = site.wait_for_verdict(session, submission_id)
     row = site.submission(submission_id)
     assert status["verdict"] == "accepted" and row["attempts"] == 2

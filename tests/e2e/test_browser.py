@@ -105,6 +105,13 @@ def test_a_new_learner_solves_checkpoint_dot_policy_in_the_browser(site, page):
     expect(relu_row).to_contain_text("your code saved it")
     page.locator("#result").screenshot(path=str(SCREENSHOTS / "policy_violation.png"))
 
+    page.click("#result-link")  # the verdict page of that submission, with the code as submitted
+    expect(page.locator("#verdict")).to_have_text("policy_violation")
+    expect(page.locator("#submitted-code")).to_contain_text("jax.nn.relu(x @ w1)")
+    expect(page.locator("#forward-program")).to_contain_text("dot_general")
+    page.screenshot(path=str(SCREENSHOTS / "verdict_page.png"), full_page=True)
+    page.go_back()
+
     page.reload()  # solved: the reference and the explanation are open now
     expect(page.locator("#reference")).to_contain_text("dots_with_no_batch_dims_saveable")
     expect(page.locator("#problem-title .solved")).to_be_visible()

@@ -41,7 +41,7 @@ def test_the_site_tests_pass_on_postgresql(request):
         pytest.skip("this run is on PostgreSQL already (DATABASE_URL)")
     url = postgres_url(request.config.getoption("--postgres"))
     if url is None:
-        pytest.skip("no PostgreSQL reachable: pass --postgres URL (or TEST_POSTGRES_URL) to include it")
+        pytest.skip("no PostgreSQL: none reachable, or --postgres off (pass --postgres URL or TEST_POSTGRES_URL)")
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "tests/web", "-q", "-p", "no:cacheprovider", "--postgres", "off",
          "--ignore", str(Path(__file__).relative_to(ROOT)), "--create-db"],

@@ -89,8 +89,7 @@ def sync_problems(*, root: Path, retire_missing: bool = True) -> SyncResult:
     for folder in sorted(p for p in Path(root).iterdir() if (p / "problem.toml").is_file()):
         try:
             package = load_problem(folder)
-            problem_id = package.uuid
-            seen.add(problem_id)
+            seen.add(package.uuid)
             taken = Problem.objects.filter(slug=package.slug).exclude(uuid=package.uuid).first()
             if taken is not None:
                 raise PackageError(folder / "problem.toml", "slug",

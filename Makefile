@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.lock | sha256sum | cut -c1-12)
 
-.PHONY: setup test bench validate clean
+.PHONY: setup system-deps system-deps-test run test bench validate assets clean
 
 setup: $(STAMP)
 
@@ -17,7 +17,18 @@ $(STAMP): requirements.lock
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-test: setup
+# Debian packages: redis-server for `make run`; also Chromium and docker-compose for the tests.
+system-deps:
+	@scripts/system-deps.sh run
+
+system-deps-test:
+	@scripts/system-deps.sh test
+
+# The site on http://127.0.0.1:8000 with its own redis-server, a Celery worker and beat (Ctrl-C stops all).
+run: setup system-deps
+	$(PY) -m devstack run
+
+test: setup system-deps-test
 	$(PY) -m pytest
 
 validate: setup
@@ -25,6 +36,10 @@ validate: setup
 
 bench: setup
 	$(PY) -m judge bench
+
+# Rebuilds the committed editor and KaTeX files in webplatform/static/vendor/ (needs npm).
+assets:
+	cd frontend && npm ci --no-audit --no-fund && npm run build
 
 clean:
 	rm -rf $(VENV) .pytest_cache

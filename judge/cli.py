@@ -176,6 +176,34 @@ def _parameter_names(source: str, function: str, count: int) -> list[str]:
     return [f"arg{i}" for i in range(count)]
 
 
+def cmd_catalog(args) -> int:
+    from . import verdicts
+
+    root = Path(args.root)
+    rows, refused = [], []
+    for folder in sorted(p for p in root.iterdir() if (p / "problem.toml").exists()):
+        try:
+            problem = load_problem(folder)
+        except PackageError as exc:
+            refused.append(str(exc))
+            continue
+        counts = {v: len(problem.submissions.get(v, [])) for v in verdicts.VERDICTS}
+        row = {"slug": problem.slug, "title": problem.title, "difficulty": problem.difficulty,
+               "tags": list(problem.tags), "submissions": {v: n for v, n in counts.items() if n}}
+        rows.append(row)
+    if args.json:
+        print(json.dumps({"problems": rows, "refused": refused}))
+    else:
+        shown = [v for v in verdicts.VERDICTS if any(r["submissions"].get(v) for r in rows)]
+        table_rows = [[r["slug"], r["difficulty"], ", ".join(r["tags"])] +
+                      [r["submissions"].get(v, "") for v in shown] for r in rows]
+        print(text.table(["problem", "difficulty", "tags"] + shown, table_rows))
+        print(f"\n{len(rows)} problems, {sum(sum(r['submissions'].values()) for r in rows)} packaged submissions")
+        for message in refused:
+            print(f"refused: {message}")
+    return 1 if refused else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m judge", description="Remat Arena's grading engine")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -206,6 +234,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--cold-runs", type=int, default=3, help="gradings with a fresh interpreter per child")
     b.add_argument("--throughput-runs", type=int, default=24, help="gradings shared by two concurrent graders")
     b.set_defaults(func=cmd_bench)
+    c = sub.add_parser("catalog", help="list the problem bank with packaged submissions per verdict")
+    c.add_argument("root", nargs="?", default=str(Path(__file__).resolve().parent.parent / "problems"))
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_catalog)
     return parser
 
 

@@ -202,7 +202,7 @@ def valid_child_case(case) -> bool:
             ok = ok and isinstance(s["custom_vjp"], list)
         if ok and "cost" in case:
             ok = isinstance(case["cost"], dict) and all(
-                isinstance(case["cost"].get(k), (int, float)) for k in ("flops", "temp_bytes", "peak_bytes"))
+                isinstance(case["cost"].get(k), (int, float)) for k in ("flops", "peak_bytes"))
         return bool(ok)
     except (KeyError, TypeError, IndexError, ValueError):
         return False

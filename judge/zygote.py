@@ -178,9 +178,11 @@ class _ZygoteChild:
                            {"stdout": limits.output_kb * 1024, "result": RESULT_CAP},
                            send=(self.stdin_w, protocol.encode(request)))
         self.stdin_w = None  # pump closed it
-        if reason:
+        if reason:  # killed: its exit status follows as soon as the zygote has reaped it
             self.kill()
-        exit_info = self._wait(max(deadline - time.monotonic(), 0) + (0 if reason else 1))
+            exit_info = self._wait(EXIT_GRACE_S)
+        else:  # its pipes are closed: it is exiting, or still running until its deadline
+            exit_info = self._wait(max(deadline - time.monotonic(), 0) + 1)
         if exit_info is None and not reason:  # still running with its pipes closed: past its time now
             self.kill()
             reason = "time"

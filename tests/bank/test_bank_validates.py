@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").exists())
 
 
-def test_the_bank_has_the_first_problems():
+def test_the_bank_has_the_first_problems():  # the grading engine issue's four
     assert {"checkpoint_dot_policy", "checkpoint_per_layer", "checkpoint_names",
             "recursive_checkpoint"} <= {p.name for p in PROBLEMS}
 

@@ -1,0 +1,3 @@
+import jax
+
+small_dots = jax.checkpoint_policies.dots_saveable

@@ -1,0 +1,2 @@
+def small_dots(prim, *types, **params):
+    return False

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the site needs, only those missing: `scripts/system-deps.sh run`
+# for `make run` (redis-server), `scripts/system-deps.sh test` for `make test` (redis-server,
+# Chromium for the browser test, docker-compose to validate docker-compose.yml).
+set -euo pipefail
+
+want=(redis-server:redis-server)
+if [[ "${1:-run}" == "test" ]]; then
+  want+=(chromium:chromium docker-compose:docker-compose)
+fi
+
+missing=()
+for item in "${want[@]}"; do
+  command -v "${item%%:*}" >/dev/null 2>&1 || [[ -x "/usr/bin/${item%%:*}" ]] || missing+=("${item##*:}")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "Missing system packages: ${missing[*]}." >&2
+  echo "Install them as root, e.g.: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "Installing ${missing[*]} with apt-get ..."
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,91 @@
+"""What every problem of the bank gives a learner, and the messages its checker gives back."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge import grade, load_problem
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").exists())
+IDS = [p.name for p in PROBLEMS]
+
+
+def test_the_bank_covers_the_checkpoint_surface():
+    expected = {
+        "checkpoint_per_layer", "checkpoint_names", "recursive_checkpoint", "checkpoint_dot_policy",
+        "where_to_checkpoint", "save_any_names_but_these", "save_anything_except_these_names",
+        "dots_with_batch_dims", "save_from_both_policies", "scan_over_layers",
+        "static_argnums_training_flag", "prevent_cse_in_scan", "write_a_policy", "fix_the_checkpoint",
+        "memory_budget_mlp",
+    }
+    assert expected <= set(IDS) and len(IDS) >= 15
+
+
+@pytest.mark.parametrize("folder", PROBLEMS, ids=IDS)
+def test_problem_teaches(folder):
+    problem = load_problem(folder)
+    statement = problem.statement.lower()
+    for section in ("why it matters", "pitfalls", "task"):
+        assert f"## {section}" in statement, f"{problem.slug}: statement lacks '{section}'"
+    assert "```" in problem.statement, f"{problem.slug}: statement needs a worked example"
+    assert 2 <= len(problem.hints) <= 3
+    assert len(problem.explanation) > 200
+    assert problem.difficulty and problem.tags
+    assert len(problem.submissions.get("accepted", [])) >= 2, "several accepted styles"
+    assert problem.starter.strip() and problem.entry in problem.starter
+
+
+def grade_packaged(slug: str, relative: str):
+    problem = load_problem(ROOT / "problems" / slug)
+    return grade(problem, (problem.path / "submissions" / relative).read_text())
+
+
+@pytest.mark.parametrize("relative", ["policy_violation/whole_pipeline.py", "policy_violation/only_last_stage.py"])
+def test_a_checkpoint_that_cannot_save_memory_is_told_why(relative):
+    report = grade_packaged("where_to_checkpoint", relative)
+    assert report.verdict == "policy_violation"
+    assert "produces the function's output" in report.message and "saves no memory" in report.message
+
+
+def test_scan_residuals_are_read_stacked_over_layers():
+    report = grade_packaged("scan_over_layers", "policy_violation/no_checkpoint.py")
+    assert report.verdict == "policy_violation"
+    stacked = [r for r in report.residuals if r.get("stacked") == 4]
+    assert stacked and all(r["shape"][0] == 4 for r in stacked)
+    assert "stacked over 4 scan steps" in report.message
+
+
+def test_the_broken_library_policy_is_caught_by_the_name_it_keeps():
+    report = grade_packaged("save_anything_except_these_names", "policy_violation/library_helper.py")
+    assert report.verdict == "policy_violation" and "the value named 'big'" in report.message
+
+
+def test_a_policy_off_by_one_fails_exactly_at_the_boundary():
+    report = grade_packaged("write_a_policy", "policy_violation/strict_boundary.py")
+    assert report.verdict == "policy_violation"
+    failing = [c["name"] for c in report.cases if c["verdict"] == "policy_violation"]
+    assert "sample-all-small" in failing and "all-large" not in failing
+
+
+def test_the_memory_budget_reports_peak_and_flops():
+    report = grade_packaged("memory_budget_mlp", "accepted/four_then_two.py")
+    assert report.verdict == "accepted"
+    assert 0 < report.cost["peak_bytes"] <= 700000 and 0 < report.cost["flops"] <= 32500000
+    too_big = grade_packaged("memory_budget_mlp", "policy_violation/seven_at_once.py")
+    assert too_big.verdict == "policy_violation" and "peaks at" in too_big.message
+
+
+def test_catalog_lists_the_bank():
+    result = subprocess.run([sys.executable, "-m", "judge", "catalog", "--json"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    by_slug = {p["slug"]: p for p in data["problems"]}
+    assert set(by_slug) == set(IDS)
+    assert by_slug["checkpoint_dot_policy"]["submissions"]["policy_violation"] >= 5
+    assert all(p["submissions"].get("accepted", 0) >= 2 for p in data["problems"])
+    text = subprocess.run([sys.executable, "-m", "judge", "catalog"], cwd=ROOT, capture_output=True, text=True).stdout
+    assert "difficulty" in text and f"{len(IDS)} problems" in text

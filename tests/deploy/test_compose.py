@@ -1,0 +1,67 @@
+"""docker-compose.yml: the services the README promises, wired to one database and one Redis."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = ROOT / "docker-compose.yml"
+
+
+@pytest.fixture(scope="module")
+def services():
+    return yaml.safe_load(COMPOSE.read_text())["services"]
+
+
+def test_every_process_of_the_site_is_a_service(services):
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker-cpu", "worker-gpu", "beat"}
+
+
+def test_long_running_services_have_healthchecks_and_wait_for_their_dependencies(services):
+    for name in ("postgres", "redis", "web", "worker-cpu", "worker-gpu"):
+        assert services[name]["healthcheck"]["test"], name
+    for name in ("web", "worker-cpu", "worker-gpu", "beat"):
+        depends = services[name]["depends_on"]
+        assert depends["migrate"]["condition"] == "service_completed_successfully", name
+        assert depends["postgres"]["condition"] == depends["redis"]["condition"] == "service_healthy", name
+    assert services["migrate"]["restart"] == "no"
+    assert "migrate --noinput" in " ".join(services["migrate"]["command"])
+
+
+def test_workers_consume_their_device_queue_and_the_gpu_one_reserves_a_gpu(services):
+    def queues(name):
+        command = services[name]["command"]
+        return command[command.index("-Q") + 1]
+
+    assert queues("worker-cpu") == "cpu" and queues("worker-gpu") == "gpu"
+    assert services["worker-gpu"]["profiles"] == ["gpu"] and "profiles" not in services["worker-cpu"]
+    [device] = services["worker-gpu"]["deploy"]["resources"]["reservations"]["devices"]
+    assert device["capabilities"] == ["gpu"] and device["driver"] == "nvidia"
+
+
+def test_all_app_services_share_one_database_and_one_redis(services):
+    app = ("migrate", "web", "worker-cpu", "worker-gpu", "beat")
+    assert {services[n]["environment"]["DATABASE_URL"] for n in app} == {"postgres://arena:arena@postgres:5432/arena"}
+    assert {services[n]["environment"]["REDIS_URL"] for n in app} == {"redis://redis:6379/0"}
+
+
+def compose_commands():
+    found = []
+    if shutil.which("docker-compose"):
+        found.append(["docker-compose"])
+    if shutil.which("docker") and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
+        found.append(["docker", "compose"])
+    return found
+
+
+@pytest.mark.skipif(not compose_commands(), reason="neither docker-compose nor `docker compose` is installed "
+                                                    "(make system-deps-test installs docker-compose)")
+@pytest.mark.parametrize("profile", [[], ["--profile", "gpu"]], ids=["default", "gpu-profile"])
+def test_docker_compose_accepts_the_file(profile):
+    for command in compose_commands():
+        result = subprocess.run([*command, "-f", str(COMPOSE), *profile, "config", "--services"],
+                                capture_output=True, text=True, cwd=ROOT)
+        assert result.returncode == 0, result.stderr
+        assert {"web", "worker-cpu", "beat", "migrate"} <= set(result.stdout.split())

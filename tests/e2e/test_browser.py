@@ -1,0 +1,123 @@
+"""A learner in headless Chromium (Debian's): sign up, open checkpoint_dot_policy, type into the
+editor, submit, watch the verdict arrive. Screenshots go to var/screenshots/ (UPDATE_SCREENSHOTS=1
+writes them to docs/screenshots/, the ones the README shows)."""
+import os
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from ..web.helpers import no_checkpoint_source
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+# A test run must not dirty the work tree; refreshing the README's pictures is a deliberate act.
+SCREENSHOTS = ROOT / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else "var") / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+GRADING_TIMEOUT_MS = 180_000
+
+# What a learner would type: the pipeline inside one checkpoint with the dots policy.
+CORRECT = """import jax
+import jax.numpy as jnp
+
+
+def checkpoint_dot_policy(w1, w2, x):
+    def pipeline(w1, w2, x):
+        hidden = jax.nn.relu(x @ w1)
+        return jnp.sum((hidden @ w2) ** 2)
+
+    policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
+    return jax.checkpoint(pipeline, policy=policy)(w1, w2, x)
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make system-deps-test` (installs Debian's chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def type_into_editor(page, source: str) -> None:
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(source)
+
+
+def editor_text(page) -> str:
+    return page.evaluate("() => window.rematEditor.getText()")
+
+
+def submit_and_wait(page, verdict: str) -> None:
+    page.locator("#submit-button").click()
+    expect(page.locator("#status")).to_have_text(re.compile("queued|running|" + verdict))
+    expect(page.locator("#status")).to_have_text(verdict, timeout=GRADING_TIMEOUT_MS)
+
+
+def test_a_new_learner_solves_checkpoint_dot_policy_in_the_browser(site, page):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    username = f"learner_{uuid.uuid4().hex[:8]}"
+    page.goto(f"{site.url}/accounts/signup/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password1]", "a-long-browser-password")
+    page.fill("input[name=password2]", "a-long-browser-password")
+    page.click("#signup-button")
+    expect(page.locator(".topbar .who")).to_have_text(username)
+
+    page.click("text=Checkpoint with a save policy")
+    expect(page.locator("#problem-title")).to_contain_text("Checkpoint with a save policy")
+    expect(page.locator("#statement .katex").first).to_be_visible()  # math typeset by our KaTeX
+    expect(page.locator("#editor .cm-lineNumbers")).to_be_visible()  # a real editor, with line numbers
+    expect(page.locator("#editor .cm-content")).to_contain_text("raise NotImplementedError")  # the starter
+    expect(page.locator("#solution-locked")).to_be_visible()
+
+    type_into_editor(page, CORRECT)
+    page.reload()  # the draft survives a reload
+    expect(page.locator("#editor .cm-content")).to_contain_text("dots_with_no_batch_dims_saveable")
+    assert editor_text(page) == CORRECT
+
+    submit_and_wait(page, "accepted")
+    table = page.locator("#residual-table")
+    expect(table).to_be_visible()
+    expect(table.locator("tbody tr")).to_have_count(5)  # x, w1, w2 and the two matmul outputs
+    expect(table.locator("tr.offending")).to_have_count(0)
+    expect(page.locator("#required-residual-table")).to_be_visible()
+    expect(page.locator("#residual-bytes")).to_contain_text("yours 3584 bytes")
+    page.screenshot(path=str(SCREENSHOTS / "accepted.png"), full_page=True)
+
+    type_into_editor(page, no_checkpoint_source())
+    submit_and_wait(page, "policy_violation")
+    expect(page.locator("#message")).to_contain_text("output of relu")
+    relu_row = page.locator("#residual-table tr.offending", has_text="output of relu")
+    expect(relu_row).to_contain_text("your code saved it")
+    page.locator("#result").screenshot(path=str(SCREENSHOTS / "policy_violation.png"))
+
+    page.click("#result-link")  # the verdict page of that submission, with the code as submitted
+    expect(page.locator("#verdict")).to_have_text("policy_violation")
+    expect(page.locator("#submitted-code")).to_contain_text("jax.nn.relu(x @ w1)")
+    expect(page.locator("#forward-program")).to_contain_text("dot_general")
+    page.screenshot(path=str(SCREENSHOTS / "verdict_page.png"), full_page=True)
+    page.go_back()
+
+    page.reload()  # solved: the reference and the explanation are open now
+    expect(page.locator("#reference")).to_contain_text("dots_with_no_batch_dims_saveable")
+    expect(page.locator("#problem-title .solved")).to_be_visible()
+    page.goto(f"{site.url}/")
+    expect(page.locator("tr[data-slug=checkpoint_dot_policy] .solved")).to_be_visible()
+    page.screenshot(path=str(SCREENSHOTS / "problems.png"))

@@ -1,0 +1,108 @@
+"""Fixtures of the site's tests: a real redis-server as the Celery broker, the real problem bank
+synced into the test database, and users."""
+import base64
+import json
+
+import pytest
+import redis
+
+from devstack.processes import free_port, start_redis
+from webplatform.accounts.services import create_user
+from webplatform.catalog.services import sync_problems
+from webplatform.celery import app as celery_app
+
+from .helpers import BANK
+
+
+class RedisServer:
+    """A redis-server of our own on a free port, which a test may stop and start again."""
+
+    def __init__(self, folder):
+        self.folder, self.port = folder, free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.child = None
+
+    def start(self):
+        self.child = start_redis(self.port, self.folder, self.folder)
+
+    def stop(self):
+        self.child.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    celery_app.conf.broker_url = server.url  # before anything is published
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def broker(redis_server):
+    """The broker's queues, emptied before each test: ``broker.messages("cpu")``."""
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushdb()
+    yield Broker(client, redis_server)
+    client.close()
+
+
+class Broker:
+    def __init__(self, client, server):
+        self.client, self.server = client, server
+
+    def messages(self, queue: str) -> list[dict]:
+        """Celery messages waiting in ``queue`` (oldest first): task name, id and arguments."""
+        raw = reversed(self.client.lrange(queue, 0, -1))  # kombu pushes on the left
+        out = []
+        for item in raw:
+            message = json.loads(item)
+            headers = message["headers"]
+            args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
+            out.append({"task": headers["task"], "id": headers["id"], "args": args, "eta": headers.get("eta")})
+        return out
+
+
+@pytest.fixture(autouse=True)
+def site_settings(settings, tmp_path):
+    settings.PROBLEM_CACHE_DIR = tmp_path / "problem-cache"
+    # Pages are rendered without a collectstatic run: plain static names, no manifest.
+    settings.STORAGES = {**settings.STORAGES,
+                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+
+
+@pytest.fixture
+def bank(db):
+    """The real problem bank, synced: {slug: Problem}."""
+    sync_problems(root=BANK)
+    from webplatform.catalog.models import Problem
+
+    return {p.slug: p for p in Problem.objects.select_related("current_version")}
+
+
+@pytest.fixture
+def dot_policy(bank):
+    return bank["checkpoint_dot_policy"]
+
+
+@pytest.fixture
+def make_user(db):
+    def make(username: str, *, instructor: bool = False):
+        return create_user(username=username, password="a-long-test-password", instructor=instructor)
+    return make
+
+
+@pytest.fixture
+def learner(make_user):
+    return make_user("ada")
+
+
+@pytest.fixture
+def other_learner(make_user):
+    return make_user("grace")
+
+
+@pytest.fixture
+def learner_client(client, learner):
+    client.force_login(learner)
+    return client

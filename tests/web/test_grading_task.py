@@ -1,0 +1,81 @@
+"""The grading task, run in this process on the real judge (a real child process grades)."""
+import pytest
+
+from webplatform.catalog.models import Problem, ProblemVersion
+from webplatform.catalog.services import sync_problems
+from webplatform.submissions import services
+from webplatform.submissions.models import Submission
+from webplatform.submissions.tasks import grade_submission
+
+from .helpers import DOT_POLICY, copy_package, correct_source, no_checkpoint_source
+
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+Status = Submission.Status
+
+
+def submit(user, problem, source, kind="submit"):
+    return services.create_submission(user=user, problem=problem, source=source, kind=kind)
+
+
+def test_a_correct_submission_is_accepted_with_its_evidence_and_a_second_message_changes_nothing(
+        learner, dot_policy, broker):
+    submission = submit(learner, dot_policy, correct_source())
+    assert grade_submission.apply(args=[submission.pk], task_id="message-1").get() == "accepted"
+    submission.refresh_from_db()
+    assert (submission.status, submission.verdict, submission.attempts) == (Status.DONE, "accepted", 1)
+    report = submission.report
+    assert [c["name"] for c in report["cases"]] == ["sample-1", "sample-2", "tall", "wide"]
+    assert report["residual_bytes"] == report["reference_residual_bytes"] == 3584
+    assert "dot_general" in report["programs"]["forward"]
+    finished = submission.finished_at
+    # A duplicate message (a sweep that raced the worker, a redelivery) does nothing.
+    assert grade_submission.apply(args=[submission.pk], task_id="message-2").get() == "skipped"
+    submission.refresh_from_db()
+    assert submission.finished_at == finished and submission.attempts == 1
+
+
+def test_run_samples_grades_the_sample_cases_only_and_names_the_saved_relu(learner, dot_policy, broker):
+    submission = submit(learner, dot_policy, no_checkpoint_source(), kind="run")
+    assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "policy_violation"
+    submission.refresh_from_db()
+    assert [c["name"] for c in submission.report["cases"]] == ["sample-1", "sample-2"]
+    assert "output of relu" in submission.message
+    offending = [r["what"] for r in submission.report["residuals"] if r["offending"]]
+    assert "relu" in offending
+
+
+def test_a_judge_that_keeps_failing_ends_in_internal_error_after_bounded_retries(
+        learner, broker, tmp_path, settings, django_capture_on_commit_callbacks):
+    settings.GRADING = {**settings.GRADING, "MAX_ATTEMPTS": 3, "RETRY_DELAY_S": 0}
+    copy_package(DOT_POLICY, tmp_path, "damaged")
+    sync_problems(root=tmp_path)
+    problem = Problem.objects.get(slug="damaged")
+    version = problem.current_version
+    # The stored package no longer matches its hash: the worker refuses to grade with it.
+    ProblemVersion.objects.filter(pk=version.pk).update(files={**version.files, "reference.py": "broken = True\n"})
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = submit(learner, problem, correct_source())
+    outcomes = []
+    for _ in range(5):  # at most as many messages as it takes; the loop ends on its own
+        messages = broker.messages("cpu")
+        broker.client.flushdb()
+        if not messages:
+            break
+        with django_capture_on_commit_callbacks(execute=True):
+            outcomes.append(grade_submission.apply(args=messages[0]["args"], task_id=messages[0]["id"]).get())
+    assert outcomes == ["retrying", "retrying", "internal_error"]
+    submission.refresh_from_db()
+    assert (submission.status, submission.verdict, submission.attempts) == (Status.DONE, "internal_error", 3)
+    assert "failed 3 times" in submission.message and "PackageError" in submission.message
+
+
+def test_an_internal_error_verdict_of_the_judge_is_retried_then_kept(learner, broker, tmp_path, settings):
+    settings.GRADING = {**settings.GRADING, "MAX_ATTEMPTS": 1}
+    folder = copy_package(DOT_POLICY, tmp_path, "bad_reference")
+    (folder / "reference.py").write_text("def checkpoint_dot_policy(w1, w2, x):\n    raise RuntimeError('oops')\n")
+    sync_problems(root=tmp_path)
+    submission = submit(learner, Problem.objects.get(slug="bad_reference"), correct_source(), kind="run")
+    assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "internal_error"
+    submission.refresh_from_db()
+    assert submission.verdict == "internal_error" and "the reference of bad_reference failed" in submission.message
+    assert submission.report["verdict"] == "internal_error"

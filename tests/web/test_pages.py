@@ -1,0 +1,171 @@
+"""What a learner sees: the problem list, the problem page, run/submit, the verdict page."""
+import re
+
+import pytest
+from django.urls import reverse
+
+from webplatform.catalog.rendering import render_markdown
+from webplatform.submissions import services
+from webplatform.submissions.models import Submission
+
+from .helpers import correct_source
+
+pytestmark = pytest.mark.django_db
+
+
+def finish(submission, verdict, **report):
+    """Marks a submission graded, as the worker would."""
+    claimed = services.claim_submission(submission_id=submission.pk, task_id=f"t{submission.pk}")
+    services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
+                                 report={"verdict": verdict, "message": f"{verdict}!", **report})
+
+
+def submit(user, problem, kind="submit"):
+    return services.create_submission(user=user, problem=problem, source=correct_source(), kind=kind)
+
+
+def rows(html: str) -> dict:
+    """{slug: row html} of the problem list."""
+    return dict(re.findall(r'<tr data-slug="(\w+)">(.*?)</tr>', html, re.S))
+
+
+def test_the_problem_list_shows_difficulty_tags_acceptance_and_my_solved_mark(
+        client, bank, learner, other_learner, dot_policy):
+    for user, verdict in ((learner, "accepted"), (other_learner, "wrong_answer"), (other_learner, "accepted"),
+                          (other_learner, "policy_violation")):
+        finish(submit(user, dot_policy), verdict)
+    finish(submit(other_learner, dot_policy, kind="run"), "accepted")  # sample runs do not count
+    client.force_login(learner)
+    html = client.get(reverse("catalog:problem_list")).content.decode()
+    listed = rows(html)
+    assert set(listed) == set(bank)
+    dots = listed["checkpoint_dot_policy"]
+    assert "Checkpoint with a save policy" in dots and 'class="difficulty hard"' in dots
+    assert all(f"?tag={t}" in dots for t in ("dots", "mlp", "policies"))
+    assert "50% <small>(2/4)</small>" in dots and 'title="solved"' in dots
+    assert 'title="solved"' not in listed["checkpoint_names"] and "no submissions yet" in listed["checkpoint_names"]
+    client.force_login(other_learner)
+    assert 'title="solved"' in rows(client.get(reverse("catalog:problem_list")).content.decode())["checkpoint_dot_policy"]
+
+
+def test_the_problem_list_filters_by_tag_and_difficulty(client, bank):
+    url = reverse("catalog:problem_list")
+    by_tag = rows(client.get(url, {"tag": "policies"}).content.decode())
+    assert set(by_tag) == {p.slug for p in bank.values() if "policies" in p.current_version.tags}
+    assert "checkpoint_dot_policy" in by_tag
+    hard = rows(client.get(url, {"difficulty": "hard"}).content.decode())
+    assert set(hard) == {p.slug for p in bank.values() if p.difficulty == "hard"}
+    both = rows(client.get(url, {"difficulty": "easy", "tag": "dots"}).content.decode())
+    assert set(both) == {p.slug for p in bank.values() if p.difficulty == "easy" and "dots" in p.current_version.tags}
+
+
+def test_anyone_can_read_a_problem_page_with_statement_signature_samples_and_starter(client, dot_policy):
+    html = client.get(reverse("catalog:problem_detail", args=["checkpoint_dot_policy"])).content.decode()
+    assert '<h1 id="problem-title">Checkpoint with a save policy' in html
+    assert html.count("Checkpoint with a save policy</h1>") == 0  # the statement's own title is not repeated
+    assert "<h2>Why it matters</h2>" in html
+    assert "checkpoint_dot_policy(w1: f32[d,d], w2: f32[d,d], x: f32[N,d])" in html
+    assert '<span class="math-display">\\mathrm{out} = \\sum' in html  # TeX kept for KaTeX
+    assert "<td>sample-1</td>" in html and "x: 8×16" in html
+    assert "raise NotImplementedError" in html  # the starter code, for the editor
+    assert "Log in to run or submit" in html and 'id="solve-form"' not in html
+    assert "vendor/editor.js" in html and "vendor/katex/katex.min.js" in html
+
+
+def test_running_or_submitting_needs_a_login(client, dot_policy):
+    response = client.post(reverse("submissions:submit", args=["checkpoint_dot_policy"]), {"source": "x = 1"})
+    assert response.status_code == 302 and response.url.startswith(reverse("accounts:login"))
+    assert not Submission.objects.exists()
+
+
+def test_submit_records_an_attempt_and_answers_with_its_status_urls(learner_client, dot_policy, broker):
+    response = learner_client.post(reverse("submissions:submit", args=["checkpoint_dot_policy"]),
+                                   {"source": correct_source()}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 201
+    data = response.json()
+    submission = Submission.objects.get(pk=data["id"])
+    assert (submission.kind, submission.status, data["status"], data["done"]) == ("submit", "queued", "queued", False)
+    assert data["status_url"] == reverse("submissions:status", args=[submission.pk])
+    status = learner_client.get(data["status_url"]).json()
+    assert status["status"] == "queued" and "result_html" not in status
+
+
+def test_run_samples_without_javascript_redirects_to_the_verdict_page(learner_client, dot_policy, broker):
+    response = learner_client.post(reverse("submissions:run", args=["checkpoint_dot_policy"]),
+                                   {"source": correct_source()})
+    submission = Submission.objects.get()
+    assert submission.kind == "run"
+    assert response.status_code == 302 and response.url == reverse("submissions:detail", args=[submission.pk])
+
+
+def test_an_empty_submission_is_refused_with_a_reason(learner_client, dot_policy):
+    response = learner_client.post(reverse("submissions:submit", args=["checkpoint_dot_policy"]),
+                                   {"source": "  "}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 400 and "empty" in response.json()["error"]
+
+
+REPORT = {
+    "cases": [{"name": "sample-1", "sample": True, "verdict": "policy_violation", "message": "relu saved",
+               "max_error": 0.0}],
+    "residuals": [
+        {"kind": "argument", "what": "x", "type": "f32[8,16]", "bytes": 512, "line": None, "offending": False,
+         "reason": ""},
+        {"kind": "primitive", "what": "relu", "type": "f32[8,16]", "bytes": 512, "line": 6, "offending": True,
+         "reason": "the policy recomputes this; your code saved it"}],
+    "missing_residuals": [{"kind": "primitive", "what": "dot_general", "type": "f32[8,16]", "bytes": 512,
+                           "line": None, "reason": "the policy saves this; your code recomputes it"}],
+    "reference_residuals": [{"kind": "argument", "what": "x", "type": "f32[8,16]", "bytes": 512, "line": None},
+                            {"kind": "primitive", "what": "dot_general", "type": "f32[8,16]", "bytes": 512,
+                             "line": 6}],
+    "residual_bytes": 1536, "reference_residual_bytes": 1024,
+    "structure": {"checkpoints": [{"policy_text": "nothing_saveable", "line": 4, "depth": 0}]},
+    "programs": {"forward": "{ lambda ; a:f32[8,16]. let FORWARD }", "backward": "{ lambda ; b. let BACKWARD }"},
+    "stdout": "hello from print", "time_s": 1.25, "notes": [],
+}
+
+
+def test_the_verdict_page_shows_cases_residuals_side_by_side_programs_timing_and_code(learner_client, learner,
+                                                                                    dot_policy):
+    submission = submit(learner, dot_policy)
+    finish(submission, "policy_violation", **REPORT)
+    html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    assert 'id="verdict">policy_violation</span>' in html and "policy_violation!" in html
+    assert "<td>sample-1</td>" in html and "relu saved" in html
+    yours = html[html.index('id="residual-table"'):html.index('id="required-residual-table"')]
+    assert re.search(r'<tr class="offending">\s*<td>!!</td>.*?output of relu.*?your code saved it', yours, re.S)
+    assert re.search(r'<tr class="offending missing">\s*<td>missing</td>.*?output of dot_general', yours, re.S)
+    required = html[html.index('id="required-residual-table"'):]
+    assert "argument x" in required.split("</table>")[0] and "output of dot_general" in required.split("</table>")[0]
+    assert "yours <strong>1536 bytes</strong>" in html and "you keep 512 bytes more than needed" in html
+    assert "FORWARD" in html and "BACKWARD" in html and "hello from print" in html
+    assert "Graded in 1.25 s" in html and "policy <code>nothing_saveable</code>" in html
+    assert "jnp.dot(x, w1)" in html  # the submitted code
+
+
+def test_the_status_endpoint_carries_the_result_once_done(learner_client, learner, dot_policy):
+    submission = submit(learner, dot_policy)
+    finish(submission, "policy_violation", **REPORT)
+    data = learner_client.get(reverse("submissions:status", args=[submission.pk])).json()
+    assert data["done"] and data["verdict"] == "policy_violation"
+    assert 'id="residual-table"' in data["result_html"]
+
+
+def test_history_lists_my_attempts_newest_first(learner_client, learner, other_learner, dot_policy):
+    mine = [submit(learner, dot_policy, kind=k) for k in ("run", "submit")]
+    theirs = submit(other_learner, dot_policy)
+    html = learner_client.get(reverse("submissions:history")).content.decode()
+    listed = [int(n) for n in re.findall(r'href="/submissions/(\d+)/"', html)]
+    assert listed == [mine[1].pk, mine[0].pk] and theirs.pk not in listed
+    only_submits = learner_client.get(reverse("submissions:history"), {"kind": "submit"}).content.decode()
+    assert [int(n) for n in re.findall(r'href="/submissions/(\d+)/"', only_submits)] == [mine[1].pk]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Inline $a_1 * b_2$ math.", '<span class="math-inline">a_1 * b_2</span>'),
+    ("$$ \\sum_i x_i^2 $$", '<span class="math-display">\\sum_i x_i^2</span>'),
+    ("Costs $5 and $6 each.", "Costs $5 and $6 each."),  # prices are not math
+    ("`x = $a$`", "<code>x = $a$</code>"),  # code is left alone
+    ("$a < b$", '<span class="math-inline">a &lt; b</span>'),
+])
+def test_markdown_keeps_math_for_katex_and_leaves_code_alone(text, expected):
+    assert expected in render_markdown(text)

@@ -1,0 +1,87 @@
+"""Problems and their immutable versions, snapshots of the packages in ``problems/``.
+
+A ``Problem`` is identified by the package's ``uuid`` (so a renamed slug keeps its history) and
+points at its current version. A ``ProblemVersion`` is one content hash of the package: once
+written it never changes, and every submission names the version it was graded against.
+"""
+from django.db import models
+from judge.package import DEVICES, DIFFICULTIES
+
+
+class Tag(models.Model):
+    name = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Problem(models.Model):
+    Difficulty = models.TextChoices("Difficulty", [(d, d) for d in DIFFICULTIES])
+    Device = models.TextChoices("Device", [(d, d) for d in DEVICES])
+
+    uuid = models.UUIDField(unique=True)
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=200)
+    difficulty = models.CharField(max_length=16, choices=Difficulty.choices)
+    device = models.CharField(max_length=8, choices=Device.choices, default="cpu")
+    tags = models.ManyToManyField(Tag, related_name="problems", blank=True)
+    current_version = models.ForeignKey(
+        "ProblemVersion", on_delete=models.PROTECT, related_name="+", null=True, blank=True)
+    # A problem whose folder left the bank is hidden, not deleted: its submissions stay.
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["title"]
+
+    def __str__(self):
+        return self.slug
+
+
+class ProblemVersion(models.Model):
+    problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField()
+    content_hash = models.CharField(max_length=64)
+    slug = models.SlugField(max_length=100)
+    title = models.CharField(max_length=200)
+    difficulty = models.CharField(max_length=16)
+    device = models.CharField(max_length=8)
+    tags = models.JSONField(default=list)
+    entry = models.CharField(max_length=100)
+    # [{"name": "x", "spec": "f32[N,d]"} or {"name": "n", "static": true, "value": 3}]
+    args = models.JSONField(default=list)
+    # [{"name": "sample-1", "dims": {"N": 8}, "static": {}, "shapes": {"x": [8, 16]}}]
+    samples = models.JSONField(default=list)
+    case_count = models.PositiveIntegerField()
+    statement = models.TextField()
+    starter = models.TextField()
+    reference = models.TextField()
+    explanation = models.TextField(blank=True)
+    hints = models.JSONField(default=list)
+    # Every file of the package, {relative path: text}: workers grade exactly this version.
+    files = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["problem", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["problem", "content_hash"], name="one_version_per_content"),
+            models.UniqueConstraint(fields=["problem", "number"], name="version_numbers_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.slug} v{self.number}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("problem versions are immutable: sync a changed package as a new version")
+        super().save(*args, **kwargs)
+
+    @property
+    def signature(self) -> str:
+        params = [f"{a['name']}: {a['spec']}" if "spec" in a else a["name"] for a in self.args]
+        return f"{self.entry}({', '.join(params)})"

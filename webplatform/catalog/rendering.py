@@ -1,0 +1,51 @@
+"""Markdown with math, for statements and explanations.
+
+Math is cut out before Markdown sees it (Markdown would read ``_`` and ``*`` inside TeX as
+emphasis and eat backslashes) and put back afterwards as escaped TeX in
+``<span class="math-inline">`` / ``<span class="math-display">``, which our static KaTeX
+typesets in the browser. Code spans and fenced blocks are left alone, dollars included.
+"""
+from __future__ import annotations
+
+import functools
+import html
+import re
+
+import markdown
+
+_PIECES = re.compile(
+    r"(?P<code>```.*?```|`[^`\n]+`)"
+    r"|\$\$(?P<display>.+?)\$\$"
+    r"|(?<![\\$\w])\$(?P<inline>[^\s$](?:[^$\n]*?[^\s\\$])?)\$(?!\w)",
+    re.S,
+)
+_TOKEN = "MATHPLACEHOLDER{}X"
+
+
+@functools.lru_cache(maxsize=256)
+def render_markdown(text: str) -> str:
+    math: list[str] = []
+
+    def protect(match: re.Match) -> str:
+        if match.group("code") is not None:
+            return match.group("code")
+        display = match.group("display") is not None
+        tex = (match.group("display") if display else match.group("inline")).strip()
+        kind = "math-display" if display else "math-inline"
+        math.append(f'<span class="{kind}">{html.escape(tex)}</span>')
+        return _TOKEN.format(len(math) - 1)
+
+    body = markdown.markdown(
+        _PIECES.sub(protect, text),
+        extensions=["fenced_code", "tables", "codehilite", "sane_lists"],
+        extension_configs={"codehilite": {"guess_lang": False, "css_class": "highlight"}},
+    )
+    return re.sub(r"MATHPLACEHOLDER(\d+)X", lambda m: math[int(m.group(1))], body)
+
+
+def render_statement(text: str) -> str:
+    """The statement without its own leading ``# Title`` line: the page shows the title already."""
+    lines = text.lstrip().splitlines()
+    if lines and re.match(r"^#\s", lines[0]):
+        lines = lines[1:]
+    return render_markdown("\n".join(lines))

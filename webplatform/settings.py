@@ -1,0 +1,164 @@
+"""Django settings, all from the environment (twelve-factor): DATABASE_URL, REDIS_URL,
+SECRET_KEY, DEBUG, ALLOWED_HOSTS. Without any of them this is a local development setup on
+SQLite; docker-compose and production set them."""
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    return os.environ.get(name, str(default)).strip().lower() in ("1", "true", "yes", "on")
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_bool("DEBUG", False)
+# The fallback is for local runs and tests only; docker-compose and production set their own.
+SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-local-development-key-set-SECRET_KEY-in-production"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "webplatform.accounts",
+    "webplatform.catalog",
+    "webplatform.submissions",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "webplatform.urls"
+WSGI_APPLICATION = "webplatform.wsgi.application"
+ASGI_APPLICATION = "webplatform.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "webplatform" / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def database_from_url(url: str) -> dict:
+    config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # The site, the workers and beat write to one file: WAL lets readers go on while one
+        # writes, IMMEDIATE transactions take the write lock up front instead of failing with
+        # "database is locked" on upgrade, and the timeout waits for the lock.
+        config["CONN_MAX_AGE"] = 0
+        config["OPTIONS"] = {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        }
+    return config
+
+
+if "DATABASE_URL" not in os.environ:
+    (BASE_DIR / "var").mkdir(exist_ok=True)  # SQLite creates the file, not its folder
+DATABASES = {
+    "default": database_from_url(os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}")),
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "catalog:problem_list"
+LOGOUT_REDIRECT_URL = "catalog:problem_list"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATICFILES_DIRS = [BASE_DIR / "webplatform" / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed, compressed names after `collectstatic` (the launcher and the Dockerfile run it);
+    # with DEBUG (runserver) plain names straight from the source folders.
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG
+                    else "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# --- Celery (read by webplatform/celery.py with namespace CELERY_) ---------------------------
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = REDIS_URL
+CELERY_TASK_IGNORE_RESULT = True  # the database is the source of truth, not a result backend
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a long grading must not hold back messages another worker could take
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# An unacknowledged message returns to the queue after this long if its worker vanished; the
+# sweep below usually acts first.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-submissions": {
+        "task": "submissions.sweep_stale_submissions",
+        "schedule": float(os.environ.get("SWEEP_EVERY_S", "30")),
+        "options": {"queue": "cpu", "expires": 60},
+    },
+}
+
+# --- Grading --------------------------------------------------------------------------------
+# Where workers unpack problem versions stored in the database before grading them.
+PROBLEM_CACHE_DIR = Path(os.environ.get("PROBLEM_CACHE_DIR", BASE_DIR / "var" / "problem-cache"))
+PROBLEMS_DIR = Path(os.environ.get("PROBLEMS_DIR", BASE_DIR / "problems"))
+GRADING = {
+    # A submission whose grading raised, or got internal_error from the judge, is tried this
+    # many times in all, then stored as internal_error.
+    "MAX_ATTEMPTS": int(os.environ.get("GRADING_MAX_ATTEMPTS", "3")),
+    "RETRY_DELAY_S": float(os.environ.get("GRADING_RETRY_DELAY_S", "2")),
+    # The sweep re-enqueues submissions queued longer than this (a lost message) ...
+    "STALE_QUEUED_S": float(os.environ.get("GRADING_STALE_QUEUED_S", "120")),
+    # ... and running longer than this (a dead worker); above every problem's wall limit.
+    "STALE_RUNNING_S": float(os.environ.get("GRADING_STALE_RUNNING_S", "300")),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

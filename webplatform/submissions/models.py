@@ -1,0 +1,61 @@
+"""One row per attempt: a "Run samples" (kind ``run``) or a recorded submission (``submit``).
+
+``status`` moves queued -> running -> done only through guarded updates in ``services``; the
+verdict names are the judge's own (``judge.VERDICTS``)."""
+from django.conf import settings
+from django.db import models
+from judge import VERDICTS
+
+from webplatform.catalog.models import Problem, ProblemVersion
+
+
+class Submission(models.Model):
+    class Kind(models.TextChoices):
+        RUN = "run", "run samples"
+        SUBMIT = "submit", "submit"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+
+    Verdict = models.TextChoices("Verdict", [(v, v) for v in VERDICTS])
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions")
+    problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="submissions")
+    version = models.ForeignKey(ProblemVersion, on_delete=models.PROTECT, related_name="submissions")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    source = models.TextField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    verdict = models.CharField(max_length=32, choices=Verdict.choices, blank=True, default="")
+    message = models.TextField(blank=True, default="")
+    report = models.JSONField(null=True, blank=True)  # judge.Report.to_dict()
+    # Incremented by each claim; also the token that lets only the current attempt finish it.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # The Celery message of the current attempt: the same message delivered again while the
+    # submission is running means the worker that held it died (see services.claim_submission).
+    task_id = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["user", "problem", "-created_at"], name="sub_user_problem"),
+            models.Index(fields=["status", "enqueued_at"], name="sub_status_enqueued"),
+            models.Index(fields=["problem", "kind", "verdict"], name="sub_problem_verdict"),
+        ]
+
+    def __str__(self):
+        return f"submission {self.pk} ({self.kind}, {self.status} {self.verdict})"
+
+    @property
+    def is_done(self) -> bool:
+        return self.status == self.Status.DONE
+
+    @property
+    def queue(self) -> str:
+        """The Celery queue of the problem's device: ``cpu`` or ``gpu``."""
+        return self.version.device

@@ -1,0 +1,26 @@
+"""Reads of submissions. Only the author may read a submission (and its code)."""
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from .models import Submission
+
+
+def get_own_submission(*, user, submission_id: int) -> Submission:
+    """The user's own submission; someone else's is a 404, as if it did not exist."""
+    submission = (Submission.objects.select_related("problem", "version")
+                  .filter(pk=submission_id, user_id=user.pk).first()) if user.is_authenticated else None
+    if submission is None:
+        raise Http404("no such submission")
+    return submission
+
+
+def user_history(*, user, problem=None, kind: str | None = None) -> QuerySet[Submission]:
+    submissions = Submission.objects.filter(user_id=user.pk).select_related("problem", "version") \
+        .defer("source", "report")
+    if problem is not None:
+        submissions = submissions.filter(problem=problem)
+    if kind:
+        submissions = submissions.filter(kind=kind)
+    return submissions.order_by("-created_at", "-id")

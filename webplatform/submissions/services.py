@@ -1,0 +1,164 @@
+"""Writes to submissions: create and enqueue, and the guarded state transitions the grading task
+and the sweep use.
+
+Every transition is one conditional UPDATE (``filter(id=..., status=...).update(...)``): two
+workers holding the same message, a sweep racing a slow worker, or a redelivered message can
+never move a submission twice. The database is the source of truth; a Celery message is only a
+nudge, and a lost one is re-sent by the sweep.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from judge import verdicts
+from kombu.exceptions import OperationalError
+
+from .models import Submission
+
+logger = logging.getLogger(__name__)
+Status = Submission.Status
+MAX_SOURCE_BYTES = 64 * 1024
+# Publishing must not hang an HTTP request when Redis is down: try briefly, then leave the
+# submission queued for the sweep.
+PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.25, "interval_max": 0.5}
+
+
+def _grading_settings() -> dict:
+    return settings.GRADING
+
+
+def create_submission(*, user, problem, source: str, kind: str) -> Submission:
+    """Records an attempt on the problem's current version and enqueues it once committed."""
+    if kind not in Submission.Kind.values:
+        raise ValidationError(f"unknown kind {kind!r}")
+    if not source.strip():
+        raise ValidationError("the submission is empty")
+    if len(source.encode("utf-8")) > MAX_SOURCE_BYTES:
+        raise ValidationError(f"the submission is larger than {MAX_SOURCE_BYTES // 1024} KiB")
+    if not problem.is_active or problem.current_version_id is None:
+        raise ValidationError("this problem is not open for submissions")
+    with transaction.atomic():
+        submission = Submission.objects.create(
+            user=user, problem=problem, version=problem.current_version, kind=kind, source=source,
+            status=Status.QUEUED, enqueued_at=timezone.now())
+        queue = problem.current_version.device
+        transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, queue=queue))
+    return submission
+
+
+def enqueue_grading(*, submission_id: int, queue: str, countdown: float = 0) -> bool:
+    """Publishes the grading message; False when the broker cannot be reached (the submission
+    stays queued and the sweep publishes it again later)."""
+    from .tasks import grade_submission  # the task module imports this one
+
+    try:
+        grade_submission.apply_async(args=[submission_id], queue=queue, countdown=countdown or None,
+                                     retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+    except OperationalError as exc:
+        logger.warning("could not enqueue submission %s (%s); the sweep will retry", submission_id, exc)
+        return False
+    return True
+
+
+def claim_submission(*, submission_id: int, task_id: str) -> Submission | None:
+    """queued -> running for the worker holding message ``task_id``, as a new attempt.
+
+    Also takes over a submission left running by this same message: the broker hands a message
+    out again only when the worker holding it died (``acks_late`` with
+    ``reject_on_worker_lost``), so that attempt is over. None when there is nothing to claim
+    (another worker holds it, or it is done): a duplicate message then does nothing."""
+    if not task_id:
+        raise ValueError("task_id is required")
+    orphaned_by_this_message = Q(status=Status.RUNNING, task_id=task_id)
+    claimed = Submission.objects.filter(Q(status=Status.QUEUED) | orphaned_by_this_message, pk=submission_id) \
+        .update(status=Status.RUNNING, attempts=F("attempts") + 1, started_at=timezone.now(), task_id=task_id)
+    if not claimed:
+        return None
+    return Submission.objects.select_related("version").get(pk=submission_id)
+
+
+def jsonable(report: dict) -> dict:
+    """The report as plain JSON (numpy scalars become numbers, anything odd becomes text)."""
+    return json.loads(json.dumps(report, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
+
+
+def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bool:
+    """running -> done with the judge's verdict; only the attempt that claimed it may finish it."""
+    report = jsonable(report)
+    if report.get("verdict") not in verdicts.VERDICTS:
+        raise ValueError(f"not a verdict: {report.get('verdict')!r}")
+    return bool(Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
+        status=Status.DONE, verdict=report["verdict"], message=report.get("message", ""), report=report,
+        finished_at=timezone.now()))
+
+
+def record_grading_failure(*, submission_id: int, attempt: int, message: str, report: dict | None = None) -> str:
+    """The judge failed on this attempt (it raised, or said internal_error): queue it again after
+    a delay, or, after ``MAX_ATTEMPTS`` attempts, finish it as ``internal_error``.
+    Returns "retrying", "internal_error", or "stale" when this attempt no longer owns it."""
+    config = _grading_settings()
+    submission = Submission.objects.filter(pk=submission_id).select_related("version").first()
+    if submission is None:
+        return "stale"
+    if attempt >= config["MAX_ATTEMPTS"]:
+        final = jsonable(report) if report else None
+        text = (f"The judge failed {attempt} times on this submission; this is not a problem with your code. "
+                f"Please submit again later. Last error: {message}")
+        updated = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
+            status=Status.DONE, verdict=verdicts.INTERNAL_ERROR, message=text, report=final,
+            finished_at=timezone.now())
+        return "internal_error" if updated else "stale"
+    updated = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
+        status=Status.QUEUED, enqueued_at=timezone.now(), message=f"retrying after a judge failure: {message}")
+    if not updated:
+        return "stale"
+    delay = config["RETRY_DELAY_S"] * attempt
+    transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, queue=submission.queue,
+                                                  countdown=delay))
+    return "retrying"
+
+
+@dataclass
+class SweepResult:
+    requeued: list[int] = field(default_factory=list)  # re-published, still queued
+    restarted: list[int] = field(default_factory=list)  # were running on a worker that went away
+    failed: list[int] = field(default_factory=list)  # out of attempts: internal_error
+
+
+def sweep_stale_submissions(*, now: datetime | None = None) -> SweepResult:
+    """Re-enqueues what a lost message or a dead worker left behind (run by Celery beat).
+
+    - queued since before ``STALE_QUEUED_S``: the message was lost (a broker restart without
+      persistence, or Redis down when it was created): publish it again;
+    - running since before ``STALE_RUNNING_S`` (longer than any problem's wall limit): its
+      worker died; it goes back to queued, or to ``internal_error`` once out of attempts.
+    Duplicate messages are harmless: only one claim of a queued submission succeeds."""
+    config = _grading_settings()
+    now = now or timezone.now()
+    result = SweepResult()
+    stale_queued = Submission.objects.filter(
+        status=Status.QUEUED, enqueued_at__lt=now - timedelta(seconds=config["STALE_QUEUED_S"]))
+    for submission in stale_queued.select_related("version").only("id", "version__device", "enqueued_at"):
+        if Submission.objects.filter(pk=submission.pk, status=Status.QUEUED,
+                                     enqueued_at=submission.enqueued_at).update(enqueued_at=now):
+            enqueue_grading(submission_id=submission.pk, queue=submission.queue)
+            result.requeued.append(submission.pk)
+    stale_running = Submission.objects.filter(
+        status=Status.RUNNING, started_at__lt=now - timedelta(seconds=config["STALE_RUNNING_S"]))
+    for submission in stale_running.select_related("version").only("id", "attempts", "version__device"):
+        outcome = record_grading_failure(
+            submission_id=submission.pk, attempt=submission.attempts,
+            message="the worker grading it stopped responding")
+        if outcome == "internal_error":
+            result.failed.append(submission.pk)
+        elif outcome == "retrying":
+            result.restarted.append(submission.pk)
+    return result

@@ -1,0 +1,70 @@
+"""Thin views: parse, call a service or selector, render. Running or submitting needs a login;
+a submission (and its code) is visible to its author only."""
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from webplatform.catalog.selectors import get_problem
+
+from . import selectors, services
+from .models import Submission
+from .presenters import present
+
+
+def _wants_json(request) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@login_required
+@require_POST
+def create(request, slug, kind):
+    problem = get_problem(slug=slug)
+    try:
+        submission = services.create_submission(
+            user=request.user, problem=problem, source=request.POST.get("source", ""), kind=kind)
+    except ValidationError as exc:
+        if _wants_json(request):
+            return JsonResponse({"error": " ".join(exc.messages)}, status=400)
+        return render(request, "submissions/refused.html", {"problem": problem, "errors": exc.messages}, status=400)
+    if _wants_json(request):
+        return JsonResponse(_status_payload(request, submission), status=201)
+    return redirect("submissions:detail", submission_id=submission.pk)
+
+
+def _status_payload(request, submission: Submission) -> dict:
+    payload = {
+        "id": submission.pk, "kind": submission.kind, "status": submission.status, "verdict": submission.verdict,
+        "message": submission.message, "done": submission.is_done,
+        "url": reverse("submissions:detail", args=[submission.pk]),
+        "status_url": reverse("submissions:status", args=[submission.pk]),
+    }
+    if submission.is_done:
+        payload["result_html"] = render_to_string(
+            "submissions/_result.html", {"submission": submission, "result": present(submission)}, request=request)
+    return payload
+
+
+@login_required
+@require_GET
+def status(request, submission_id):
+    submission = selectors.get_own_submission(user=request.user, submission_id=submission_id)
+    return JsonResponse(_status_payload(request, submission))
+
+
+@login_required
+@require_GET
+def detail(request, submission_id):
+    submission = selectors.get_own_submission(user=request.user, submission_id=submission_id)
+    return render(request, "submissions/detail.html", {"submission": submission, "result": present(submission)})
+
+
+@login_required
+@require_GET
+def history(request):
+    return render(request, "submissions/history.html", {
+        "submissions": selectors.user_history(user=request.user, kind=request.GET.get("kind") or None)[:200],
+    })

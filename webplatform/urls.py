@@ -1,0 +1,20 @@
+from django.contrib import admin
+from django.db import connection
+from django.http import JsonResponse
+from django.urls import include, path
+
+
+def healthz(request):
+    """For load balancers and docker-compose: the process answers and reaches its database."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return JsonResponse({"ok": True})
+
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("webplatform.accounts.urls")),
+    path("healthz", healthz, name="healthz"),
+    path("", include("webplatform.submissions.urls")),
+    path("", include("webplatform.catalog.urls")),
+]

@@ -184,7 +184,7 @@ def valid_child_case(case) -> bool:
         err = case["error"]
         return isinstance(err, dict) and err.get("kind") in ERROR_KINDS and isinstance(err.get("message"), str)
     try:
-        ok = isinstance(case["treedef"], str) and verify._avals_ok(case["outputs"])
+        ok = isinstance(case["treedef"], str) and verify.valid_avals(case["outputs"])
         if ok and "residuals" in case:
             for r in case["residuals"]:
                 ok = ok and isinstance(r["kind"], str) and isinstance(r["what"], str) and isinstance(r["type"], str) \

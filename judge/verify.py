@@ -67,7 +67,7 @@ def build_request(programs: dict, wrt: list[int], cases: list[dict]) -> dict:
     return {"mode": "verify", "fwd": programs["fwd"], "bwd": programs["bwd"], "wrt": list(wrt), "cases": cases}
 
 
-def _avals_ok(items) -> bool:
+def valid_avals(items) -> bool:
     return isinstance(items, list) and all(
         isinstance(a, dict) and isinstance(a.get("dtype"), str) and isinstance(a.get("shape"), list)
         and all(isinstance(d, int) and not isinstance(d, bool) for d in a["shape"]) for a in items)
@@ -88,10 +88,10 @@ def valid_response(response, names: list[str]) -> bool:
     if response.get("status") != "ok" or not isinstance(cases, list) or [c.get("name") for c in cases] != names:
         return False
     for case in cases:
-        if not _avals_ok(case.get("outputs")):
+        if not valid_avals(case.get("outputs")):
             return False
         if response.get("checked") and not (
-                _avals_ok(case.get("residuals"))
+                valid_avals(case.get("residuals"))
                 and all(_arrays_ok(case.get(k)) for k in ("value", "grads", "hidden_value", "hidden_grads"))):
             return False
     return isinstance(response.get("checked"), bool)

@@ -59,7 +59,3 @@ class UidPool:
         index = uid - self.base
         self.held.discard(index)
         fcntl.lockf(self._fd, fcntl.LOCK_UN, 1, index)
-
-    @classmethod
-    def contains(cls, uid: int, base: int = DEFAULT_BASE) -> bool:
-        return base <= uid < base + RANGE

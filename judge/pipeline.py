@@ -96,9 +96,6 @@ def run(problem: Problem, source: str, cases, runner, *, salt: int, expected_out
             outcome.failure = _limit_failure(result)
             return outcome
         response = result.response
-        if response.get("status") == "sandbox_error":
-            outcome.failure = (verdicts.INTERNAL_ERROR, f"the sandbox could not be set up: {response.get('detail')}")
-            return outcome
         if response.get("status") != "ok":
             error = response.get("error") or {}
             outcome.failure = (ERROR_KINDS.get(error.get("kind"), verdicts.RUNTIME_ERROR), error_message(error))
@@ -210,6 +207,8 @@ def valid_child_case(case) -> bool:
 
 def _limit_failure(result) -> tuple[str, str]:
     verdict = CHILD_OUTCOMES[result.outcome]
+    if verdict == verdicts.INTERNAL_ERROR:
+        return verdict, result.detail
     return verdict, (f"your submission {result.detail}" if result.detail else verdicts.DESCRIPTIONS[verdict])
 
 

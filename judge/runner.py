@@ -147,8 +147,14 @@ def pump(streams: dict, deadline: float, caps: dict, send: tuple[int, bytes] | N
 
 
 def interpret(raw: dict, reason: str | None, returncode: int, limits: Limits,
-              wall_s: float, cpu_s: float) -> ChildResult:
-    """Turn what came back from a child into a ChildResult; shared by every runner."""
+              wall_s: float, cpu_s: float, hardened: bool | None = None) -> ChildResult:
+    """Turn what came back from a child into a ChildResult; shared by every runner.
+
+    ``hardened``: whether the child reported, on a pipe it closes before it reads its request,
+    that its sandbox was in place (None: the runner has no such pipe). A child may only blame
+    its sandbox (``internal_error``, retried, never the learner's fault) before that point;
+    after it, such a claim comes from the submission and is not believed.
+    """
     stdout = bytes(raw.get("stdout", b"")).decode("utf-8", "replace")
     if reason == "time":
         return ChildResult("time_limit", stdout=stdout, wall_s=wall_s,
@@ -169,6 +175,12 @@ def interpret(raw: dict, reason: str | None, returncode: int, limits: Limits,
         return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s, detail=str(exc))
     if not isinstance(response, dict):
         return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s, detail="response is not an object")
+    if response.get("status") == "sandbox_error":
+        if hardened is False:
+            return ChildResult("sandbox_error", stdout=stdout, wall_s=wall_s,
+                               detail=f"the sandbox could not be set up: {response.get('detail')}")
+        return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s,
+                           detail="sent back a sandbox failure from inside its sandbox")
     return ChildResult("ok", response=response, stdout=stdout, wall_s=wall_s)
 
 

@@ -135,6 +135,7 @@ class ZygoteRunner:
         stdin_r, stdin_w = os.pipe()
         out_r, out_w = os.pipe()
         result_r, result_w = os.pipe()
+        hardened_r, hardened_w = os.pipe()
         status, status_for_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         message = json.dumps({"op": "spawn", "role": role, "limits": dataclasses.asdict(limits)}).encode()
         try:
@@ -142,40 +143,43 @@ class ZygoteRunner:
                 control = self._control
                 if control is None:
                     raise ZygoteUnavailable("the zygote is not running")
-                socket.send_fds(control, [message], [stdin_r, out_w, result_w, status_for_child.fileno()])
+                socket.send_fds(control, [message],
+                                [stdin_r, out_w, result_w, hardened_w, status_for_child.fileno()])
             status.settimeout(REPLY_TIMEOUT_S)
             data = status.recv(1 << 10)
         except (OSError, ZygoteUnavailable) as exc:
-            for fd in (stdin_w, out_r, result_r):
+            for fd in (stdin_w, out_r, result_r, hardened_r):
                 os.close(fd)
             status.close()
             raise ZygoteUnavailable(f"the zygote did not take the child: {exc}") from None
         finally:
-            for fd in (stdin_r, out_w, result_w):
+            for fd in (stdin_r, out_w, result_w, hardened_w):
                 os.close(fd)
             status_for_child.close()
         reply = json.loads(data) if data else {"error": "the zygote closed the connection"}
         if "pid" not in reply:
-            for fd in (stdin_w, out_r, result_r):
+            for fd in (stdin_w, out_r, result_r, hardened_r):
                 os.close(fd)
             status.close()
             raise ZygoteUnavailable(reply.get("error", "no child"))
-        return _ZygoteChild(reply["pid"], reply.get("uid"), stdin_w, out_r, result_r, status)
+        return _ZygoteChild(reply["pid"], reply.get("uid"), stdin_w, out_r, result_r, hardened_r, status)
 
 
 class _ZygoteChild:
     """One forked, hardened child; this side owns its pipes and its status socket."""
 
-    def __init__(self, pid: int, uid: int | None, stdin_w: int, out_r: int, result_r: int, status: socket.socket):
+    def __init__(self, pid: int, uid: int | None, stdin_w: int, out_r: int, result_r: int, hardened_r: int,
+                 status: socket.socket):
         self.pid, self.uid = pid, uid  # uid: the child's own, None without the uid layer
-        self.stdin_w, self.out_r, self.result_r, self.status = stdin_w, out_r, result_r, status
+        self.stdin_w, self.out_r, self.result_r, self.hardened_r = stdin_w, out_r, result_r, hardened_r
+        self.status = status
         self.closed = False
 
     def run(self, request: dict, limits: Limits) -> ChildResult:
         started = time.monotonic()
         deadline = started + limits.wall_s
-        raw, reason = pump({"stdout": self.out_r, "result": self.result_r}, deadline,
-                           {"stdout": limits.output_kb * 1024, "result": RESULT_CAP},
+        raw, reason = pump({"stdout": self.out_r, "result": self.result_r, "hardened": self.hardened_r},
+                           deadline, {"stdout": limits.output_kb * 1024, "result": RESULT_CAP, "hardened": 1},
                            send=(self.stdin_w, protocol.encode(request)))
         self.stdin_w = None  # pump closed it
         if reason:  # killed: its exit status follows as soon as the zygote has reaped it
@@ -193,7 +197,8 @@ class _ZygoteChild:
             kill_group(self.pid)
             return ChildResult("sandbox_error", wall_s=wall_s,
                                detail="the zygote stopped answering while the child ran")
-        return interpret(raw, reason, exit_info["exit"], limits, wall_s, exit_info["cpu_s"])
+        return interpret(raw, reason, exit_info["exit"], limits, wall_s, exit_info["cpu_s"],
+                         hardened=bytes(raw["hardened"]) == b"H")
 
     def _wait(self, timeout_s: float) -> dict | None:
         self.status.settimeout(max(timeout_s, 0.05))
@@ -219,7 +224,7 @@ class _ZygoteChild:
         if self.closed:
             return
         self.closed = True
-        for fd in (self.stdin_w, self.out_r, self.result_r):
+        for fd in (self.stdin_w, self.out_r, self.result_r, self.hardened_r):
             if fd is not None:
                 os.close(fd)
         self.status.close()

@@ -19,7 +19,8 @@ from ..package import Limits
 from . import filesystem, layers, linux, seccomp
 
 RESULT_FD = 3
-KEPT_FDS = (0, 1, 2, RESULT_FD)  # request in, printed output (stdout and stderr), result out
+HARDENED_FD = 4  # one byte once every layer is in place, then closed before the request is read
+KEPT_FDS = (0, 1, 2, RESULT_FD, HARDENED_FD)  # request in, printed output (stdout, stderr), result out
 MAX_THREADS = 64  # RLIMIT_NPROC for a child's own uid: XLA's thread pools fit, a thread bomb does not
 MAX_OPEN_FILES = 256
 MAX_FILE_BYTES = 16 << 20
@@ -77,7 +78,7 @@ def _session(plan: Plan, evidence: dict) -> None:
 
 
 def _descriptors(plan: Plan, evidence: dict) -> None:
-    os.closerange(RESULT_FD + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    os.closerange(max(KEPT_FDS) + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
 
 def _environment(plan: Plan, evidence: dict) -> None:

@@ -8,9 +8,9 @@ imports those too, checks that it is still single-threaded, and freezes its heap
 garbage collector (so that children do not copy every page they only read).
 
 Protocol with the parent (``judge.zygote.ZygoteRunner``), over a SOCK_SEQPACKET socket pair:
-``{"op": "spawn", "role": ..., "limits": ...}`` with four descriptors attached (the child's
-request pipe, output pipe, result pipe and a status socket). The zygote answers on the status
-socket with ``{"pid": ...}``, then, once the child is reaped, ``{"exit": status, "cpu_s": ...}``.
+``{"op": "spawn", "role": ..., "limits": ...}`` with five descriptors attached (the child's
+request pipe, output pipe, result pipe, "hardened" pipe and a status socket). The zygote answers
+on the status socket with ``{"pid": ...}``, then, once the child is reaped, ``{"exit": status, "cpu_s": ...}``.
 ``{"op": "kill"}`` on the status socket kills the child's process group; closing it does too.
 When the parent goes away (end of file on the control socket) the zygote kills its children and
 exits.
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from ..package import Limits
 from . import filesystem, layers
-from .harden import RESULT_FD, Plan, SandboxError, harden
+from .harden import HARDENED_FD, RESULT_FD, Plan, SandboxError, harden
 from .uids import UidPool
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -152,7 +152,7 @@ class Zygote:
             protocol.write_message(RESULT_FD, report)
             os._exit(0)
 
-        pid = self.fork_child(plan, {0: null, 1: null, 2: 2, RESULT_FD: write_end}, body)
+        pid = self.fork_child(plan, {0: null, 1: null, 2: 2, RESULT_FD: write_end, HARDENED_FD: null}, body)
         os.close(write_end)
         os.close(null)
         try:
@@ -167,7 +167,7 @@ class Zygote:
         return report
 
     def spawn(self, message: dict, fds: list[int]) -> None:
-        stdin_r, out_w, result_w, status_fd = fds
+        stdin_r, out_w, result_w, hardened_w, status_fd = fds
         status = socket.socket(fileno=status_fd)
         uid = None
         if self.uids is not None:
@@ -175,22 +175,22 @@ class Zygote:
             if uid is None:
                 _send(status, {"error": "too many sandboxed children at once"})
                 status.close()
-                for fd in (stdin_r, out_w, result_w):
+                for fd in (stdin_r, out_w, result_w, hardened_w):
                     os.close(fd)
                 return
         plan = self.plan(Limits(**message["limits"]), uid)
         role = message.get("role", "run")
         gc.freeze()  # whatever the zygote allocated since: not scanned, not copied, by the child
         try:
-            pid = self.fork_child(plan, {0: stdin_r, 1: out_w, 2: out_w, RESULT_FD: result_w},
-                                  lambda plan: _serve_one(plan, role))
+            fds = {0: stdin_r, 1: out_w, 2: out_w, RESULT_FD: result_w, HARDENED_FD: hardened_w}
+            pid = self.fork_child(plan, fds, lambda plan: _serve_one(plan, role))
         except OSError as exc:
             _send(status, {"error": f"fork failed: {exc}"})
             status.close()
             self._clean_up(uid, plan.workdir)
             return
         finally:
-            for fd in (stdin_r, out_w, result_w):
+            for fd in (stdin_r, out_w, result_w, hardened_w):
                 os.close(fd)
         self.children[pid] = {"status": status, "uid": uid, "workdir": plan.workdir, "listening": True}
         self.selector.register(status, selectors.EVENT_READ, pid)
@@ -252,14 +252,14 @@ class Zygote:
 
     def _on_control(self) -> bool:
         try:
-            data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 4)
+            data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 5)
         except OSError:
             return False
         if not data:
             return False  # the parent is gone
         try:
             message = json.loads(data)
-            if message.get("op") == "spawn" and len(fds) == 4:
+            if message.get("op") == "spawn" and len(fds) == 5:
                 self.spawn(message, fds)
                 return True
         except (ValueError, TypeError, KeyError):
@@ -306,6 +306,8 @@ def _serve_one(plan: Plan, role: str) -> None:
     harden(plan)
     if role == "verify":
         verify.warm_up()  # the judge's own code and data: runs before any request exists
+    os.write(HARDENED_FD, b"H")  # from here on, anything this process says may be the submission's
+    os.close(HARDENED_FD)
     try:
         request = protocol.read_message(0, child.REQUEST_CAP)
     except protocol.ProtocolError:

@@ -158,6 +158,10 @@ def checkpoint_dot_policy(w1, w2, x):
             "wrong_answer", "wrong_answer"),
     Hostile("results_over_the_cap", "import os\nos.write(3, b'x' * (40 << 20))\n", "forbidden", "output_limit",
             escaping("os.write(3, (40 << 20).to_bytes(8, 'big') + b'x' * (40 << 20))")),
+    Hostile("fake_a_sandbox_failure", "import os\nos.write(3, b'{}')\n", "forbidden", "runtime_error", escaping("""
+os.write(3, sys.modules["judge.protocol"].encode({"status": "sandbox_error", "detail": "blame the judge"}))
+os._exit(0)
+"""), message="sent back a sandbox failure from inside its sandbox"),
     Hostile("environment_secrets", "import os\nprint(os.environ)\n", "forbidden", "runtime_error",
             escaping("raise RuntimeError(repr(dict(os.environ)))"), message="PYTHONHASHSEED"),
 ]

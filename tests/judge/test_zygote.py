@@ -161,3 +161,16 @@ def test_gradings_leave_no_child_behind(problem, cache):
     for source in (ACCEPTED, NO_CHECKPOINT):
         grade(problem, source, runner=runner, expected_cache=cache)
     assert _eventually(lambda: _children_of(runner.pid) == [])
+
+
+def test_only_a_child_that_never_got_its_sandbox_may_blame_it():
+    from judge import protocol
+    from judge.runner import interpret
+
+    claim = {"result": protocol.encode({"status": "sandbox_error", "detail": "seccomp: EINVAL"})}
+    before = interpret(claim, None, 86, Limits(), 0.1, 0.05, hardened=False)
+    assert before.outcome == "sandbox_error" and "seccomp: EINVAL" in before.detail
+    after = interpret(claim, None, 0, Limits(), 0.1, 0.05, hardened=True)
+    assert after.outcome == "protocol_error"  # the submission's words: a runtime_error, not retried
+    unknown = interpret(claim, None, 0, Limits(), 0.1, 0.05)  # a runner without the pipe
+    assert unknown.outcome == "protocol_error"

@@ -1,7 +1,8 @@
 """An instructor writes a problem from scratch in headless Chromium (checkpoint with
 save_only_these_names), validation catches a wrong submission the loose residual rule lets
 through, the fixed rule passes, the problem is published, and a learner solves it.
-Screenshots go where test_browser.py puts them."""
+Screenshots go where test_browser.py puts them (the README shows authoring_form.png and
+authoring_validation.png)."""
 import re
 import uuid
 
@@ -116,6 +117,8 @@ def test_an_instructor_writes_validates_and_publishes_a_problem_that_a_learner_t
     expect(preview.locator(".katex").first).to_be_visible()
     expect(preview.locator(".samples")).to_contain_text("x: 4×8")
     expect(preview).not_to_contain_text("hidden-1")  # hidden cases are not what learners see
+    instructor.locator("#id_reference-editor").scroll_into_view_if_needed()
+    instructor.screenshot(path=str(SCREENSHOTS / "authoring_form.png"))
 
     # A field the loader refuses comes back next to it, and nothing is created.
     instructor.fill("input[name=cases-1-dims]", "N = 16")
@@ -134,7 +137,7 @@ def test_an_instructor_writes_validates_and_publishes_a_problem_that_a_learner_t
     wrong = instructor.locator("tr[data-submission='submissions/policy_violation/no_checkpoint.py']")
     expect(wrong).to_contain_text("FAIL")
     expect(wrong.locator(".actual")).to_have_text("accepted")
-    instructor.screenshot(path=str(SCREENSHOTS / "authoring_validation_failed.png"), full_page=True)
+    instructor.screenshot(path=str(SCREENSHOTS / "authoring_validation.png"))
     instructor.click("#back-to-draft")
     expect(instructor.locator("#publish-button")).to_be_disabled()
 
@@ -143,13 +146,11 @@ def test_an_instructor_writes_validates_and_publishes_a_problem_that_a_learner_t
     instructor.fill("input[name=policy]", "save_only_these_names('h')")
     instructor.click("#save-button")
     expect(instructor.locator(".flash")).to_contain_text("Saved")
-    instructor.screenshot(path=str(SCREENSHOTS / "authoring_edit.png"), full_page=True)
     validate(instructor, "passed")
     expect(wrong.locator(".actual")).to_have_text("policy_violation")
     signature = instructor.locator("#reference-signature")
     expect(signature).to_contain_text("named 'h'")
     expect(instructor.locator(".checkpoint")).to_contain_text("save_only_these_names('h')")
-    instructor.screenshot(path=str(SCREENSHOTS / "authoring_validation_passed.png"), full_page=True)
     instructor.click("#back-to-draft")
     instructor.click("#publish-button")
     expect(instructor.locator(".flash")).to_contain_text(f"Published version 1 of {slug}")
@@ -166,7 +167,6 @@ def test_an_instructor_writes_validates_and_publishes_a_problem_that_a_learner_t
     expect(learner.locator("#residual-table")).to_contain_text("named 'h'")
     learner.reload()
     expect(learner.locator("#reference")).to_contain_text('checkpoint_name(jnp.tanh(x @ w), "h")')
-    learner.screenshot(path=str(SCREENSHOTS / "authoring_learner_solved.png"), full_page=True)
 
     instructor.goto(f"{site.url}/authoring/problems/{slug}/statistics/")
     expect(instructor.locator("#attempts")).to_have_text("1")

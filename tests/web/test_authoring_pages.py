@@ -115,8 +115,7 @@ def test_staff_reach_every_problem(client, staff, world):
     assert "secret_names" in client.get(reverse("authoring:index")).content.decode()
 
 
-def test_learners_see_no_draft_hidden_case_reference_or_packaged_submission(client, learner_client, learner, world):
-    problem = world["problem"]
+def test_learners_see_no_draft_hidden_case_reference_or_packaged_submission(client, learner_client, world):
     for c in (client, learner_client):
         listing = c.get(reverse("catalog:problem_list")).content.decode()
         assert "secret_names" in listing and "draft_only" not in listing
@@ -197,6 +196,21 @@ def test_the_preview_renders_what_learners_will_read_or_what_is_wrong(instructor
     data["policy"] = "dots_only"
     answer = instructor_client.post(url, data).json()
     assert not answer["ok"] and "unknown policy" in answer["html"]
+
+
+def test_the_instructor_role_is_a_group_of_permissions_and_publishing_is_one_of_them(client, make_user, tmp_path):
+    from django.contrib.auth.models import Group, Permission
+
+    group = Group.objects.get(name="instructors")
+    assert {p.codename for p in group.permissions.all()} == {"author_problems", "publish_problems"}
+    writer = make_user("wendy")  # may write but not publish: one permission of her own, not the group
+    writer.user_permissions.add(Permission.objects.get(codename="author_problems"))
+    client.force_login(writer)
+    draft = services.create_draft(user=writer, files=secret_package(tmp_path, "wendys"))
+    record_validation(draft)
+    assert 'id="publish-button"' not in client.get(reverse("authoring:edit", args=[draft.uuid])).content.decode()
+    assert client.post(reverse("authoring:publish", args=[draft.uuid])).status_code == 403
+    assert not Problem.objects.filter(slug="wendys").exists()
 
 
 def test_publishing_without_a_passing_validation_is_refused(instructor_client, world):

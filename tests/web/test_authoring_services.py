@@ -13,6 +13,7 @@ from judge.package import content_hash
 
 from webplatform.authoring import services
 from webplatform.authoring.models import Draft, RejudgeItem
+from webplatform.authoring.selectors import problem_statistics, rejudge_progress
 from webplatform.catalog.models import Problem
 from webplatform.catalog.services import sync_problems, version_fields
 from webplatform.submissions import services as submission_services
@@ -242,6 +243,16 @@ def test_a_rejudge_requeues_earlier_submissions_on_the_new_version_once(
         assert services.requeue_rejudge(rejudge_id=rejudge.pk) == 0  # a second message moves nothing
     queued.refresh_from_db()
     assert queued.version == old and queued.status == "queued"
+    # The workers grade them as any submission; the rejudge page follows and lists what changed.
+    assert rejudge_progress(rejudge).graded == 0
+    for submission, verdict in ((accepted, "policy_violation"), (violation, "policy_violation")):
+        claimed = submission_services.claim_submission(submission_id=submission.pk, task_id=f"re{submission.pk}")
+        submission_services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
+                                                report={"verdict": verdict, "message": ""})
+    rejudge.refresh_from_db()
+    progress = rejudge_progress(rejudge)
+    assert (progress.total, progress.requeued, progress.graded, progress.done) == (2, 2, 2, True)
+    assert progress.changed == [(accepted.pk, "ada", "accepted", "policy_violation")]
 
 
 def test_a_learner_grades_against_the_version_they_opened(learner, staff, dot_policy):
@@ -260,8 +271,6 @@ def test_a_learner_grades_against_the_version_they_opened(learner, staff, dot_po
 
 def test_statistics_count_attempts_failures_and_the_residuals_learners_get_wrong(instructor, learner, other_learner,
                                                                                  dot_policy):
-    from webplatform.authoring.selectors import problem_statistics
-
     relu = {"kind": "primitive", "what": "relu", "type": "f32[8,16]", "bytes": 512, "offending": True,
             "reason": "the dots policy recomputes this; your code saved it"}
     dot = {"kind": "primitive", "what": "dot_general", "type": "f32[8,16]", "bytes": 512, "offending": True,

@@ -7,6 +7,7 @@ from judge.archive import folder_files
 from webplatform.authoring import services
 from webplatform.authoring.models import ValidationRun
 from webplatform.authoring.tasks import validate_draft
+from webplatform.catalog.models import Problem
 
 from .helpers import BANK, copy_package
 
@@ -51,3 +52,4 @@ def test_a_reference_that_fails_its_own_cases_is_reported_and_blocks_publishing(
     assert "not written yet" in run.errors[0]
     with pytest.raises(ValidationError, match="validation of these files failed"):
         services.publish_draft(draft=draft)
+    assert not Problem.objects.filter(uuid=draft.uuid).exists()  # learners still see nothing of it

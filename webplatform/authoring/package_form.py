@@ -7,7 +7,6 @@ about a key belongs to. Keys the form does not show (``[checks.cost]``, ``[entry
 """
 from __future__ import annotations
 
-import copy
 import re
 import tomllib
 from dataclasses import dataclass
@@ -256,7 +255,3 @@ class PackageForms:
                 formset.non_form_errors().append(message)
             return
         self.problem.add_error(None, str(error) if not key else f"{key}: {message}")
-
-    @property
-    def has_errors(self) -> bool:
-        return bool(self.problem.errors or self.args.total_error_count() or self.cases.total_error_count())

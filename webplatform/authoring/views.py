@@ -130,7 +130,7 @@ def preview(request):
 def submission(request, uuid, path=None):
     """Adds a packaged submission (``path`` None) or edits, moves or deletes one."""
     draft = selectors.get_draft(user=request.user, uuid=uuid)
-    if path is not None and path not in dict((p, v) for p, v, _ in selectors.submission_paths(draft)):
+    if path is not None and path not in {known for known, _, _ in selectors.submission_paths(draft)}:
         raise Http404("no such packaged submission")
     if request.method == "POST" and "delete" in request.POST and path:
         services.delete_submission_file(draft=draft, path=path)

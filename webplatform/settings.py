@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "webplatform.accounts",
     "webplatform.catalog",
     "webplatform.submissions",
+    "webplatform.authoring",
 ]
 
 MIDDLEWARE = [

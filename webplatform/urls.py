@@ -14,6 +14,7 @@ def healthz(request):
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("webplatform.accounts.urls")),
+    path("authoring/", include("webplatform.authoring.urls")),
     path("healthz", healthz, name="healthz"),
     path("", include("webplatform.submissions.urls")),
     path("", include("webplatform.catalog.urls")),

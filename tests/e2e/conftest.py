@@ -12,6 +12,7 @@ import pytest
 
 from devstack.processes import Child, free_port, start_redis, wait_until
 
+from .browser import CHROMIUM, CHROMIUM_FLAGS, SCREENSHOTS
 from .http import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,3 +86,25 @@ def site(tmp_path_factory):
     yield site
     site.launcher.stop()
     site.redis.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, headless, for the whole session (every browser test shares it)."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make system-deps-test` (installs Debian's chromium)")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = context.new_page()
+    yield page
+    context.close()

@@ -1,24 +1,15 @@
 """A learner in headless Chromium (Debian's): sign up, open checkpoint_dot_policy, type into the
 editor, submit, watch the verdict arrive. Screenshots go to var/screenshots/ (UPDATE_SCREENSHOTS=1
 writes them to docs/screenshots/, the ones the README shows)."""
-import os
-import re
 import uuid
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from ..web.helpers import no_checkpoint_source
+from .browser import SCREENSHOTS, editor_text, submit_and_wait, type_into_editor
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[2]
-# A test run must not dirty the work tree; refreshing the README's pictures is a deliberate act.
-SCREENSHOTS = ROOT / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else "var") / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-GRADING_TIMEOUT_MS = 180_000
 
 # What a learner would type: the pipeline inside one checkpoint with the dots policy.
 CORRECT = """import jax
@@ -35,43 +26,7 @@ def checkpoint_dot_policy(w1, w2, x):
 """
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make system-deps-test` (installs Debian's chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1500, "height": 1100})
-    page = context.new_page()
-    yield page
-    context.close()
-
-
-def type_into_editor(page, source: str) -> None:
-    page.locator("#editor .cm-content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(source)
-
-
-def editor_text(page) -> str:
-    return page.evaluate("() => window.rematEditor.getText()")
-
-
-def submit_and_wait(page, verdict: str) -> None:
-    page.locator("#submit-button").click()
-    expect(page.locator("#status")).to_have_text(re.compile("queued|running|" + verdict))
-    expect(page.locator("#status")).to_have_text(verdict, timeout=GRADING_TIMEOUT_MS)
-
-
 def test_a_new_learner_solves_checkpoint_dot_policy_in_the_browser(site, page):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     username = f"learner_{uuid.uuid4().hex[:8]}"
     page.goto(f"{site.url}/accounts/signup/")
     page.fill("input[name=username]", username)

@@ -106,3 +106,26 @@ def other_learner(make_user):
 def learner_client(client, learner):
     client.force_login(learner)
     return client
+
+
+@pytest.fixture
+def instructor(make_user):
+    return make_user("iris", instructor=True)
+
+
+@pytest.fixture
+def other_instructor(make_user):
+    return make_user("ivan", instructor=True)
+
+
+@pytest.fixture
+def staff(db):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(username="sam", password="a-long-test-password", is_staff=True)
+
+
+@pytest.fixture
+def instructor_client(client, instructor):
+    client.force_login(instructor)
+    return client

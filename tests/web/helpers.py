@@ -30,3 +30,40 @@ def correct_source() -> str:
 def no_checkpoint_source() -> str:
     return (DOT_POLICY / "submissions" / "policy_violation" / "no_checkpoint.py").read_text()
 
+
+
+def form_data(editor) -> dict:
+    """What the browser posts for an authoring form left as it was rendered (``PackageForms``);
+    tests change entries of it as a user would change fields."""
+    data = {}
+
+    def put(name, value):
+        if isinstance(value, bool):
+            if value:
+                data[name] = "on"
+        elif value is not None:
+            data[name] = value
+
+    for name, value in editor.problem.initial.items():
+        put(name, value)
+    for formset in (editor.args, editor.cases):
+        data[f"{formset.prefix}-TOTAL_FORMS"] = str(len(formset.initial))
+        data[f"{formset.prefix}-INITIAL_FORMS"] = str(len(formset.initial))
+        for index, row in enumerate(formset.initial):
+            for name, value in row.items():
+                put(f"{formset.prefix}-{index}-{name}", value)
+    return data
+
+
+def record_validation(draft, ok=True):
+    """A finished validation of the draft's current files, recorded as the task records one
+    (without grading: the tests of the task itself grade for real)."""
+    from webplatform.authoring import services
+
+    run = services.request_validation(draft=draft, user=draft.owner)
+    run, _, _ = services.claim_validation(run_id=run.pk, task_id=f"validation-{run.pk}")
+    row = {"submission": "reference.py", "expected": "accepted", "actual": "accepted" if ok else "internal_error",
+           "message": "", "ok": ok}
+    services.record_validation_progress(run_id=run.pk, attempt=run.attempts, total=1, rows=[row])
+    services.complete_validation(run_id=run.pk, attempt=run.attempts, errors=[])
+    return run

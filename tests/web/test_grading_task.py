@@ -66,7 +66,8 @@ def test_a_judge_that_keeps_failing_ends_in_internal_error_after_bounded_retries
     assert outcomes == ["retrying", "retrying", "internal_error"]
     submission.refresh_from_db()
     assert (submission.status, submission.verdict, submission.attempts) == (Status.DONE, "internal_error", 3)
-    assert "failed 3 times" in submission.message and "PackageError" in submission.message
+    assert "failed 3 times" in submission.message and "PackageError" not in submission.message
+    assert "PackageError" in submission.report["judge_error"]  # for staff: the log and the stored report
 
 
 def test_an_internal_error_verdict_of_the_judge_is_retried_then_kept(learner, broker, tmp_path, settings):
@@ -77,5 +78,7 @@ def test_an_internal_error_verdict_of_the_judge_is_retried_then_kept(learner, br
     submission = submit(learner, Problem.objects.get(slug="bad_reference"), correct_source(), kind="run")
     assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "internal_error"
     submission.refresh_from_db()
-    assert submission.verdict == "internal_error" and "the reference of bad_reference failed" in submission.message
-    assert submission.report["verdict"] == "internal_error"
+    assert submission.verdict == "internal_error" and submission.report["verdict"] == "internal_error"
+    # The reference's failure is for staff; the learner is told it is not their code, and no more.
+    assert "the reference of bad_reference failed" in submission.report["judge_error"]
+    assert "oops" not in submission.message and "reference" not in submission.message

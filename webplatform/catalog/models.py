@@ -22,6 +22,10 @@ class Problem(models.Model):
     Difficulty = models.TextChoices("Difficulty", [(d, d) for d in DIFFICULTIES])
     Device = models.TextChoices("Device", [(d, d) for d in DEVICES])
 
+    class Origin(models.TextChoices):
+        BANK = "bank", "a folder of problems/ (sync_problems)"
+        AUTHORING = "authoring", "published in the browser"
+
     uuid = models.UUIDField(unique=True)
     slug = models.SlugField(max_length=100, unique=True)
     title = models.CharField(max_length=200)
@@ -32,6 +36,9 @@ class Problem(models.Model):
         "ProblemVersion", on_delete=models.PROTECT, related_name="+", null=True, blank=True)
     # A problem whose folder left the bank is hidden, not deleted: its submissions stay.
     is_active = models.BooleanField(default=True)
+    # Where its current version was published from. sync_problems neither retires nor overwrites
+    # a problem published in the browser: problems/ is not where that one lives any more.
+    origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.BANK)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -4,6 +4,10 @@ Math is cut out before Markdown sees it (Markdown would read ``_`` and ``*`` ins
 emphasis and eat backslashes) and put back afterwards as escaped TeX in
 ``<span class="math-inline">`` / ``<span class="math-display">``, which our static KaTeX
 typesets in the browser. Code spans and fenced blocks are left alone, dollars included.
+
+Statements are written in the browser by instructors and shown to every learner, so raw HTML is
+shown as text, not passed through, and links and images may only point to http(s), mailto or
+within the site: no script reaches a learner's page through a statement.
 """
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ import html
 import re
 
 import markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
 
 _PIECES = re.compile(
     r"(?P<code>```.*?```|`[^`\n]+`)"
@@ -20,6 +26,25 @@ _PIECES = re.compile(
     re.S,
 )
 _TOKEN = "MATHPLACEHOLDER{}X"
+_SAFE_URL = re.compile(r"^(?:https?:|mailto:|[^:]*$)", re.I)  # no scheme at all is a relative link
+
+
+class _DropUnsafeUrls(Treeprocessor):
+    def run(self, root):
+        for element in root.iter():
+            for attribute in ("href", "src"):
+                url = element.get(attribute)
+                if url is not None and not _SAFE_URL.match(url.strip()):
+                    element.set(attribute, "#")
+
+
+class _NoRawHtml(Extension):
+    """Raw HTML, block or inline, stays text; javascript: and other schemes become '#'."""
+
+    def extendMarkdown(self, md):
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.treeprocessors.register(_DropUnsafeUrls(md), "drop_unsafe_urls", 0)
 
 
 @functools.lru_cache(maxsize=256)
@@ -37,7 +62,7 @@ def render_markdown(text: str) -> str:
 
     body = markdown.markdown(
         _PIECES.sub(protect, text),
-        extensions=["fenced_code", "tables", "codehilite", "sane_lists"],
+        extensions=["fenced_code", "tables", "codehilite", "sane_lists", _NoRawHtml()],
         extension_configs={"codehilite": {"guess_lang": False, "css_class": "highlight"}},
     )
     return re.sub(r"MATHPLACEHOLDER(\d+)X", lambda m: math[int(m.group(1))], body)

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404
 
 from webplatform.accounts.selectors import is_instructor
 
-from .models import Problem, Tag
+from .models import Problem, ProblemVersion, Tag
 
 _SUBMITTED = Q(submissions__kind="submit") & ~Q(submissions__verdict="")
 _ACCEPTED = _SUBMITTED & Q(submissions__verdict="accepted")
@@ -41,6 +41,14 @@ def get_problem(*, slug: str) -> Problem:
     return get_object_or_404(
         Problem.objects.select_related("current_version").prefetch_related("tags"),
         slug=slug, is_active=True, current_version__isnull=False)
+
+
+def version_opened(*, problem: Problem, number: str | None) -> ProblemVersion | None:
+    """The version a learner's page showed (its number travels with run and submit), or None
+    when the request names none. Every version of a published problem was published."""
+    if not number or not str(number).isdigit():
+        return None
+    return problem.versions.filter(number=int(number)).first()
 
 
 def has_solved(*, user, problem: Problem) -> bool:

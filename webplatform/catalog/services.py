@@ -8,6 +8,7 @@ from pathlib import Path
 from django.db import transaction
 from django.db.models import Max
 from judge import PackageError, load_problem
+from judge.archive import folder_files
 
 from .models import Problem, ProblemVersion, Tag
 
@@ -20,26 +21,27 @@ class SyncResult:
     updated: list[str] = field(default_factory=list)  # a new version of a known problem
     unchanged: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)  # no longer in the bank: hidden
+    kept: list[str] = field(default_factory=list)  # published in the browser since: left alone
     errors: list[str] = field(default_factory=list)  # broken packages, left as they were
 
     def summary(self) -> str:
         parts = [f"{len(self.created)} created", f"{len(self.updated)} updated",
                  f"{len(self.unchanged)} unchanged", f"{len(self.retired)} retired"]
+        if self.kept:
+            parts.append(f"{len(self.kept)} kept as published in the browser")
         if self.errors:
             parts.append(f"{len(self.errors)} refused")
         return ", ".join(parts)
 
 
 def package_files(folder: Path) -> dict[str, str]:
-    """Every file of the package as text, keyed by its path inside the package; the same set of
-    files as the judge's content hash, so that an unpacked copy hashes the same."""
-    files = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        files[path.relative_to(folder).as_posix()] = path.read_text(encoding="utf-8")
-    return files
+    """Every file of the package as text, keyed by its path inside the package; the same files,
+    byte for byte, as the judge's content hash, so that an unpacked copy hashes the same."""
+    return folder_files(folder)
 
 
-def _version_fields(package) -> dict:
+def version_fields(package) -> dict:
+    """What a version stores of a loaded package (the authoring preview shows the same)."""
     args = [{"name": a.name, "static": True, "value": a.default} if a.static else {"name": a.name, "spec": str(a.spec)}
             for a in package.args]
     samples = [{"name": c.name, "dims": c.dims, "static": c.static,
@@ -56,8 +58,11 @@ def _version_fields(package) -> dict:
 
 
 @transaction.atomic
-def sync_problem(*, package) -> str:
-    """Creates or updates one problem from a loaded package; returns created/updated/unchanged."""
+def sync_problem(*, package, origin: str = Problem.Origin.BANK) -> str:
+    """Creates or updates one problem from a loaded package; returns created/updated/unchanged.
+
+    The one way a package becomes a version, for ``sync_problems`` and for publishing in the
+    browser alike: the same files give the same version."""
     problem = Problem.objects.select_for_update().filter(uuid=package.uuid).first()
     outcome = "updated"
     if problem is None:
@@ -69,11 +74,12 @@ def sync_problem(*, package) -> str:
         return "unchanged"
     problem.slug, problem.title = package.slug, package.title
     problem.difficulty, problem.device, problem.is_active = package.difficulty, package.device, True
+    problem.origin = origin
     problem.save()
     problem.tags.set([Tag.objects.get_or_create(name=name)[0] for name in package.tags])
     if version is None:  # an older version coming back is reused, not copied
         number = (problem.versions.aggregate(n=Max("number"))["n"] or 0) + 1
-        version = ProblemVersion.objects.create(problem=problem, number=number, **_version_fields(package))
+        version = ProblemVersion.objects.create(problem=problem, number=number, **version_fields(package))
     problem.current_version = version
     problem.save(update_fields=["current_version", "updated_at"])
     return outcome
@@ -94,13 +100,17 @@ def sync_problems(*, root: Path, retire_missing: bool = True) -> SyncResult:
             if taken is not None:
                 raise PackageError(folder / "problem.toml", "slug",
                                    f"{package.slug!r} already belongs to the problem with uuid {taken.uuid}")
+            if Problem.objects.filter(uuid=package.uuid, origin=Problem.Origin.AUTHORING).exists():
+                result.kept.append(package.slug)  # the browser's version stands; export it to update the folder
+                continue
             getattr(result, sync_problem(package=package)).append(package.slug)
         except (PackageError, UnicodeDecodeError) as exc:
             logger.warning("refused %s: %s", folder, exc)
             result.errors.append(str(exc))
             seen.add(_uuid_of_known_slug(folder.name))
     if retire_missing:
-        for problem in Problem.objects.filter(is_active=True).exclude(uuid__in=[u for u in seen if u]):
+        in_the_bank = Problem.objects.filter(is_active=True, origin=Problem.Origin.BANK)
+        for problem in in_the_bank.exclude(uuid__in=[u for u in seen if u]):
             problem.is_active = False
             problem.save(update_fields=["is_active", "updated_at"])
             result.retired.append(problem.slug)

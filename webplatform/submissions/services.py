@@ -35,8 +35,9 @@ def _grading_settings() -> dict:
     return settings.GRADING
 
 
-def create_submission(*, user, problem, source: str, kind: str) -> Submission:
-    """Records an attempt on the problem's current version and enqueues it once committed."""
+def create_submission(*, user, problem, source: str, kind: str, version=None) -> Submission:
+    """Records an attempt and enqueues it once committed. ``version`` is the version the learner
+    opened (a newer one may have been published since); the problem's current one by default."""
     if kind not in Submission.Kind.values:
         raise ValidationError(f"unknown kind {kind!r}")
     if not source.strip():
@@ -45,11 +46,14 @@ def create_submission(*, user, problem, source: str, kind: str) -> Submission:
         raise ValidationError(f"the submission is larger than {MAX_SOURCE_BYTES // 1024} KiB")
     if not problem.is_active or problem.current_version_id is None:
         raise ValidationError("this problem is not open for submissions")
+    version = version or problem.current_version
+    if version.problem_id != problem.pk:
+        raise ValidationError("that version belongs to another problem")
     with transaction.atomic():
         submission = Submission.objects.create(
-            user=user, problem=problem, version=problem.current_version, kind=kind, source=source,
+            user=user, problem=problem, version=version, kind=kind, source=source,
             status=Status.QUEUED, enqueued_at=timezone.now())
-        queue = problem.current_version.device
+        queue = version.device
         transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, queue=queue))
     return submission
 
@@ -103,27 +107,46 @@ def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bo
 def record_grading_failure(*, submission_id: int, attempt: int, message: str, report: dict | None = None) -> str:
     """The judge failed on this attempt (it raised, or said internal_error): queue it again after
     a delay, or, after ``MAX_ATTEMPTS`` attempts, finish it as ``internal_error``.
-    Returns "retrying", "internal_error", or "stale" when this attempt no longer owns it."""
+    Returns "retrying", "internal_error", or "stale" when this attempt no longer owns it.
+
+    The judge's own words (``message``) go to the log and to the stored report's ``judge_error``,
+    never into the message the learner reads: they can quote the problem's reference or package
+    ("the reference of ... failed on case ...: <its exception>")."""
     config = _grading_settings()
     submission = Submission.objects.filter(pk=submission_id).select_related("version").first()
     if submission is None:
         return "stale"
+    logger.warning("judge failure on submission %s, attempt %s: %s", submission_id, attempt, message)
     if attempt >= config["MAX_ATTEMPTS"]:
-        final = jsonable(report) if report else None
+        final = {**(jsonable(report) if report else {"verdict": verdicts.INTERNAL_ERROR}), "judge_error": message}
         text = (f"The judge failed {attempt} times on this submission; this is not a problem with your code. "
-                f"Please submit again later. Last error: {message}")
+                f"Please submit again later.")
         updated = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
             status=Status.DONE, verdict=verdicts.INTERNAL_ERROR, message=text, report=final,
             finished_at=timezone.now())
         return "internal_error" if updated else "stale"
     updated = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
-        status=Status.QUEUED, enqueued_at=timezone.now(), message=f"retrying after a judge failure: {message}")
+        status=Status.QUEUED, enqueued_at=timezone.now(), message="retrying after a failure of the judge")
     if not updated:
         return "stale"
     delay = config["RETRY_DELAY_S"] * attempt
     transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, queue=submission.queue,
                                                   countdown=delay))
     return "retrying"
+
+
+def requeue_submission(*, submission_id: int, version) -> bool:
+    """done -> queued against ``version`` (a rejudge after a new version was published); then it
+    is graded like any submission, through the same claim and completion. Only a finished
+    submission of the version's problem on another version moves, so repeating it does nothing."""
+    requeued = Submission.objects.filter(pk=submission_id, status=Status.DONE, problem_id=version.problem_id) \
+        .exclude(version=version).update(
+            status=Status.QUEUED, version=version, verdict="", message="", report=None, attempts=0, task_id="",
+            enqueued_at=timezone.now(), started_at=None, finished_at=None)
+    if requeued:
+        queue = version.device
+        transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, queue=queue))
+    return bool(requeued)
 
 
 @dataclass

@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from webplatform.catalog.selectors import get_problem
+from webplatform.catalog.selectors import get_problem, version_opened
 
 from . import selectors, services
 from .models import Submission
@@ -23,9 +23,13 @@ def _wants_json(request) -> bool:
 @require_POST
 def create(request, slug, kind):
     problem = get_problem(slug=slug)
+    number = request.POST.get("version")
     try:
+        version = version_opened(problem=problem, number=number)
+        if number and version is None:
+            raise ValidationError(f"this problem has no version {number}")
         submission = services.create_submission(
-            user=request.user, problem=problem, source=request.POST.get("source", ""), kind=kind)
+            user=request.user, problem=problem, source=request.POST.get("source", ""), kind=kind, version=version)
     except ValidationError as exc:
         if _wants_json(request):
             return JsonResponse({"error": " ".join(exc.messages)}, status=400)

@@ -113,6 +113,9 @@
     });
   }
 
+  // Shared with authoring.js.
+  window.Arena = { renderMath: renderMath, pollStatus: pollStatus };
+
   document.addEventListener("DOMContentLoaded", function () {
     renderMath(document);
     setUpSolveForm(setUpEditor());

@@ -1,0 +1,146 @@
+"""The forms of the authoring pages.
+
+Fields are deliberately permissive (mostly text): what a value must be is decided by the judge's
+package loader, the one set of rules for ``problem.toml``, and its error comes back next to the
+field (see ``package_form``). Only what has to be parsed before it can become TOML at all (a
+``N = 8, d = 16`` list, a TOML literal) is checked here.
+"""
+from __future__ import annotations
+
+import tomllib
+
+from django import forms
+from judge.package import DEVICES, DIFFICULTIES, RESIDUAL_KINDS
+from judge.specs import DISTRIBUTIONS
+from judge.verdicts import VERDICTS
+
+SHORT = {"class": "short"}
+PYTHON = {"data-editor": "python", "rows": 16, "spellcheck": "false"}
+
+
+def toml_literal(text: str):
+    """A TOML value written on its own (``true``, ``3``, ``"fast"``)."""
+    return tomllib.loads(f"value = {text}")["value"]
+
+
+def toml_pairs(text: str) -> dict:
+    """``N = 8, d = 16`` (the inside of a TOML inline table) as a dict."""
+    return tomllib.loads(f"value = {{ {text} }}")["value"]
+
+
+class ProblemForm(forms.Form):
+    title = forms.CharField(max_length=200, required=False)
+    slug = forms.CharField(max_length=100, required=False, help_text="lowercase letters, digits and _; "
+                           "the problem's address and the folder name of its package")
+    difficulty = forms.ChoiceField(choices=[(d, d) for d in DIFFICULTIES])
+    device = forms.ChoiceField(choices=[(d, d) for d in DEVICES])
+    tags = forms.CharField(required=False, help_text="separated by commas")
+    hints = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), help_text="one per line")
+    entry_function = forms.CharField(label="Entry point", required=False,
+                                     help_text="the function the learner writes")
+    wrt = forms.CharField(label="Gradients with respect to", required=False,
+                          help_text="array arguments, separated by commas")
+    rtol = forms.CharField(label="rtol", required=False, widget=forms.TextInput(attrs=SHORT))
+    atol = forms.CharField(label="atol", required=False, widget=forms.TextInput(attrs=SHORT))
+
+    match_reference = forms.BooleanField(
+        required=False, label="Same residuals as the reference",
+        help_text="what the submission saves must match what the reference saves (kinds, types, names)")
+    at_most_reference = forms.BooleanField(required=False, label="No more residuals than the reference")
+    max_bytes = forms.CharField(required=False, label="At most bytes", widget=forms.TextInput(attrs=SHORT))
+    max_count = forms.CharField(required=False, label="At most residuals", widget=forms.TextInput(attrs=SHORT))
+    allowed_kinds = forms.MultipleChoiceField(
+        required=False, choices=[(k, k) for k in RESIDUAL_KINDS], widget=forms.CheckboxSelectMultiple,
+        label="Kinds that may be saved", help_text="none ticked: any kind")
+    allowed_primitives = forms.CharField(required=False, label="Primitives whose outputs may be saved",
+                                         help_text="e.g. dot_general; empty: any")
+
+    policy = forms.CharField(required=False, label="Required policy",
+                             help_text="e.g. save_only_these_names('h') or dots_with_no_batch_dims_saveable")
+    encloses = forms.CharField(required=False, label="The checkpoint encloses",
+                               help_text="primitives, repeated for a count, e.g. dot_general, dot_general")
+    min_checkpoints = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
+    max_checkpoints = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
+    min_depth = forms.CharField(required=False, label="Minimum nesting depth", widget=forms.TextInput(attrs=SHORT))
+    prevent_cse = forms.ChoiceField(required=False, label="prevent_cse",
+                                    choices=[("", "either"), ("true", "must be True"), ("false", "must be False")])
+    allow_custom_vjp = forms.BooleanField(required=False, label="A hand-written custom_vjp is allowed")
+    forbid_checkpoint_at_output = forms.BooleanField(
+        required=False, label="No checkpoint may produce the function's output")
+
+    wall_s = forms.CharField(required=False, label="wall s", widget=forms.TextInput(attrs=SHORT))
+    cpu_s = forms.CharField(required=False, label="CPU s", widget=forms.TextInput(attrs=SHORT))
+    memory_mb = forms.CharField(required=False, label="memory MB", widget=forms.TextInput(attrs=SHORT))
+    output_kb = forms.CharField(required=False, label="output KB", widget=forms.TextInput(attrs=SHORT))
+
+    statement = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 14}),
+                                help_text="Markdown; $inline$ and $$display$$ math")
+    starter = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs=PYTHON),
+                              help_text="what the learner's editor opens with")
+    reference = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs=PYTHON),
+                                help_text="your solution; learners see it only after solving")
+    explanation = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 6}),
+                                  help_text="Markdown, shown after solving (optional)")
+
+
+class ArgForm(forms.Form):
+    name = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
+    kind = forms.ChoiceField(choices=[("array", "array"), ("static", "static (a Python value)")], initial="array")
+    spec = forms.CharField(required=False, help_text="e.g. f32[N,d]")
+    init = forms.ChoiceField(choices=[(d, d) for d in DISTRIBUTIONS], initial="normal")
+    scale = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
+    value = forms.CharField(required=False, label="default value", help_text="a TOML value, e.g. true")
+
+    def clean_value(self):
+        text = self.cleaned_data["value"].strip()
+        if text:
+            try:
+                toml_literal(text)
+            except tomllib.TOMLDecodeError:
+                raise forms.ValidationError("write a TOML value: true, 3, 0.5 or \"text\"") from None
+        return text
+
+
+class CaseForm(forms.Form):
+    name = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
+    sample = forms.BooleanField(required=False, help_text="shown to learners; the others are hidden")
+    seed = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
+    dims = forms.CharField(required=False, label="dimensions", help_text="e.g. N = 8, d = 16")
+    static = forms.CharField(required=False, label="static values", help_text="e.g. training = true")
+
+    def _pairs(self, field: str):
+        text = self.cleaned_data[field].strip()
+        if text:
+            try:
+                toml_pairs(text)
+            except tomllib.TOMLDecodeError:
+                raise forms.ValidationError("write NAME = VALUE pairs separated by commas, "
+                                            "e.g. N = 8, d = 16") from None
+        return text
+
+    def clean_dims(self):
+        return self._pairs("dims")
+
+    def clean_static(self):
+        return self._pairs("static")
+
+
+ArgFormSet = forms.formset_factory(ArgForm, extra=0, can_delete=True)
+CaseFormSet = forms.formset_factory(CaseForm, extra=0, can_delete=True)
+
+
+class SubmissionFileForm(forms.Form):
+    """A packaged submission: ``submissions/<expected>/<name>.py``."""
+
+    expected = forms.ChoiceField(choices=[(v, v) for v in VERDICTS], label="Expected verdict")
+    name = forms.RegexField(regex=r"^[a-z0-9_]+$", max_length=80, label="File name",
+                            error_messages={"invalid": "lowercase letters, digits and _ (without .py)"})
+    source = forms.CharField(strip=False, widget=forms.Textarea(attrs=PYTHON))
+
+    @property
+    def path(self) -> str:
+        return f"submissions/{self.cleaned_data['expected']}/{self.cleaned_data['name']}.py"
+
+
+class ImportForm(forms.Form):
+    archive = forms.FileField(label="Package zip", help_text="a zip of a problem folder, as exported")

@@ -88,6 +88,10 @@ if "DATABASE_URL" not in os.environ:
 DATABASES = {
     "default": database_from_url(os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}")),
 }
+if os.environ.get("TEST_DATABASE_NAME"):
+    # Test runs sharing one PostgreSQL server (two checkouts, CI beside a developer) each get
+    # their own test database instead of dropping each other's.
+    DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -45,6 +45,6 @@ def test_the_site_tests_pass_on_postgresql(request):
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "tests/web", "-q", "-p", "no:cacheprovider", "--postgres", "off",
          "--ignore", str(Path(__file__).relative_to(ROOT)), "--create-db"],
-        cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, capture_output=True, text=True, timeout=1200)
+        cwd=ROOT, env={**os.environ, "DATABASE_URL": url, "TEST_DATABASE_NAME": f"test_arena_{os.getpid()}"}, capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, f"on {url}:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
     assert " passed" in result.stdout.splitlines()[-1] and "failed" not in result.stdout.splitlines()[-1]

@@ -8,6 +8,7 @@ work is cached between gradings, each one runs in new children.
 """
 from __future__ import annotations
 
+import os
 import statistics
 import threading
 import time
@@ -31,6 +32,7 @@ class Figures:
     throughput_per_min: float
     gradings: int
     all_accepted: bool
+    load_average: tuple  # the machine's 1-minute load average before and after, for context
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -56,6 +58,7 @@ def measure(problem: Problem, warm_runner, *, runs: int = 20, cold_runs: int = 3
     sources = _sources(problem)
     if not sources:
         raise ValueError(f"{problem.slug} has no accepted submission to grade")
+    load_before = os.getloadavg()[0]
     cache = ExpectedCache()
     cache.get(problem, problem.cases, warm_runner)  # once per problem version, before any timing
     seen: list[str] = []
@@ -97,6 +100,7 @@ def measure(problem: Problem, warm_runner, *, runs: int = 20, cold_runs: int = 3
         throughput_per_min=round(per_grader * graders / elapsed * 60, 1),
         gradings=len(seen),
         all_accepted=all(v == verdicts.ACCEPTED for v in seen),
+        load_average=(round(load_before, 2), round(os.getloadavg()[0], 2)),
     )
 
 

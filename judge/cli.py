@@ -153,11 +153,14 @@ def cmd_bench(args) -> int:
         else:
             rows.append([figures.problem, f"{figures.warm_p50_s:.3f}", f"{figures.warm_p95_s:.3f}",
                          f"{figures.cold_p50_s:.3f}", f"{figures.speedup:.1f}x", f"{figures.throughput_per_min:.0f}",
-                         "" if figures.all_accepted else "NOT ALL ACCEPTED"])
+                         "{:.1f} -> {:.1f}".format(*figures.load_average)]
+                        + ([] if figures.all_accepted else ["NOT ALL ACCEPTED"]))
             print(f"{figures.problem}: warm p50 {figures.warm_p50_s:.3f} s", file=sys.stderr, flush=True)
     if not args.json:
-        print(text.table(["problem", "warm p50 s", "warm p95 s", "cold p50 s", "speedup", "verdicts/min (2 graders)",
-                          ""], rows))
+        headers = ["problem", "warm p50 s", "warm p95 s", "cold p50 s", "speedup", "verdicts/min (2 graders)",
+                   "load average"]
+        width = max(len(r) for r in rows) if rows else len(headers)
+        print(text.table(headers + [""] * (width - len(headers)), [r + [""] * (width - len(r)) for r in rows]))
     return 0 if ok else 1
 
 

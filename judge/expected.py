@@ -12,6 +12,7 @@ import hashlib
 import os
 import secrets
 import threading
+import warnings
 from importlib import metadata
 from pathlib import Path
 
@@ -85,7 +86,10 @@ class ExpectedCache:
                                       f"{pipeline.error_message(case['error'])}")
             by_name[case["name"]] = case
         entry = {"salt": salt, "cases": by_name}
-        self._store(key, entry)
+        try:
+            self._store(key, entry)
+        except OSError as exc:  # a read-only deployment still grades; it recomputes after a restart
+            warnings.warn(f"expected results not stored in {self.directory}: {exc}", RuntimeWarning, stacklevel=2)
         return entry
 
     def _store(self, key: str, entry: dict) -> None:
@@ -97,4 +101,4 @@ class ExpectedCache:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(protocol.encode({"key": key, **entry}))
-        os.replace(temporary, path)
+        os.replace(temporary, path)  # atomic: a reader sees the old file or the whole new one

@@ -101,7 +101,9 @@ def run(problem: Problem, source: str, cases, runner, *, salt: int, expected_out
             outcome.failure = (ERROR_KINDS.get(error.get("kind"), verdicts.RUNTIME_ERROR), error_message(error))
             return outcome
         sent = response.get("cases")
-        if not isinstance(sent, list) or not all(valid_child_case(c) for c in sent):
+        requested = [c.name for c in cases]
+        if not isinstance(sent, list) or not all(valid_child_case(c) for c in sent) \
+                or [c["name"] for c in sent] != requested[:len(sent)]:  # the cases asked for, in order
             outcome.failure = (verdicts.RUNTIME_ERROR, MALFORMED)
             return outcome
         outcome.cases = sent

@@ -83,3 +83,12 @@ def test_a_damaged_file_is_computed_again(tmp_path, package):
     stored.write_bytes(stored.read_bytes()[:100])
     assert ExpectedCache(tmp_path / "cache").get(problem, problem.samples, runner)["cases"]["sample-1"]["value"]
     assert runner.traced.count(problem.reference) == 2
+
+
+def test_an_unwritable_cache_directory_still_grades(tmp_path, package):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    problem = load_problem(package)
+    with pytest.warns(RuntimeWarning, match="expected results not stored"):
+        expected = ExpectedCache(blocked / "cache").get(problem, problem.samples, Counting())
+    assert expected["cases"]["sample-1"]["value"]

@@ -176,3 +176,11 @@ def test_garbage_instead_of_a_program_is_refused(problem):
     report = _grade(problem, forge)
     assert report.verdict == "runtime_error"
     assert "the exported program could not be read" in report.message
+
+
+def test_results_for_cases_nobody_asked_for_are_malformed(problem):
+    def forge(request, response):
+        response["cases"].append(dict(response["cases"][0], name="invented"))
+
+    report = _grade(problem, forge)
+    assert report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"

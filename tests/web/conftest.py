@@ -66,6 +66,8 @@ class Broker:
 @pytest.fixture(autouse=True)
 def site_settings(settings, tmp_path):
     settings.PROBLEM_CACHE_DIR = tmp_path / "problem-cache"
+    # Users are made by the dozen here: a fast hash instead of a million PBKDF2 rounds each.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # Pages are rendered without a collectstatic run: plain static names, no manifest.
     settings.STORAGES = {**settings.STORAGES,
                          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}

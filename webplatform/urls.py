@@ -16,5 +16,6 @@ urlpatterns = [
     path("accounts/", include("webplatform.accounts.urls")),
     path("healthz", healthz, name="healthz"),
     path("", include("webplatform.submissions.urls")),
+    path("", include("webplatform.leaderboard.urls")),
     path("", include("webplatform.catalog.urls")),
 ]

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "webplatform.catalog",
     "webplatform.submissions",
     "webplatform.authoring",
+    "webplatform.leaderboard",
 ]
 
 MIDDLEWARE = [
@@ -158,6 +159,13 @@ GRADING = {
     "STALE_QUEUED_S": float(os.environ.get("GRADING_STALE_QUEUED_S", "120")),
     # ... and running longer than this (a dead worker); above every problem's wall limit.
     "STALE_RUNNING_S": float(os.environ.get("GRADING_STALE_RUNNING_S", "300")),
+}
+
+# Refused with a message that says so: more submissions ("Run samples" included) than this in any
+# minute (0 switches it off), and code larger than this.
+SUBMISSION_LIMITS = {
+    "PER_MINUTE": int(os.environ.get("SUBMISSIONS_PER_MINUTE", "6")),
+    "MAX_SOURCE_BYTES": int(os.environ.get("SUBMISSION_MAX_SOURCE_BYTES", str(64 * 1024))),
 }
 
 LOGGING = {

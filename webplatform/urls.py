@@ -17,5 +17,6 @@ urlpatterns = [
     path("authoring/", include("webplatform.authoring.urls")),
     path("healthz", healthz, name="healthz"),
     path("", include("webplatform.submissions.urls")),
+    path("", include("webplatform.leaderboard.urls")),
     path("", include("webplatform.catalog.urls")),
 ]

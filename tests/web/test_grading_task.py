@@ -27,6 +27,13 @@ def test_a_correct_submission_is_accepted_with_its_evidence_and_a_second_message
     assert [c["name"] for c in report["cases"]] == ["sample-1", "sample-2", "tall", "wide"]
     assert report["residual_bytes"] == report["reference_residual_bytes"] == 3584
     assert "dot_general" in report["programs"]["forward"]
+    # Measured for the leaderboard: our traced figures and XLA's beside them, and the time.
+    cost = report["cost"]
+    assert (submission.residual_bytes, submission.flops, submission.peak_bytes) == (
+        3584, round(cost["flops"]), cost["peak_bytes"])
+    assert submission.flops > 0 and submission.peak_bytes >= 3584
+    assert submission.xla_flops == round(cost["xla_flops"]) and submission.xla_peak_bytes == cost["xla_peak_bytes"]
+    assert 0 < submission.grading_time_s == report["time_s"]
     finished = submission.finished_at
     # A duplicate message (a sweep that raced the worker, a redelivery) does nothing.
     assert grade_submission.apply(args=[submission.pk], task_id="message-2").get() == "skipped"
@@ -42,6 +49,8 @@ def test_run_samples_grades_the_sample_cases_only_and_names_the_saved_relu(learn
     assert "output of relu" in submission.message
     offending = [r["what"] for r in submission.report["residuals"] if r["offending"]]
     assert "relu" in offending
+    # A quick check: not measured, and (not accepted) nothing for the leaderboard.
+    assert submission.report["cost"] == {} and submission.flops is None and submission.residual_bytes is None
 
 
 def test_a_judge_that_keeps_failing_ends_in_internal_error_after_bounded_retries(

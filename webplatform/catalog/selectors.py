@@ -1,45 +1,72 @@
 """Reads of the catalog."""
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
+from dataclasses import dataclass
+
 from django.shortcuts import get_object_or_404
+from judge import verdicts
 
 from webplatform.accounts.selectors import is_instructor
+from webplatform.leaderboard.selectors import submission_counts
+from webplatform.submissions.freshness import cached
+from webplatform.submissions.models import Submission
 
 from .models import Problem, ProblemVersion, Tag
 
-_SUBMITTED = Q(submissions__kind="submit") & ~Q(submissions__verdict="")
-_ACCEPTED = _SUBMITTED & Q(submissions__verdict="accepted")
+
+@dataclass(frozen=True, slots=True)
+class ListedProblem:
+    """A row of the problem list: plain values, cached and shared between requests."""
+    pk: int
+    slug: str
+    title: str
+    difficulty: str
+    tags: tuple[str, ...]
+    graded_count: int
+    accepted_count: int
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        """Accepted submissions over graded ones (``None`` before any was graded)."""
+        return self.accepted_count / self.graded_count if self.graded_count else None
 
 
-def problem_list(*, user, tag: str | None = None, difficulty: str | None = None) -> QuerySet[Problem]:
-    """Active problems with ``graded_count``, ``accepted_count`` and, for a signed-in user,
-    ``solved`` (their own accepted submissions); filtered by tag and difficulty."""
-    problems = Problem.objects.filter(is_active=True).prefetch_related("tags")
-    if tag:
-        problems = problems.filter(tags__name=tag)
-    if difficulty:
-        problems = problems.filter(difficulty=difficulty)
-    annotations = {"graded_count": Count("submissions", filter=_SUBMITTED),
-                   "accepted_count": Count("submissions", filter=_ACCEPTED)}
-    if user.is_authenticated:
-        annotations["solved_count"] = Count("submissions", filter=_ACCEPTED & Q(submissions__user=user))
-    return problems.annotate(**annotations).order_by("title")
+def problem_list(*, tag: str | None = None, difficulty: str | None = None) -> list[ListedProblem]:
+    """Active problems filtered by tag and difficulty, with their submission counts. The same for
+    everyone and changed only by a verdict or a problem, so cached under the grading state
+    (``submissions.freshness``); ``solved_problem_ids`` is the viewer's part."""
+    def compute() -> list[ListedProblem]:
+        problems = Problem.objects.filter(is_active=True).prefetch_related("tags").order_by("title")
+        if tag:
+            problems = problems.filter(tags__name=tag)
+        if difficulty:
+            problems = problems.filter(difficulty=difficulty)
+        counts = submission_counts()
+        return [ListedProblem(p.pk, p.slug, p.title, p.difficulty, tuple(t.name for t in p.tags.all()),
+                              *counts.get(p.pk, (0, 0))) for p in problems]
+
+    return cached(f"problem-list:{tag}:{difficulty}", compute)
 
 
-def acceptance_rate(problem: Problem) -> float | None:
-    """Accepted submissions over graded ones (``None`` before any was graded)."""
-    return problem.accepted_count / problem.graded_count if problem.graded_count else None
+def solved_problem_ids(*, user) -> set[int]:
+    if not user.is_authenticated:
+        return set()
+    return set(Submission.objects.filter(user=user, kind=Submission.Kind.SUBMIT, verdict=verdicts.ACCEPTED)
+               .order_by().values_list("problem_id", flat=True).distinct())
 
 
-def tags_in_use() -> QuerySet[Tag]:
-    return Tag.objects.filter(problems__is_active=True).distinct()
+def tags_in_use() -> list[str]:
+    """Names of the tags of active problems."""
+    return cached("tags-in-use", lambda: list(
+        Tag.objects.filter(problems__is_active=True).distinct().order_by("name").values_list("name", flat=True)))
 
 
 def get_problem(*, slug: str) -> Problem:
     """The active problem with this slug and its current version, or 404."""
+    # The version's package files are for the workers; loading them (every file of the package,
+    # as JSON) on each page view only cost time.
     return get_object_or_404(
-        Problem.objects.select_related("current_version").prefetch_related("tags"),
+        Problem.objects.select_related("current_version").defer("current_version__files"),
         slug=slug, is_active=True, current_version__isnull=False)
 
 
@@ -57,6 +84,9 @@ def has_solved(*, user, problem: Problem) -> bool:
     return problem.submissions.filter(user=user, kind="submit", verdict="accepted").exists()
 
 
-def can_see_solution(*, user, problem: Problem) -> bool:
-    """The reference and the explanation: for those who solved the problem, and instructors."""
-    return is_instructor(user) or has_solved(user=user, problem=problem)
+def can_see_solution(*, user, problem: Problem, solved: bool | None = None) -> bool:
+    """The reference and the explanation: for those who solved the problem, and instructors.
+    ``solved``: ``has_solved`` when the caller has it already."""
+    if solved is None:
+        solved = has_solved(user=user, problem=problem)
+    return solved or is_instructor(user)

@@ -1,9 +1,9 @@
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from webplatform.submissions.selectors import user_history
+from webplatform.submissions.selectors import recent_attempts
 
-from . import selectors
+from . import rendering, selectors
 from .models import Problem
 from .rendering import render_markdown, render_statement
 
@@ -12,11 +12,12 @@ from .rendering import render_markdown, render_statement
 def problem_list(request):
     tag = request.GET.get("tag") or None
     difficulty = request.GET.get("difficulty") or None
-    problems = list(selectors.problem_list(user=request.user, tag=tag, difficulty=difficulty))
-    for problem in problems:
-        problem.acceptance_rate = selectors.acceptance_rate(problem)
+    problems = selectors.problem_list(tag=tag, difficulty=difficulty)
+    solved = selectors.solved_problem_ids(user=request.user)
+    rows = rendering.problem_rows(problems, key=f"{tag}:{difficulty}")
     return render(request, "catalog/problem_list.html", {
-        "problems": problems, "tags": selectors.tags_in_use(), "difficulties": Problem.Difficulty.values,
+        "rows": rendering.mark_solved(rows, [p.slug for p in problems if p.pk in solved]),
+        "tags": selectors.tags_in_use(), "difficulties": Problem.Difficulty.values,
         "selected_tag": tag or "", "selected_difficulty": difficulty or "",
     })
 
@@ -25,13 +26,14 @@ def problem_list(request):
 def problem_detail(request, slug):
     problem = selectors.get_problem(slug=slug)
     version = problem.current_version
-    show_solution = selectors.can_see_solution(user=request.user, problem=problem)
+    solved = selectors.has_solved(user=request.user, problem=problem)
+    show_solution = selectors.can_see_solution(user=request.user, problem=problem, solved=solved)
     return render(request, "catalog/problem_detail.html", {
         "problem": problem,
         "version": version,
         "statement_html": render_statement(version.statement),
-        "solved": selectors.has_solved(user=request.user, problem=problem),
+        "solved": solved,
         "show_solution": show_solution,
         "explanation_html": render_markdown(version.explanation) if show_solution and version.explanation else "",
-        "recent": user_history(user=request.user, problem=problem)[:10] if request.user.is_authenticated else [],
+        "recent": recent_attempts(user=request.user, problem=problem),
     })

@@ -35,6 +35,16 @@ class Submission(models.Model):
     # The Celery message of the current attempt: the same message delivered again while the
     # submission is running means the worker that held it died (see services.claim_submission).
     task_id = models.CharField(max_length=64, blank=True, default="")
+    # What the leaderboard ranks, copied out of ``report`` when a submission is accepted so that
+    # rankings are database aggregates over indexed columns, not JSON reads (see
+    # ``services.metrics_of``). Null before grading, for other verdicts, and where the judge did
+    # not measure (sample runs have no cost figures).
+    residual_bytes = models.BigIntegerField(null=True, blank=True)  # saved for the backward pass, first case
+    flops = models.BigIntegerField(null=True, blank=True)  # traced: every recomputation and loop iteration
+    peak_bytes = models.BigIntegerField(null=True, blank=True)  # traced peak of live values in a gradient step
+    xla_flops = models.BigIntegerField(null=True, blank=True)  # XLA's estimate: a loop body counted once
+    xla_peak_bytes = models.BigIntegerField(null=True, blank=True)  # XLA's memory analysis of the compiled step
+    grading_time_s = models.FloatField(null=True, blank=True)  # wall time of the grading, all cases
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -46,6 +56,14 @@ class Submission(models.Model):
             models.Index(fields=["user", "problem", "-created_at"], name="sub_user_problem"),
             models.Index(fields=["status", "enqueued_at"], name="sub_status_enqueued"),
             models.Index(fields=["problem", "kind", "verdict"], name="sub_problem_verdict"),
+            # The learner's recent activity and the per-learner rate limit.
+            models.Index(fields=["user", "-created_at"], name="sub_user_recent"),
+            # "Has this learner solved it": without it SQLite (which has no statistics until
+            # someone runs ANALYZE) walked every accepted submission of the problem instead.
+            models.Index(fields=["user", "problem", "kind", "verdict"], name="sub_user_problem_verdict"),
+            # Read from their ends (MAX) for the stamp of the grading state (see freshness).
+            models.Index(fields=["finished_at"], name="sub_finished"),
+            models.Index(fields=["enqueued_at"], name="sub_enqueued"),
         ]
 
     def __str__(self):

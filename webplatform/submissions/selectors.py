@@ -17,10 +17,20 @@ def get_own_submission(*, user, submission_id: int) -> Submission:
 
 
 def user_history(*, user, problem=None, kind: str | None = None) -> QuerySet[Submission]:
+    # The version's package files (every file, as JSON) are the workers' business, not a list's.
     submissions = Submission.objects.filter(user_id=user.pk).select_related("problem", "version") \
-        .defer("source", "report")
+        .defer("source", "report", "version__files")
     if problem is not None:
         submissions = submissions.filter(problem=problem)
     if kind:
         submissions = submissions.filter(kind=kind)
     return submissions.order_by("-created_at", "-id")
+
+
+def recent_attempts(*, user, problem, limit: int = 10) -> list[Submission]:
+    """The learner's latest attempts at one problem, with only what a short list shows (no joins:
+    the problem page lists them on every view)."""
+    if not user.is_authenticated:
+        return []
+    return list(Submission.objects.filter(user_id=user.pk, problem=problem)
+                .only("id", "kind", "status", "verdict", "created_at").order_by("-created_at", "-id")[:limit])

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
@@ -22,10 +24,13 @@ from judge import verdicts
 from kombu.exceptions import OperationalError
 
 from .models import Submission
+from .signals import verdicts_changed
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
-MAX_SOURCE_BYTES = 64 * 1024
+RATE_WINDOW_S = 60
+# The leaderboard's figures, copied from an accepted report (see metrics_of).
+METRIC_FIELDS = ("residual_bytes", "flops", "peak_bytes", "xla_flops", "xla_peak_bytes")
 # Publishing must not hang an HTTP request when Redis is down: try briefly, then leave the
 # submission queued for the sweep.
 PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.25, "interval_max": 0.5}
@@ -35,21 +40,61 @@ def _grading_settings() -> dict:
     return settings.GRADING
 
 
+class RateLimited(ValidationError):
+    """Too many submissions in the last minute; ``retry_after_s`` says when the next one fits."""
+
+    def __init__(self, message: str, *, retry_after_s: int):
+        super().__init__(message, code="rate_limited")
+        self.retry_after_s = retry_after_s
+
+
+def _check_source_size(source: str) -> None:
+    limit = settings.SUBMISSION_LIMITS["MAX_SOURCE_BYTES"]
+    size = len(source.encode("utf-8"))
+    if size > limit:
+        raise ValidationError(
+            f"Your code is {size / 1024:.1f} KiB: the submission is larger than {limit // 1024} KiB, the limit "
+            f"for one submission. Remove what the entry point does not use (long comments, unused "
+            f"helpers, pasted data) and send it again.", code="too_large")
+
+
+def _check_rate(*, user, now: datetime) -> None:
+    """At most ``PER_MINUTE`` submissions ("Run samples" included: each is a grading) in any
+    60 seconds. Called inside the creating transaction with the learner's row locked, so that two
+    requests at once cannot both take the last slot (on SQLite the IMMEDIATE transaction already
+    serialises writers)."""
+    limit = settings.SUBMISSION_LIMITS["PER_MINUTE"]
+    if limit <= 0:  # 0 switches the limit off
+        return
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    recent = list(Submission.objects.filter(user=user, created_at__gt=now - timedelta(seconds=RATE_WINDOW_S))
+                  .order_by("-created_at").values_list("created_at", flat=True)[:limit])
+    if len(recent) < limit:
+        return
+    # A slot frees when the limit-th most recent submission leaves the window.
+    wait = max(1, math.ceil((recent[-1] + timedelta(seconds=RATE_WINDOW_S) - now).total_seconds()))
+    raise RateLimited(
+        f"You have sent {limit} submissions in the last minute, the most allowed ({limit} a minute, "
+        f"\"Run samples\" included). Try again in {wait} s.", retry_after_s=wait)
+
+
 def create_submission(*, user, problem, source: str, kind: str, version=None) -> Submission:
     """Records an attempt and enqueues it once committed. ``version`` is the version the learner
-    opened (a newer one may have been published since); the problem's current one by default."""
+    opened (a newer one may have been published since); the problem's current one by default.
+    Refuses (``ValidationError``, ``RateLimited``) empty or oversized code, a closed problem, and
+    a learner over the rate limit."""
     if kind not in Submission.Kind.values:
         raise ValidationError(f"unknown kind {kind!r}")
     if not source.strip():
         raise ValidationError("the submission is empty")
-    if len(source.encode("utf-8")) > MAX_SOURCE_BYTES:
-        raise ValidationError(f"the submission is larger than {MAX_SOURCE_BYTES // 1024} KiB")
+    _check_source_size(source)
     if not problem.is_active or problem.current_version_id is None:
         raise ValidationError("this problem is not open for submissions")
     version = version or problem.current_version
     if version.problem_id != problem.pk:
         raise ValidationError("that version belongs to another problem")
     with transaction.atomic():
+        _check_rate(user=user, now=timezone.now())
         submission = Submission.objects.create(
             user=user, problem=problem, version=version, kind=kind, source=source,
             status=Status.QUEUED, enqueued_at=timezone.now())
@@ -94,14 +139,76 @@ def jsonable(report: dict) -> dict:
     return json.loads(json.dumps(report, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
 
 
+def _number(value) -> float | None:
+    """A figure of a report, or None for anything that is not a finite number (a report is data
+    that came back from a child process)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def metrics_of(report: dict) -> dict:
+    """The columns the leaderboard ranks by: residual bytes, and from ``cost`` our traced FLOPs and
+    peak bytes beside XLA's estimates, for accepted reports only (a rejected submission's figures
+    rank nothing); the grading time for all."""
+    accepted = report.get("verdict") == verdicts.ACCEPTED
+    cost = report.get("cost") if isinstance(report.get("cost"), dict) else {}
+    sources = {"residual_bytes": report.get("residual_bytes"), "flops": cost.get("flops"),
+               "peak_bytes": cost.get("peak_bytes"), "xla_flops": cost.get("xla_flops"),
+               "xla_peak_bytes": cost.get("xla_peak_bytes")}
+    figures = {name: _number(value) if accepted else None for name, value in sources.items()}
+    return {name: None if value is None else round(value) for name, value in figures.items()} | {
+        "grading_time_s": _number(report.get("time_s"))}
+
+
 def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bool:
-    """running -> done with the judge's verdict; only the attempt that claimed it may finish it."""
+    """running -> done with the judge's verdict and the leaderboard's figures; only the attempt
+    that claimed it may finish it."""
     report = jsonable(report)
     if report.get("verdict") not in verdicts.VERDICTS:
         raise ValueError(f"not a verdict: {report.get('verdict')!r}")
-    return bool(Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
-        status=Status.DONE, verdict=report["verdict"], message=report.get("message", ""), report=report,
-        finished_at=timezone.now()))
+    with transaction.atomic():
+        updated = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
+            status=Status.DONE, verdict=report["verdict"], message=report.get("message", ""), report=report,
+            finished_at=timezone.now(), **metrics_of(report))
+        if updated:
+            _announce(Submission.objects.filter(pk=submission_id).values_list("user_id", "version_id"))
+    return bool(updated)
+
+
+def _announce(pairs) -> None:
+    """Tells the summaries of submissions (see ``signals``) which (user, version) changed."""
+    verdicts_changed.send(sender=Submission, pairs=set(pairs))
+
+
+def rejudge_submission(*, submission_id: int) -> bool:
+    """done -> queued, to be graded again against the problem's current version (a new version
+    was published, or the judge changed). Its verdict and figures are cleared at once, so the
+    rankings drop it until the new verdict arrives. False when it is not done (already queued or
+    being graded) or its problem has no current version."""
+    submission = Submission.objects.select_related("problem__current_version").filter(pk=submission_id).first()
+    if submission is None or submission.problem.current_version is None:
+        return False
+    version = submission.problem.current_version
+    with transaction.atomic():
+        updated = Submission.objects.filter(pk=submission_id, status=Status.DONE).update(
+            status=Status.QUEUED, version=version, verdict="", message="", report=None, attempts=0, task_id="",
+            enqueued_at=timezone.now(), started_at=None, finished_at=None,
+            grading_time_s=None, **dict.fromkeys(METRIC_FIELDS))
+        if updated:
+            _announce({(submission.user_id, submission.version_id), (submission.user_id, version.pk)})
+            transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, queue=version.device))
+    return bool(updated)
+
+
+@transaction.atomic
+def delete_submissions(*, submission_ids) -> int:
+    """Deletes these submissions (an admin's clean-up), telling the summaries of submissions."""
+    doomed = Submission.objects.filter(pk__in=list(submission_ids))
+    pairs = set(doomed.values_list("user_id", "version_id"))
+    count, _ = doomed.delete()
+    _announce(pairs)
+    return count
 
 
 def record_grading_failure(*, submission_id: int, attempt: int, message: str, report: dict | None = None) -> str:

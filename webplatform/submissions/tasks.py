@@ -53,8 +53,11 @@ def grade_submission(self, submission_id: int) -> str:
             submission_id=submission_id, attempt=attempt, message="the worker died while grading it")
     try:
         problem = problem_for_version(submission.version)
-        report = grade(problem, submission.source, samples_only=submission.kind == Submission.Kind.RUN,
-                       fwd_bwd=True, runner=worker_runner())
+        recorded = submission.kind == Submission.Kind.SUBMIT
+        # A recorded submission is also measured (FLOPs, peak memory) for the leaderboard; a
+        # "Run samples" is a quick check and skips that.
+        report = grade(problem, submission.source, samples_only=not recorded, fwd_bwd=True,
+                       measure_cost=recorded, runner=worker_runner())
     except Exception as exc:  # a failure of the judge, never the submission's (its code runs in a child)
         logger.exception("grading submission %s failed", submission_id)
         return services.record_grading_failure(

@@ -31,9 +31,15 @@ def create(request, slug, kind):
         submission = services.create_submission(
             user=request.user, problem=problem, source=request.POST.get("source", ""), kind=kind, version=version)
     except ValidationError as exc:
+        limited = isinstance(exc, services.RateLimited)
         if _wants_json(request):
-            return JsonResponse({"error": " ".join(exc.messages)}, status=400)
-        return render(request, "submissions/refused.html", {"problem": problem, "errors": exc.messages}, status=400)
+            response = JsonResponse({"error": " ".join(exc.messages)}, status=429 if limited else 400)
+        else:
+            response = render(request, "submissions/refused.html", {"problem": problem, "errors": exc.messages},
+                              status=429 if limited else 400)
+        if limited:
+            response["Retry-After"] = str(exc.retry_after_s)
+        return response
     if _wants_json(request):
         return JsonResponse(_status_payload(request, submission), status=201)
     return redirect("submissions:detail", submission_id=submission.pk)

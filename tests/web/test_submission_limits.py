@@ -1,0 +1,92 @@
+"""The submission rate limit (default 6 a minute per learner, "Run samples" included) and the code
+size limit: refused in the service with a message that says what to do, over HTTP with 429."""
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils import timezone
+
+from webplatform.submissions import services
+from webplatform.submissions.models import Submission
+
+from .helpers import correct_source
+
+pytestmark = pytest.mark.django_db
+
+
+def submit(user, problem, kind="submit", source=None):
+    return services.create_submission(user=user, problem=problem, source=source or correct_source(), kind=kind)
+
+
+def test_the_default_is_six_a_minute(settings):
+    assert settings.SUBMISSION_LIMITS["PER_MINUTE"] == 6
+    assert settings.SUBMISSION_LIMITS["MAX_SOURCE_BYTES"] == 64 * 1024
+
+
+def test_the_seventh_submission_in_a_minute_is_refused_with_when_to_try_again(learner, other_learner, dot_policy):
+    made = [submit(learner, dot_policy, kind="run" if n % 2 else "submit") for n in range(6)]  # runs count too
+    Submission.objects.filter(pk=made[0].pk).update(created_at=timezone.now() - timedelta(seconds=45))
+    with pytest.raises(services.RateLimited) as refused:
+        submit(learner, dot_policy)
+    message = " ".join(refused.value.messages)
+    assert "You have sent 6 submissions in the last minute" in message and "(6 a minute" in message
+    # The oldest of the six leaves the window in about 15 s.
+    assert 14 <= refused.value.retry_after_s <= 16 and f"Try again in {refused.value.retry_after_s} s." in message
+    assert Submission.objects.filter(user=learner).count() == 6
+    submit(other_learner, dot_policy)  # the limit is per learner
+
+
+def test_a_slot_frees_when_a_submission_is_a_minute_old(learner, dot_policy):
+    made = [submit(learner, dot_policy) for _ in range(6)]
+    Submission.objects.filter(pk=made[0].pk).update(created_at=timezone.now() - timedelta(seconds=61))
+    submit(learner, dot_policy)
+    with pytest.raises(services.RateLimited):
+        submit(learner, dot_policy)
+
+
+def test_the_limit_is_configurable_and_zero_switches_it_off(learner, dot_policy, settings):
+    settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "PER_MINUTE": 2}
+    submit(learner, dot_policy)
+    submit(learner, dot_policy)
+    with pytest.raises(services.RateLimited, match="the most allowed \\(2 a minute"):
+        submit(learner, dot_policy)
+    settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "PER_MINUTE": 0}
+    for _ in range(8):
+        submit(learner, dot_policy)
+
+
+def test_over_http_the_limit_answers_429_with_retry_after(learner_client, learner, dot_policy):
+    for _ in range(6):
+        submit(learner, dot_policy)
+    url = reverse("submissions:submit", args=["checkpoint_dot_policy"])
+    response = learner_client.post(url, {"source": correct_source()}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 429 and 55 <= int(response["Retry-After"]) <= 60
+    assert response.json()["error"].startswith("You have sent 6 submissions in the last minute")
+    page = learner_client.post(url, {"source": correct_source()})  # the form without JavaScript
+    assert page.status_code == 429 and b"You have sent 6 submissions in the last minute" in page.content
+
+
+def test_code_over_the_size_limit_is_refused_with_its_size_and_what_to_do(learner, dot_policy, settings):
+    limit = settings.SUBMISSION_LIMITS["MAX_SOURCE_BYTES"]
+    submit(learner, dot_policy, source="#" * (limit - 1) + "\n")  # exactly at the limit: fine
+    with pytest.raises(ValidationError) as refused:
+        submit(learner, dot_policy, source="#" * (limit + 2048) + "\n")
+    message = " ".join(refused.value.messages)
+    assert message.startswith("Your code is 66.0 KiB: the submission is larger than 64 KiB")
+    assert "Remove what the entry point does not use" in message
+    settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "MAX_SOURCE_BYTES": 1024}
+    with pytest.raises(ValidationError, match="larger than 1 KiB"):
+        submit(learner, dot_policy, source="x = 1\n" * 200)
+
+
+def test_code_size_counts_bytes_not_characters(learner, dot_policy, settings):
+    settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "MAX_SOURCE_BYTES": 1024}
+    with pytest.raises(ValidationError, match="larger than 1 KiB"):
+        submit(learner, dot_policy, source="# " + "é" * 600 + "\n")  # 600 characters, 1203 bytes
+
+
+def test_over_http_oversized_code_answers_400_with_the_message(learner_client, dot_policy):
+    url = reverse("submissions:submit", args=["checkpoint_dot_policy"])
+    response = learner_client.post(url, {"source": "#" * 70_000}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 400 and "larger than 64 KiB" in response.json()["error"]

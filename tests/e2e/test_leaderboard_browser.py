@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from ..web.helpers import correct_source
 from .http import Session
-from .test_browser import SCREENSHOTS, browser, page  # noqa: F401 (fixtures shared with the other browser test)
+from .browser import SCREENSHOTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
 PASSWORD = "a-long-browser-password"

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from judge import PackageError, load_problem
 from judge.archive import files_hash, folder_files, write_zip
 from judge.package import content_hash
+from judge.validate_steps import NO_ACCEPTED
 
 from webplatform.authoring import services
 from webplatform.authoring.models import Draft, RejudgeItem
@@ -163,6 +164,9 @@ def test_publishing_needs_a_passing_validation_of_exactly_these_files(instructor
     with pytest.raises(ValidationError, match="validate these files first"):
         services.publish_draft(draft=draft)
     record_validation(draft, ok=False)
+    with pytest.raises(ValidationError, match="validation of these files failed"):
+        services.publish_draft(draft=draft)
+    record_validation(draft, errors=[NO_ACCEPTED])  # every row right, but nothing shows it accepts
     with pytest.raises(ValidationError, match="validation of these files failed"):
         services.publish_draft(draft=draft)
     record_validation(draft)

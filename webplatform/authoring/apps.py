@@ -7,7 +7,7 @@ class AuthoringConfig(AppConfig):
     label = "authoring"
 
     def ready(self):
-        from .roles import grant_instructor_permissions
+        from .services import grant_instructor_permissions
 
         # After this app's permissions exist (Django creates them in an earlier post_migrate
         # receiver), on every migrate and after every test database flush.

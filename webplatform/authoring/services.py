@@ -23,11 +23,23 @@ from webplatform.catalog.services import sync_problem
 from webplatform.submissions.models import Submission
 from webplatform.submissions.services import jsonable, requeue_submission
 
+from webplatform.accounts.selectors import INSTRUCTORS_GROUP
+
 from . import selectors
 from .blank import blank_package
 from .models import Draft, Rejudge, RejudgeItem, ValidationRun
+from .roles import INSTRUCTOR_PERMISSIONS
 
 Status = ValidationRun.Status
+
+
+def grant_instructor_permissions(*, apps, using="default", **kwargs):
+    """post_migrate receiver: the instructors group exists and holds the authoring permissions
+    (historical models from ``apps``, as a migration would use)."""
+    group, _ = apps.get_model("auth", "Group").objects.using(using).get_or_create(name=INSTRUCTORS_GROUP)
+    codenames = [name.split(".", 1)[1] for name in INSTRUCTOR_PERMISSIONS]
+    group.permissions.add(*apps.get_model("auth", "Permission").objects.using(using).filter(
+        content_type__app_label="authoring", codename__in=codenames))
 
 
 def _check_slug_free(slug: str, uuid) -> None:

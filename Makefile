@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.lock | sha256sum | cut -c1-12)
 
-.PHONY: setup system-deps system-deps-test run test bench validate assets clean
+.PHONY: setup system-deps system-deps-test system-deps-bench run test bench validate assets clean
 
 setup: $(STAMP)
 
@@ -24,12 +24,20 @@ system-deps:
 system-deps-test:
 	@scripts/system-deps.sh test
 
+system-deps-bench:
+	@scripts/system-deps.sh bench
+
 # The site on http://127.0.0.1:8000 with its own redis-server, a Celery worker and beat (Ctrl-C stops all).
 run: setup system-deps
 	$(PY) -m devstack run
 
 test: setup system-deps-test
 	$(PY) -m pytest
+
+# The pages under concurrent load: a seeded database (2000 learners, 100,000 submissions, in
+# var/bench/), gunicorn as `make run` serves it, wrk; p50/p95 per page (see devstack/bench.py).
+bench: setup system-deps-bench
+	$(PY) -m devstack bench
 
 validate: setup
 	$(PY) -m judge validate problems/*/

@@ -1,4 +1,5 @@
 """``python -m devstack run``: everything ``make run`` starts, stopped cleanly by Ctrl-C.
+(``python -m devstack bench`` is ``make bench``'s page benchmark: see ``bench.py``.)
 
 Prepares the database (migrate, sync the problem bank, demo users), starts redis-server on a
 free local port (unless REDIS_URL or --redis-url names one), a Celery worker on the cpu and gpu
@@ -15,6 +16,7 @@ import sys
 import threading
 from pathlib import Path
 
+from . import bench
 from .processes import Child, free_port, http_ok, start_redis, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +34,7 @@ def parse_args(argv):
     run.add_argument("--queues", default="cpu,gpu", help="queues the worker consumes (cpu, gpu or both)")
     run.add_argument("--concurrency", type=int, default=int(os.environ.get("WORKER_CONCURRENCY", "2")))
     run.add_argument("--web-workers", type=int, default=2)
+    bench.add_arguments(sub.add_parser("bench", help="the pages under concurrent load, on seeded data (make bench)"))
     return parser.parse_args(argv)
 
 
@@ -139,6 +142,8 @@ def socket_in_use(host: str, port: int) -> bool:
 def main(argv=None) -> int:
     options = parse_args(argv if argv is not None else sys.argv[1:])
     sys.path.insert(0, str(ROOT))
+    if options.command == "bench":
+        return bench.run(options)
     stack = Stack(options)
 
     def request_stop(signum, frame):

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the site needs, only those missing: `scripts/system-deps.sh run`
 # for `make run` (redis-server), `scripts/system-deps.sh test` for `make test` (redis-server,
-# Chromium for the browser test, docker-compose to validate docker-compose.yml).
+# Chromium for the browser test, docker-compose to validate docker-compose.yml),
+# `scripts/system-deps.sh bench` for `make bench` (wrk, the load generator).
 set -euo pipefail
 
 want=(redis-server:redis-server)
 if [[ "${1:-run}" == "test" ]]; then
   want+=(chromium:chromium docker-compose:docker-compose)
+elif [[ "${1:-run}" == "bench" ]]; then
+  want+=(wrk:wrk)
 fi
 
 missing=()

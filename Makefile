@@ -34,16 +34,15 @@ run: setup system-deps
 test: setup system-deps-test
 	$(PY) -m pytest
 
-# The pages under concurrent load: a seeded database (2000 learners, 100,000 submissions, in
+# Grading latency and throughput (judge: warm zygote beside a fresh interpreter per child), then
+# the pages under concurrent load: a seeded database (2000 learners, 100,000 submissions, in
 # var/bench/), gunicorn as `make run` serves it, wrk; p50/p95 per page (see devstack/bench.py).
 bench: setup system-deps-bench
+	$(PY) -m judge bench
 	$(PY) -m devstack bench
 
 validate: setup
 	$(PY) -m judge validate problems/*/
-
-bench: setup
-	$(PY) -m judge bench
 
 # Rebuilds the committed editor and KaTeX files in webplatform/static/vendor/ (needs npm).
 assets:

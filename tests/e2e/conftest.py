@@ -80,6 +80,9 @@ def site(tmp_path_factory):
         # A lost message is published again after 4 s (the sweep runs every second), so that the
         # broker-restart test does not wait the production 2 minutes.
         "GRADING_STALE_QUEUED_S": "4", "SWEEP_EVERY_S": "1",
+        # These tests submit as a handful of learners, many times a minute each; the limit itself
+        # (6 a minute by default) is tested in tests/web/test_submission_limits.py.
+        "SUBMISSIONS_PER_MINUTE": "120",
     }
     launcher = launch(var, port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0", env=env)
     site = Site(f"http://127.0.0.1:{port}", var, redis_port, redis, launcher)

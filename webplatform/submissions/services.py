@@ -189,15 +189,20 @@ def rejudge_submission(*, submission_id: int) -> bool:
     submission = Submission.objects.select_related("problem__current_version").filter(pk=submission_id).first()
     if submission is None or submission.problem.current_version is None:
         return False
-    version = submission.problem.current_version
+    return _requeue(submission, submission.problem.current_version, Q())
+
+
+def _requeue(submission, version, extra: Q) -> bool:
+    """The one done -> queued transition of rejudges: verdict and figures cleared, the summaries
+    told, the grading enqueued once committed."""
     with transaction.atomic():
-        updated = Submission.objects.filter(pk=submission_id, status=Status.DONE).update(
+        updated = Submission.objects.filter(extra, pk=submission.pk, status=Status.DONE).update(
             status=Status.QUEUED, version=version, verdict="", message="", report=None, attempts=0, task_id="",
             enqueued_at=timezone.now(), started_at=None, finished_at=None,
             grading_time_s=None, **dict.fromkeys(METRIC_FIELDS))
         if updated:
             _announce({(submission.user_id, submission.version_id), (submission.user_id, version.pk)})
-            transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, queue=version.device))
+            transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, queue=version.device))
     return bool(updated)
 
 
@@ -246,14 +251,10 @@ def requeue_submission(*, submission_id: int, version) -> bool:
     """done -> queued against ``version`` (a rejudge after a new version was published); then it
     is graded like any submission, through the same claim and completion. Only a finished
     submission of the version's problem on another version moves, so repeating it does nothing."""
-    requeued = Submission.objects.filter(pk=submission_id, status=Status.DONE, problem_id=version.problem_id) \
-        .exclude(version=version).update(
-            status=Status.QUEUED, version=version, verdict="", message="", report=None, attempts=0, task_id="",
-            enqueued_at=timezone.now(), started_at=None, finished_at=None)
-    if requeued:
-        queue = version.device
-        transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, queue=queue))
-    return bool(requeued)
+    submission = Submission.objects.filter(pk=submission_id, problem_id=version.problem_id).first()
+    if submission is None:
+        return False
+    return _requeue(submission, version, ~Q(version=version))
 
 
 @dataclass

@@ -8,7 +8,7 @@ with ``jax.export``. It computes no numbers: values and gradients are computed b
 sees the reference, hidden metadata or the problem folder; the parent decides every verdict.
 
 Entry points: ``entry`` (a fresh interpreter, the naive runner used as the benchmarks' baseline)
-and ``serve`` (called in a process forked by the zygote, see ``judge.sandbox.zygote``).
+and ``serve`` (called in a process forked by the zygote, see ``judge.sandbox.zygote_server``).
 """
 from __future__ import annotations
 
@@ -205,7 +205,7 @@ def main(argv=None) -> int:
         import json
 
         from .package import Limits
-        from .runner import apply_rlimits
+        from .sandbox.rlimits import apply_rlimits
 
         apply_rlimits(Limits(**json.loads(argv[argv.index("--limits") + 1])))
     from . import protocol

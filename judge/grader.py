@@ -59,7 +59,7 @@ class Report:
 
 def default_runner():
     """The process-wide warm zygote runner (started on first use, restarted if it died)."""
-    from .zygote import shared_runner
+    from .zygote_runner import shared_runner
 
     return shared_runner()
 

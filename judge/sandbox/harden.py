@@ -17,13 +17,11 @@ from dataclasses import dataclass, field
 
 from ..package import Limits
 from . import filesystem, layers, linux, seccomp
+from .rlimits import MAX_OPEN_FILES, MAX_THREADS, apply_rlimits
 
 RESULT_FD = 3
 HARDENED_FD = 4  # one byte once every layer is in place, then closed before the request is read
 KEPT_FDS = (0, 1, 2, RESULT_FD, HARDENED_FD)  # request in, printed output (stdout, stderr), result out
-MAX_THREADS = 64  # RLIMIT_NPROC for a child's own uid: XLA's thread pools fit, a thread bomb does not
-MAX_OPEN_FILES = 256
-MAX_FILE_BYTES = 16 << 20
 NAMESPACE_FILES = ("net", "mnt", "ipc")
 
 
@@ -111,8 +109,6 @@ def _workdir(plan: Plan, evidence: dict) -> None:
 
 
 def _rlimits(plan: Plan, evidence: dict) -> None:
-    from ..runner import apply_rlimits
-
     apply_rlimits(plan.limits)
     resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
     if layers.UID in plan.layers and plan.uid is not None:

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from . import filesystem, layers, linux, seccomp
-from .harden import KEPT_FDS, MAX_OPEN_FILES, Plan
+from .harden import KEPT_FDS, Plan
+from .rlimits import MAX_OPEN_FILES
 
 SAMPLE_SOURCE = """
 import jax

@@ -8,30 +8,22 @@ import pytest
 
 from judge import grade, load_problem
 from judge.expected import ExpectedCache
-from judge.zygote import shared_runner
+from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
 
 
-class Counting:
+class Counting(Wrapping):
     """The shared runner, counting the children that trace a source (the reference's among them)."""
 
     def __init__(self):
-        self.runner, self.traced = shared_runner(), []
-
-    def notes(self):
-        return self.runner.notes()
-
-    def missing_layers(self):
-        return self.runner.missing_layers()
-
-    def prepare(self, limits, role="run"):
-        return self.runner.prepare(limits, role)
+        super().__init__()
+        self.traced = []
 
     def run(self, request, limits):
         self.traced.append(request.get("source"))
-        return self.runner.run(request, limits)
+        return self.inner.run(request, limits)
 
 
 @pytest.fixture

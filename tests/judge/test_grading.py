@@ -8,8 +8,8 @@ import pytest
 from judge import grade, load_problem
 from judge.grader import ExpectedCache
 from judge.package import Limits
-from judge.zygote import shared_runner
 from tests.escape import escaping
+from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
@@ -167,25 +167,15 @@ def test_printing_too_much_is_output_limit(tight):
     assert report.verdict == "output_limit"
 
 
-class CountingRunner:
+class CountingRunner(Wrapping):
     """The shared zygote runner, recording every request its children get."""
 
     def __init__(self):
-        self.runner = shared_runner()
+        super().__init__()
         self.requests = []
 
-    def notes(self):
-        return self.runner.notes()
-
-    def missing_layers(self):
-        return self.runner.missing_layers()
-
-    def run(self, request, limits):
-        self.requests.append(request)
-        return self.runner.run(request, limits)
-
     def prepare(self, limits, role="run"):
-        child, requests = self.runner.prepare(limits, role), self.requests
+        child, requests = self.inner.prepare(limits, role), self.requests
 
         class Recorded:
             def run(self, request, limits):

@@ -7,9 +7,9 @@ import pytest
 
 from judge import grade, load_problem
 from judge.expected import ExpectedCache
-from judge.runner import FreshInterpreterRunner
+from judge.fresh_runner import FreshInterpreterRunner
 from judge.sandbox import layers
-from judge.zygote import shared_runner
+from judge.zygote_runner import shared_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"

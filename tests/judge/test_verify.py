@@ -15,7 +15,7 @@ from jax import export
 
 from judge import grade, load_problem
 from judge.expected import ExpectedCache
-from judge.zygote import shared_runner
+from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
@@ -27,23 +27,15 @@ def problem():
     return load_problem(DOT)
 
 
-class LyingRunner:
+class LyingRunner(Wrapping):
     """The shared runner, except that the submission's child's answer is rewritten by ``forge``."""
 
     def __init__(self, forge):
-        self.runner, self.forge = shared_runner(), forge
-
-    def notes(self):
-        return self.runner.notes()
-
-    def missing_layers(self):
-        return self.runner.missing_layers()
-
-    def prepare(self, limits, role="run"):
-        return self.runner.prepare(limits, role)
+        super().__init__()
+        self.forge = forge
 
     def run(self, request, limits):
-        result = self.runner.run(request, limits)
+        result = self.inner.run(request, limits)
         if request.get("source") == HONEST and result.outcome == "ok":
             self.forge(request, result.response)
         return result

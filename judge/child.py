@@ -199,8 +199,7 @@ def serve(request: dict) -> dict:
     return response
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def main(argv: list[str]) -> int:
     if "--limits" in argv:  # first of all: the parent may not run code between fork and exec
         import json
 
@@ -220,15 +219,8 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    # os._exit: skip interpreter teardown that a submission may have booby-trapped (atexit)
-    code = main()
-    sys.stdout.flush()
-    os._exit(code)
-
-
 def entry() -> None:
     """``python -c 'from judge.child import entry; entry()' ROOT --result-fd N --limits JSON``."""
     code = main(sys.argv[2:])
     sys.stdout.flush()
-    os._exit(code)
+    os._exit(code)  # skips interpreter teardown that a submission may have booby-trapped (atexit)

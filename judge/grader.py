@@ -17,7 +17,7 @@ import numpy as np
 from . import compare, gate, rules, verdicts
 from .expected import ExpectedCache, ReferenceError_, default_directory
 from .package import Problem
-from .pipeline import ERROR_KINDS, FILENAME, build_request, case_inputs, error_message
+from .pipeline import FILENAME, build_request, case_inputs, error_message
 from .pipeline import run as run_pipeline
 
 __all__ = ["grade", "Report", "ExpectedCache", "ReferenceError_", "default_runner", "build_request",
@@ -25,12 +25,6 @@ __all__ = ["grade", "Report", "ExpectedCache", "ReferenceError_", "default_runne
 
 REQUIRE_ALL_LAYERS = "JUDGE_REQUIRE_ALL_LAYERS"
 
-# Verdicts from worst to mildest: the report's verdict is the worst of its cases'.
-SEVERITY = (
-    verdicts.INTERNAL_ERROR, verdicts.FORBIDDEN, verdicts.COMPILE_ERROR, verdicts.TIME_LIMIT,
-    verdicts.MEMORY_LIMIT, verdicts.OUTPUT_LIMIT, verdicts.RUNTIME_ERROR, verdicts.WRONG_ANSWER,
-    verdicts.POLICY_VIOLATION, verdicts.ACCEPTED,
-)
 HIDDEN = "on hidden inputs of the same shapes"
 
 
@@ -69,10 +63,6 @@ EXPECTED = ExpectedCache(default_directory())
 
 def require_all_layers() -> bool:
     return os.environ.get(REQUIRE_ALL_LAYERS, "") not in ("", "0")
-
-
-def _worst(verdict_list) -> str:
-    return min(verdict_list, key=SEVERITY.index) if verdict_list else verdicts.ACCEPTED
 
 
 def grade(problem: Problem, source: str, *, samples_only: bool = False, runner=None,
@@ -125,7 +115,7 @@ def _check_cases(problem: Problem, cases, sent: list, expected: dict, report: Re
             row["verdict"], row["message"] = verdicts.RUNTIME_ERROR, "not run (an earlier case failed)"
             row["skipped"] = True
         elif "error" in got:
-            row["verdict"] = ERROR_KINDS[got["error"]["kind"]]
+            row["verdict"] = verdicts.ERROR_KINDS[got["error"]["kind"]]
             row["message"] = error_message(got["error"])
         else:
             message, err = _compare_numbers(problem, got, want)
@@ -138,7 +128,7 @@ def _check_cases(problem: Problem, cases, sent: list, expected: dict, report: Re
         if not row.get("skipped"):
             case_verdicts.append(row["verdict"])
             first_message.setdefault(row["verdict"], f"case {case.name}: {row['message']}")
-    report.verdict = _worst(case_verdicts)
+    report.verdict = verdicts.worst(case_verdicts)
     report.message = first_message.get(report.verdict, "") if report.verdict != verdicts.ACCEPTED else \
         f"all {len(cases)} case(s) passed: values, gradients, residuals and checkpoint structure"
 

@@ -1,5 +1,5 @@
 """Problem packages: a folder with ``problem.toml``, the statement, starter, reference and the
-packaged submissions that prove the checker (see DESIGN.md, "Problem package").
+packaged submissions that prove the checker (see README, "Authoring a problem").
 
 Loading validates everything up front and refuses a broken package with a ``PackageError``
 naming the file, the key and what was expected, so that nothing half-valid reaches a grader.

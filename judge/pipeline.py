@@ -18,20 +18,6 @@ from .specs import generate
 
 FILENAME = "submission.py"
 
-CHILD_OUTCOMES = {
-    "time_limit": verdicts.TIME_LIMIT,
-    "memory_limit": verdicts.MEMORY_LIMIT,
-    "output_limit": verdicts.OUTPUT_LIMIT,
-    "crashed": verdicts.RUNTIME_ERROR,
-    "protocol_error": verdicts.RUNTIME_ERROR,
-    "sandbox_error": verdicts.INTERNAL_ERROR,
-}
-ERROR_KINDS = {
-    "compile_error": verdicts.COMPILE_ERROR,
-    "runtime_error": verdicts.RUNTIME_ERROR,
-    "memory_limit": verdicts.MEMORY_LIMIT,
-    "bad_output": verdicts.WRONG_ANSWER,
-}
 MALFORMED = "the submission's process sent back a malformed result"
 UNCONFIRMED = ("the submission's process reported residuals that its program does not save "
                "(the judge recomputes them where no submitted code runs)")
@@ -98,7 +84,7 @@ def run(problem: Problem, source: str, cases, runner, *, salt: int, expected_out
         response = result.response
         if response.get("status") != "ok":
             error = response.get("error") or {}
-            outcome.failure = (ERROR_KINDS.get(error.get("kind"), verdicts.RUNTIME_ERROR), error_message(error))
+            outcome.failure = (verdicts.ERROR_KINDS.get(error.get("kind"), verdicts.RUNTIME_ERROR), error_message(error))
             return outcome
         sent = response.get("cases")
         requested = [c.name for c in cases]
@@ -145,7 +131,7 @@ def _merge(outcome: Outcome, checked, traced: list, expected_outputs: dict) -> N
         return
     if response["status"] == "error":
         error = response["error"]
-        outcome.failure = (ERROR_KINDS.get(error["kind"], verdicts.RUNTIME_ERROR), error_message(error))
+        outcome.failure = (verdicts.ERROR_KINDS.get(error["kind"], verdicts.RUNTIME_ERROR), error_message(error))
         return
     for case, found in zip(traced, response["cases"]):
         case["outputs"] = found["outputs"]
@@ -181,7 +167,7 @@ def valid_child_case(case) -> bool:
         return False
     if "error" in case:
         err = case["error"]
-        return isinstance(err, dict) and err.get("kind") in ERROR_KINDS and isinstance(err.get("message"), str)
+        return isinstance(err, dict) and err.get("kind") in verdicts.ERROR_KINDS and isinstance(err.get("message"), str)
     try:
         ok = isinstance(case["treedef"], str) and verify.valid_avals(case["outputs"])
         if ok and "residuals" in case:
@@ -208,7 +194,7 @@ def valid_child_case(case) -> bool:
 
 
 def _limit_failure(result) -> tuple[str, str]:
-    verdict = CHILD_OUTCOMES[result.outcome]
+    verdict = verdicts.CHILD_OUTCOMES[result.outcome]
     if verdict == verdicts.INTERNAL_ERROR:
         return verdict, result.detail
     return verdict, (f"your submission {result.detail}" if result.detail else verdicts.DESCRIPTIONS[verdict])

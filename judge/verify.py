@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .specs import numpy_dtype
+
 COTANGENT_STREAM = 7919
 
 
@@ -46,20 +48,12 @@ def cotangent(outputs: list[dict], seed: int, salt: int | None = None) -> list[n
     rng = np.random.default_rng(seed + COTANGENT_STREAM if salt is None else [seed, salt, COTANGENT_STREAM])
     leaves = []
     for out in outputs:
-        dtype = _dtype(out["dtype"])
+        dtype = numpy_dtype(out["dtype"])
         if not out["shape"] and salt is None:
             leaves.append(np.ones((), dtype))
         else:
             leaves.append(np.asarray(rng.standard_normal(out["shape"])).astype(dtype))
     return leaves
-
-
-def _dtype(name: str):
-    if name == "bfloat16":
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(name)
 
 
 def build_request(programs: dict, wrt: list[int], cases: list[dict]) -> dict:

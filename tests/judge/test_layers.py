@@ -57,3 +57,9 @@ def test_requiring_all_layers_grades_where_all_hold(problem, monkeypatch):
         assert report.verdict == "accepted" and report.notes == []
     else:
         assert report.verdict == "internal_error"
+
+
+def test_every_child_layer_is_applied_and_checked_from_one_table():
+    from judge.sandbox.harden import CHILD
+
+    assert tuple(CHILD) == layers.CHILD_LAYERS  # in the order a child applies them

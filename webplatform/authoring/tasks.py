@@ -10,7 +10,7 @@ import logging
 
 from celery import shared_task
 from judge import PackageError
-from judge.validate_steps import package_errors, run_step, steps
+from judge.validate import package_errors, run_step, steps
 
 from webplatform.catalog.package_cache import problem_for_files
 from webplatform.submissions.tasks import worker_runner

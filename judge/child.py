@@ -118,7 +118,7 @@ def run_case(function, case: dict, request: dict, cache: dict, exports: list) ->
     """
     import numpy as np
 
-    from . import residuals as inspect_residuals
+    from .inspection import cost, programs, provenance, structure
 
     filename = request["filename"]
     values, static_mask = case["args"], case["static_mask"]
@@ -134,17 +134,17 @@ def run_case(function, case: dict, request: dict, cache: dict, exports: list) ->
         if key not in cache:
             inspected = cache[key] = {}
             if request.get("inspect", True):
-                inspected["structure"] = inspect_residuals.checkpoint_structure(bound, arrays, filename)
-                inspected["residuals"] = inspect_residuals.saved_residuals(bound, arrays, wrt, array_names, filename)
+                inspected["structure"] = structure.checkpoint_structure(bound, arrays, filename)
+                inspected["residuals"] = provenance.saved_residuals(bound, arrays, wrt, array_names, filename)
                 if request.get("fwd_bwd"):
-                    fwd, bwd = inspect_residuals.fwd_bwd_programs(bound, arrays, wrt)
+                    fwd, bwd = programs.fwd_bwd_programs(bound, arrays, wrt)
                     inspected["programs"] = {"forward": fwd, "backward": bwd}
             else:
-                inspect_residuals.trace_only(bound, arrays)
+                structure.trace_only(bound, arrays)
             inspected.update(seen)
         result.update(cache[key])
         if request.get("cost") and "cost" not in cache:  # the first case stands for the program
-            cache["cost"] = inspect_residuals.compiled_cost(bound, arrays, wrt)
+            cache["cost"] = cost.compiled_cost(bound, arrays, wrt)
             result["cost"] = cache["cost"]
         exports.append((bound, arrays))
     except _BadOutput as exc:
@@ -156,10 +156,10 @@ def run_case(function, case: dict, request: dict, cache: dict, exports: list) ->
 
 def _export(exports: list, request: dict) -> tuple[dict | None, dict | None]:
     """The programs of every case that traced, for the verifier; or the reason they cannot be."""
-    from . import residuals as inspect_residuals
+    from .inspection import programs
 
     try:
-        return inspect_residuals.export_programs(exports, request["wrt"]), None
+        return programs.export_programs(exports, request["wrt"]), None
     except BaseException as exc:  # noqa: BLE001
         error = _describe_exception(exc, request["filename"])
         if "custom calls" in error["message"]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import compare, rules, verdicts, verify
+from . import compare, policy_names, verdicts, verify
 from .package import Case, Problem
 from .specs import generate
 
@@ -183,7 +183,7 @@ def valid_child_case(case) -> bool:
                 ok = ok and isinstance(c["policy"], list) and isinstance(c["encloses"], dict) \
                     and isinstance(c["policy_text"], str) and isinstance(c["depth"], int) \
                     and isinstance(c["prevent_cse"], bool)
-                rules.policy_from_wire(c["policy"])
+                policy_names.from_wire(c["policy"])
             ok = ok and isinstance(s["custom_vjp"], list)
         if ok and "cost" in case:
             ok = isinstance(case["cost"], dict) and all(

@@ -123,7 +123,7 @@ def check_structure(found: dict, rules: StructureRules) -> list[str]:
             problems.append(f"no jax.checkpoint was found in your program; the problem requires "
                             f"jax.checkpoint with policy={required}")
             return problems
-        matching = [c for c in checkpoints if policy_from_wire(c["policy"]) == rules.policy]
+        matching = [c for c in checkpoints if policy_names.from_wire(c["policy"]) == rules.policy]
         if not matching:
             used = "; ".join(f"{c['policy_text']}{_at(c['line'])}" for c in checkpoints)
             problems.append(f"your jax.checkpoint uses {used}, but the problem requires policy={required}")
@@ -167,16 +167,6 @@ def check_structure(found: dict, rules: StructureRules) -> list[str]:
             problems.append(f"the jax.checkpoint{_at(c['line'])}{where} has prevent_cse={c['prevent_cse']}; "
                             f"this problem needs prevent_cse={wanted}{why}")
     return problems
-
-
-def policy_from_wire(policy) -> tuple:
-    """Undo ``residuals._jsonable_policy``: lists back to the canonical tuples."""
-    kind = policy[0]
-    if kind == "save_from_both_policies":
-        return policy_names.both(policy_from_wire(policy[1][0]), policy_from_wire(policy[1][1]))
-    if kind in policy_names.WITH_NAMES:
-        return policy_names.with_names(kind, policy[1])
-    return tuple(policy)
 
 
 def check_cost(cost: dict, rules: CostRules) -> list[str]:

@@ -5,10 +5,9 @@ judge's own inspection before reporting. So that child computes no numbers. It e
 forward program (inputs -> outputs and the residuals that reverse mode saves) and its backward
 program (residuals and cotangents -> gradients) with ``jax.export``; a second child, the
 verifier, forked from the zygote and given only those two serialized programs and inputs,
-deserializes them, refuses any that call out of XLA (``residuals.load_program`` and
-``residuals.check_lowered``), checks that
-they take the case's inputs and that the backward program takes exactly the residuals the
-forward one produces, compiles the pair as one XLA program and runs it twice:
+deserializes them, refuses any that call out of XLA (``inspection.programs.load_program`` and
+``check_lowered``), checks that they take the case's inputs and that the backward program takes
+exactly the residuals the forward one produces, compiles the pair as one XLA program and runs it twice:
 
 * on the case's own inputs, for the learner-facing comparison;
 * on hidden inputs of the same shapes (drawn with a salt that never leaves the parent) with a
@@ -20,8 +19,8 @@ those of the program that will really run; a child cannot make wrong numbers pas
 save less than its program saves. What it does not: the identity of the checkpoint policy and
 the provenance of each residual (which primitive, which line) are only visible in the traced
 program, so they still come from the submission's child, protected by the static gate and by
-``residuals`` reading through references bound before any submission was imported. A program
-that saves the same residuals by other means (a hand-written ``custom_vjp`` that lies about
+``judge.inspection`` reading through references bound before any submission was imported. A
+program that saves the same residuals by other means (a hand-written ``custom_vjp`` that lies about
 itself) is the gap; its numbers and memory use are still what the verdict says.
 
 The verifier parses and compiles attacker-made bytes, so it runs in the same sandbox as the
@@ -113,13 +112,13 @@ def warm_up() -> None:
 def serve(request: dict) -> dict:
     import jax
 
-    from . import residuals
+    from .inspection import programs
 
     try:  # nothing of these bytes is compiled or run before every check below has passed
-        fwd = residuals.load_program(np.asarray(request["fwd"], dtype=np.uint8).tobytes())
-        bwd = residuals.load_program(np.asarray(request["bwd"], dtype=np.uint8).tobytes())
+        fwd = programs.load_program(np.asarray(request["fwd"], dtype=np.uint8).tobytes())
+        bwd = programs.load_program(np.asarray(request["bwd"], dtype=np.uint8).tobytes())
         layout = _layout(fwd, bwd, request["cases"], request["wrt"])
-    except residuals.ProgramRefused as exc:
+    except programs.ProgramRefused as exc:
         return {"status": "error", "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"}}
     except _Mismatch as mismatch:
         return {"status": "ok", "checked": False,
@@ -134,8 +133,8 @@ def serve(request: dict) -> dict:
     cases = request["cases"]
     try:
         lowered = jax.jit(program).lower([c["inputs"] for c in cases], [c["cotangent"] for c in cases])
-        residuals.check_lowered(lowered)
-    except residuals.ProgramRefused as exc:
+        programs.check_lowered(lowered)
+    except programs.ProgramRefused as exc:
         return {"status": "error", "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"}}
     try:
         compiled = lowered.compile()
@@ -176,7 +175,7 @@ def _layout(fwd, bwd, cases: list[dict], wrt: list[int]) -> list[dict]:
     outputs' and residuals' types. Refuses (``ProgramRefused``) a pair that does not fit together."""
     import jax
 
-    from .residuals import ProgramRefused
+    from .inspection.programs import ProgramRefused
 
     inputs = [c["inputs"] for c in cases]
     if fwd.in_tree != jax.tree_util.tree_structure(((inputs,), {})) or not _same(fwd.in_avals, jax.tree_util.tree_leaves(inputs)):

@@ -72,7 +72,8 @@ def _preload() -> None:
 
     from jax import export  # noqa: F401
 
-    from .. import child, gate, protocol, residuals, verify  # noqa: F401
+    from .. import child, gate, inspection, protocol, verify  # noqa: F401
+    from ..inspection import cost, programs, provenance, structure  # noqa: F401
     from . import probe, seccomp  # noqa: F401
 
     for name in sorted(gate.ALLOWED_MODULES):

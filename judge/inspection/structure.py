@@ -71,11 +71,6 @@ class _StructureWalker:
         counter[eqn.primitive.name] += 1
 
 
-def trace_only(fn, args) -> None:
-    """Trace ``fn`` once (so that it can fail, or report its outputs) without reading anything."""
-    _make_jaxpr(fn)(*args)
-
-
 def checkpoint_structure(fn, args, filename: str) -> dict:
     closed = _make_jaxpr(fn)(*args)
     walker = _StructureWalker(filename)

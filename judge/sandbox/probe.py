@@ -47,25 +47,24 @@ def examine(plan: Plan, evidence: dict, missing: dict, project_root: Path) -> di
 
 def run_sample() -> str | None:
     """Grade a tiny function end to end in this process; None when it worked, else why not."""
-    from .. import child, verify
+    from .. import child, messages, verify
 
     rng = np.random.default_rng(0)
     w, x = rng.standard_normal((3, 3)).astype(np.float32), rng.standard_normal((2, 3)).astype(np.float32)
-    request = {"source": SAMPLE_SOURCE, "filename": "submission.py", "entry": "sample", "arg_names": ["w", "x"],
-               "wrt": [0, 1], "inspect": True, "fwd_bwd": False, "export": True,
-               "cases": [{"name": "sample", "seed": 0, "static_mask": [False, False], "args": [w, x]}]}
+    request = messages.ChildRequest(source=SAMPLE_SOURCE, entry="sample", arg_names=["w", "x"], wrt=[0, 1],
+                                    cases=[messages.CaseInput("sample", 0, [False, False], [w, x])])
     try:
-        traced = child.serve(request)
-        if traced.get("status") != "ok" or "error" in traced["cases"][0]:
+        traced = messages.parse_child_response(child.serve(request.to_wire()), ["sample"])
+        if traced.error is not None or traced.cases[0].error is not None:
             return f"tracing failed: {traced}"
         cotangent = [np.ones((), np.float32)]
-        checked = verify.serve(verify.build_request(traced["programs"], [0, 1], [
-            {"name": "sample", "inputs": [w, x], "cotangent": cotangent, "hidden_inputs": [w, x],
-             "hidden_cotangent": cotangent}]))
-        if checked.get("status") != "ok" or not checked.get("checked"):
+        fwd, bwd = traced.programs
+        checked = messages.parse_verify_response(verify.serve(messages.VerifyRequest(fwd, bwd, [0, 1], [
+            messages.VerifyCase("sample", [w, x], cotangent, [w, x], cotangent)]).to_wire()), ["sample"])
+        if checked.error is not None or not checked.checked:
             return f"verification failed: {checked}"
         expected = np.sum(np.sin(x @ w) ** 2)
-        if not np.allclose(checked["cases"][0]["value"][0], expected, rtol=1e-5):
+        if not np.allclose(checked.cases[0].value[0], expected, rtol=1e-5):
             return "verification computed a wrong value"
         return None
     except Exception as exc:  # noqa: BLE001

@@ -163,6 +163,18 @@ def checkpoint_dot_policy(w1, w2, x):
 os.write(3, sys.modules["judge.protocol"].encode({"status": "sandbox_error", "detail": "blame the judge"}))
 os._exit(0)
 """), message="sent back a sandbox failure from inside its sandbox"),
+    # Answers the child never gives, written straight to the result pipe: every case "not run"
+    # (a mark only the parent sets), or no case at all; either would leave no case to fail.
+    Hostile("claim_every_case_skipped", "import os\nos.write(3, b'{}')\n", "forbidden", "runtime_error", escaping("""
+os.write(3, sys.modules["judge.protocol"].encode({"status": "ok", "cases": [
+    {"name": name, "error": {"kind": "runtime_error", "message": "not run", "line": None, "skipped": True}}
+    for name in ("sample-1", "sample-2", "tall", "wide")]}))
+os._exit(0)
+"""), message="case sample-1: not run"),
+    Hostile("claim_no_case", "import os\nos.write(3, b'{}')\n", "forbidden", "runtime_error", escaping("""
+os.write(3, sys.modules["judge.protocol"].encode({"status": "ok", "cases": []}))
+os._exit(0)
+"""), message="sent back a malformed result"),
     Hostile("environment_secrets", "import os\nprint(os.environ)\n", "forbidden", "runtime_error",
             escaping("raise RuntimeError(repr(dict(os.environ)))"), message="PYTHONHASHSEED"),
 ]

@@ -45,7 +45,7 @@ def report_of(problem, source: str, runner, cache, past_gate: bool) -> dict:
     finally:
         gate.check = real_check
     return {"verdict": report.verdict, "message": report.message, "stdout": report.stdout, "notes": report.notes,
-            "policies": [c["policy_text"] for c in report.structure.get("checkpoints", [])]}
+            "policies": [c.policy_text for c in (report.structure.checkpoints if report.structure else [])]}
 
 
 def main(settings_path: str, result_path: str) -> None:

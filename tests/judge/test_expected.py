@@ -44,7 +44,7 @@ def test_a_new_process_reuses_the_results_on_disk(tmp_path, package):
     again = ExpectedCache(tmp_path / "cache").get(problem, problem.samples, later)
     assert later.traced == []
     assert again["salt"] == expected["salt"]
-    assert (again["cases"]["sample-1"]["value"][0] == expected["cases"]["sample-1"]["value"][0]).all()
+    assert (again["cases"]["sample-1"].value[0] == expected["cases"]["sample-1"].value[0]).all()
 
 
 def test_grading_many_submissions_runs_the_reference_once(tmp_path, package):
@@ -73,7 +73,7 @@ def test_a_damaged_file_is_computed_again(tmp_path, package):
     ExpectedCache(tmp_path / "cache").get(problem, problem.samples, runner)
     [stored] = (tmp_path / "cache").iterdir()
     stored.write_bytes(stored.read_bytes()[:100])
-    assert ExpectedCache(tmp_path / "cache").get(problem, problem.samples, runner)["cases"]["sample-1"]["value"]
+    assert ExpectedCache(tmp_path / "cache").get(problem, problem.samples, runner)["cases"]["sample-1"].value
     assert runner.traced.count(problem.reference) == 2
 
 
@@ -83,4 +83,4 @@ def test_an_unwritable_cache_directory_still_grades(tmp_path, package):
     problem = load_problem(package)
     with pytest.warns(RuntimeWarning, match="expected results not stored"):
         expected = ExpectedCache(blocked / "cache").get(problem, problem.samples, Counting())
-    assert expected["cases"]["sample-1"]["value"]
+    assert expected["cases"]["sample-1"].value

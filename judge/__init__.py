@@ -1,7 +1,7 @@
 """Remat Arena's grading engine: pure Python and JAX, never Django.
 
 ``grade(load_problem(path), source)`` returns a ``Report`` whose ``verdict`` is one of
-``VERDICTS``. Submitted code only ever runs in a child process (see ``runner``).
+``VERDICTS``. Submitted code only ever runs in a child process (see ``boundary``).
 """
 from .grader import grade
 from .package import PackageError, Problem, load_problem

@@ -18,14 +18,13 @@ import selectors
 import signal
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 
 from . import protocol
 from .package import Limits
+from .paths import PROJECT_ROOT
 from .sandbox import layers
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULT_CAP = 32 << 20
 
 

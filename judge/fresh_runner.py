@@ -15,8 +15,9 @@ import tempfile
 import time
 
 from . import protocol
-from .boundary import PROJECT_ROOT, RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump
+from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump
 from .package import Limits
+from .paths import PROJECT_ROOT
 from .sandbox import layers
 
 

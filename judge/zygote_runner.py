@@ -22,7 +22,8 @@ import time
 
 from . import protocol
 from .package import Limits
-from .boundary import PROJECT_ROOT, RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump
+from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump
+from .paths import PROJECT_ROOT
 from .sandbox import layers
 
 START_TIMEOUT_S = 300

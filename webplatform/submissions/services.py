@@ -21,6 +21,8 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from judge import verdicts
+from judge.evidence import Cost
+from judge.report import Report
 from kombu.exceptions import OperationalError
 
 from webplatform.core.queues import enqueue, queue_for
@@ -151,14 +153,14 @@ def metrics_of(report: dict) -> dict:
     """The columns the leaderboard ranks by: residual bytes, and from ``cost`` our traced FLOPs and
     peak bytes beside XLA's estimates, for accepted reports only (a rejected submission's figures
     rank nothing); the grading time for all."""
-    accepted = report.get("verdict") == verdicts.ACCEPTED
-    cost = report.get("cost") if isinstance(report.get("cost"), dict) else {}
-    sources = {"residual_bytes": report.get("residual_bytes"), "flops": cost.get("flops"),
-               "peak_bytes": cost.get("peak_bytes"), "xla_flops": cost.get("xla_flops"),
-               "xla_peak_bytes": cost.get("xla_peak_bytes")}
+    stored = Report.from_dict(report)
+    accepted = stored.verdict == verdicts.ACCEPTED
+    cost = stored.cost or Cost()
+    sources = {"residual_bytes": stored.residual_bytes, "flops": cost.flops, "peak_bytes": cost.peak_bytes,
+               "xla_flops": cost.xla_flops, "xla_peak_bytes": cost.xla_peak_bytes}
     figures = {name: _number(value) if accepted else None for name, value in sources.items()}
     return {name: None if value is None else round(value) for name, value in figures.items()} | {
-        "grading_time_s": _number(report.get("time_s"))}
+        "grading_time_s": _number(stored.time_s)}
 
 
 def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bool:

@@ -46,7 +46,8 @@ FIELDS = [
     Field("min_depth", "checks.structure.min_depth", "number"),
     Field("prevent_cse", "checks.structure.prevent_cse", "tristate"),
     Field("allow_custom_vjp", "checks.structure.allow_custom_vjp", "flag"),
-    Field("forbid_checkpoint_at_output", "checks.structure.forbid_checkpoint_at_output", "flag"),
+    Field("saves_memory", "checks.cost.saves_memory", "flag"),
+    Field("held_at_most_reference", "checks.cost.held_at_most_reference", "flag"),
     Field("wall_s", "limits.wall_s", "number"), Field("cpu_s", "limits.cpu_s", "number"),
     Field("memory_mb", "limits.memory_mb", "number"), Field("output_kb", "limits.output_kb", "number"),
 ]

@@ -123,7 +123,7 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
     """
     import numpy as np
 
-    from .inspection.reading import read_case
+    from .inspection.reading import NotAPolicy, read_case
 
     filename = request.filename
     values, static_mask = case.args, case.static_mask
@@ -149,6 +149,8 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
         exports.append(derivative)
     except _BadOutput as exc:
         result["error"] = _error("bad_output", str(exc))
+    except NotAPolicy as exc:
+        result["error"] = _error("runtime_error", f"TypeError: {exc}", exc.line)
     except BaseException as exc:  # noqa: BLE001
         result["error"] = _describe_exception(exc, filename)
     return result

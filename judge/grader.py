@@ -124,10 +124,11 @@ def _compare_numbers(problem: Problem, got: TracedCase, want: TracedCase) -> tup
 
 
 def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: CaseRow, report: Report) -> None:
+    mine = rules.Saved(got.residuals, got.structure)
     problems, rows, missing = rules.check_residuals(
-        rules.Saved(got.residuals, got.structure), rules.Saved(want.residuals, want.structure),
-        problem.residual_rules, problem.structure_rules)
+        mine, rules.Saved(want.residuals, want.structure), problem.residual_rules, problem.structure_rules)
     problems += rules.check_structure(got.structure, problem.structure_rules)
+    problems += rules.check_keepers(mine, problem.structure_rules)
     if got.cost is not None:
         report.cost = report.cost or got.cost  # the first case stands for the program
         problems += rules.check_cost(got.cost, want.cost, got.structure, problem.cost_rules)

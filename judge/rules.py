@@ -17,18 +17,15 @@ from .package import CostRules, ResidualRules, StructureRules
 
 @dataclass(frozen=True)
 class Saved:
-    """What a program saves, with its structure: a residual kept by a policy is named by the
-    policy of the checkpoint that kept it (``Residual.kept_by``)."""
+    """What a program saves, with its structure, which names the checkpoint whose policy kept a
+    residual (``Residual.kept_by``)."""
     residuals: list[Residual]
     structure: Structure
 
-    def keeper(self, r: Residual) -> tuple | None:
-        """The canonical policy that kept ``r`` (any policy of the submission's own: ("custom",)),
-        or None (not kept by a policy)."""
+    def keeper(self, r: Residual) -> Checkpoint | None:
         if r.kept_by is None or r.kept_by >= len(self.structure.checkpoints):
             return None
-        policy = policy_names.from_wire(self.structure.checkpoints[r.kept_by].policy)
-        return policy[:1] if policy[0] == "custom" else policy
+        return self.structure.checkpoints[r.kept_by]
 
 
 # A constant is not saved by anything: it is part of the program (numpy arrays it closes over,
@@ -40,16 +37,31 @@ def residual_key(r: Residual, saved: Saved) -> tuple:
     """What makes two residuals the same for the rules: where they come from, dtype and shape.
 
     Arguments, named values and values a checkpoint's policy kept are compared by their
-    provenance, a kept value with the policy that kept it. Other intermediates are compared by
-    type only: whether plain autodiff keeps ``2 * h`` (for ``h ** 2``) or ``h`` (for ``h * h``) is
-    a matter of style, not of policy. Axes of size one are ignored: ``jnp.matmul`` may drop a
-    unit batch axis that ``einsum`` keeps, and the array held in memory is the same.
+    provenance (which policy kept a value is ``check_keepers``' concern). Other intermediates are
+    compared by type only: whether plain autodiff keeps ``2 * h`` (for ``h ** 2``) or ``h`` (for
+    ``h * h``) is a matter of style, not of policy. Axes of size one are ignored: ``jnp.matmul``
+    may drop a unit batch axis that ``einsum`` keeps, and the array held in memory is the same.
     """
     shape = tuple(d for d in r.shape if d != 1)
-    keeper = saved.keeper(r)
-    if r.kind == "primitive" and keeper is None:
+    kept = saved.keeper(r) is not None
+    if r.kind == "primitive" and not kept:
         return ("intermediate", r.dtype, shape, r.stacked)
-    return (r.kind, r.what, r.dtype, shape, r.stacked, keeper)
+    return (r.kind, r.what, r.dtype, shape, r.stacked, kept)
+
+
+def check_keepers(mine: Saved, rules: StructureRules) -> list[str]:
+    """Values kept by a checkpoint whose policy is not the required one (one nested around the
+    required checkpoint decides what the forward pass keeps, say)."""
+    if rules.policy is None:
+        return []
+    required = policy_names.render(rules.policy)
+    problems = []
+    for r in mine.residuals:
+        keeper = mine.keeper(r)
+        if keeper is not None and policy_names.from_wire(keeper.policy) != rules.policy:
+            problems.append(f"{r.phrase()} is kept by the jax.checkpoint{_at(keeper.line)} with "
+                            f"{_policy_as_written(keeper)}, not by one with policy={required}")
+    return problems
 
 
 def _who(structure: StructureRules) -> str:
@@ -164,9 +176,16 @@ def _uses_policy(found: Structure, rules: StructureRules) -> list[str]:
 
 
 def _policy_as_written(c: Checkpoint) -> str:
+    """A checkpoint's policy as the learner wrote it: JAX's by its name, their own by theirs."""
+    policy = policy_names.from_wire(c.policy)
+    if policy[0] != "custom":
+        return c.policy_text
     if c.policy_origin == "forged":
-        return f"{c.policy_text}, not JAX's own policy object"
-    return c.policy_text + (f" defined at line {c.policy_line}" if c.policy_line else "")
+        return f"{policy[1]}, which is not JAX's own policy object"
+    if c.policy_origin == "jax":  # one of JAX's that policy_names has no name for (offloading)
+        return f"JAX's {policy[1]}"
+    defined = f", defined at line {c.policy_line}" if c.policy_line else ""
+    return f"a custom policy ({policy[1]}{defined})"
 
 
 def _encloses(found: Structure, rules: StructureRules) -> list[str]:

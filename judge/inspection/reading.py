@@ -11,7 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import activity, cost, memory, policies, provenance, replay, structure
-from .jax_internals import remat_policy
+from .jax_internals import _line_of, remat_policy
+
+
+class NotAPolicy(TypeError):
+    """A checkpoint's policy that JAX could not call: said at the checkpoint's line, before
+    differentiating (where the call would fail inside JAX, with no line of the submission)."""
+
+    def __init__(self, policy, line: int | None):
+        super().__init__(f"'{type(policy).__name__}' object is not callable")
+        self.line = line
 
 
 @dataclass
@@ -32,8 +41,11 @@ def read_case(fn, arrays, wrt, arg_names, filename: str, *, measure: bool = Fals
     described = {}
 
     def policy_for(eqn):
-        found = described[id(eqn)] = policies.describe(remat_policy(eqn), filename)
-        return found.rebuilt if found.rebuilt is not None else remat_policy(eqn)
+        policy = remat_policy(eqn)
+        if policy is not None and not callable(policy):
+            raise NotAPolicy(policy, _line_of(eqn.source_info, filename))
+        found = described[id(eqn)] = policies.describe(policy, filename)
+        return found.rebuilt if found.rebuilt is not None else policy
 
     marked = replay.mark(closed, policy_for)
     found = structure.checkpoint_structure(closed, described, activity.on_path(closed, set(wrt)), filename)

@@ -27,7 +27,7 @@ class NotAPolicy(TypeError):
 class Reading:
     structure: dict
     residuals: list[dict]
-    derivative: replay.Derivative  # without the marks: what is exported, printed and costed
+    derivative: replay.Derivative  # what is exported: the marked program (the marks change no value)
     cost: dict | None = None
     programs: dict | None = None  # printed forward and backward programs
 
@@ -51,8 +51,8 @@ def read_case(fn, arrays, wrt, arg_names, filename: str, *, measure: bool = Fals
     found = structure.checkpoint_structure(closed, described, activity.on_path(closed, set(wrt)), filename)
     derivative = replay.differentiate(marked.program, arrays, wrt)
     residuals = provenance.saved_residuals(derivative, marked, arg_names, filename)
-    plain = replay.unmarked(derivative, marked)
-    reading = Reading(found, residuals, plain)
+    reading = Reading(found, residuals, derivative)
+    plain = replay.unmarked(derivative, marked) if measure or printed else None  # as JAX makes it
     if measure:
         reading.cost = cost.step_cost(plain, xla=xla) | {"held_peak_bytes": memory.held_peak(plain, residuals)}
         if baseline and not found["custom_derivatives"]:  # their rules would run a second time

@@ -14,8 +14,8 @@ named with a token drawn in this process, which no submission can know. JAX keep
 what the checkpoint's forward part computes and on its backward part, so a residual computed
 inside checkpoint ``k`` and consumed by its backward part is one its policy chose to keep: read
 from the rematerialization JAX performed, not from a mark a submission could write. The wrappers
-change no value and no residual (tested); ``unmarked`` inlines them again for the programs that
-are exported, printed and costed.
+change no value and no residual (tested), so the marked programs are the ones exported;
+``unmarked`` inlines them again for the programs that are printed and costed.
 """
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def mark(closed, policy_for) -> Marked:
 
 def unmarked(derivative, marked: Marked):
     """The same derivative with the token-named calls inlined: the programs JAX makes without
-    the marks, which are exported, printed and costed."""
+    the marks, which are printed and costed."""
     if not marked.checkpoints:
         return derivative
 

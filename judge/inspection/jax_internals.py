@@ -45,6 +45,7 @@ NAME = _ac.name_p
 REDUCE_PRECISION = _lax.reduce_precision_p
 LOOPS = {"scan", "while", "fori_loop"}
 CUTS_GRADIENT = {"stop_gradient"}
+ALIASING = {"optimization_barrier"}  # its results are its operands
 CUSTOM_CALLS = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}
 # Primitives whose derivative is a rule given in Python rather than derived from the program.
 CUSTOM_DERIVATIVES = CUSTOM_CALLS | {"linear_call", "custom_transpose_call", "custom_lin"}

@@ -6,7 +6,9 @@ start of the backward pass to their last use, and every value it recomputes (a c
 rematerialization), from where it is made to its last use. Arguments, values that depend on no
 input (XLA folds them into constants), cotangents and gradients are left out: they are the same
 whatever is checkpointed; so are values an offloading policy moved to host memory. An elementwise
-result takes the buffer of a same-sized input that dies there, as XLA does.
+result takes the buffer of a same-sized input that dies there, as XLA does, and an
+``optimization_barrier`` (which the remat of ``JAX_REMAT3`` puts on a checkpoint's inputs) makes
+nothing new.
 
 This is the quantity the statements speak of: a checkpoint whose recomputation comes while
 everything else kept is still alive (around the last stage, or the whole function) holds as much
@@ -15,7 +17,7 @@ a whole chain recomputes, and holds, the whole chain at once.
 """
 from __future__ import annotations
 
-from .jax_internals import bodies, device_bytes, jex_core
+from .jax_internals import ALIASING, bodies, device_bytes, jex_core
 
 _UNCOUNTED = ("argument", "constant", "literal")
 
@@ -61,6 +63,15 @@ def _peak(jaxpr, counted_in, tangent_in, real_in) -> int:
     live = {v: device_bytes(v) for v, c in zip(jaxpr.invars, counted_in) if c and v in last_use}
     current = peak = sum(live.values())
     for index, eqn in enumerate(jaxpr.eqns):
+        if eqn.primitive.name in ALIASING:  # the same buffers under new names: nothing is made
+            for old, new in zip(eqn.invars, eqn.outvars):
+                if not isinstance(old, jex_core.Var) or isinstance(new, jex_core.DropVar):
+                    continue
+                tangent.update([new] if old in tangent else [])
+                real.update([new] if old in real else [])
+                if old in live and new in last_use:
+                    live[new] = live.pop(old) if last_use.get(old) == index else 0
+            continue
         variables = [v for v in eqn.invars if isinstance(v, jex_core.Var)]
         dying = [v for v in dict.fromkeys(variables) if last_use.get(v) == index and v in live]
         from_tangent = [v in tangent for v in eqn.invars if isinstance(v, jex_core.Var)]

@@ -35,6 +35,9 @@ class Result:
     stdout: str = ""
     time_s: float | None = None
     notes: list = field(default_factory=list)
+    # The judge's cost figures of a recorded submission (flops, peak_bytes, xla_flops,
+    # xla_peak_bytes); empty for "Run samples", which is not measured.
+    cost: dict = field(default_factory=dict)
 
     @property
     def has_residuals(self) -> bool:
@@ -83,4 +86,5 @@ def present(submission: Submission) -> Result | None:
         stdout=report.get("stdout", ""),
         time_s=report.get("time_s"),
         notes=report.get("notes", []),
+        cost=report.get("cost") if isinstance(report.get("cost"), dict) else {},
     )

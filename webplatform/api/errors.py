@@ -21,7 +21,7 @@ API_PREFIX = "/api/"
 STATUS_OF_CODE = {
     "source_too_large": 413,
     "rate_limited": 429,
-    "too_many_tokens": 409,
+    "unknown_version": 404,  # the version named does not exist
 }
 REFUSED = "refused"  # a refusal the service gave no code of its own
 
@@ -37,8 +37,6 @@ class Error(Schema):
     retry_after_s: int | None = None  # with ``rate_limited`` (also the Retry-After header)
     errors: list[ErrorDetail] | None = None  # with ``invalid_request``: one entry per bad field
 
-
-ERROR_STATUSES = frozenset({400, 401, 404, 409, 413, 422, 429})
 
 
 class ApiError(Exception):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 from django.urls import reverse
-from ninja import Path, Query, Router, Schema
+from ninja import Path, Query, Router, Schema, Status
 from pydantic import Field
 
 from webplatform.catalog import selectors as catalog
@@ -82,7 +82,7 @@ def _create(request: HttpRequest, slug: str, body: SourceIn, kind: str):
     version = catalog.version_opened(problem=problem, number=body.version)
     submission = submissions.create_submission(
         user=request.auth, problem=problem, source=body.source, kind=kind, version=version)
-    return 201, submission_out(submission)
+    return Status(201, submission_out(submission))
 
 
 CREATE_RESPONSES = {201: Submission, 400: Error, 401: Error, 404: Error, 413: Error, 422: Error, 429: Error}

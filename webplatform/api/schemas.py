@@ -88,15 +88,27 @@ class ProblemDetail(Schema):
 
 # --- Submissions ----------------------------------------------------------------------------
 
+# Some code (not only white space) and no NUL character: what the submissions service refuses
+# otherwise, said in the schema too; checked by ``SourceIn.readable`` with words for people.
+SOURCE_PATTERN = r"^[^\x00]*[^\s\x00][^\x00]*$"
+
+
 class SourceIn(Schema):
-    source: str = Field(description="the Python module defining the entry point", examples=[
-        "import jax\n\ndef f(x):\n    return x\n"])
+    source: str = Field(
+        description="the Python module defining the entry point (at most 64 KiB of UTF-8, "
+                    "SUBMISSION_MAX_SOURCE_BYTES: larger is refused with 413 source_too_large)",
+        json_schema_extra={"pattern": SOURCE_PATTERN}, examples=["import jax\n\ndef f(x):\n    return x\n"])
     version: int | None = Field(None, ge=1, le=2**31 - 1, description=(
         "the problem version the code was written against (from the problem); the current one if left out"))
 
     @field_validator("source")
     @classmethod
-    def encodable(cls, source: str) -> str:
+    def readable(cls, source: str) -> str:
+        if not source.strip():
+            raise ValueError("the code is empty")
+        if "\x00" in source:
+            raise ValueError(f"the code contains a NUL character (\\x00) at character {source.index(chr(0))}, "
+                             f"which Python source cannot hold")
         try:
             source.encode("utf-8")
         except UnicodeEncodeError as exc:

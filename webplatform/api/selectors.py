@@ -13,5 +13,7 @@ def tokens_of(*, user) -> QuerySet[ApiToken]:
 
 def token_record(*, token: str) -> ApiToken | None:
     """The stored token matching ``token``, with its user, if that user may still sign in."""
-    return (ApiToken.objects.select_related("user")
-            .filter(key_hash=hash_token(token), user__is_active=True).first())
+    try:
+        return ApiToken.objects.select_related("user").get(key_hash=hash_token(token), user__is_active=True)
+    except ApiToken.DoesNotExist:
+        return None

@@ -28,20 +28,20 @@ def configure(url: str | None = None, token: str | None = None) -> Client:
     return _client
 
 
-def client() -> Client:
+def _site() -> Client:
     return _client if _client is not None else configure()
 
 
 def problems(*, tag: str | None = None, difficulty: str | None = None) -> list[dict]:
-    return client().problems(tag=tag, difficulty=difficulty)
+    return _site().problems(tag=tag, difficulty=difficulty)
 
 
 def problem(slug: str) -> dict:
-    return client().problem(slug)
+    return _site().problem(slug)
 
 
 def _send(kind: str, slug: str, fn_or_source, *, wait: bool, timeout: float, version: int | None) -> Result:
-    site = client()
+    site = _site()
     entry = site.problem(slug)["entry"] if callable(fn_or_source) else None
     created = site.create(slug, source_text(fn_or_source, entry=entry), kind=kind, version=version)
     return site.wait(created["id"], timeout=timeout) if wait else Result(created, site=site.url)

@@ -42,11 +42,18 @@ def _functions_code(code: types.CodeType):
             yield from _functions_code(constant)
 
 
-def _global_names(function: types.FunctionType) -> list[str]:
+def _decorator_names(source: str) -> list[str]:
+    """Names the decorators use: they run where the function is defined, not in its code."""
+    definition = ast.parse(source).body[0]
+    return [node.id for decorator in getattr(definition, "decorator_list", [])
+            for node in ast.walk(decorator) if isinstance(node, ast.Name)]
+
+
+def _global_names(function: types.FunctionType, source: str) -> list[str]:
     names = []
     for code in _functions_code(function.__code__):
-        names += [name for name in code.co_names if name in function.__globals__ and name not in names]
-    return names
+        names += code.co_names
+    return [name for name in dict.fromkeys(_decorator_names(source) + names) if name in function.__globals__]
 
 
 def _is_literal(value) -> bool:
@@ -107,7 +114,7 @@ def module_source(fn, *, entry: str | None = None) -> str:
             raise SourceError(f"{function.__name__!r} reads variables of an enclosing function ({names}); "
                               f"define it at the top level, or pass the code as text")
         functions[function.__name__] = _own_source(function)
-        for name in _global_names(function):
+        for name in _global_names(function, functions[function.__name__]):
             value = function.__globals__[name]
             if name in functions or name in imports or name in constants:
                 continue

@@ -171,3 +171,14 @@ def test_leaderboards_are_the_pages_rankings(client, make_user, bank):
     assert {e["username"] for e in problem["entries"]} == {"ada", "barbara", "edsger", "grace"}
     assert problem["pareto_front"] == [{"flops": 160000, "residual_bytes": 3584, "learners": 4}]
     assert api.get("/leaderboard", page=2).json()["standings"] == []
+
+
+def test_a_crash_is_a_json_500_that_blames_the_server(api, bank, monkeypatch):
+    def broken(**filters):
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(catalog, "problem_list", broken)
+    api.client.raise_request_exception = False
+    response = api.get("/problems")
+    assert response.status_code == 500 and response["Content-Type"] == "application/json"
+    assert response.json()["code"] == "internal_error" and "bug" not in response.json()["message"]

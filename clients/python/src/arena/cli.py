@@ -84,8 +84,8 @@ def cmd_problems(args) -> int:
 def cmd_show(args) -> int:
     with _client() as site:
         problem = site.problem(args.slug)
-    print(f"{problem['title']} ({problem['difficulty']}, version {problem['version']})\n")
     print(problem["statement_markdown"].strip())
+    print(f"\n{problem['difficulty'].capitalize()}; version {problem['version']}; tags: {', '.join(problem['tags'])}")
     print(f"\nSignature: {problem['signature']}")
     samples = [[s["name"], ", ".join(f"{k}={v}" for k, v in s["shapes"].items())] for s in problem["samples"]]
     print(f"\nSample cases ({problem['case_count']} cases in all when submitted):")

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import html
 import shutil
+import textwrap
 
 ACCEPTED = "accepted"
+NOTE_INDENT = "      "
 
 
-def table(headers: list[str], rows: list[list], *, width: int | None = None) -> str:
-    """A plain-text table; the last column is cut to ``width`` characters in all."""
+def table(headers: list[str], rows: list[list], *, width: int | None = None, notes: list[str] | None = None) -> str:
+    """A plain-text table. ``notes``: a text per row, printed in full beneath it, indented and
+    wrapped (a reason or a message longer than a column can be); a row wider than ``width`` is
+    cut."""
     cells = [headers] + [["" if cell is None else str(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     lines = []
     for index, row in enumerate(cells):
         line = "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-        if width and len(line) > width:
-            line = line[: width - 1] + "…"
-        lines.append(line)
+        lines.append(line[: width - 1] + "…" if width and len(line) > width else line)
         if index == 0:
             lines.append("  ".join("-" * w for w in widths)[:width or None])
+        elif notes and notes[index - 1]:
+            lines.append(textwrap.fill(notes[index - 1], width or 100, initial_indent=NOTE_INDENT,
+                                       subsequent_indent=NOTE_INDENT, break_long_words=False))
     return "\n".join(lines)
 
 
@@ -61,7 +66,7 @@ class Result:
 
     def _residual_rows(self) -> list[list]:
         return [["missing" if r["missing"] else "!!" if r["offending"] else "", r["type"], r["bytes"],
-                 r["saved_value"], r["line"], r["reason"]] for r in self.residuals]
+                 r["saved_value"], r["line"]] for r in self.residuals]
 
     def bytes_line(self) -> str:
         yours, required = self.memory.get("residual_bytes", 0), self.memory.get("required_residual_bytes", 0)
@@ -89,13 +94,14 @@ class Result:
         if self.message:
             out += ["", self.message]
         if self.cases:
+            # One line a case (the first failing case's message is whole above).
             rows = [[c["name"], "yes" if c["sample"] else "", c["verdict"],
                      "" if c["max_error"] is None else f"{c['max_error']:.2e}", c["message"]] for c in self.cases]
             out += ["", table(["case", "sample", "verdict", "max error", "message"], rows, width=width)]
         if self.residuals or self.required_residuals:
             out += ["", self.bytes_line(), "",
-                    table(["", "type", "bytes", "saved value", "line", "why it is marked"], self._residual_rows(),
-                          width=width)]
+                    table(["", "type", "bytes", "saved value", "line"], self._residual_rows(), width=width,
+                          notes=[r["reason"] for r in self.residuals])]
             if self.required_residuals:
                 rows = [[r["type"], r["bytes"], r["saved_value"]] for r in self.required_residuals]
                 out += ["", "What the required policy keeps:", table(["type", "bytes", "saved value"], rows)]
@@ -118,7 +124,8 @@ class Result:
         good = self.accepted
         badge = (f'<span style="padding:0 .4em;border-radius:4px;color:#fff;font-weight:700;'
                  f'background:{"#1d7a46" if good else "#b3261e"}">{e(self.verdict or "")}</span>')
-        parts = [f'<div class="arena-result"><p>{e(self.problem)} #{self.id}: {badge} '
+        parts = ['<div class="arena-result"><style>.arena-result th, .arena-result td {text-align: left !important}</style>',
+                 f'<p>{e(self.problem)} #{self.id}: {badge} '
                  f'<span style="color:#5e6b78">{e(self.description)}</span></p>']
         if self.message:
             parts.append(f'<p style="border-left:3px solid {"#1d7a46" if good else "#b3261e"};padding-left:.5em">'

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from . import pipeline, protocol
 from .package import Problem
+from .paths import PROJECT_ROOT
 
 FORMAT = 1  # bump when what is stored, or how it is computed, changes
 FILE_CAP = 256 << 20
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 class ReferenceError_(RuntimeError):

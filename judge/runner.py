@@ -27,12 +27,11 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from . import protocol
 from .package import Limits
+from .paths import PROJECT_ROOT
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULT_CAP = 32 << 20
 MIB = 1 << 20
 

@@ -22,7 +22,8 @@ import time
 
 from . import protocol
 from .package import Limits
-from .runner import PROJECT_ROOT, RESULT_CAP, ChildResult, child_environment, interpret, kill_group, pump
+from .paths import PROJECT_ROOT
+from .runner import RESULT_CAP, ChildResult, child_environment, interpret, kill_group, pump
 from .sandbox import layers
 
 START_TIMEOUT_S = 300

@@ -22,5 +22,5 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("", include("webplatform.submissions.urls")),
     path("", include("webplatform.leaderboard.urls")),
-    path("", include("webplatform.catalog.urls")),
+    path("", include("webplatform.practice.urls")),
 ]

@@ -30,14 +30,13 @@ import socket
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 from ..package import Limits
+from ..paths import PROJECT_ROOT
 from . import filesystem, layers
 from .harden import HARDENED_FD, RESULT_FD, Plan, SandboxError, harden
 from .uids import UidPool
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROBE_TIMEOUT_S = 300
 SANDBOX_EXIT = 86
 

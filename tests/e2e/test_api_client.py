@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from devstack.processes import ROOT, manage
+
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[2]
 ARENA = Path(sys.executable).parent / "arena"
 PACKAGE = ROOT / "problems" / "checkpoint_dot_policy"
 WRONG_POLICY = PACKAGE / "submissions" / "policy_violation" / "everything_saveable.py"
@@ -19,10 +20,8 @@ WRONG_POLICY = PACKAGE / "submissions" / "policy_violation" / "everything_saveab
 
 @pytest.fixture(scope="module")
 def token(site) -> str:
-    done = subprocess.run([sys.executable, "manage.py", "create_api_token", "learner", "--name", "client test"],
-                          cwd=ROOT, env={**os.environ, "DATABASE_URL": f"sqlite:///{site.var / 'db.sqlite3'}"},
-                          capture_output=True, text=True, timeout=120, check=True)
-    return done.stdout.strip()
+    return manage("create_api_token", "learner", "--name", "client test",
+                  env={**os.environ, "DATABASE_URL": f"sqlite:///{site.var / 'db.sqlite3'}"})
 
 
 @pytest.fixture

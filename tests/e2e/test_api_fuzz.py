@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from devstack.processes import Child, free_port, http_ok, start_redis, wait_until
+from devstack.processes import ROOT, Child, free_port, http_ok, manage, start_redis, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[2]
 SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
 # A fixed seed: a failure here is reproducible with the same command; change it to explore more.
 SEED = os.environ.get("API_FUZZ_SEED", "20261123")
@@ -26,19 +25,12 @@ SEED = os.environ.get("API_FUZZ_SEED", "20261123")
 MAX_EXAMPLES = {"learner": 100, "instructor": 40}
 
 
-def manage(*args: str, env: dict) -> str:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env={**os.environ, **env},
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, f"manage.py {' '.join(args)}:\n{done.stdout}{done.stderr}"
-    return done.stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def api_server(tmp_path_factory):
     var = tmp_path_factory.mktemp("api-fuzz")
     redis_port = free_port()
     redis = start_redis(redis_port, var / "redis", ROOT)
-    env = {"DATABASE_URL": f"sqlite:///{var / 'db.sqlite3'}", "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{var / 'db.sqlite3'}", "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
            "PROBLEM_CACHE_DIR": str(var / "problem-cache"), "STATIC_ROOT": str(var / "static")}
     manage("migrate", "--noinput", "-v0", env=env)
     manage("sync_problems", env=env)

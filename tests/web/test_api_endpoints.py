@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from webplatform.catalog import selectors as catalog
+from webplatform.practice import selectors as practice
 from webplatform.catalog.rendering import render_statement
 from webplatform.submissions.models import Submission
 
@@ -24,7 +24,7 @@ def api(client, learner):
 
 
 def page_slugs(client, **filters) -> list[str]:
-    html = client.get(reverse("catalog:problem_list"), filters).content.decode()
+    html = client.get(reverse("practice:problem_list"), filters).content.decode()
     return re.findall(r'<tr data-slug="(\w+)">', html)
 
 
@@ -42,7 +42,7 @@ def test_the_list_marks_what_the_token_owner_solved_and_counts_verdicts(client, 
     assert rows["checkpoint_dot_policy"]["solved"] and not rows["checkpoint_names"]["solved"]
     assert (rows["checkpoint_dot_policy"]["graded"], rows["checkpoint_dot_policy"]["accepted"]) == (1, 1)
     assert rows["checkpoint_dot_policy"]["acceptance_rate"] == 1.0
-    assert rows["checkpoint_dot_policy"]["url"] == reverse("catalog:problem_detail", args=["checkpoint_dot_policy"])
+    assert rows["checkpoint_dot_policy"]["url"] == reverse("practice:problem_detail", args=["checkpoint_dot_policy"])
 
 
 def test_a_problem_carries_its_statement_signature_starter_samples_and_hints(api, dot_policy):
@@ -69,7 +69,7 @@ def test_the_solution_comes_with_solving_as_on_the_page(api, learner, dot_policy
 
 def test_an_instructors_token_sees_references_as_the_instructor_does(client, instructor, dot_policy):
     data = api_for(client, instructor).get("/problems/checkpoint_dot_policy").json()
-    assert catalog.can_see_solution(user=instructor, problem=dot_policy)
+    assert practice.can_see_solution(user=instructor, problem=dot_policy)
     assert data["solution"]["reference"] == dot_policy.current_version.reference and not data["solved"]
 
 
@@ -177,7 +177,7 @@ def test_a_crash_is_a_json_500_that_blames_the_server(api, bank, monkeypatch):
     def broken(**filters):
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr(catalog, "problem_list", broken)
+    monkeypatch.setattr(practice, "problem_list", broken)
     api.client.raise_request_exception = False
     response = api.get("/problems")
     assert response.status_code == 500 and response["Content-Type"] == "application/json"

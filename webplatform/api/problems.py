@@ -4,7 +4,7 @@ Everything here goes through the catalog's selectors and the submissions' servic
 do: the same problems are visible (active, published), the same reference rule holds, the same
 limits refuse the same code with the same words.
 
-Order of the list: whatever ``catalog.selectors.problem_list`` returns, which is the site's own
+Order of the list: whatever ``practice.selectors.problem_list`` returns, which is the site's own
 order (by title today). When the bank's track (``problems/track.toml``) orders the site's list,
 it orders this one too: that selector is the one place to switch.
 """
@@ -17,6 +17,8 @@ from pydantic import Field
 
 from webplatform.catalog import selectors as catalog
 from webplatform.catalog.rendering import render_markdown, render_statement
+from webplatform.practice import selectors as practice
+from webplatform.submissions import selectors as attempts
 from webplatform.submissions import services as submissions
 
 from .auth import OPTIONAL_TOKEN, bearer, bearer_or_anonymous
@@ -45,12 +47,12 @@ def _problem(slug: str):
 @router.get("/problems", response={200: ProblemList, 401: Error, 422: Error}, auth=bearer_or_anonymous,
             openapi_extra=OPTIONAL_TOKEN, summary="The problems, filtered as on the site")
 def list_problems(request: HttpRequest, filters: Query[ListFilters]):
-    problems = catalog.problem_list(tag=filters.tag or None, difficulty=filters.difficulty)
-    solved = catalog.solved_problem_ids(user=request.auth)
+    problems = practice.problem_list(tag=filters.tag or None, difficulty=filters.difficulty)
+    solved = attempts.solved_problem_ids(user=request.auth)
     return {"problems": [{
         "slug": p.slug, "title": p.title, "difficulty": p.difficulty, "tags": list(p.tags),
         "solved": p.pk in solved, "graded": p.graded_count, "accepted": p.accepted_count,
-        "acceptance_rate": p.acceptance_rate, "url": reverse("catalog:problem_detail", args=[p.slug]),
+        "acceptance_rate": p.acceptance_rate, "url": reverse("practice:problem_detail", args=[p.slug]),
     } for p in problems]}
 
 
@@ -60,9 +62,9 @@ def get_problem(request: HttpRequest, path: Path[ProblemPath]):
     user = request.auth
     problem = _problem(path.slug)
     version = problem.current_version
-    solved = catalog.has_solved(user=user, problem=problem)
+    solved = attempts.has_solved(user=user, problem=problem)
     solution = None
-    if catalog.can_see_solution(user=user, problem=problem, solved=solved):
+    if practice.can_see_solution(user=user, problem=problem, solved=solved):
         solution = {"reference": version.reference, "explanation_markdown": version.explanation,
                     "explanation_html": render_markdown(version.explanation) if version.explanation else ""}
     return {
@@ -72,7 +74,7 @@ def get_problem(request: HttpRequest, path: Path[ProblemPath]):
         "statement_html": render_statement(version.statement), "starter": version.starter,
         "samples": version.samples, "case_count": version.case_count, "hints": list(version.hints),
         "solved": solved, "solution": solution,
-        "url": reverse("catalog:problem_detail", args=[problem.slug]),
+        "url": reverse("practice:problem_detail", args=[problem.slug]),
         "leaderboard_url": reverse("leaderboard:problem", args=[problem.slug]),
     }
 

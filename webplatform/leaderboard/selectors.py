@@ -1,6 +1,6 @@
 """Reads of the leaderboard. Every ranking is a database aggregate: the global one over the
 ``Progress`` summaries (one row per learner and problem version), a problem's over its accepted
-submissions; each is cached under the grading state (``submissions.freshness``), so a verdict,
+submissions; each is cached under the grading state (``core.freshness``), so a verdict,
 a rejudge or a new version shows on the next request.
 
 What counts: recorded submissions with a verdict (``rules``), on the problem's current published
@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404
 from judge import verdicts
 
 from webplatform.catalog.models import Problem
-from webplatform.submissions.freshness import cached
+from webplatform.core.freshness import cached
 from webplatform.submissions.models import Submission
 
 from .metrics import Metric, ranking_for

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.http import Http404
+from judge import verdicts
 
 from .models import Submission
 
@@ -36,3 +37,16 @@ def recent_attempts(*, user, problem, limit: int = 10) -> list[Submission]:
         return []
     return list(Submission.objects.filter(user_id=user.pk, problem=problem)
                 .only("id", "kind", "status", "verdict", "created_at").order_by("-created_at", "-id")[:limit])
+
+
+def solved_problem_ids(*, user) -> set[int]:
+    if not user.is_authenticated:
+        return set()
+    return set(Submission.objects.filter(user=user, kind=Submission.Kind.SUBMIT, verdict=verdicts.ACCEPTED)
+               .order_by().values_list("problem_id", flat=True).distinct())
+
+
+def has_solved(*, user, problem) -> bool:
+    if not user.is_authenticated:
+        return False
+    return problem.submissions.filter(user=user, kind="submit", verdict="accepted").exists()

@@ -23,10 +23,13 @@ from django.utils import timezone
 from judge import verdicts
 from kombu.exceptions import OperationalError
 
+from webplatform.core.queues import enqueue, queue_for
+
 from .models import Submission
 from .signals import verdicts_changed
 
 logger = logging.getLogger(__name__)
+GRADE_TASK = "submissions.grade_submission"  # the task (tasks.py) these services enqueue, by name
 Status = Submission.Status
 RATE_WINDOW_S = 60
 # The leaderboard's figures, copied from an accepted report (see metrics_of).
@@ -103,19 +106,16 @@ def create_submission(*, user, problem, source: str, kind: str, version=None) ->
         submission = Submission.objects.create(
             user=user, problem=problem, version=version, kind=kind, source=source,
             status=Status.QUEUED, enqueued_at=timezone.now())
-        queue = version.device
-        transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, queue=queue))
+        transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, version=version))
     return submission
 
 
-def enqueue_grading(*, submission_id: int, queue: str, countdown: float = 0) -> bool:
-    """Publishes the grading message; False when the broker cannot be reached (the submission
-    stays queued and the sweep publishes it again later)."""
-    from .tasks import grade_submission  # the task module imports this one
-
+def enqueue_grading(*, submission_id: int, version, countdown: float = 0) -> bool:
+    """Publishes the grading message on the queue of ``version``'s device; False when the broker
+    cannot be reached (the submission stays queued and the sweep publishes it again later)."""
     try:
-        grade_submission.apply_async(args=[submission_id], queue=queue, countdown=countdown or None,
-                                     retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        enqueue(GRADE_TASK, submission_id, queue=queue_for(version), countdown=countdown or None,
+                retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except OperationalError as exc:
         logger.warning("could not enqueue submission %s (%s); the sweep will retry", submission_id, exc)
         return False
@@ -207,7 +207,7 @@ def _requeue(submission, version, extra: Q) -> bool:
             grading_time_s=None, **dict.fromkeys(METRIC_FIELDS))
         if updated:
             _announce({(submission.user_id, submission.version_id), (submission.user_id, version.pk)})
-            transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, queue=version.device))
+            transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, version=version))
     return bool(updated)
 
 
@@ -247,7 +247,7 @@ def record_grading_failure(*, submission_id: int, attempt: int, message: str, re
     if not updated:
         return "stale"
     delay = config["RETRY_DELAY_S"] * attempt
-    transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, queue=submission.queue,
+    transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, version=submission.version,
                                                   countdown=delay))
     return "retrying"
 
@@ -285,7 +285,7 @@ def sweep_stale_submissions(*, now: datetime | None = None) -> SweepResult:
     for submission in stale_queued.select_related("version").only("id", "version__device", "enqueued_at"):
         if Submission.objects.filter(pk=submission.pk, status=Status.QUEUED,
                                      enqueued_at=submission.enqueued_at).update(enqueued_at=now):
-            enqueue_grading(submission_id=submission.pk, queue=submission.queue)
+            enqueue_grading(submission_id=submission.pk, version=submission.version)
             result.requeued.append(submission.pk)
     stale_running = Submission.objects.filter(
         status=Status.RUNNING, started_at__lt=now - timedelta(seconds=config["STALE_RUNNING_S"]))

@@ -1,11 +1,13 @@
+"""Thin views of the learner's pages: parse, call selectors, render."""
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from webplatform.submissions.selectors import recent_attempts
+from webplatform.catalog.models import Problem
+from webplatform.catalog.rendering import render_markdown, render_statement
+from webplatform.catalog.selectors import get_problem, tags_in_use
+from webplatform.submissions.selectors import has_solved, recent_attempts, solved_problem_ids
 
 from . import rendering, selectors
-from .models import Problem
-from .rendering import render_markdown, render_statement
 
 
 @require_GET
@@ -13,22 +15,22 @@ def problem_list(request):
     tag = request.GET.get("tag") or None
     difficulty = request.GET.get("difficulty") or None
     problems = selectors.problem_list(tag=tag, difficulty=difficulty)
-    solved = selectors.solved_problem_ids(user=request.user)
+    solved = solved_problem_ids(user=request.user)
     rows = rendering.problem_rows(problems, key=f"{tag}:{difficulty}")
-    return render(request, "catalog/problem_list.html", {
+    return render(request, "practice/problem_list.html", {
         "rows": rendering.mark_solved(rows, [p.slug for p in problems if p.pk in solved]),
-        "tags": selectors.tags_in_use(), "difficulties": Problem.Difficulty.values,
+        "tags": tags_in_use(), "difficulties": Problem.Difficulty.values,
         "selected_tag": tag or "", "selected_difficulty": difficulty or "",
     })
 
 
 @require_GET
 def problem_detail(request, slug):
-    problem = selectors.get_problem(slug=slug)
+    problem = get_problem(slug=slug)
     version = problem.current_version
-    solved = selectors.has_solved(user=request.user, problem=problem)
+    solved = has_solved(user=request.user, problem=problem)
     show_solution = selectors.can_see_solution(user=request.user, problem=problem, solved=solved)
-    return render(request, "catalog/problem_detail.html", {
+    return render(request, "practice/problem_detail.html", {
         "problem": problem,
         "version": version,
         "statement_html": render_statement(version.statement),

@@ -10,6 +10,9 @@ never served after it: a rejudge or a new verdict shows on the next request. ``M
 bounds how long a change that moves none of these can go unseen: a submission deleted in the
 admin (not the latest graded), a learner renamed there.
 
+Each part is declared by the app that owns its table (``watch``, from its ``AppConfig.ready``),
+so that this module, which every app reads through, imports none of them.
+
 This assumes the clocks of the processes that write ``finished_at`` move forward together (one
 host, or NTP): a worker whose clock lags by more than the time between two verdicts could write
 a time below the current maximum.
@@ -21,14 +24,9 @@ import time
 from collections import OrderedDict
 from typing import Callable, TypeVar
 
-from django.contrib.auth import get_user_model
 from django.core.signals import request_finished, request_started
 from django.db import connection
 from django.dispatch import receiver
-
-from webplatform.catalog.models import Problem
-
-from .models import Submission
 
 T = TypeVar("T")
 _MISSING = object()
@@ -38,6 +36,14 @@ _values: OrderedDict[tuple[str, str], tuple[float, object]] = OrderedDict()  # (
 _computing: dict[tuple[str, str], threading.Lock] = {}
 _lock = threading.Lock()  # guards the two dicts; never held while computing
 _request = threading.local()  # the grading state read by the request this thread serves
+_parts: dict[str, str] = {}  # name -> a scalar SQL subquery; the stamp is all of them, in one query
+
+
+def watch(name: str, subquery: str) -> None:
+    """Makes ``subquery`` (a scalar SELECT: a MAX read from the end of an index, or a small
+    COUNT) part of the stamp: any change of its value makes every cached value be computed
+    again. Called by the app that owns the table, from its ``AppConfig.ready``."""
+    _parts[name] = subquery
 
 
 def grading_state() -> str:
@@ -53,12 +59,10 @@ def grading_state() -> str:
 
 
 def _read_state() -> str:
-    submissions, problems = Submission._meta.db_table, Problem._meta.db_table
-    users = get_user_model()._meta.db_table
+    if not _parts:
+        raise RuntimeError("no part of the grading state is watched: the apps declare theirs in AppConfig.ready")
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT (SELECT MAX(finished_at) FROM {submissions}), (SELECT MAX(enqueued_at) FROM {submissions}), "
-            f"(SELECT MAX(updated_at) FROM {problems}), (SELECT COUNT(*) FROM {users})")
+        cursor.execute("SELECT " + ", ".join(f"({subquery})" for subquery in _parts.values()))
         return "|".join(str(part) for part in cursor.fetchone())
 
 

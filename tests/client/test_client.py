@@ -1,7 +1,6 @@
 """The client package: its settings file, its errors, and what it shows, without a site (a fake
 transport answers as the API does; the end-to-end tests use the real one)."""
 import json
-import os
 import stat
 import subprocess
 import sys

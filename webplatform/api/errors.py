@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 
-from django.core.exceptions import PermissionDenied, RequestDataTooBig, ValidationError
+from django.core.exceptions import RequestDataTooBig, ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError
@@ -36,7 +36,6 @@ class Error(Schema):
     message: str
     retry_after_s: int | None = None  # with ``rate_limited`` (also the Retry-After header)
     errors: list[ErrorDetail] | None = None  # with ``invalid_request``: one entry per bad field
-
 
 
 class ApiError(Exception):
@@ -90,10 +89,9 @@ def install_handlers(api: NinjaAPI) -> None:
     api.add_exception_handler(ApiError, lambda request, exc: error_response(exc.status, exc.code, exc.message))
     api.add_exception_handler(ValidationError, lambda request, exc: refusal_response(exc))
     api.add_exception_handler(RequestInvalid, _invalid_request)
+    # Operations name what is missing (``missing``); this is for a 404 that nothing named.
     api.add_exception_handler(Http404, lambda request, exc: error_response(
-        404, "not_found", str(exc) or "There is nothing here, or it is not yours to see."))
-    api.add_exception_handler(PermissionDenied, lambda request, exc: error_response(
-        403, "forbidden", str(exc) or "Your account may not do this."))
+        404, "not_found", "There is nothing here, or it is not yours to see."))
     api.add_exception_handler(AuthenticationError, lambda request, exc: error_response(
         401, "not_authenticated",
         "This needs an API token: send it as 'Authorization: Bearer <token>' (create one on your account page)."))
@@ -110,7 +108,6 @@ FALLBACK = {
     400: ("bad_request", "The request could not be read."),
     404: ("not_found", "There is no such path in the API: see /api/docs for the operations."),
     405: ("method_not_allowed", "This path does not take that method."),
-    413: ("request_too_large", "The request body is larger than the site accepts."),
     500: ("internal_error", "The server failed on this request; it is not your fault. Try again later."),
 }
 

@@ -15,7 +15,7 @@ from webplatform.leaderboard.metrics import SHOWN, ranking_for
 
 from .auth import OPTIONAL_TOKEN, bearer_or_anonymous
 from .errors import Error, missing
-from .schemas import GlobalBoard, ProblemBoard
+from .schemas import GlobalBoard, ProblemBoard, ProblemPath
 
 router = Router(tags=["leaderboard"])
 PAGE = Field(1, ge=1, le=10**6, description="50 rows a page; past the last page the rows are empty")
@@ -29,10 +29,6 @@ class GlobalQuery(Schema):
 
 class PageQuery(Schema):
     page: int = PAGE
-
-
-class ProblemPath(Schema):
-    slug: str = Field(pattern=r"^[a-z0-9_]+$", max_length=100)
 
 
 def _page(rows: list, page: int) -> tuple[list, int]:

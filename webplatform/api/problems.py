@@ -1,7 +1,7 @@
 """/api/v1/problems: the list, one problem, and running or submitting code to it.
 
-Everything here goes through the catalog's selectors and the submissions' service, as the pages
-do: the same problems are visible (active, published), the same reference rule holds, the same
+Everything here goes through the selectors of the catalog, the learner's pages (``practice``) and
+the submissions, and the submissions' service, as the pages do: the same problems are visible (active, published), the same reference rule holds, the same
 limits refuse the same code with the same words.
 
 Order of the list: whatever ``practice.selectors.problem_list`` returns, which is the site's own
@@ -23,20 +23,15 @@ from webplatform.submissions import services as submissions
 
 from .auth import OPTIONAL_TOKEN, bearer, bearer_or_anonymous
 from .errors import Error, missing
-from .schemas import Difficulty, ProblemDetail, ProblemList, SourceIn, Submission
+from .schemas import Difficulty, ProblemDetail, ProblemList, ProblemPath, SourceIn, Submission
 from .submissions import submission_out
 
 router = Router(tags=["problems"])
-SLUG = Field(pattern=r"^[a-z0-9_]+$", max_length=100, description="the problem's slug, such as checkpoint_dot_policy")
 
 
 class ListFilters(Schema):
     tag: str | None = Field(None, max_length=64, pattern=r"^[^\x00]*$", description="only problems with this tag")
     difficulty: Difficulty | None = None
-
-
-class ProblemPath(Schema):
-    slug: str = SLUG
 
 
 def _problem(slug: str):

@@ -28,6 +28,11 @@ class Me(Schema):
 
 # --- Problems -------------------------------------------------------------------------------
 
+class ProblemPath(Schema):
+    slug: str = Field(pattern=r"^[a-z0-9_]+$", max_length=100,
+                      description="the problem's slug, such as checkpoint_dot_policy")
+
+
 class ProblemSummary(Schema):
     slug: str
     title: str

@@ -60,7 +60,7 @@ def _check_source_size(source: str) -> None:
         raise ValidationError(
             f"Your code is {size / 1024:.1f} KiB: the submission is larger than {limit // 1024} KiB, the limit "
             f"for one submission. Remove what the entry point does not use (long comments, unused "
-            f"helpers, pasted data) and send it again.", code="too_large")
+            f"helpers, pasted data) and send it again.", code="source_too_large")
 
 
 def _check_rate(*, user, now: datetime) -> None:
@@ -91,13 +91,18 @@ def create_submission(*, user, problem, source: str, kind: str, version=None) ->
     if kind not in Submission.Kind.values:
         raise ValidationError(f"unknown kind {kind!r}")
     if not source.strip():
-        raise ValidationError("the submission is empty")
+        raise ValidationError("the submission is empty", code="empty_source")
+    if "\x00" in source:
+        # Python source cannot hold one, and PostgreSQL's text columns refuse it.
+        raise ValidationError("Your code contains a NUL character (\\x00), which Python source cannot hold. "
+                              "Remove it (it often comes from pasting binary data) and send it again.",
+                              code="null_character")
     _check_source_size(source)
     if not problem.is_active or problem.current_version_id is None:
-        raise ValidationError("this problem is not open for submissions")
+        raise ValidationError("this problem is not open for submissions", code="problem_closed")
     version = version or problem.current_version
     if version.problem_id != problem.pk:
-        raise ValidationError("that version belongs to another problem")
+        raise ValidationError("that version belongs to another problem", code="unknown_version")
     with transaction.atomic():
         _check_rate(user=user, now=timezone.now())
         submission = Submission.objects.create(

@@ -37,9 +37,12 @@ INSTALLED_APPS = [
     "webplatform.authoring",
     "webplatform.leaderboard",
     "webplatform.practice",
+    "webplatform.api",
+    "ninja",  # installed so that /api/docs serves Swagger UI from our static files, not a CDN
 ]
 
 MIDDLEWARE = [
+    "webplatform.api.errors.JsonErrorsMiddleware",  # /api/ errors are JSON, whoever answered them
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -53,8 +53,8 @@ def test_a_checkpoint_that_cannot_save_memory_is_told_why(relative):
 def test_scan_residuals_are_read_stacked_over_layers():
     report = grade_packaged("scan_over_layers", "policy_violation/no_checkpoint.py")
     assert report.verdict == "policy_violation"
-    stacked = [r for r in report.residuals if r.get("stacked") == 4]
-    assert stacked and all(r["shape"][0] == 4 for r in stacked)
+    stacked = [r for r in report.residuals if r.stacked == 4]
+    assert stacked and all(r.shape[0] == 4 for r in stacked)
     assert "stacked over 4 scan steps" in report.message
 
 
@@ -66,14 +66,14 @@ def test_the_broken_library_policy_is_caught_by_the_name_it_keeps():
 def test_a_policy_off_by_one_fails_exactly_at_the_boundary():
     report = grade_packaged("write_a_policy", "policy_violation/strict_boundary.py")
     assert report.verdict == "policy_violation"
-    failing = [c["name"] for c in report.cases if c["verdict"] == "policy_violation"]
+    failing = [c.name for c in report.cases if c.verdict == "policy_violation"]
     assert "sample-all-small" in failing and "all-large" not in failing
 
 
 def test_the_memory_budget_reports_peak_and_flops():
     report = grade_packaged("memory_budget_mlp", "accepted/four_then_two.py")
     assert report.verdict == "accepted"
-    assert 0 < report.cost["peak_bytes"] <= 700000 and 0 < report.cost["flops"] <= 32500000
+    assert 0 < report.cost.peak_bytes <= 700000 and 0 < report.cost.flops <= 32500000
     too_big = grade_packaged("memory_budget_mlp", "policy_violation/seven_at_once.py")
     assert too_big.verdict == "policy_violation" and "peaks at" in too_big.message
 

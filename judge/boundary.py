@@ -1,39 +1,31 @@
-"""Running submitted code in a child process, with limits, and reading back what it says.
+"""The process boundary: how the grader talks to a child process and what a child's end means.
 
-This module owns the process boundary: the request goes in on the child's stdin, the response
-comes back length-prefixed on a pipe of its own, the child's printed output is read on a third
-pipe and capped, and the whole process group is killed at the wall-clock limit. The decision of
-what a dead, silent or chatty child means (``time_limit``, ``memory_limit``, ``output_limit``,
-``runtime_error``) is made here, once, for every runner.
+The request goes in on the child's stdin, the response comes back length-prefixed on a pipe of
+its own, the child's printed output is read on a third pipe and capped, and the whole process
+group is killed at the wall-clock limit (``pump``, ``kill_group``). The decision of what a dead,
+silent or chatty child means (``time_limit``, ``memory_limit``, ``output_limit``,
+``runtime_error``) is made here, once, for every runner (``interpret``, ``classify_exit``).
 
-Two runners share it: ``judge.zygote.ZygoteRunner`` (the default: children forked from a warm
-zygote, inside every sandbox layer) and ``FreshInterpreterRunner`` here, one new interpreter per
-child with rlimits only: the naive design, kept as the benchmark's baseline.
-
-A runner has ``run(request, limits)``, ``prepare(limits, role)`` (a child started ahead, that
-waits for its request: ``.run(request, limits)`` or ``.discard()``), ``notes()`` and
-``missing_layers()``.
+Two runners stand on it: ``judge.zygote_runner.ZygoteRunner`` (the default: children forked
+from a warm zygote, inside every sandbox layer) and ``judge.fresh_runner.FreshInterpreterRunner``
+(one new interpreter per child with rlimits only: the naive design, kept as the benchmark's
+baseline). What a runner offers the grader is declared by ``Runner``.
 """
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
-import resource
 import selectors
 import signal
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from . import protocol
 from .package import Limits
 from .paths import PROJECT_ROOT
+from .sandbox import layers
 
 RESULT_CAP = 32 << 20
-MIB = 1 << 20
 
 
 @dataclass
@@ -44,6 +36,36 @@ class ChildResult:
     wall_s: float = 0.0
     detail: str = ""
     notes: list[str] = field(default_factory=list)
+
+
+class PreparedChild(Protocol):
+    """A child started ahead of its request (a verifier warms up while the submission traces)."""
+
+    def run(self, request: dict, limits: Limits) -> ChildResult:
+        """Send the request, wait for the child's end, and say what it means."""
+
+    def discard(self) -> None:
+        """The child is not needed after all: kill it."""
+
+
+class Runner(Protocol):
+    """What the grader needs of a runner: children for requests, and which sandbox layers hold."""
+
+    name: str
+
+    def prepare(self, limits: Limits, role: str = "run") -> PreparedChild:
+        """A child that waits for its request; ``role="verify"`` warms up the verifier first."""
+
+    def missing_layers(self) -> dict[str, str]:
+        """The sandbox layers that do not hold here: {layer: why}."""
+
+    def run(self, request: dict, limits: Limits) -> ChildResult:
+        return self.prepare(limits).run(request, limits)
+
+    def notes(self) -> list[str]:
+        """The line every report carries while some layer is missing."""
+        missing = self.missing_layers()
+        return [layers.missing_note(missing)] if missing else []
 
 
 def child_environment() -> dict:
@@ -66,17 +88,10 @@ def child_environment() -> dict:
         "TF_CPP_MIN_LOG_LEVEL": "3",
         "HOME": "/nonexistent",
         "LANG": "C.UTF-8",
+        # Which remat implementation JAX uses is part of what is judged: the grader's choice
+        # (JAX 0.10.2's `jax_remat3`, the next release's default) must reach the children.
+        **({"JAX_REMAT3": os.environ["JAX_REMAT3"]} if "JAX_REMAT3" in os.environ else {}),
     }
-
-
-def apply_rlimits(limits: Limits) -> None:
-    """Called in the child before it runs anything of the submission's (MALLOC_ARENA_MAX=2 in
-    its environment keeps glibc from reserving address space per thread)."""
-    memory = limits.memory_mb * MIB
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (16 * MIB, 16 * MIB))
 
 
 def classify_exit(returncode: int, limits: Limits, wall_s: float, cpu_s: float) -> tuple[str, str]:
@@ -163,7 +178,7 @@ def interpret(raw: dict, reason: str | None, returncode: int, limits: Limits,
                            detail=f"printed more than {limits.output_kb} KiB")
     if reason == "result":
         return ChildResult("output_limit", wall_s=wall_s, stdout=stdout,
-                           detail=f"returned more than {RESULT_CAP // MIB} MiB of results")
+                           detail=f"returned more than {RESULT_CAP >> 20} MiB of results")
     body = bytes(raw.get("result", b""))
     if not body:
         outcome, detail = classify_exit(returncode, limits, wall_s, cpu_s)
@@ -181,73 +196,6 @@ def interpret(raw: dict, reason: str | None, returncode: int, limits: Limits,
         return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s,
                            detail="sent back a sandbox failure from inside its sandbox")
     return ChildResult("ok", response=response, stdout=stdout, wall_s=wall_s)
-
-
-class FreshInterpreterRunner:
-    """One new Python interpreter per child, with rlimits, its own session, a scrubbed
-    environment and a fresh temporary directory: simple and slow (JAX is imported every time).
-
-    The naive design, kept as the benchmark's baseline; it applies none of the kernel layers
-    (namespaces, minimal root, uid, no_new_privs, seccomp), and says so in every report.
-    """
-
-    name = "fresh interpreter"
-    APPLIED = ("gate", "session", "descriptors", "environment", "workdir", "rlimits", "wall_clock", "verification")
-
-    def missing_layers(self) -> dict:
-        from .sandbox import layers
-
-        return {name: "not applied by the fresh-interpreter runner (the naive baseline)"
-                for name in layers.ALL_LAYERS if name not in self.APPLIED}
-
-    def notes(self) -> list[str]:
-        from .sandbox import layers
-
-        return [layers.missing_note(self.missing_layers())]
-
-    def prepare(self, limits: Limits, role: str = "run") -> "_Deferred":
-        return _Deferred(self)
-
-    def run(self, request: dict, limits: Limits) -> ChildResult:
-        result_r, result_w = os.pipe()
-        with tempfile.TemporaryDirectory(prefix="judge-") as workdir:
-            started = time.monotonic()
-            # The child sets its own rlimits before anything else: code between fork and exec
-            # (preexec_fn) can deadlock a parent whose other threads hold locks (JAX's, say).
-            proc = subprocess.Popen(
-                [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                 "from judge.child import entry; entry()", str(PROJECT_ROOT), "--result-fd", str(result_w),
-                 "--limits", json.dumps(dataclasses.asdict(limits))],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                pass_fds=(result_w,), cwd=workdir, env=child_environment(), start_new_session=True,
-            )
-            os.close(result_w)
-            raw, reason = pump({"stdout": proc.stdout.fileno(), "result": result_r}, started + limits.wall_s,
-                               {"stdout": limits.output_kb * 1024, "result": RESULT_CAP},
-                               send=(proc.stdin.fileno(), protocol.encode(request)))
-            proc.stdin.detach()  # pump closed it
-            if reason:
-                kill_group(proc.pid)
-            usage_before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
-            returncode = proc.wait()
-            cpu_s = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - usage_before
-            kill_group(proc.pid)  # anything it left behind in its group
-            proc.stdout.close()
-            os.close(result_r)
-            return interpret(raw, reason, returncode, limits, time.monotonic() - started, cpu_s)
-
-
-class _Deferred:
-    """A fresh interpreter is only started when its request is known (nothing to warm up)."""
-
-    def __init__(self, runner: FreshInterpreterRunner):
-        self.runner = runner
-
-    def run(self, request: dict, limits: Limits) -> ChildResult:
-        return self.runner.run(request, limits)
-
-    def discard(self) -> None:
-        pass
 
 
 def kill_group(pid: int) -> None:

@@ -1,4 +1,4 @@
-"""The warm zygote: a process that has imported JAX once and forks one sandboxed child per run.
+"""The zygote server: the process that has imported JAX once and forks one sandboxed child per run.
 
 Forking after JAX's backend is initialised deadlocks (XLA's threads do not survive a fork), and
 forking after a bare ``import jax`` is safe, so the zygote imports everything the children need
@@ -7,7 +7,7 @@ sandbox layers hold on this machine and which modules the grading path imports l
 imports those too, checks that it is still single-threaded, and freezes its heap for the
 garbage collector (so that children do not copy every page they only read).
 
-Protocol with the parent (``judge.zygote.ZygoteRunner``), over a SOCK_SEQPACKET socket pair:
+Protocol with the parent (``judge.zygote_runner.ZygoteRunner``), over a SOCK_SEQPACKET socket pair:
 ``{"op": "spawn", "role": ..., "limits": ...}`` with five descriptors attached (the child's
 request pipe, output pipe, result pipe, "hardened" pipe and a status socket). The zygote answers
 on the status socket with ``{"pid": ...}``, then, once the child is reaped, ``{"exit": status, "cpu_s": ...}``.
@@ -71,7 +71,8 @@ def _preload() -> None:
 
     from jax import export  # noqa: F401
 
-    from .. import child, gate, protocol, residuals, verify  # noqa: F401
+    from .. import child, gate, inspection, protocol, verify  # noqa: F401
+    from ..inspection import cost, programs, provenance, structure  # noqa: F401
     from . import probe, seccomp  # noqa: F401
 
     for name in sorted(gate.ALLOWED_MODULES):

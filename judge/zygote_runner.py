@@ -1,9 +1,9 @@
 """``ZygoteRunner``: the default runner, whose children are forked by a warm zygote.
 
-The zygote process (``judge.sandbox.zygote``) imports JAX once; each child it forks is hardened
+The zygote process (``judge.sandbox.zygote_server``) imports JAX once; each child it forks is hardened
 with every sandbox layer this machine supports before it reads its request. This side creates
 the child's pipes, hands them to the zygote with the spawn request, and then talks to the child
-directly: it writes the request, reads the capped output and result (``runner.pump``), and at the
+directly: it writes the request, reads the capped output and result (``boundary.pump``), and at the
 wall-clock limit has the zygote kill the child's process group. ``shared_runner()`` is the one
 runner of a process (the CLI, the tests, a Celery worker), started on first use and restarted
 whenever its zygote has died.
@@ -22,8 +22,8 @@ import time
 
 from . import protocol
 from .package import Limits
+from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump
 from .paths import PROJECT_ROOT
-from .runner import RESULT_CAP, ChildResult, child_environment, interpret, kill_group, pump
 from .sandbox import layers
 
 START_TIMEOUT_S = 300
@@ -37,7 +37,7 @@ class ZygoteUnavailable(RuntimeError):
     """The zygote would not start or stopped answering (a failure of the judge, never the learner's)."""
 
 
-class ZygoteRunner:
+class ZygoteRunner(Runner):
     name = "warm zygote"
 
     def __init__(self):
@@ -59,7 +59,7 @@ class ZygoteRunner:
         parent_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         proc = subprocess.Popen(
             [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-             "from judge.sandbox.zygote import main; main(int(sys.argv[2]))",
+             "from judge.sandbox.zygote_server import main; main(int(sys.argv[2]))",
              str(PROJECT_ROOT), str(zygote_end.fileno())],
             pass_fds=(zygote_end.fileno(),), env=child_environment(), cwd="/",
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
@@ -110,14 +110,7 @@ class ZygoteRunner:
     def missing_layers(self) -> dict:
         return {name: state["detail"] for name, state in self.layers().items() if not state["ok"]}
 
-    def notes(self) -> list[str]:
-        missing = self.missing_layers()
-        return [layers.missing_note(missing)] if missing else []
-
     # ------------------------------------------------------------------ children
-
-    def run(self, request: dict, limits: Limits) -> ChildResult:
-        return self.prepare(limits).run(request, limits)
 
     def prepare(self, limits: Limits, role: str = "run") -> "_ZygoteChild":
         """Fork a hardened child now; it waits for its request (a "verify" child warms up first)."""

@@ -175,6 +175,13 @@ def visits(url, ids, settings) -> list[Visit]:
             page.locator("#save-button").click()
         return navigation.value.status
 
+    def new_token(page):
+        page.goto(url("/accounts/tokens/"))
+        page.locator("input[name=name]").fill("laptop")
+        with page.expect_navigation() as navigation:
+            page.locator("#create-token").click()
+        return navigation.value.status
+
     def go(path):
         return lambda page: opened(page, url(path))
 
@@ -199,6 +206,8 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("profile", "learner", go("/users/ada/"), 200),
         Visit("global leaderboard", "learner", go("/leaderboard/"), 200),
         Visit("problem leaderboard", "learner", go(f"/leaderboard/problems/{DOT}/"), 200),
+        Visit("API tokens", "learner", go("/accounts/tokens/"), 200),
+        Visit("API tokens, a new one shown once", "learner", new_token, 200),
         Visit("403 authoring", "learner", go("/authoring/"), 403),
         Visit("404 someone else's submission", "learner", go(f"/submissions/{ids['others']}/"), 404),
         Visit("400 empty code", "learner", lambda page: posted_without_script(page, problem, ""), 400),

@@ -53,8 +53,8 @@ def _result(result: Result) -> dict:
 
     return {
         "verdict": result.verdict, "description": result.description, "message": result.message,
-        "cases": [{"name": c.get("name", ""), "sample": bool(c.get("sample")), "verdict": c.get("verdict"),
-                   "max_error": c.get("max_error"), "message": c.get("message", "")} for c in result.cases],
+        "cases": [{"name": c.name, "sample": c.sample, "verdict": c.verdict, "max_error": c.max_error,
+                   "message": c.message} for c in result.cases],
         "residuals": [row(r) for r in result.yours],
         # What the policy keeps, without the reference's line numbers (the reference is not shown).
         "required_residuals": [{"type": r.type, "bytes": r.bytes, "saved_value": r.saved_value}
@@ -62,7 +62,7 @@ def _result(result: Result) -> dict:
         "memory": {"residual_bytes": result.your_bytes or 0, "required_residual_bytes": result.required_bytes or 0,
                    "bytes_over": result.bytes_over, "flops": figure("flops"), "peak_bytes": figure("peak_bytes"),
                    "xla_flops": figure("xla_flops"), "xla_peak_bytes": figure("xla_peak_bytes")},
-        "checkpoints": [{"line": c.get("line"), "policy": c.get("policy_text", ""), "depth": c.get("depth", 0)}
+        "checkpoints": [{"line": c.line, "policy": c.policy_text, "depth": c.depth}
                         for c in result.checkpoints],
         "programs": {"forward": result.forward, "backward": result.backward}
         if result.forward or result.backward else None,

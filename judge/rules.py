@@ -42,6 +42,16 @@ def residual_key(r: dict) -> tuple:
     return (r["kind"], r["what"], r["dtype"], shape, r.get("stacked"), bool(r.get("policy_saved")))
 
 
+def immaterial(r: dict) -> bool:
+    """A one-element constant (a Python number or a concrete JAX scalar baked into the program).
+
+    Whether reverse mode keeps such a scalar depends on whether the learner wrote ``alpha`` as a
+    Python float or as a concrete ``jnp`` value, a matter of style worth four bytes, so it is
+    neither required nor refused when residuals are compared with the reference.
+    """
+    return r["kind"] in ("constant", "literal") and all(d == 1 for d in r["shape"])
+
+
 def _who(structure: StructureRules) -> str:
     if structure.policy is not None and structure.policy != policy_names.plain("nothing_saveable"):
         return f"the {policy_names.render(structure.policy)} policy"
@@ -56,8 +66,10 @@ def check_residuals(mine: list[dict], reference: list[dict], rules: ResidualRule
     missing: list[dict] = []
     who = _who(structure)
     if rules.match_reference:
-        remaining = Counter(residual_key(r) for r in reference)
+        remaining = Counter(residual_key(r) for r in reference if not immaterial(r))
         for row in rows:
+            if immaterial(row):
+                continue
             key = residual_key(row)
             if remaining[key] > 0:
                 remaining[key] -= 1
@@ -65,6 +77,8 @@ def check_residuals(mine: list[dict], reference: list[dict], rules: ResidualRule
                 row["offending"] = True
                 row["reason"] = f"{who} recomputes this; your code saved it"
         for r in reference:
+            if immaterial(r):
+                continue
             key = residual_key(r)
             if remaining[key] > 0:
                 remaining[key] -= 1

@@ -51,6 +51,10 @@ RANKING_BY_PROBLEM: dict[uuid.UUID, tuple[Metric, ...]] = {
     # memory_budget_mlp: the task is a gradient step under a peak-memory budget, so the lowest
     # peak wins; residual bytes alone would ignore what the backward pass itself holds.
     uuid.UUID("4a6c8e0b-1d39-4f75-b2a6-9c3e5d7f0b18"): (PEAK_BYTES, FLOPS),
+    # memory_budget_transformer: the same question on a transformer stack.
+    uuid.UUID("94134220-e052-4b73-ba34-0d73f88959a7"): (PEAK_BYTES, FLOPS),
+    # scan_of_scans: the task is a peak budget too (memory in the square root of the length).
+    uuid.UUID("ee485ba3-f2f1-4404-84e3-0446e78c8782"): (PEAK_BYTES, FLOPS),
 }
 
 

@@ -62,7 +62,8 @@ def _result(result: Result) -> dict:
         "memory": {"residual_bytes": result.your_bytes or 0, "required_residual_bytes": result.required_bytes or 0,
                    "bytes_over": result.bytes_over, "flops": figure("flops"), "peak_bytes": figure("peak_bytes"),
                    "xla_flops": figure("xla_flops"), "xla_peak_bytes": figure("xla_peak_bytes")},
-        "checkpoints": [{"line": c.line, "policy": c.policy_text, "depth": c.depth} for c in result.checkpoints],
+        "checkpoints": [{"line": c.line, "policy": c.policy_text, "depth": c.depth}
+                        for c in result.checkpoints],
         "programs": {"forward": result.forward, "backward": result.backward}
         if result.forward or result.backward else None,
         "stdout": result.stdout, "time_s": result.time_s, "notes": [str(n) for n in result.notes],

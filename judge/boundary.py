@@ -88,6 +88,9 @@ def child_environment() -> dict:
         "TF_CPP_MIN_LOG_LEVEL": "3",
         "HOME": "/nonexistent",
         "LANG": "C.UTF-8",
+        # Which remat implementation JAX uses is part of what is judged: the grader's choice
+        # (JAX 0.10.2's `jax_remat3`, the next release's default) must reach the children.
+        **({"JAX_REMAT3": os.environ["JAX_REMAT3"]} if "JAX_REMAT3" in os.environ else {}),
     }
 
 

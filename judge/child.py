@@ -52,7 +52,9 @@ def _describe_exception(exc: BaseException, filename: str) -> dict:
 def _load(source: str, filename: str, entry: str):
     """Compile and run the module; return (function, None) or (None, error)."""
     try:
-        code = compile(source, filename, "exec")
+        # dont_inherit: this module's `from __future__ import annotations` must not turn the
+        # submission's annotations into strings (dataclasses, and so Equinox modules, then fail).
+        code = compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
         return None, _error("compile_error", f"SyntaxError: {exc.msg}", exc.lineno)
     from .gate import restricted_builtins

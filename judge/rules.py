@@ -28,8 +28,10 @@ class Saved:
         return self.structure.checkpoints[r.kept_by]
 
 
-# A constant is not saved by anything: it is part of the program (numpy arrays it closes over,
-# literals); no policy decides it, so the residual rules leave it out.
+# A constant is not saved by anything: it is part of the program (numpy arrays it closes over, a
+# Python number or a concrete JAX scalar baked in, literals); no policy decides it, so the
+# residual rules leave it out, whatever its size (whether ``alpha`` is written as a float or a
+# concrete ``jnp`` value is a matter of style).
 UNDECIDED = ("constant", "literal")
 
 

@@ -117,6 +117,29 @@ def test_exception_is_runtime_error_with_the_line(problem):
     assert "ValueError: boom" in report.message and "line 2" in report.message
 
 
+def test_a_submission_class_with_plain_annotations_works(problem):
+    """An Equinox module (a dataclass) annotated with a bare name: the annotations are read as the
+    submission wrote them, not as strings (the judge's own future import must not leak in)."""
+    report = grade(problem, code("""
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Pipeline(eqx.Module):
+            w1: object
+            w2: object
+
+            def __call__(self, x):
+                return jnp.sum((jax.nn.relu(x @ self.w1) @ self.w2) ** 2)
+
+        policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
+
+        def checkpoint_dot_policy(w1, w2, x):
+            return eqx.filter_checkpoint(lambda m, x: m(x), policy=policy)(Pipeline(w1, w2), x)
+    """))
+    assert report.verdict == "accepted", report.message
+
+
 EXITS_EARLY = "import os\ndef checkpoint_dot_policy(w1, w2, x):\n    os._exit(0)\n"
 
 

@@ -37,6 +37,9 @@ class Result:
     stdout: str = ""
     time_s: float | None = None
     notes: list = field(default_factory=list)
+    # The judge's cost figures of a recorded submission (flops, peak_bytes, xla_flops,
+    # xla_peak_bytes); empty for "Run samples", which is not measured.
+    cost: dict = field(default_factory=dict)
 
     @property
     def has_residuals(self) -> bool:
@@ -74,4 +77,5 @@ def present(submission: Submission) -> Result | None:
         stdout=report.stdout,
         time_s=report.time_s,
         notes=report.notes,
+        cost=report.cost.to_dict() if report.cost is not None else {},
     )

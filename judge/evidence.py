@@ -109,7 +109,7 @@ class Checkpoint:
     parent: int | None  # the index of the checkpoint it is nested in
     depth: int  # 0 for a checkpoint nested in none
     in_loop: bool | None  # inside a scan or loop body (None: not known)
-    encloses: dict[str, int]  # primitives it contains on the differentiated path, counted
+    encloses: dict[str, int]  # primitives it contains, counted
     on_path: bool | None = None  # something in it is on the differentiated path (None: not known)
     policy_origin: str = "jax"  # one of POLICY_ORIGINS
     policy_line: int | None = None  # where the submission defines its own policy

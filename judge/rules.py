@@ -196,11 +196,12 @@ def _encloses(found: Structure, rules: StructureRules) -> list[str]:
     required = policy_names.render(rules.policy)
     matching = set(_matching(found, rules))
     inside, outside = Counter(), Counter()
+    for i in matching:  # the outermost ones: a nested one's operations are its parent's too
+        if not _ancestors(found, i) & matching:
+            inside.update(found.checkpoints[i].encloses)
     first_outside = {}
     for op in found.on_path:
-        if matching & set(op.checkpoints):
-            inside[op.primitive] += op.count
-        else:
+        if not matching & set(op.checkpoints):
             outside[op.primitive] += op.count
             first_outside.setdefault(op.primitive, op.line)
     problems = []
@@ -214,6 +215,14 @@ def _encloses(found: Structure, rules: StructureRules) -> list[str]:
                             f"the checkpoint with policy {required}{_at(first_outside[primitive])}: the whole "
                             f"computation must run inside it")
     return problems
+
+
+def _ancestors(found: Structure, index: int) -> set[int]:
+    parents, parent = set(), found.checkpoints[index].parent
+    while parent is not None and parent not in parents and parent < len(found.checkpoints):
+        parents.add(parent)
+        parent = found.checkpoints[parent].parent
+    return parents
 
 
 def _min_checkpoints(found: Structure, rules: StructureRules) -> list[str]:

@@ -4,10 +4,11 @@ checkpoint kept it.
 Read from the case's one differentiation (``replay.differentiate`` of the marked program): each
 residual of the forward program is followed back, through calls, checkpoints and ``scan``
 bodies, to what made it: an argument, a ``checkpoint_name`` value, or the output of a primitive
-at a line of the submission. A residual made inside checkpoint ``k`` (its token-named call in the
-forward program) and read by checkpoint ``k``'s backward part was kept by that checkpoint's
-policy (``kept_by``); nothing the submission writes can say so, since the token is drawn after
-it ran. A ``reduce_precision`` at a dtype's full precision changes no value and is looked through.
+at a line of the submission. A residual made by checkpoint ``k``'s forward part (its token is in
+the name stack of what made it, or of a call around that) and read by its backward part was kept
+by that checkpoint's policy (``kept_by``); nothing the submission writes can say so, since the
+token is drawn after it ran. A ``reduce_precision`` at a dtype's full precision changes no value
+and is looked through.
 """
 from __future__ import annotations
 
@@ -43,14 +44,15 @@ class _Resolver:
                 return self._from_eqn(jaxpr, eqn, eqn.outvars.index(var), from_invar, within)
         return {"kind": "constant", "what": "unknown", "line": None, "within": within}
 
-    def _from_eqn(self, jaxpr, eqn, index, from_invar, within) -> dict:
+    def _from_eqn(self, jaxpr, eqn, index, from_invar, outside) -> dict:
         def outer(i):
-            return self.resolve(jaxpr, eqn.invars[i], from_invar, within)
+            return self.resolve(jaxpr, eqn.invars[i], from_invar, outside)
 
+        within = outside + tuple(k for k in self.marked.tokens(eqn) if k not in outside)
         name = eqn.primitive.name
         line = _line_of(eqn.source_info, self.filename)
         if eqn.primitive is REDUCE_PRECISION and full_precision(eqn):
-            return self.resolve(jaxpr, eqn.invars[0], from_invar, within)
+            return self.resolve(jaxpr, eqn.invars[0], from_invar, outside)
         if eqn.primitive is NAME:
             return {"kind": "named", "what": str(eqn.params["name"]), "line": line, "within": within}
         if name == HI_PRIMITIVE and type(eqn.params.get("_prim")) is CheckpointName:
@@ -71,9 +73,7 @@ class _Resolver:
                         stacked=int(eqn.params["length"]))
         if len(found) == 1 and not found[0].carries and name not in ("cond", "while"):
             body = found[0].jaxpr
-            token = self.marked.token(eqn.params.get("name", "")) if name in ("jit", "pjit") else None
-            inside = within + ((token,) if token is not None else ())
-            return self.resolve(body, body.outvars[index], outer, inside)
+            return self.resolve(body, body.outvars[index], outer, within)
         return {"kind": "primitive", "what": _primitive_label(eqn), "line": line, "within": within}
 
 
@@ -84,10 +84,7 @@ def _readers(jaxpr, var, marked) -> set:
         positions = [i for i, v in enumerate(eqn.invars) if v is var]
         if not positions:
             continue
-        if eqn.primitive.name in ("jit", "pjit"):
-            token = marked.token(eqn.params.get("name", ""))
-            if token is not None:
-                found.add(token)
+        found.update(marked.tokens(eqn))
         for body in bodies(eqn):
             for b, i in enumerate(body.operands):
                 if i in positions:

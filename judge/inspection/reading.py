@@ -27,7 +27,7 @@ class NotAPolicy(TypeError):
 class Reading:
     structure: dict
     residuals: list[dict]
-    derivative: replay.Derivative  # what is exported: the marked program (the marks change no value)
+    derivative: replay.Derivative  # what is exported, printed and costed
     cost: dict | None = None
     programs: dict | None = None  # printed forward and backward programs
 
@@ -52,13 +52,12 @@ def read_case(fn, arrays, wrt, arg_names, filename: str, *, measure: bool = Fals
     derivative = replay.differentiate(marked.program, arrays, wrt)
     residuals = provenance.saved_residuals(derivative, marked, arg_names, filename)
     reading = Reading(found, residuals, derivative)
-    plain = replay.unmarked(derivative, marked) if measure or printed else None  # as JAX makes it
     if measure:
-        reading.cost = cost.step_cost(plain, xla=xla) | {"held_peak_bytes": memory.held_peak(plain, residuals)}
+        reading.cost = cost.step_cost(derivative, xla=xla) | {"held_peak_bytes": memory.held_peak(derivative, residuals)}
         if baseline and not found["custom_derivatives"]:  # their rules would run a second time
             without = replay.differentiate(replay.without_checkpoints(closed), arrays, wrt)
             kinds = provenance.saved_residuals(without, replay.Marked(closed), arg_names, filename)  # nothing marked
             reading.cost["plain_held_peak_bytes"] = memory.held_peak(without, kinds)
     if printed:
-        reading.programs = {"forward": str(plain.fwd.jaxpr), "backward": str(plain.bwd.jaxpr)}
+        reading.programs = {"forward": str(derivative.fwd.jaxpr), "backward": str(derivative.bwd.jaxpr)}
     return reading

@@ -9,24 +9,22 @@ derivatives), so it is differentiated exactly once (``differentiate``) and every
 comes from the two programs that produces: the forward one, which returns the outputs and the
 residuals, and the backward one, from residuals and cotangents to gradients.
 
-Checkpoints are marked before that differentiation (``mark``): each is wrapped in a ``jax.jit``
-named with a token drawn in this process, which no submission can know. JAX keeps the name on
-what the checkpoint's forward part computes and on its backward part, so a residual computed
-inside checkpoint ``k`` and consumed by its backward part is one its policy chose to keep: read
-from the rematerialization JAX performed, not from a mark a submission could write. The wrappers
-change no value and no residual (tested), so the marked programs are the ones exported;
-``unmarked`` inlines them again for the programs that are printed and costed.
+Checkpoints are marked before that differentiation (``mark``): each gets, in its name stack (the
+scope names JAX keeps on every operation it derives from it, ``jvp(...)``, ``transpose(...)``),
+a token drawn in this process, which no submission can know. So a residual computed inside
+checkpoint ``k``'s forward part and read by its backward part is one its policy chose to keep:
+read from the rematerialization JAX performed, not from a mark a submission could write. Only
+names change: the program, its values and its residuals are JAX's own (tested).
 """
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass, field
 
-from .jax_internals import (REMAT, RematTraced, _current_name_stack, _eval_jaxpr, _jaxpr_as_fun, _jit, _make_jaxpr,
+from .jax_internals import (REMAT, RematTraced, _current_name_stack, _eval_jaxpr, _jaxpr_as_fun, _make_jaxpr,
                             _ShapeDtypeStruct, _tree_flatten, _tree_unflatten, _user_context, _vjp, is_remat,
                             jex_core, nested_programs)
-
-_CALLS = ("jit", "pjit")
 
 
 def trace(fn, arrays):
@@ -40,59 +38,60 @@ def structs(avals) -> list:
 
 @dataclass
 class Marked:
-    """A program whose checkpoints are wrapped in token-named calls, numbered in the order
+    """A program whose checkpoints carry tokens in their name stacks, numbered in the order
     ``structure`` walks them (depth first, in the order of equations and their parameters)."""
     program: object  # ClosedJaxpr
     checkpoints: list = field(default_factory=list)  # the original checkpoint equations, by token
     prefix: str = ""
 
-    def token(self, name) -> int | None:
-        """The checkpoint a call's name marks, if any."""
-        name = str(name)
-        if not self.checkpoints or not name.startswith(self.prefix):
-            return None
-        suffix = name[len(self.prefix):]
-        return int(suffix) if suffix.isdigit() and int(suffix) < len(self.checkpoints) else None
+    def tokens(self, eqn) -> list[int]:
+        """The checkpoints an equation was derived from, outermost first."""
+        if not self.checkpoints:
+            return []
+        found = re.findall(re.escape(self.prefix) + r"(\d+)", str(eqn.source_info.name_stack))
+        return list(dict.fromkeys(int(k) for k in found if int(k) < len(self.checkpoints)))
 
 
 def mark(closed, policy_for) -> Marked:
-    """``closed`` with each checkpoint wrapped in a call named by a fresh token, its policy
-    replaced by ``policy_for(equation)`` (JAX's own object when the policy is one of JAX's)."""
-    marked = Marked(closed, [], f"judge_{secrets.token_hex(8)}_")
-    if next(_remats(closed.jaxpr), None) is None:
-        return marked
+    """``closed`` with a fresh token in each checkpoint's name stack, and its policy replaced by
+    ``policy_for(equation)`` (JAX's own object when the policy is one of JAX's)."""
+    marked = Marked(closed, [], f"judge{secrets.token_hex(8)}_")
 
-    def on_remat(eqn, params, invals, rewrite):
-        index = len(marked.checkpoints)
-        marked.checkpoints.append(eqn)
-        policy = policy_for(eqn)
-        if eqn.primitive is REMAT:
-            bind = REMAT.get_bind_params(dict(params, jaxpr=rewrite.open(params["jaxpr"]), policy=policy))
-            call = lambda *xs: REMAT.bind(*xs, **bind)  # noqa: E731
-        else:
-            inner = RematTraced(rewrite.closed(params["_prim"].jaxpr), policy)
-            call = lambda *xs: inner(*xs)  # noqa: E731
-        call.__name__ = f"{marked.prefix}{index}"
-        return _jit(call)(*invals)
+    def rewritten(jaxpr):
+        eqns = []
+        for eqn in jaxpr.eqns:
+            if is_remat(eqn):
+                index = len(marked.checkpoints)
+                marked.checkpoints.append(eqn)
+                policy = policy_for(eqn)
+                if eqn.primitive is REMAT:
+                    params = dict(eqn.params, jaxpr=rewritten(eqn.params["jaxpr"]), policy=policy)
+                else:
+                    body = eqn.params["_prim"].jaxpr
+                    params = dict(eqn.params, _prim=RematTraced(body.replace(jaxpr=rewritten(body.jaxpr)), policy))
+                names = eqn.source_info.name_stack.extend(f"{marked.prefix}{index}")
+                eqns.append(eqn.replace(params=params, source_info=eqn.source_info.replace(name_stack=names)))
+            elif nested_programs(eqn):
+                eqns.append(eqn.replace(params=_with_programs(eqn.params, lambda c: c.replace(jaxpr=rewritten(c.jaxpr)))))
+            else:
+                eqns.append(eqn)
+        return jaxpr.replace(eqns=eqns)
 
-    marked.program = _Rewrite(on_remat=on_remat).closed(closed)
+    marked.program = closed.replace(jaxpr=rewritten(closed.jaxpr))
     return marked
 
 
-def unmarked(derivative, marked: Marked):
-    """The same derivative with the token-named calls inlined: the programs JAX makes without
-    the marks, which are printed and costed."""
-    if not marked.checkpoints:
-        return derivative
-
-    def on_call(eqn, params, invals, rewrite):
-        if eqn.primitive.name in _CALLS and marked.token(eqn.params.get("name", "")) is not None:
-            body = params["jaxpr"]
-            return _eval_jaxpr(body.jaxpr, body.consts, *invals)
-        return None
-
-    rewrite = _Rewrite(on_call=on_call)
-    return Derivative(rewrite.closed(derivative.fwd), rewrite.closed(derivative.bwd), derivative.n_out)
+def _with_programs(params: dict, rewrite) -> dict:
+    """``params`` with the programs they hold (the ones ``nested_programs`` walks) rewritten by
+    ``rewrite`` (a closed program to a closed program)."""
+    found = dict(params)
+    for key, value in params.items():
+        if isinstance(value, jex_core.ClosedJaxpr):
+            found[key] = rewrite(value)
+        elif isinstance(value, tuple) and value and all(isinstance(v, jex_core.ClosedJaxpr) for v in value):
+            programs = [rewrite(v) for v in value]
+            found[key] = type(value)(*programs) if hasattr(value, "_fields") else tuple(programs)
+    return found
 
 
 def without_checkpoints(closed):
@@ -106,21 +105,13 @@ def without_checkpoints(closed):
     return _Rewrite(on_remat=on_remat).closed(closed)
 
 
-def _remats(jaxpr):
-    for eqn in jaxpr.eqns:
-        if is_remat(eqn):
-            yield eqn
-        for sub in nested_programs(eqn):
-            yield from _remats(sub)
-
-
 class _Rewrite:
     """Replays a program under ``make_jaxpr`` equation by equation, with the same source
-    information, rewriting the programs nested in equations first; ``on_remat`` and ``on_call``
-    may replace an equation by what they bind instead (``None``: keep it)."""
+    information, rewriting the programs nested in equations first; ``on_remat`` binds what
+    replaces a checkpoint."""
 
-    def __init__(self, on_remat=None, on_call=None):
-        self.on_remat, self.on_call = on_remat, on_call
+    def __init__(self, on_remat):
+        self.on_remat = on_remat
 
     def closed(self, closed):
         return _make_jaxpr(lambda *args: self._run(closed.jaxpr, closed.consts, args))(*structs(closed.in_avals))
@@ -133,16 +124,9 @@ class _Rewrite:
         return rewritten.jaxpr
 
     def _params(self, eqn) -> dict:
-        params = dict(eqn.params)
-        if eqn.primitive.name.startswith("custom_"):  # their programs are rules' inputs: kept as they are
-            return params
-        for key, value in params.items():
-            if isinstance(value, jex_core.ClosedJaxpr):
-                params[key] = self.closed(value)
-            elif isinstance(value, tuple) and value and all(isinstance(v, jex_core.ClosedJaxpr) for v in value):
-                rewritten = [self.closed(v) for v in value]
-                params[key] = type(value)(*rewritten) if hasattr(value, "_fields") else tuple(rewritten)
-        return params
+        if not nested_programs(eqn):  # a custom derivative's programs are its rules' inputs: kept
+            return dict(eqn.params)
+        return _with_programs(eqn.params, self.closed)
 
     def _run(self, jaxpr, consts, args):
         env = {}
@@ -156,15 +140,12 @@ class _Rewrite:
             invals = [read(v) for v in eqn.invars]
             name_stack = _current_name_stack() + eqn.source_info.name_stack
             with _user_context(eqn.source_info.traceback, name_stack=name_stack), eqn.ctx.manager:
-                if self.on_remat is not None and is_remat(eqn):
+                if is_remat(eqn):
                     outs = self.on_remat(eqn, dict(eqn.params), invals, self)
                 else:
-                    params = self._params(eqn)
-                    outs = self.on_call(eqn, params, invals, self) if self.on_call is not None else None
-                    if outs is None:
-                        outs = eqn.primitive.bind(*invals, **eqn.primitive.get_bind_params(params))
-                        if not eqn.primitive.multiple_results:
-                            outs = [outs]
+                    outs = eqn.primitive.bind(*invals, **eqn.primitive.get_bind_params(self._params(eqn)))
+                    if not eqn.primitive.multiple_results:
+                        outs = [outs]
             env.update(zip(eqn.outvars, outs))
         return [read(v) for v in jaxpr.outvars]
 

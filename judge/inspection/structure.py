@@ -1,6 +1,6 @@
 """Every ``jax.checkpoint`` of a case's program: its policy (known by identity), where it is,
-whether it is on the differentiated path, what it encloses on that path; and the derivatives the
-program defines by hand.
+whether it is on the differentiated path, what it encloses; the operations on that path and the
+checkpoints around each; and the derivatives the program defines by hand.
 
 Walked in the order ``replay.mark`` numbers the checkpoints, so that the index of a checkpoint
 here is the token a residual's ``kept_by`` names.
@@ -21,6 +21,7 @@ class _Walker:
         self.checkpoints: list[dict] = []
         self.custom: list[dict] = []
         self.total: Counter = Counter()
+        self.inside: Counter = Counter()  # (primitive, enclosing checkpoints) -> count
         self.on_path: Counter = Counter()  # (primitive, line, enclosing checkpoints) -> count
 
     def walk(self, jaxpr, enclosing: tuple, in_loop: bool) -> None:
@@ -35,6 +36,7 @@ class _Walker:
             if custom is not None:
                 self.custom.append(custom)
             if name in CUSTOM_DERIVATIVES or name == HI_PRIMITIVE or not nested_programs(eqn):
+                self.inside[(label, enclosing)] += 1
                 if id(eqn) in self.active:
                     self.on_path[(label, _line_of(eqn.source_info, self.filename), enclosing)] += 1
                 continue
@@ -66,7 +68,7 @@ def checkpoint_structure(closed, policies: dict, active: set, filename: str) -> 
     walker.walk(closed.jaxpr, (), False)
     for index, record in enumerate(walker.checkpoints):
         enclosed = Counter()
-        for (label, _, enclosing), count in walker.on_path.items():
+        for (label, enclosing), count in walker.inside.items():
             if index in enclosing:
                 enclosed[label] += count
         record["encloses"] = dict(enclosed)

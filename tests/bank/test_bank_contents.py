@@ -113,9 +113,10 @@ def test_a_branch_on_a_recorded_value_is_told_where(relative, line):
     assert "TracerBoolConversionError" in report.message and report.message.endswith(f"(line {line})")
 
 
-def test_a_numpy_table_is_named_as_a_kept_constant():
+def test_a_numpy_table_is_listed_as_a_kept_constant_and_refused_for_what_the_checkpoint_lacks():
     report = grade_packaged("recompute_constants", "policy_violation/numpy_table.py")
-    assert report.verdict == "policy_violation" and "a constant" in report.message
+    assert report.verdict == "policy_violation" and "must enclose 1 iota" in report.message
+    assert any(r.kind == "constant" and r.shape == [6, 6] for r in report.residuals)
     outside = grade_packaged("recompute_constants", "policy_violation/table_outside.py")
     assert outside.verdict == "policy_violation"
     assert any(r.offending and r.shape == [6, 6] for r in outside.residuals)  # the (T, T) table

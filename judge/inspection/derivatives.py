@@ -15,8 +15,8 @@ import importlib
 import sys
 
 from .. import gate
-from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, CheckpointName, RematTraced, WrappedFun, _line_of,
-                            custom_jvp, custom_vjp, rule_functions)
+from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, CheckpointName, RematTraced, _line_of, custom_jvp,
+                            custom_vjp, rule_functions)
 
 
 def _library_rules() -> dict:

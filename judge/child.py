@@ -117,41 +117,42 @@ def _checked(function, seen: dict):
 
 
 def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, exports: list) -> dict:
-    """Trace one case: its output types, what it saves and its checkpoints.
+    """Trace one case once, and read from that trace its output types, what it saves, its
+    checkpoints and, when asked, its cost (``judge.inspection.reading``).
 
-    Nothing is evaluated here. A case that traces cleanly is added to ``exports``, the cases
-    whose programs go to the verifier.
+    Nothing is evaluated here. A case that traces cleanly adds its programs to ``exports``, those
+    that go to the verifier. Cases of the same shapes and static values share one trace.
     """
     import numpy as np
 
-    from .inspection import cost, programs, provenance, structure
+    from .inspection.reading import NotAPolicy, read_case
 
     filename = request.filename
     values, static_mask = case.args, case.static_mask
     arrays = [np.asarray(v) for v, s in zip(values, static_mask) if not s]
     seen: dict = {}
     bound = _checked(_bind_static(function, values, static_mask), seen)
-    wrt = request.wrt
     array_names = [n for n, s in zip(request.arg_names, static_mask) if not s]
     result = {"name": case.name}
     try:
         key = (tuple((a.shape, str(a.dtype)) for a in arrays),
                tuple(repr(v) for v, s in zip(values, static_mask) if s))
         if key not in cache:
-            inspected = cache[key] = {}
-            inspected["structure"] = structure.checkpoint_structure(bound, arrays, filename)
-            inspected["residuals"] = provenance.saved_residuals(bound, arrays, wrt, array_names, filename)
-            if request.fwd_bwd:
-                fwd, bwd = programs.fwd_bwd_programs(bound, arrays, wrt)
-                inspected["programs"] = {"forward": fwd, "backward": bwd}
-            inspected.update(seen)
-        result.update(cache[key])
-        if request.cost and "cost" not in cache:  # the first case stands for the program
-            cache["cost"] = cost.compiled_cost(bound, arrays, wrt)
-            result["cost"] = cache["cost"]
-        exports.append((bound, arrays))
+            reading = read_case(bound, arrays, request.wrt, array_names, filename, measure=request.cost,
+                                xla=request.cost and not cache, baseline=request.baseline, printed=request.fwd_bwd)
+            found = {"structure": reading.structure, "residuals": reading.residuals, **seen}
+            if reading.cost is not None:
+                found["cost"] = reading.cost
+            if reading.programs is not None:
+                found["programs"] = reading.programs
+            cache[key] = (found, reading.derivative)
+        found, derivative = cache[key]
+        result.update(found)
+        exports.append(derivative)
     except _BadOutput as exc:
         result["error"] = _error("bad_output", str(exc))
+    except NotAPolicy as exc:
+        result["error"] = _error("runtime_error", f"TypeError: {exc}", exc.line)
     except BaseException as exc:  # noqa: BLE001
         result["error"] = _describe_exception(exc, filename)
     return result
@@ -162,7 +163,7 @@ def _export(exports: list, request: ChildRequest) -> tuple[dict | None, dict | N
     from .inspection import programs
 
     try:
-        return programs.export_programs(exports, request.wrt), None
+        return programs.export_programs(exports), None
     except BaseException as exc:  # noqa: BLE001
         error = _describe_exception(exc, request.filename)
         if "custom calls" in error["message"]:

@@ -46,6 +46,7 @@ class Residual:
     bytes: int
     policy_saved: bool = False  # a checkpoint's policy chose to keep it
     stacked: int | None = None  # a scan's per-step value, stacked over this many steps
+    kept_by: int | None = None  # the index of the checkpoint whose policy kept it
 
     def origin(self) -> str:
         """Where it comes from, as a table's cell: "argument w1", "output of dot_general (x4 scan steps)"."""
@@ -66,6 +67,8 @@ class Residual:
             found["policy_saved"] = True
         if self.stacked is not None:
             found["stacked"] = self.stacked
+        if self.kept_by is not None:
+            found["kept_by"] = self.kept_by
         return found | {"dtype": self.dtype, "shape": list(self.shape), "type": self.type, "bytes": self.bytes}
 
     @classmethod
@@ -91,47 +94,84 @@ class ResidualRow(Residual):
                    reason=data.get("reason", ""))
 
 
+# Where a checkpoint's policy comes from: JAX's own policy object (or one JAX's factories make
+# from JAX's own), the submission's own function or class, or JAX's class with fields of other types.
+POLICY_ORIGINS = ("jax", "yours", "forged")
+
+
 @dataclass(frozen=True)
 class Checkpoint:
-    """One ``jax.checkpoint`` of the forward program."""
+    """One ``jax.checkpoint`` of the program."""
     policy: list  # its policy's canonical form on the wire (``policy_names.to_wire``)
     policy_text: str  # the policy as a learner writes it
     prevent_cse: bool
     line: int | None
     parent: int | None  # the index of the checkpoint it is nested in
     depth: int  # 0 for a checkpoint nested in none
-    feeds_output: bool | None  # its result reaches the function's output unchanged (None: not known)
     in_loop: bool | None  # inside a scan or loop body (None: not known)
     encloses: dict[str, int]  # primitives it contains, counted
+    on_path: bool | None = None  # something in it is on the differentiated path (None: not known)
+    policy_origin: str = "jax"  # one of POLICY_ORIGINS
+    policy_line: int | None = None  # where the submission defines its own policy
 
     def to_dict(self) -> dict:
         return {"policy": self.policy, "prevent_cse": self.prevent_cse, "line": self.line, "parent": self.parent,
-                "depth": self.depth, "feeds_output": self.feeds_output, "in_loop": self.in_loop,
-                "encloses": dict(self.encloses), "policy_text": self.policy_text}
+                "depth": self.depth, "in_loop": self.in_loop, "encloses": dict(self.encloses),
+                "policy_text": self.policy_text, "on_path": self.on_path, "policy_origin": self.policy_origin,
+                "policy_line": self.policy_line}
 
     @classmethod
     def from_dict(cls, data: dict) -> Checkpoint:
         return cls(policy=data.get("policy", []), policy_text=data.get("policy_text", ""),
                    prevent_cse=bool(data.get("prevent_cse")), line=data.get("line"), parent=data.get("parent"),
-                   depth=data.get("depth", 0), feeds_output=data.get("feeds_output"), in_loop=data.get("in_loop"),
-                   encloses=dict(data.get("encloses", {})))
+                   depth=data.get("depth", 0), in_loop=data.get("in_loop"), encloses=dict(data.get("encloses", {})),
+                   on_path=data.get("on_path"), policy_origin=data.get("policy_origin", "jax"),
+                   policy_line=data.get("policy_line"))
+
+
+@dataclass(frozen=True)
+class CustomDerivative:
+    """A derivative the program defines by hand (not one of JAX's own functions')."""
+    kind: str  # custom_jvp, custom_vjp, linear_call...
+    line: int | None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "line": self.line}
+
+
+@dataclass(frozen=True)
+class OnPath:
+    """Operations on the differentiated path: a primitive, at a line, inside these checkpoints."""
+    primitive: str
+    line: int | None
+    checkpoints: tuple[int, ...]  # the indices of the checkpoints enclosing it, outermost first
+    count: int
+
+    def to_list(self) -> list:
+        return [self.primitive, self.line, list(self.checkpoints), self.count]
 
 
 @dataclass(frozen=True)
 class Structure:
-    """The checkpoints of a forward program, its hand-written custom_vjp calls, its primitives."""
+    """A program's checkpoints, the derivatives it writes by hand, its primitives, and which of
+    them are on the differentiated path."""
     checkpoints: list[Checkpoint] = field(default_factory=list)
-    custom_vjp_lines: list[int | None] = field(default_factory=list)  # one per custom_vjp call
+    custom_derivatives: list[CustomDerivative] = field(default_factory=list)
     primitives: dict[str, int] = field(default_factory=dict)
+    on_path: list[OnPath] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"checkpoints": [c.to_dict() for c in self.checkpoints],
-                "custom_vjp": [{"line": line} for line in self.custom_vjp_lines], "primitives": dict(self.primitives)}
+                "custom_derivatives": [d.to_dict() for d in self.custom_derivatives],
+                "primitives": dict(self.primitives), "on_path": [o.to_list() for o in self.on_path]}
 
     @classmethod
     def from_dict(cls, data: dict) -> Structure:
-        return cls([Checkpoint.from_dict(c) for c in data.get("checkpoints", [])],
-                   [c.get("line") for c in data.get("custom_vjp", [])], dict(data.get("primitives", {})))
+        custom = [CustomDerivative(c.get("kind", ""), c.get("line")) for c in data.get("custom_derivatives", [])]
+        custom += [CustomDerivative("custom_vjp", c.get("line")) for c in data.get("custom_vjp", [])]  # older reports
+        return cls([Checkpoint.from_dict(c) for c in data.get("checkpoints", [])], custom,
+                   dict(data.get("primitives", {})),
+                   [OnPath(p, line, tuple(within), n) for p, line, within, n in data.get("on_path", [])])
 
 
 @dataclass(frozen=True)
@@ -142,6 +182,10 @@ class Cost:
     xla_flops: float | None = None
     xla_temp_bytes: int | None = None
     xla_peak_bytes: int | None = None
+    # The most bytes of saved and recomputed values the backward pass holds at once
+    # (``judge.inspection.memory``), and the same for the program without its checkpoints.
+    held_peak_bytes: int | None = None
+    plain_held_peak_bytes: int | None = None
 
     def to_dict(self) -> dict:
         return {name: value for name, value in vars(self).items() if value is not None}

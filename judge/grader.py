@@ -124,12 +124,14 @@ def _compare_numbers(problem: Problem, got: TracedCase, want: TracedCase) -> tup
 
 
 def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: CaseRow, report: Report) -> None:
+    mine = rules.Saved(got.residuals, got.structure)
     problems, rows, missing = rules.check_residuals(
-        got.residuals, want.residuals, problem.residual_rules, problem.structure_rules)
+        mine, rules.Saved(want.residuals, want.structure), problem.residual_rules, problem.structure_rules)
     problems += rules.check_structure(got.structure, problem.structure_rules)
+    problems += rules.check_keepers(mine, problem.structure_rules)
     if got.cost is not None:
-        report.cost = got.cost
-        problems += rules.check_cost(got.cost, problem.cost_rules)
+        report.cost = report.cost or got.cost  # the first case stands for the program
+        problems += rules.check_cost(got.cost, want.cost, got.structure, problem.cost_rules)
     if not report.residuals:  # the first inspected case is the one shown
         report.residuals, report.missing_residuals = rows, missing
         report.reference_residuals = want.residuals

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import policy_names, verdicts
-from .evidence import Aval, Checkpoint, Cost, Residual, Structure
+from .evidence import POLICY_ORIGINS, Aval, Checkpoint, Cost, CustomDerivative, OnPath, Residual, Structure
 
 FILENAME = "submission.py"  # the name the submission's code has in the child (tracebacks, lines)
 VERIFY = "verify"  # a request's "mode": the verifier's; a submission's child's has none
@@ -44,12 +44,14 @@ class ChildRequest:
     cases: list[CaseInput]
     filename: str = FILENAME
     fwd_bwd: bool = False  # also print the forward and backward programs
-    cost: bool = False  # also measure the gradient step's cost (on the first case)
+    cost: bool = False  # also measure the gradient step's cost (XLA's estimates: on the first case)
+    baseline: bool = False  # also measure the memory the program holds without its checkpoints
     harness: str = ""  # the problem's trusted code that calls the learner's function
 
     def to_wire(self) -> dict:
         return {"source": self.source, "filename": self.filename, "entry": self.entry, "arg_names": self.arg_names,
-                "wrt": self.wrt, "fwd_bwd": self.fwd_bwd, "cost": self.cost, "harness": self.harness,
+                "wrt": self.wrt, "fwd_bwd": self.fwd_bwd, "cost": self.cost, "baseline": self.baseline,
+                "harness": self.harness,
                 "cases": [vars(case) for case in self.cases]}
 
     @classmethod
@@ -115,7 +117,7 @@ class TracedCase:
     residuals: list[Residual] = field(default_factory=list)  # with provenance, as the child read them
     structure: Structure = field(default_factory=Structure)
     programs: dict[str, str] | None = None  # printed "forward" and "backward" programs, when asked
-    cost: Cost | None = None  # when asked, on the first case
+    cost: Cost | None = None  # when asked
     # From the verifier: the residuals its program really saves, and values and gradients on the
     # case's inputs and on the hidden ones.
     residual_types: list[Aval] = field(default_factory=list)
@@ -264,17 +266,20 @@ def _error(data) -> CaseError:
 def _residual(data) -> Residual:
     _expect(isinstance(data, dict) and all(isinstance(data.get(k), str) for k in ("kind", "what", "dtype", "type"))
             and _is_int(data.get("bytes")) and _is_int_or_none(data.get("line"))
-            and isinstance(data.get("policy_saved", False), bool) and _is_int_or_none(data.get("stacked")), "residual")
+            and isinstance(data.get("policy_saved", False), bool) and _is_int_or_none(data.get("stacked"))
+            and _is_int_or_none(data.get("kept_by")), "residual")
     return Residual(kind=data["kind"], what=data["what"], line=data.get("line"), dtype=data["dtype"],
                     shape=_shape(data.get("shape")), type=data["type"], bytes=data["bytes"],
-                    policy_saved=data.get("policy_saved", False), stacked=data.get("stacked"))
+                    policy_saved=data.get("policy_saved", False), stacked=data.get("stacked"),
+                    kept_by=data.get("kept_by"))
 
 
 def _checkpoint(data) -> Checkpoint:
     _expect(isinstance(data, dict) and isinstance(data.get("policy"), list)
             and isinstance(data.get("policy_text"), str) and isinstance(data.get("prevent_cse"), bool)
             and _is_int_or_none(data.get("line")) and _is_int_or_none(data.get("parent")) and _is_int(data.get("depth"))
-            and all(isinstance(data.get(k), (bool, type(None))) for k in ("feeds_output", "in_loop"))
+            and all(isinstance(data.get(k), (bool, type(None))) for k in ("on_path", "in_loop"))
+            and data.get("policy_origin") in POLICY_ORIGINS and _is_int_or_none(data.get("policy_line"))
             and isinstance(data.get("encloses"), dict)
             and all(isinstance(k, str) and _is_int(n) for k, n in data["encloses"].items()), "checkpoint")
     try:
@@ -283,22 +288,33 @@ def _checkpoint(data) -> Checkpoint:
         raise Malformed("malformed checkpoint policy") from None
     return Checkpoint(policy=data["policy"], policy_text=data["policy_text"], prevent_cse=data["prevent_cse"],
                       line=data.get("line"), parent=data.get("parent"), depth=data["depth"],
-                      feeds_output=data.get("feeds_output"), in_loop=data.get("in_loop"), encloses=data["encloses"])
+                      in_loop=data.get("in_loop"), encloses=data["encloses"], on_path=data.get("on_path"),
+                      policy_origin=data["policy_origin"], policy_line=data.get("policy_line"))
 
 
 def _structure(data) -> Structure:
     _expect(isinstance(data, dict) and isinstance(data.get("checkpoints"), list)
-            and isinstance(data.get("custom_vjp"), list)
-            and all(isinstance(c, dict) and _is_int_or_none(c.get("line")) for c in data["custom_vjp"])
+            and isinstance(data.get("custom_derivatives"), list)
+            and all(isinstance(c, dict) and isinstance(c.get("kind"), str) and _is_int_or_none(c.get("line"))
+                    for c in data["custom_derivatives"])
             and isinstance(data.get("primitives"), dict)
-            and all(isinstance(k, str) and _is_int(n) for k, n in data["primitives"].items()), "structure")
-    return Structure([_checkpoint(c) for c in data["checkpoints"]], [c.get("line") for c in data["custom_vjp"]],
-                     data["primitives"])
+            and all(isinstance(k, str) and _is_int(n) for k, n in data["primitives"].items())
+            and isinstance(data.get("on_path"), list), "structure")
+    checkpoints = [_checkpoint(c) for c in data["checkpoints"]]
+    on_path = []
+    for entry in data["on_path"]:
+        _expect(isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], str) and _is_int_or_none(entry[1])
+                and isinstance(entry[2], list) and all(_is_int(i) and 0 <= i < len(checkpoints) for i in entry[2])
+                and _is_int(entry[3]), "operations on the differentiated path")
+        on_path.append(OnPath(entry[0], entry[1], tuple(entry[2]), entry[3]))
+    custom = [CustomDerivative(c["kind"], c.get("line")) for c in data["custom_derivatives"]]
+    return Structure(checkpoints, custom, data["primitives"], on_path)
 
 
 def _cost(data) -> Cost:
-    _expect(isinstance(data, dict) and all(_is_number(data.get(k)) for k in Cost.__dataclass_fields__), "cost")
-    return Cost(**{k: data[k] for k in Cost.__dataclass_fields__})
+    _expect(isinstance(data, dict) and all(_is_number(data.get(k)) for k in ("flops", "peak_bytes", "held_peak_bytes"))
+            and all(k in Cost.__dataclass_fields__ and _is_number(v) for k, v in data.items()), "cost")
+    return Cost(**data)
 
 
 def _traced_case(data) -> TracedCase:
@@ -309,9 +325,12 @@ def _traced_case(data) -> TracedCase:
     programs = data.get("programs")
     _expect(programs is None or (isinstance(programs, dict) and set(programs) == {"forward", "backward"}
                                  and all(isinstance(p, str) for p in programs.values())), "printed programs")
+    structure = _structure(data.get("structure"))
+    residuals = [_residual(r) for r in _list(data.get("residuals"))]
+    _expect(all(r.kept_by is None or 0 <= r.kept_by < len(structure.checkpoints) for r in residuals),
+            "residuals: kept by a checkpoint of the program")
     return TracedCase(name=data["name"], treedef=data["treedef"], outputs=_avals(data.get("outputs"), sized=False),
-                      residuals=[_residual(r) for r in _list(data.get("residuals"))],
-                      structure=_structure(data.get("structure")), programs=programs,
+                      residuals=residuals, structure=structure, programs=programs,
                       cost=_cost(data["cost"]) if "cost" in data else None)
 
 

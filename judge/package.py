@@ -108,7 +108,6 @@ class StructureRules:
     allow_custom_vjp: bool = False
     prevent_cse: bool | None = None
     min_depth: int | None = None
-    forbid_checkpoint_at_output: bool = False
     prevent_cse_in_loops: bool | None = None
     prevent_cse_outside_loops: bool | None = None
 
@@ -117,10 +116,14 @@ class StructureRules:
 class CostRules:
     max_flops: float | None = None
     max_peak_bytes: int | None = None
+    # What the backward pass holds at once (saved and recomputed values, see judge.inspection.memory):
+    saves_memory: bool = False  # less than the same program without its checkpoints
+    held_at_most_reference: bool = False  # no more than the reference on the same case
 
     @property
     def active(self) -> bool:
-        return self.max_flops is not None or self.max_peak_bytes is not None
+        return (self.max_flops is not None or self.max_peak_bytes is not None or self.saves_memory
+                or self.held_at_most_reference)
 
 
 @dataclass(frozen=True)
@@ -341,15 +344,18 @@ def _parse_checks(root: _Table, path: Path) -> tuple[ResidualRules, StructureRul
         allow_custom_vjp=s.get("allow_custom_vjp", bool, False),
         prevent_cse=s.get("prevent_cse", bool, None),
         min_depth=s.get("min_depth", int, None),
-        forbid_checkpoint_at_output=s.get("forbid_checkpoint_at_output", bool, False),
         prevent_cse_in_loops=s.get("prevent_cse_in_loops", bool, None),
         prevent_cse_outside_loops=s.get("prevent_cse_outside_loops", bool, None),
     )
+    # The name published versions have for what is now [checks.cost] saves_memory.
+    saves_memory_before = s.get("forbid_checkpoint_at_output", bool, False)
     s.done()
     c = checks.sub("cost")
     cost = CostRules(
         max_flops=c.get("max_flops", (int, float), None),
         max_peak_bytes=c.get("max_peak_bytes", int, None),
+        saves_memory=c.get("saves_memory", bool, False) or saves_memory_before,
+        held_at_most_reference=c.get("held_at_most_reference", bool, False),
     )
     c.done()
     checks.done()

@@ -7,7 +7,6 @@ programs (see ``judge.verify``). What comes back from either is checked before i
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,7 +19,7 @@ from .package import Case, Problem
 from .specs import generate
 
 MALFORMED = "the submission's process sent back a malformed result"
-UNCONFIRMED = ("the submission's process reported residuals that its program does not save "
+UNCONFIRMED = ("the submission's process reported residuals that its program does not save, in that order "
                "(the judge recomputes them where no submitted code runs)")
 
 
@@ -54,7 +53,8 @@ def child_request(problem: Problem, source: str, cases, *, fwd_bwd: bool = False
         source=source, entry=problem.entry, arg_names=[a.name for a in problem.args],
         wrt=[array_positions.index(i) for i in problem.wrt_indices],
         cases=[CaseInput(c.name, c.seed, static_mask, case_inputs(problem, c)) for c in cases],
-        fwd_bwd=fwd_bwd, cost=cost or problem.cost_rules.active, harness=problem.harness)
+        fwd_bwd=fwd_bwd, cost=cost or problem.cost_rules.active, baseline=problem.cost_rules.saves_memory,
+        harness=problem.harness)
 
 
 def run(problem: Problem, source: str, cases, runner: Runner, *, salt: int,
@@ -124,7 +124,7 @@ def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs
             else:
                 case.error = CaseError("runtime_error", "not checked (an earlier case failed)", skipped=True)
             continue
-        if Counter(_types(case.residuals)) != Counter(_types(found.residuals)):
+        if _types(case.residuals) != _types(found.residuals):  # the program inspected is the one that runs
             case.error = CaseError("runtime_error", UNCONFIRMED)
             continue
         case.residual_types = found.residuals

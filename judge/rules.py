@@ -15,29 +15,55 @@ from .evidence import Checkpoint, Cost, Residual, ResidualRow, Structure
 from .package import CostRules, ResidualRules, StructureRules
 
 
-def residual_key(r: Residual) -> tuple:
+@dataclass(frozen=True)
+class Saved:
+    """What a program saves, with its structure, which names the checkpoint whose policy kept a
+    residual (``Residual.kept_by``)."""
+    residuals: list[Residual]
+    structure: Structure
+
+    def keeper(self, r: Residual) -> Checkpoint | None:
+        if r.kept_by is None or r.kept_by >= len(self.structure.checkpoints):
+            return None
+        return self.structure.checkpoints[r.kept_by]
+
+
+# A constant is not saved by anything: it is part of the program (numpy arrays it closes over, a
+# Python number or a concrete JAX scalar baked in, literals); no policy decides it, so the
+# residual rules leave it out, whatever its size (whether ``alpha`` is written as a float or a
+# concrete ``jnp`` value is a matter of style).
+UNDECIDED = ("constant", "literal")
+
+
+def residual_key(r: Residual, saved: Saved) -> tuple:
     """What makes two residuals the same for the rules: where they come from, dtype and shape.
 
-    Arguments, named values and values a checkpoint policy chose to keep are compared by their
-    provenance. Other intermediates are compared by type only: whether plain autodiff keeps
-    ``2 * h`` (for ``h ** 2``) or ``h`` (for ``h * h``) is a matter of style, not of policy.
-    Axes of size one are ignored: ``jnp.matmul`` may drop a unit batch axis that ``einsum``
-    keeps, and the array held in memory is the same.
+    Arguments, named values and values a checkpoint's policy kept are compared by their
+    provenance (which policy kept a value is ``check_keepers``' concern). Other intermediates are
+    compared by type only: whether plain autodiff keeps ``2 * h`` (for ``h ** 2``) or ``h`` (for
+    ``h * h``) is a matter of style, not of policy. Axes of size one are ignored: ``jnp.matmul``
+    may drop a unit batch axis that ``einsum`` keeps, and the array held in memory is the same.
     """
     shape = tuple(d for d in r.shape if d != 1)
-    if r.kind == "primitive" and not r.policy_saved:
+    kept = saved.keeper(r) is not None
+    if r.kind == "primitive" and not kept:
         return ("intermediate", r.dtype, shape, r.stacked)
-    return (r.kind, r.what, r.dtype, shape, r.stacked, r.policy_saved)
+    return (r.kind, r.what, r.dtype, shape, r.stacked, kept)
 
 
-def immaterial(r: Residual) -> bool:
-    """A one-element constant (a Python number or a concrete JAX scalar baked into the program).
-
-    Whether reverse mode keeps such a scalar depends on whether the learner wrote ``alpha`` as a
-    Python float or as a concrete ``jnp`` value, a matter of style worth four bytes, so it is
-    neither required nor refused when residuals are compared with the reference.
-    """
-    return r.kind in ("constant", "literal") and all(d == 1 for d in r.shape)
+def check_keepers(mine: Saved, rules: StructureRules) -> list[str]:
+    """Values kept by a checkpoint whose policy is not the required one (one nested around the
+    required checkpoint decides what the forward pass keeps, say)."""
+    if rules.policy is None:
+        return []
+    required = policy_names.render(rules.policy)
+    problems = []
+    for r in mine.residuals:
+        keeper = mine.keeper(r)
+        if keeper is not None and policy_names.from_wire(keeper.policy) != rules.policy:
+            problems.append(f"{r.phrase()} is kept by the jax.checkpoint{_at(keeper.line)} with "
+                            f"{_policy_as_written(keeper)}, not by one with policy={required}")
+    return problems
 
 
 def _who(structure: StructureRules) -> str:
@@ -46,50 +72,48 @@ def _who(structure: StructureRules) -> str:
     return "the required checkpointing"
 
 
-def check_residuals(mine: list[Residual], reference: list[Residual], rules: ResidualRules,
+def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
                     structure: StructureRules) -> tuple[list[str], list[ResidualRow], list[ResidualRow]]:
     """Messages, the submission's rows (marked ``offending`` with a ``reason``), and missing rows."""
-    rows = [ResidualRow(**vars(r)) for r in mine]
+    rows = [ResidualRow(**vars(r)) for r in mine.residuals]
+    decided = [r for r in rows if r.kind not in UNDECIDED]
+    theirs = [r for r in reference.residuals if r.kind not in UNDECIDED]
     problems: list[str] = []
     missing: list[ResidualRow] = []
     who = _who(structure)
     if rules.match_reference:
-        remaining = Counter(residual_key(r) for r in reference if not immaterial(r))
-        for row in rows:
-            if immaterial(row):
-                continue
-            key = residual_key(row)
+        remaining = Counter(residual_key(r, reference) for r in theirs)
+        for row in decided:
+            key = residual_key(row, mine)
             if remaining[key] > 0:
                 remaining[key] -= 1
             else:
                 row.offending = True
                 row.reason = f"{who} recomputes this; your code saved it"
-        for r in reference:
-            if immaterial(r):
-                continue
-            key = residual_key(r)
+        for r in theirs:
+            key = residual_key(r, reference)
             if remaining[key] > 0:
                 remaining[key] -= 1
-                missing.append(ResidualRow(**vars(replace(r, line=None)), offending=True,
+                missing.append(ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True,
                                            reason=f"{who} saves this; your code recomputes it"))
         for row in sorted((r for r in rows if r.offending), key=_prominence) + sorted(missing, key=_prominence):
             problems.append(f"{row.phrase()}: {row.reason}")
-    for row in rows:
+    for row in decided:
         if rules.allowed_kinds is not None and row.kind not in rules.allowed_kinds:
             _flag(row, problems, f"only {', '.join(rules.allowed_kinds)} may be saved")
         elif (rules.allowed_primitives is not None and row.kind == "primitive"
               and row.what not in rules.allowed_primitives):
             _flag(row, problems, f"only outputs of {', '.join(rules.allowed_primitives)} may be saved")
-    total = sum(r.bytes for r in mine)
+    total = sum(r.bytes for r in decided)
     if rules.at_most_reference:
-        ref_total = sum(r.bytes for r in reference)
-        if len(mine) > len(reference) or total > ref_total:
-            problems.append(f"your code saves {len(mine)} residuals ({total} bytes); {who} saves "
-                            f"{len(reference)} ({ref_total} bytes) on this case, and yours may not save more")
+        ref_total = sum(r.bytes for r in theirs)
+        if len(decided) > len(theirs) or total > ref_total:
+            problems.append(f"your code saves {len(decided)} residuals ({total} bytes); {who} saves "
+                            f"{len(theirs)} ({ref_total} bytes) on this case, and yours may not save more")
     if rules.max_bytes is not None and total > rules.max_bytes:
         problems.append(f"your code saves {total} bytes of residuals; at most {rules.max_bytes} are allowed")
-    if rules.max_count is not None and len(mine) > rules.max_count:
-        problems.append(f"your code saves {len(mine)} residuals; at most {rules.max_count} are allowed")
+    if rules.max_count is not None and len(decided) > rules.max_count:
+        problems.append(f"your code saves {len(decided)} residuals; at most {rules.max_count} are allowed")
     return problems, rows, missing
 
 
@@ -115,15 +139,22 @@ def _at(line) -> str:
 
 # ---------------------------------------------------------------------------- structure
 
-def _matching(found: Structure, rules: StructureRules) -> list[Checkpoint]:
-    return [c for c in found.checkpoints if policy_names.from_wire(c.policy) == rules.policy]
+def _on_path(found: Structure) -> list[int]:
+    """The checkpoints that do something: on the differentiated path (None, an older reading: yes)."""
+    return [i for i, c in enumerate(found.checkpoints) if c.on_path is not False]
 
 
-def _no_custom_vjp(found: Structure, rules: StructureRules) -> list[str]:
-    if rules.policy is None or rules.allow_custom_vjp or not found.custom_vjp_lines:
+def _matching(found: Structure, rules: StructureRules) -> list[int]:
+    return [i for i in _on_path(found) if policy_names.from_wire(found.checkpoints[i].policy) == rules.policy]
+
+
+def _no_hand_written_derivative(found: Structure, rules: StructureRules) -> list[str]:
+    if rules.allow_custom_vjp or not found.custom_derivatives:
         return []
-    return [f"a hand-written custom_vjp{_at(found.custom_vjp_lines[0])} is not the required "
-            f"policy: use jax.checkpoint with policy={policy_names.render(rules.policy)}"]
+    first = found.custom_derivatives[0]
+    use = f"jax.checkpoint with policy={policy_names.render(rules.policy)}" if rules.policy else "jax.checkpoint"
+    return [f"a hand-written {first.kind}{_at(first.line)} defines its own derivative, so the judge cannot see "
+            f"how your gradient is computed: use {use}"]
 
 
 def _has_checkpoint(found: Structure, rules: StructureRules) -> list[str]:
@@ -136,31 +167,72 @@ def _has_checkpoint(found: Structure, rules: StructureRules) -> list[str]:
 def _uses_policy(found: Structure, rules: StructureRules) -> list[str]:
     if rules.policy is None or _matching(found, rules):
         return []
-    used = "; ".join(f"{c.policy_text}{_at(c.line)}" for c in found.checkpoints)
-    return [f"your jax.checkpoint uses {used}, but the problem requires policy={policy_names.render(rules.policy)}"]
+    required = policy_names.render(rules.policy)
+    idle = [c for c in found.checkpoints if c.on_path is False and policy_names.from_wire(c.policy) == rules.policy]
+    if idle:
+        return [f"your jax.checkpoint with policy={required}{_at(idle[0].line)} is not on the path from your "
+                f"inputs to the output (its inputs are behind stop_gradient, or its result is not used), so it "
+                f"changes nothing in your gradient; the computation must run inside it"]
+    used = "; ".join(f"{_policy_as_written(c)}{_at(c.line)}" for c in found.checkpoints)
+    return [f"your jax.checkpoint uses {used}, but the problem requires policy={required}"]
+
+
+def _policy_as_written(c: Checkpoint) -> str:
+    """A checkpoint's policy as the learner wrote it: JAX's by its name, their own by theirs."""
+    policy = policy_names.from_wire(c.policy)
+    if policy[0] != "custom":
+        return c.policy_text
+    if c.policy_origin == "forged":
+        return f"{policy[1]}, which is not JAX's own policy object"
+    if c.policy_origin == "jax":  # one of JAX's that policy_names has no name for (offloading)
+        return f"JAX's {policy[1]}"
+    defined = f", defined at line {c.policy_line}" if c.policy_line else ""
+    return f"a custom policy ({policy[1]}{defined})"
 
 
 def _encloses(found: Structure, rules: StructureRules) -> list[str]:
-    if rules.policy is None:
+    if rules.policy is None or not rules.encloses:
         return []
     required = policy_names.render(rules.policy)
-    enclosed = Counter()
-    for c in _matching(found, rules):
-        enclosed.update(c.encloses)
+    matching = set(_matching(found, rules))
+    inside, outside = Counter(), Counter()
+    for i in matching:  # the outermost ones: a nested one's operations are its parent's too
+        if not _ancestors(found, i) & matching:
+            inside.update(found.checkpoints[i].encloses)
+    first_outside = {}
+    for op in found.on_path:
+        if not matching & set(op.checkpoints):
+            outside[op.primitive] += op.count
+            first_outside.setdefault(op.primitive, op.line)
     problems = []
     for primitive, count in sorted(Counter(rules.encloses).items()):
-        if enclosed[primitive] < count:
+        if inside[primitive] < count:
             problems.append(f"the checkpoint with policy {required} must enclose {count} {primitive} "
-                            f"operation(s); yours encloses {enclosed[primitive]}, so part of the "
+                            f"operation(s); yours encloses {inside[primitive]}, so part of the "
                             f"computation runs outside it")
+        elif outside[primitive]:
+            problems.append(f"{outside[primitive]} {primitive} operation(s) on the path to your output run outside "
+                            f"the checkpoint with policy {required}{_at(first_outside[primitive])}: the whole "
+                            f"computation must run inside it")
     return problems
 
 
+def _ancestors(found: Structure, index: int) -> set[int]:
+    parents, parent = set(), found.checkpoints[index].parent
+    while parent is not None and parent not in parents and parent < len(found.checkpoints):
+        parents.add(parent)
+        parent = found.checkpoints[parent].parent
+    return parents
+
+
 def _min_checkpoints(found: Structure, rules: StructureRules) -> list[str]:
-    if rules.min_checkpoints is None or len(found.checkpoints) >= rules.min_checkpoints:
+    working = len(_on_path(found))
+    if rules.min_checkpoints is None or working >= rules.min_checkpoints:
         return []
-    return [f"your program has {len(found.checkpoints)} jax.checkpoint(s); at least "
-            f"{rules.min_checkpoints} are required"]
+    idle = len(found.checkpoints) - working
+    return [f"your program has {working} jax.checkpoint(s) on the path to its output"
+            + (f" ({idle} more change nothing in the gradient)" if idle else "")
+            + f"; at least {rules.min_checkpoints} are required"]
 
 
 def _max_checkpoints(found: Structure, rules: StructureRules) -> list[str]:
@@ -173,21 +245,12 @@ def _max_checkpoints(found: Structure, rules: StructureRules) -> list[str]:
 def _min_depth(found: Structure, rules: StructureRules) -> list[str]:
     if rules.min_depth is None:
         return []
-    deepest = max((c.depth for c in found.checkpoints), default=-1)
+    deepest = max((found.checkpoints[i].depth for i in _on_path(found)), default=-1)
     if deepest >= rules.min_depth:
         return []
     return [f"your checkpoints are nested {deepest + 1} level(s) deep; this problem needs "
             f"jax.checkpoint nested at least {rules.min_depth + 1} levels deep "
             f"(a checkpoint inside a checkpoint)"]
-
-
-def _not_at_output(found: Structure, rules: StructureRules) -> list[str]:
-    if not rules.forbid_checkpoint_at_output:
-        return []
-    return [f"the jax.checkpoint{_at(c.line)} produces the function's output: the backward "
-            f"pass starts by recomputing it at once, so it keeps the same values alive as no "
-            f"checkpoint and saves no memory; checkpoint an earlier stage instead"
-            for c in found.checkpoints if c.feeds_output is True]
 
 
 def _prevent_cse(found: Structure, rules: StructureRules) -> list[str]:
@@ -214,14 +277,13 @@ class StructureCheck:
 
 # In the order their problems are told.
 STRUCTURE_CHECKS = (
-    StructureCheck(_no_custom_vjp),
+    StructureCheck(_no_hand_written_derivative),
     StructureCheck(_has_checkpoint, stops=True),
     StructureCheck(_uses_policy, stops=True),
     StructureCheck(_encloses),
     StructureCheck(_min_checkpoints),
     StructureCheck(_max_checkpoints),
     StructureCheck(_min_depth),
-    StructureCheck(_not_at_output),
     StructureCheck(_prevent_cse),
 )
 
@@ -238,7 +300,8 @@ def check_structure(found: Structure, rules: StructureRules) -> list[str]:
 
 # ---------------------------------------------------------------------------- cost
 
-def check_cost(cost: Cost, rules: CostRules) -> list[str]:
+def check_cost(cost: Cost, reference: Cost | None, found: Structure, rules: CostRules) -> list[str]:
+    """The cost rules on one case; ``reference``: the reference's cost on the same case."""
     problems = []
     if rules.max_flops is not None and cost.flops > rules.max_flops:
         problems.append(f"your gradient step needs {cost.flops:.0f} FLOPs; at most "
@@ -246,4 +309,23 @@ def check_cost(cost: Cost, rules: CostRules) -> list[str]:
     if rules.max_peak_bytes is not None and cost.peak_bytes > rules.max_peak_bytes:
         problems.append(f"your gradient step peaks at {cost.peak_bytes} bytes alive at once; at most "
                         f"{rules.max_peak_bytes} are allowed")
+    if rules.saves_memory:
+        problems += _saves_memory(cost, found)
+    if rules.held_at_most_reference and reference is not None and cost.held_peak_bytes > reference.held_peak_bytes:
+        problems.append(f"your backward pass holds up to {cost.held_peak_bytes} bytes of saved and recomputed values "
+                        f"at once; the reference holds at most {reference.held_peak_bytes} on this case, and yours "
+                        f"may not hold more")
     return problems
+
+
+def _saves_memory(cost: Cost, found: Structure) -> list[str]:
+    if cost.plain_held_peak_bytes is None:  # not measured: the program defines its own derivative
+        return ["the memory your checkpoints save could not be measured, because your program defines its own "
+                "derivative"]
+    if cost.held_peak_bytes < cost.plain_held_peak_bytes:
+        return []
+    where = ", ".join(f"line {c.line}" for c in found.checkpoints if c.on_path is not False and c.line)
+    return [f"your jax.checkpoint{f' ({where})' if where else ''} saves no memory: the backward pass recomputes it "
+            f"while it still holds everything else it kept ({cost.held_peak_bytes} bytes of saved and recomputed "
+            f"values at once; {cost.plain_held_peak_bytes} without any checkpoint); checkpoint an earlier stage "
+            f"instead"]

@@ -37,7 +37,8 @@ def checkpoint_lines(structure: Structure | None, depth: bool = True) -> list[st
     for checkpoint in structure.checkpoints if structure is not None else []:
         line = f" at line {checkpoint.line}" if checkpoint.line else ""
         lines.append(f"checkpoint{line}: policy {checkpoint.policy_text}"
-                     + (f", depth {checkpoint.depth}" if depth else ""))
+                     + (f", depth {checkpoint.depth}" if depth else "")
+                     + (" (off the differentiated path: it changes no gradient)" if checkpoint.on_path is False else ""))
     return lines
 
 

@@ -1,11 +1,10 @@
 """The cost of one whole gradient step, read from the traced program: FLOPs and peak live bytes."""
 from __future__ import annotations
 
-import jax
 import numpy as np
 
-from .jax_internals import _closed, _jit, _make_jaxpr, jex_core
-from .programs import _structs, _vjp_parts
+from .jax_internals import _closed, _jaxpr_as_fun, _jit, _make_jaxpr, jex_core, var_bytes
+from .replay import structs
 
 
 # Data movement and bookkeeping: no arithmetic worth counting.
@@ -37,13 +36,6 @@ def _count_flops(jaxpr) -> float:
     return total
 
 
-def _var_bytes(v) -> int:
-    aval = getattr(v, "aval", None)
-    if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
-        return 0
-    return int(np.prod(aval.shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize
-
-
 def _peak_live_bytes(jaxpr) -> int:
     """Most bytes alive at once while the program runs in order, inputs included.
 
@@ -59,18 +51,18 @@ def _peak_live_bytes(jaxpr) -> int:
     for v in jaxpr.outvars:
         if isinstance(v, jex_core.Var):
             last_use[v] = len(jaxpr.eqns)
-    live = {v: _var_bytes(v) for v in list(jaxpr.invars) + list(jaxpr.constvars)}
+    live = {v: var_bytes(v) for v in list(jaxpr.invars) + list(jaxpr.constvars)}
     current = sum(live.values())
     peak = current
     for index, eqn in enumerate(jaxpr.eqns):
         inner = 0
         for sub in jex_core.jaxprs_in_params(eqn.params):
-            inner = max(inner, _peak_live_bytes(sub) - sum(_var_bytes(v) for v in sub.invars))
-        made = sum(_var_bytes(v) for v in eqn.outvars)
+            inner = max(inner, _peak_live_bytes(sub) - sum(var_bytes(v) for v in sub.invars))
+        made = sum(var_bytes(v) for v in eqn.outvars)
         peak = max(peak, current + max(inner, 0) + made)
         for v in eqn.outvars:
             if not isinstance(v, jex_core.DropVar) and v in last_use:
-                live[v] = _var_bytes(v)
+                live[v] = var_bytes(v)
                 current += live[v]
         for v in {v for v in eqn.invars if isinstance(v, jex_core.Var)}:
             if last_use.get(v) == index and v in live:
@@ -78,34 +70,32 @@ def _peak_live_bytes(jaxpr) -> int:
     return peak
 
 
-def compiled_cost(fn, args, wrt) -> dict:
-    """The cost of one whole gradient step (forward, residuals, backward).
+def step_cost(derivative, xla: bool = False) -> dict:
+    """The cost of one whole gradient step (forward, residuals, backward), from the case's one
+    differentiation.
 
-    ``flops`` and ``peak_bytes`` are read from the traced program, where every recomputation a
+    ``flops`` and ``peak_bytes`` are read from the program, where every recomputation a
     checkpoint causes, every loop iteration and every value's lifetime are visible. XLA's own
-    estimates (the ``xla_`` fields) count a loop body once, may merge recomputations and
-    reschedule freely on CPU, so they cannot rank checkpointing strategies; they are reported
-    beside ours for reference. The cotangent is an input of the step: nothing is run to make one.
+    estimates (the ``xla_`` fields, ``xla=True``: a compilation) count a loop body once, may merge
+    recomputations and reschedule freely on CPU, so they cannot rank checkpointing strategies;
+    they are reported beside ours for reference. The cotangent is an input of the step: nothing
+    is run to make one.
     """
-    forward, backward = _vjp_parts(fn, wrt)
-
     def step(arrays, cotangents):
-        outs, res = forward(*arrays)
-        return outs, backward(res, cotangents)
+        flat = _jaxpr_as_fun(derivative.fwd)(*arrays)
+        outs, residuals = flat[:derivative.n_out], flat[derivative.n_out:]
+        return outs, _jaxpr_as_fun(derivative.bwd)(*residuals, *cotangents)
 
-    out_shape, _ = jax.eval_shape(forward, *args)
-    cotangents = _structs(out_shape)
-    program = _make_jaxpr(step)(list(args), cotangents).jaxpr
-    flops = _count_flops(program)
-    compiled = _jit(step).lower(list(args), cotangents).compile()
-    analysis = compiled.cost_analysis()
-    if isinstance(analysis, (list, tuple)):
-        analysis = analysis[0] if analysis else {}
-    memory = compiled.memory_analysis()
-    return {
-        "flops": float(flops),
-        "peak_bytes": int(_peak_live_bytes(program)),
-        "xla_flops": float(analysis.get("flops", 0.0)),
-        "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
-        "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0)),
-    }
+    inputs = [structs(derivative.fwd.in_avals), structs(derivative.output_avals)]
+    program = _make_jaxpr(step)(*inputs).jaxpr
+    found = {"flops": float(_count_flops(program)), "peak_bytes": int(_peak_live_bytes(program))}
+    if xla:
+        compiled = _jit(step).lower(*inputs).compile()
+        analysis = compiled.cost_analysis()
+        if isinstance(analysis, (list, tuple)):
+            analysis = analysis[0] if analysis else {}
+        memory = compiled.memory_analysis()
+        found |= {"xla_flops": float(analysis.get("flops", 0.0)),
+                  "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
+                  "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0))}
+    return found

@@ -9,14 +9,21 @@ tutorial's listings; a JAX upgrade that changes any of it fails there first.
 """
 from __future__ import annotations
 
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
 import jax
 import jax.extend.core as jex_core
+import numpy as np
 from jax._src import ad_checkpoint as _ac
+from jax._src import core as _core
+from jax._src import custom_derivatives as _custom_derivatives
+from jax._src import dtypes as _dtypes
+from jax._src import linear_util as _lu
 from jax._src import source_info_util as _source_info
 from jax._src.export import _export as _export_internals
 from jax._src.lax import lax as _lax
-
-from .. import policy_names
 
 # Bound at import (in the zygote, before any submission ran): see the module's docstring.
 _make_jaxpr = jax.make_jaxpr
@@ -24,18 +31,31 @@ _vjp = jax.vjp
 _jit = jax.jit
 _tree_flatten = jax.tree_util.tree_flatten
 _tree_unflatten = jax.tree_util.tree_unflatten
-_tree_leaves = jax.tree_util.tree_leaves
 _ShapeDtypeStruct = jax.ShapeDtypeStruct
-_KNOWN_POLICIES = {name: getattr(jax.checkpoint_policies, name)
-                   for name in policy_names.PLAIN + tuple(policy_names.ALIASES)}
+_jaxpr_as_fun = jex_core.jaxpr_as_fun
+_eval_jaxpr = _core.eval_jaxpr
+_user_context = _source_info.user_context
+_current_name_stack = _source_info.current_name_stack
+checkpoint_policies = jax.checkpoint_policies
 REMAT = _ac.remat_p
+RematTraced = _ac.RematTraced  # jax.checkpoint under JAX_REMAT3: a "hi" primitive holding a program
+CheckpointName = _ac.CheckpointName  # checkpoint_name under JAX_REMAT3
+HI_PRIMITIVE = "call_hi_primitive"
 NAME = _ac.name_p
 REDUCE_PRECISION = _lax.reduce_precision_p
-CALLS = {"jit", "pjit", "closed_call", "core_call", "remat2", "checkpoint"}
 LOOPS = {"scan", "while", "fori_loop"}
+CUTS_GRADIENT = {"stop_gradient"}
+ALIASING = {"optimization_barrier"}  # its results are its operands
 CUSTOM_CALLS = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}
+# Primitives whose derivative is a rule given in Python rather than derived from the program.
+CUSTOM_DERIVATIVES = CUSTOM_CALLS | {"linear_call", "custom_transpose_call", "custom_lin"}
+WrappedFun = _lu.WrappedFun
+custom_jvp = _custom_derivatives.custom_jvp
+custom_vjp = _custom_derivatives.custom_vjp
 # Custom calls that JAX guarantees stable: XLA's own, not host callbacks or native code.
 STABLE_CUSTOM_CALL_TARGETS = _export_internals._CUSTOM_CALL_TARGETS_GUARANTEED_STABLE
+_JAX_SOURCE = str(Path(_ac.__file__).resolve().parent)
+_FUNCTION = types.FunctionType
 
 
 # ---------------------------------------------------------------------------- reading jaxprs
@@ -74,3 +94,172 @@ def _primitive_label(eqn) -> str:
     info = getattr(inner, "debug_info", None)
     func = getattr(info, "func_src_info", None) or ""
     return func.split(" at ")[0] or name
+
+
+# ---------------------------------------------------------------------------- checkpoints
+
+
+def is_remat(eqn) -> bool:
+    """A ``jax.checkpoint``, in either remat implementation."""
+    return eqn.primitive is REMAT or (eqn.primitive.name == HI_PRIMITIVE and type(eqn.params.get("_prim")) is RematTraced)
+
+
+def remat_body(eqn):
+    return eqn.params["jaxpr"] if eqn.primitive is REMAT else eqn.params["_prim"].jaxpr.jaxpr
+
+
+def remat_policy(eqn):
+    return eqn.params.get("policy") if eqn.primitive is REMAT else eqn.params["_prim"].policy
+
+
+# ---------------------------------------------------------------------------- programs inside equations
+
+@dataclass
+class Body:
+    """A program inside an equation, and how its inputs and outputs connect to the equation's."""
+    jaxpr: object
+    operands: list  # per body input, the index of the equation's input that feeds it
+    results: list  # per body output, the index of the equation's output it becomes (or None)
+    carries: list = field(default_factory=list)  # (body output, body input) pairs a loop feeds back
+
+    def inputs(self, flags) -> list[bool]:
+        return [flags[i] for i in self.operands]
+
+    def outputs(self, body_flags) -> list[bool]:
+        out = [False] * (max((k for k in self.results if k is not None), default=-1) + 1)
+        for flag, k in zip(body_flags, self.results):
+            if k is not None:
+                out[k] = out[k] or flag
+        return out
+
+    def grow(self, body_in, body_out) -> bool:
+        """Feed a loop's flagged carried outputs back to its inputs; True if anything changed."""
+        return _spread(self.carries, body_out, body_in)
+
+    def grow_back(self, body_out, body_in) -> bool:
+        """Backwards: a flagged carried input flags the output carried into it."""
+        return _spread([(i, j) for j, i in self.carries], body_in, body_out)
+
+    def live_outputs(self, eqn_flags) -> list[bool]:
+        return [k is not None and eqn_flags[k] for k in self.results]
+
+    def live_inputs(self, body_flags, count: int) -> list[bool]:
+        out = [False] * count
+        for flag, i in zip(body_flags, self.operands):
+            out[i] = out[i] or flag
+        return out
+
+
+def _spread(pairs, source: list, target: list) -> bool:
+    changed = False
+    for s, t in pairs:
+        if source[s] and not target[t]:
+            target[t] = changed = True
+    return changed
+
+
+def bodies(eqn) -> list[Body]:
+    """The programs inside ``eqn`` that compute its results, connected to its inputs and outputs."""
+    name, params = eqn.primitive.name, eqn.params
+    n_in, n_out = len(eqn.invars), len(eqn.outvars)
+    if name == "cond":
+        return [Body(b.jaxpr, list(range(1, n_in)), list(range(n_out))) for b in params["branches"]]
+    if name == "while":
+        cond_n, body_n = params["cond_nconsts"], params["body_nconsts"]
+        operands = list(range(cond_n, n_in))
+        return [Body(params["body_jaxpr"].jaxpr, operands, list(range(n_out)),
+                     [(k, body_n + k) for k in range(n_out)])]
+    if name == "scan":
+        consts, carry = params["num_consts"], params["num_carry"]
+        return [Body(params["jaxpr"].jaxpr, list(range(n_in)), list(range(n_out)),
+                     [(k, consts + k) for k in range(carry)])]
+    body = _call_body(eqn)
+    if body is None or len(body.invars) != n_in or len(body.outvars) != n_out:
+        return []
+    return [Body(body, list(range(n_in)), list(range(n_out)))]
+
+
+def _call_body(eqn):
+    return remat_body(eqn) if is_remat(eqn) else _inner_jaxpr(eqn)
+
+
+def nested_programs(eqn) -> list:
+    """The programs an equation holds, in the order its parameters list them (the order in which
+    ``replay`` rewrites them); a custom derivative's are its rules' inputs, not walked."""
+    if eqn.primitive.name.startswith("custom_"):
+        return []
+    found = []
+    for value in eqn.params.values():
+        if isinstance(value, jex_core.ClosedJaxpr):
+            found.append(value.jaxpr)
+        elif isinstance(value, tuple) and value and all(isinstance(v, jex_core.ClosedJaxpr) for v in value):
+            found += [v.jaxpr for v in value]
+    return found
+
+
+# ---------------------------------------------------------------------------- custom derivatives
+
+# Where a custom derivative's equation keeps the rules that run when it is differentiated.
+_RULE_PARAMS = {"custom_jvp_call": ("jvp_jaxpr_fun",), "custom_vjp_call": ("fwd_jaxpr_thunk", "bwd"),
+                "custom_vjp_call_jaxpr": ("fwd_jaxpr_thunk", "bwd")}
+_RULE_SEARCH_LIMIT = 64
+
+
+def rule_functions(eqn, known) -> tuple[list, list]:
+    """The functions a custom derivative's equation may run when differentiated, found by following
+    the wrappers JAX made around its rules (``WrappedFun.f``, and the cells of closures whose code
+    is JAX's), calling nothing: (those in ``known``, those not written in JAX's source). Following
+    stops at a known rule; JAX's own plumbing in between is neither."""
+    library, foreign, seen = [], [], set()
+    pending = [eqn.params.get(key) for key in _RULE_PARAMS.get(eqn.primitive.name, ())]
+    while pending and len(seen) < _RULE_SEARCH_LIMIT:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if type(value) is WrappedFun:
+            pending.append(value.f)
+        elif type(value) is _FUNCTION:
+            if known.get(id(value)) is value:
+                library.append(value)
+            elif not value.__code__.co_filename.startswith(_JAX_SOURCE):
+                foreign.append(value)
+            else:
+                pending += [cell.cell_contents for cell in value.__closure__ or () if _filled(cell)]
+    return library, foreign
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # an empty cell
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------- values
+
+def is_floating(v) -> bool:
+    aval = getattr(v, "aval", None)
+    return isinstance(v, jex_core.Var) and hasattr(aval, "dtype") and np.issubdtype(aval.dtype, np.inexact)
+
+
+def full_precision(eqn) -> bool:
+    """A ``reduce_precision`` to its operand's own precision: it changes no value."""
+    aval = eqn.invars[0].aval
+    if not np.issubdtype(aval.dtype, np.floating):
+        return False
+    info = _dtypes.finfo(aval.dtype)
+    return eqn.params["exponent_bits"] == info.nexp and eqn.params["mantissa_bits"] == info.nmant
+
+
+def device_bytes(v) -> int:
+    """What ``v`` occupies in device memory (a value offloaded to the host: nothing)."""
+    return 0 if getattr(getattr(v, "aval", None), "memory_space", None) == _core.MemorySpace.Host else var_bytes(v)
+
+
+def var_bytes(v) -> int:
+    aval = getattr(v, "aval", None)
+    if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
+        return 0
+    return int(np.prod(aval.shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize

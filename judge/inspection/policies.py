@@ -1,34 +1,119 @@
-"""A checkpoint's policy object, as the traced program holds it, named in ``policy_names``' canonical form."""
+"""A checkpoint's policy, known by identity: JAX's own policy objects, as they were when the judge
+started, and the combinations JAX's own factories make of them.
+
+Everything here is bound at import, in the zygote, before any submission exists (``REGISTRY``).
+A policy is recognised by what it is, never by what it says about itself: the very object, or an
+instance of JAX's own class whose fields have exactly their declared types, or a closure whose
+code is the code of one of JAX's factories. Nothing of the object is called (no ``__eq__``, no
+``__repr__``): a look-alike cannot answer for itself. A recognised policy is rebuilt from the
+registry (``Policy.rebuilt``) and that object is the one the program runs with, so what is
+recognised is exactly what runs. Anything else is the submission's own policy, named by its
+code's name and line, which ``functools.wraps`` does not change.
+"""
 from __future__ import annotations
 
-import inspect
+import types
+from dataclasses import dataclass
 
 from .. import policy_names
-from .jax_internals import _KNOWN_POLICIES, _ac
+from .jax_internals import _ac, checkpoint_policies
+
+_FUNCTION = types.FunctionType
 
 
-def describe_policy(policy) -> tuple:
-    """A live policy object -> the canonical form used by ``policy_names``.
+@dataclass(frozen=True)
+class Policy:
+    canonical: tuple  # policy_names' canonical form; ("custom", name) for the submission's own
+    rebuilt: object = None  # JAX's object for it, when it is one of JAX's (else None: keep the submission's)
+    origin: str = "jax"  # "jax", "yours" (a function or class of the submission), "forged" (JAX's class, wrong fields)
+    line: int | None = None  # where the submission's own policy is defined
 
-    Identity is checked by exact type and JAX's own equality, never by calling the submitted
-    object's ``__eq__``, so a policy look-alike cannot claim to be a standard one.
-    """
+    @property
+    def text(self) -> str:
+        return policy_names.render(self.canonical)
+
+
+class _Registry:
+    """JAX's policy objects and the code of the pieces they are made of, as the judge found them."""
+
+    def __init__(self, cp):
+        self.cp = cp
+        self.plain = {name: getattr(cp, name) for name in policy_names.PLAIN}
+        self.classes = {cls: cls.__dict__["__call__"] for cls in (_ac.DotsSaveable, _ac.SaveOnlyTheseNames,
+                                                                  _ac.SaveAnyNamesButThese)}
+        self.factories = {name: getattr(cp, name) for name in policy_names.WITH_NAMES + policy_names.WITH_POLICIES}
+        self.codes = {fn: fn.__code__ for fn in [*self.classes.values(), *self.factories.values(),
+                                                  cp.everything_saveable, cp.nothing_saveable]}
+        self.both = cp.save_from_both_policies(cp.nothing_saveable, cp.nothing_saveable).__code__
+        self.except_names = cp.save_anything_except_these_names().__code__
+        # JAX's offloading policies, which policy_names has no form for yet: known, kept as they are.
+        offloading = [
+            (cp.offload_dot_with_no_batch_dims("device", "pinned_host"), "offload_dot_with_no_batch_dims"),
+            (cp.save_and_offload_only_these_names(names_which_can_be_saved=(), names_which_can_be_offloaded=(),
+                                                  offload_src="device", offload_dst="pinned_host"),
+             "save_and_offload_only_these_names")]
+        # by identity: code objects compare equal by content, whatever file they come from
+        self.offloading = {id(policy.__code__): (policy.__code__, name) for policy, name in offloading}
+
+    def intact(self) -> bool:
+        """Nothing of it was changed in place (by string-keyed reflection, say) since the judge started."""
+        return all(cls.__dict__.get("__call__") is call for cls, call in self.classes.items()) and all(
+            fn.__code__ is code for fn, code in self.codes.items())
+
+
+REGISTRY = _Registry(checkpoint_policies)
+_CHANGED = Policy(("custom", "JAX's policies, changed by your code"), origin="forged")
+
+
+def describe(policy, filename: str) -> Policy:
+    if not REGISTRY.intact():
+        return _CHANGED
+    return _describe(policy, filename)
+
+
+def _names(value) -> tuple | None:
+    if type(value) is not frozenset or not all(type(n) is str for n in value):
+        return None
+    return tuple(sorted(value))
+
+
+def _describe(policy, filename: str) -> Policy:
+    cp = REGISTRY.cp
     if policy is None:
-        return policy_names.plain("nothing_saveable")
-    for name, known in _KNOWN_POLICIES.items():
-        if policy is known or (type(policy) is type(known) and type(known) is _ac.DotsSaveable
-                               and known.__eq__(policy) is True):
-            return policy_names.plain(name)
-    if type(policy) is _ac.SaveOnlyTheseNames:
-        return policy_names.with_names("save_only_these_names", policy.saveable_names)
-    if type(policy) is _ac.SaveAnyNamesButThese:
-        return policy_names.with_names("save_any_names_but_these", policy.names)
-    qualname = getattr(policy, "__qualname__", "") if inspect.isfunction(policy) else ""
-    module = getattr(policy, "__module__", "")
-    if module == _ac.__name__ and qualname.startswith("save_from_both_policies."):
-        cells = inspect.getclosurevars(policy).nonlocals
-        return policy_names.both(describe_policy(cells["policy_1"]), describe_policy(cells["policy_2"]))
-    if module == _ac.__name__ and qualname.startswith("save_anything_except_these_names."):
-        # JAX 0.10.2 drops the names here (the policy saves everything), so none can be read.
-        return policy_names.with_names("save_anything_except_these_names", ())
-    return ("custom", qualname or type(policy).__name__)
+        return Policy(policy_names.plain("nothing_saveable"), None)
+    for name, known in REGISTRY.plain.items():
+        if policy is known:
+            return Policy(policy_names.plain(name), known)
+    kind = type(policy)
+    if kind is _ac.DotsSaveable:
+        field = policy.__dict__.get("only_if_no_batch_dims")
+        if type(field) is bool:
+            name = "dots_with_no_batch_dims_saveable" if field else "dots_saveable"
+            return Policy(policy_names.plain(name), REGISTRY.plain[name])
+        return Policy(("custom", f"DotsSaveable({type(field).__name__})"), origin="forged")
+    if kind in (_ac.SaveOnlyTheseNames, _ac.SaveAnyNamesButThese):
+        factory = "save_only_these_names" if kind is _ac.SaveOnlyTheseNames else "save_any_names_but_these"
+        names = _names(next(iter(policy.__dict__.values()), None))
+        if names is None:
+            return Policy(("custom", f"{kind.__name__} with names that are not all strings"), origin="forged")
+        return Policy(policy_names.with_names(factory, names), getattr(cp, factory)(*names))
+    if kind is _FUNCTION:
+        code = policy.__code__
+        if code is REGISTRY.both:
+            cells = dict(zip(code.co_freevars, (cell.cell_contents for cell in policy.__closure__)))
+            first, second = _describe(cells["policy_1"], filename), _describe(cells["policy_2"], filename)
+            rebuilt = None
+            if first.rebuilt is not None and second.rebuilt is not None:
+                rebuilt = cp.save_from_both_policies(first.rebuilt, second.rebuilt)
+            return Policy(policy_names.both(first.canonical, second.canonical), rebuilt,
+                          "jax" if rebuilt is not None else "yours")
+        if code is REGISTRY.except_names:
+            # JAX 0.10.2 drops the names here (the policy saves everything), so none can be read.
+            return Policy(policy_names.with_names("save_anything_except_these_names", ()),
+                          cp.save_anything_except_these_names())
+        known = REGISTRY.offloading.get(id(code))
+        if known is not None and known[0] is code:
+            return Policy(("custom", known[1]), origin="jax")
+        line = code.co_firstlineno if code.co_filename == filename else None
+        return Policy(("custom", code.co_name), origin="yours", line=line)
+    return Policy(("custom", kind.__name__), origin="yours")

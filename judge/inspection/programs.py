@@ -6,92 +6,37 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from .jax_internals import (STABLE_CUSTOM_CALL_TARGETS, _jit, _make_jaxpr, _ShapeDtypeStruct, _tree_flatten,
-                            _tree_leaves, _tree_unflatten, _vjp)
-from .provenance import _split
-
-
-def _vjp_parts(fn, wrt):
-    """``forward(*arrays) -> (output leaves, residual leaves)`` for ``jax.vjp`` with respect to
-    ``wrt``, and a ``backward(residuals, cotangent leaves) -> gradients`` that undoes the split;
-    ``backward`` needs the structures ``forward`` records while it is traced."""
-    shapes: dict = {}
-
-    def forward(*flat):
-        def of_diff(*diff):
-            full = list(flat)
-            for i, value in zip(wrt, diff):
-                full[i] = value
-            return fn(*full)
-
-        out, vjp_fn = _vjp(of_diff, *(flat[i] for i in wrt))
-        out_leaves, shapes["out"] = _tree_flatten(out)
-        res_leaves, shapes["res"] = _tree_flatten(vjp_fn)
-        return out_leaves, res_leaves
-
-    def backward(res_leaves, cotangent_leaves):
-        vjp_fn = _tree_unflatten(shapes["res"], list(res_leaves))
-        return list(vjp_fn(_tree_unflatten(shapes["out"], list(cotangent_leaves))))
-
-    return forward, backward
-
-
-def _structs(avals):
-    return [_ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
-
-
-def fwd_bwd_programs(fn, args, wrt) -> tuple[str, str]:
-    """The forward program of ``jax.vjp`` (outputs and residuals) and the backward program.
-
-    Both are traced, never run: printing them costs no compilation.
-    """
-    with_all, diff, rest, _ = _split(args, wrt)
-    traced = with_all(fn)
-    tree = {}
-
-    def vjp_of(*diff_part):
-        out, vjp_fn = _vjp(lambda *d: traced(*d, *rest), *diff_part)
-        tree["res"] = _tree_flatten(vjp_fn)[1]
-        return out, vjp_fn
-
-    closed, (out_shape, vjp_shape) = _make_jaxpr(vjp_of, return_shape=True)(*diff)
-    res_shapes = _tree_leaves(vjp_shape)
-
-    def backward(*flat):
-        *res_part, cotangent = flat
-        return _tree_unflatten(tree["res"], res_part)(cotangent)
-
-    bwd = _make_jaxpr(backward)(*res_shapes, out_shape).jaxpr
-    return str(closed.jaxpr), str(bwd)
+from .jax_internals import STABLE_CUSTOM_CALL_TARGETS, _jaxpr_as_fun, _jit
+from .replay import structs
 
 
 class ProgramRefused(ValueError):
     """An exported program the verifier will not compile or run, with the reason."""
 
 
-def export_programs(cases, wrt) -> dict:
-    """Export, for all ``cases`` (pairs of a function and its arrays) at once, the forward program
-    (inputs -> outputs and residuals) and the backward program (residuals, cotangents -> gradients).
+def export_programs(derivatives) -> dict:
+    """Export, for all cases at once (their ``replay.Derivative``), the forward program (inputs ->
+    outputs and residuals) and the backward program (residuals, cotangents -> gradients): the
+    very programs the case's readings were taken from.
 
     One bundle for all cases keeps the cost of lowering (here) and of compiling (in the verifier)
     to one of each. Returns the two serialized programs as byte arrays.
     """
     from jax import export
 
-    parts = [_vjp_parts(fn, wrt) for fn, _ in cases]
-
     def forward(all_arrays):
-        return [part[0](*arrays) for part, arrays in zip(parts, all_arrays)]
+        per_case = []
+        for d, arrays in zip(derivatives, all_arrays):
+            flat = _jaxpr_as_fun(d.fwd)(*arrays)
+            per_case.append((flat[:d.n_out], flat[d.n_out:]))
+        return per_case
 
     def backward(all_residuals, all_cotangents):
-        return [part[1](res, ct) for part, res, ct in zip(parts, all_residuals, all_cotangents)]
+        return [_jaxpr_as_fun(d.bwd)(*res, *ct) for d, res, ct in zip(derivatives, all_residuals, all_cotangents)]
 
-    inputs = [[_ShapeDtypeStruct(np.shape(a), np.asarray(a).dtype) for a in arrays] for _, arrays in cases]
-    fwd = export.export(_jit(forward))(inputs)
-    per_case = _tree_unflatten(fwd.out_tree, list(fwd.out_avals))
-    residuals = [_structs(res) for _, res in per_case]
-    cotangents = [_structs(out) for out, _ in per_case]
-    bwd = export.export(_jit(backward))(residuals, cotangents)
+    fwd = export.export(_jit(forward))([structs(d.fwd.in_avals) for d in derivatives])
+    bwd = export.export(_jit(backward))([structs(d.residual_avals) for d in derivatives],
+                                        [structs(d.output_avals) for d in derivatives])
     return {
         "fwd": np.frombuffer(bytes(fwd.serialize()), dtype=np.uint8),
         "bwd": np.frombuffer(bytes(bwd.serialize()), dtype=np.uint8),

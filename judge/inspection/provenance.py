@@ -1,22 +1,25 @@
-"""What reverse mode saves for the backward pass, and where each residual comes from.
+"""What reverse mode saves for the backward pass, where each residual comes from, and which
+checkpoint kept it.
 
-``saved_residuals`` follows ``jax.saved_residuals``' method, but looks through ``jit`` calls,
-``scan`` bodies and the ``reduce_precision`` that checkpoints insert, so that ``@jax.jit`` on a
-submission does not change what the learner is told: each residual is an argument, a
-``checkpoint_name`` value, or the output of a primitive at a line of the submission.
+Read from the case's one differentiation (``replay.differentiate`` of the marked program): each
+residual of the forward program is followed back, through calls, checkpoints and ``scan``
+bodies, to what made it: an argument, a ``checkpoint_name`` value, or the output of a primitive
+at a line of the submission. A residual made by checkpoint ``k``'s forward part (its token is in
+the name stack of what made it, or of a call around that) and read by its backward part was kept
+by that checkpoint's policy (``kept_by``); nothing the submission writes can say so, since the
+token is drawn after it ran. A ``reduce_precision`` at a dtype's full precision changes no value
+and is looked through.
 """
 from __future__ import annotations
-
-from functools import partial
 
 import numpy as np
 
 from ..specs import short_type
-from .jax_internals import (CALLS, NAME, REDUCE_PRECISION, _closed, _inner_jaxpr, _line_of, _make_jaxpr,
-                            _primitive_label, _tree_leaves, _vjp, jex_core)
+from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, NAME, REDUCE_PRECISION, CheckpointName, _line_of,
+                            _primitive_label, bodies, full_precision, jex_core)
 
 
-def _aval_fields(aval) -> dict:
+def aval_fields(aval) -> dict:
     dtype = np.dtype(aval.dtype).name
     shape = [int(d) for d in aval.shape]
     return {"dtype": dtype, "shape": shape, "type": short_type(dtype, shape),
@@ -24,96 +27,85 @@ def _aval_fields(aval) -> dict:
 
 
 class _Resolver:
-    """Finds where a residual comes from, following it into calls and scan bodies."""
+    """Finds where a value comes from, and inside which marked checkpoints it was made."""
 
-    def __init__(self, filename: str, arg_names):
-        self.filename, self.arg_names = filename, list(arg_names)
+    def __init__(self, filename: str, marked):
+        self.filename, self.marked = filename, marked
 
-    def top(self, jaxpr, var) -> dict:
-        return self.resolve(jaxpr, var, lambda i: {"kind": "argument", "what": self.arg_names[i], "line": None})
-
-    def resolve(self, jaxpr, var, from_invar) -> dict:
+    def resolve(self, jaxpr, var, from_invar, within: tuple) -> dict:
         if isinstance(var, jex_core.Literal):
-            return {"kind": "literal", "what": repr(var.val), "line": None}
+            return {"kind": "literal", "what": repr(var.val), "line": None, "within": within}
         if var in jaxpr.invars:
             return from_invar(jaxpr.invars.index(var))
         if var in jaxpr.constvars:
-            return {"kind": "constant", "what": "constant", "line": None}
+            return {"kind": "constant", "what": "constant", "line": None, "within": within}
         for eqn in jaxpr.eqns:
             if var in eqn.outvars:
-                return self._from_eqn(jaxpr, eqn, eqn.outvars.index(var), from_invar)
-        return {"kind": "constant", "what": "unknown", "line": None}
+                return self._from_eqn(jaxpr, eqn, eqn.outvars.index(var), from_invar, within)
+        return {"kind": "constant", "what": "unknown", "line": None, "within": within}
 
-    def _from_eqn(self, jaxpr, eqn, index, from_invar) -> dict:
-        outer = partial(self._outer_operand, jaxpr, eqn, from_invar)
+    def _from_eqn(self, jaxpr, eqn, index, from_invar, outside) -> dict:
+        def outer(i):
+            return self.resolve(jaxpr, eqn.invars[i], from_invar, outside)
+
+        within = outside + tuple(k for k in self.marked.tokens(eqn) if k not in outside)
         name = eqn.primitive.name
-        if eqn.primitive is REDUCE_PRECISION:
-            # A checkpoint puts this on every floating-point value its policy saves; the producer
-            # is what the learner wrote, and the mark tells the rules a policy chose to keep it.
-            return dict(self.resolve(jaxpr, eqn.invars[0], from_invar), policy_saved=True)
+        line = _line_of(eqn.source_info, self.filename)
+        if eqn.primitive is REDUCE_PRECISION and full_precision(eqn):
+            return self.resolve(jaxpr, eqn.invars[0], from_invar, outside)
         if eqn.primitive is NAME:
-            return {"kind": "named", "what": str(eqn.params["name"]), "line": _line_of(eqn.source_info, self.filename)}
-        if name in CALLS:
-            inner = _inner_jaxpr(eqn)
-            if inner is not None:
-                return self.resolve(inner, inner.outvars[index], outer)
+            return {"kind": "named", "what": str(eqn.params["name"]), "line": line, "within": within}
+        if name == HI_PRIMITIVE and type(eqn.params.get("_prim")) is CheckpointName:
+            return {"kind": "named", "what": str(eqn.params["_prim"].params["name"]), "line": line, "within": within}
+        found = [] if name in CUSTOM_DERIVATIVES else bodies(eqn)  # named by the function they wrap
         if name == "scan":
-            inner = _closed(eqn.params["jaxpr"])
+            body = found[0]
             num_consts, num_carry = eqn.params["num_consts"], eqn.params["num_carry"]
-            if index >= num_carry:  # a stacked per-iteration output: look at what the body made
+            if index < num_carry:
+                return {"kind": "primitive", "what": "scan", "line": line, "within": within}
 
-                def body_invar(i):
-                    if num_consts <= i < num_consts + num_carry:
-                        return {"kind": "primitive", "what": "scan carry", "line": _line_of(eqn.source_info, self.filename)}
-                    return outer(i)
+            def body_invar(i):
+                if num_consts <= i < num_consts + num_carry:
+                    return {"kind": "primitive", "what": "scan carry", "line": line, "within": within}
+                return outer(i)
 
-                found = self.resolve(inner, inner.outvars[index], body_invar)
-                return dict(found, stacked=int(eqn.params["length"]))
-        return {"kind": "primitive", "what": _primitive_label(eqn), "line": _line_of(eqn.source_info, self.filename)}
-
-    def _outer_operand(self, jaxpr, eqn, from_invar, i) -> dict:
-        return self.resolve(jaxpr, eqn.invars[i], from_invar)
-
-
-def _split(args, wrt):
-    """Close over everything not differentiated, keeping array arguments as traced inputs."""
-    wrt = tuple(wrt)
-    others = [i for i in range(len(args)) if i not in wrt]
-
-    def with_all(fn):
-        def traced(*flat):
-            diff, rest = flat[:len(wrt)], flat[len(wrt):]
-            full = list(args)
-            for i, v in zip(wrt, diff):
-                full[i] = v
-            for i, v in zip(others, rest):
-                full[i] = v
-            return fn(*full)
-        return traced
-
-    return with_all, [args[i] for i in wrt], [args[i] for i in others], others
+            return dict(self.resolve(body.jaxpr, body.jaxpr.outvars[index], body_invar, within),
+                        stacked=int(eqn.params["length"]))
+        if len(found) == 1 and not found[0].carries and name not in ("cond", "while"):
+            body = found[0].jaxpr
+            return self.resolve(body, body.outvars[index], outer, within)
+        return {"kind": "primitive", "what": _primitive_label(eqn), "line": line, "within": within}
 
 
-def saved_residuals(fn, args, wrt, arg_names, filename: str) -> list[dict]:
-    """What ``jax.vjp(fn)`` saves, with respect to the arguments at positions ``wrt``.
+def _readers(jaxpr, var, marked) -> set:
+    """The marked checkpoints whose backward part reads ``var``."""
+    found = set()
+    for eqn in jaxpr.eqns:
+        positions = [i for i, v in enumerate(eqn.invars) if v is var]
+        if not positions:
+            continue
+        found.update(marked.tokens(eqn))
+        for body in bodies(eqn):
+            for b, i in enumerate(body.operands):
+                if i in positions:
+                    found |= _readers(body.jaxpr, body.jaxpr.invars[b], marked)
+    return found
 
-    ``args`` holds arrays; static values must already be bound into ``fn``.
-    """
-    with_all, diff, rest, others = _split(args, wrt)
-    traced = with_all(fn)
 
-    def forward(*flat):
-        diff_part, rest_part = flat[:len(diff)], flat[len(diff):]
-        return _vjp(lambda *d: traced(*d, *rest_part), *diff_part)
-
-    closed, shape = _make_jaxpr(forward, return_shape=True)(*diff, *rest)
-    jaxpr = closed.jaxpr
-    num_res = len(_tree_leaves(shape[1]))
-    names = [arg_names[i] for i in wrt] + [arg_names[i] for i in others]
-    resolver = _Resolver(filename, names)
+def saved_residuals(derivative, marked, arg_names, filename: str) -> list[dict]:
+    """Each residual of the forward program: provenance, type, and ``kept_by`` (the index of the
+    checkpoint whose policy kept it, or None)."""
+    fwd, bwd = derivative.fwd.jaxpr, derivative.bwd.jaxpr
+    resolver = _Resolver(filename, marked)
     out = []
-    for var in jaxpr.outvars[len(jaxpr.outvars) - num_res:]:
-        entry = resolver.top(jaxpr, var)
-        entry.update(_aval_fields(var.aval))
+    for j, var in enumerate(fwd.outvars[derivative.n_out:]):
+        entry = resolver.resolve(fwd, var, lambda i: {"kind": "argument", "what": arg_names[i], "line": None,
+                                                      "within": ()}, ())
+        readers = _readers(bwd, bwd.invars[j], marked)
+        within = entry.pop("within")
+        kept = [k for k in within if k in readers] if entry["kind"] not in ("argument", "constant", "literal") else []
+        entry["kept_by"] = kept[0] if kept else None
+        entry["policy_saved"] = bool(kept)
+        entry.update(aval_fields(var.aval))
         out.append(entry)
     return out

@@ -1,81 +1,76 @@
-"""Every ``jax.checkpoint`` in the forward program: its policy, what it encloses, its nesting, and
-whether it feeds the output or sits in a loop."""
+"""Every ``jax.checkpoint`` of a case's program: its policy (known by identity), where it is,
+whether it is on the differentiated path, what it encloses; the operations on that path and the
+checkpoints around each; and the derivatives the program defines by hand.
+
+Walked in the order ``replay.mark`` numbers the checkpoints, so that the index of a checkpoint
+here is the token a residual's ``kept_by`` names.
+"""
 from __future__ import annotations
 
 from collections import Counter
 
 from .. import policy_names
-from .jax_internals import CALLS, CUSTOM_CALLS, LOOPS, REMAT, _closed, _inner_jaxpr, _line_of, _make_jaxpr, \
-    _primitive_label, jex_core
-from .policies import describe_policy
+from .derivatives import hand_written
+from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, LOOPS, _line_of, _primitive_label, is_remat,
+                            nested_programs, remat_body)
 
 
-# Operations after which a value is still "the output" for memory purposes: their backward
-# pass needs no residual, so a checkpoint feeding only them is recomputed at once on the way back.
-OUTPUT_PRESERVING = {"reduce_sum", "reshape", "squeeze", "expand_dims", "broadcast_in_dim",
-                     "convert_element_type", "transpose", "neg", "copy", "copy_p", "add", "sub",
-                     "add_any", "slice", "reduce_precision"}
+class _Walker:
+    def __init__(self, filename: str, policies: dict, active: set):
+        self.filename, self.policies, self.active = filename, policies, active
+        self.checkpoints: list[dict] = []
+        self.custom: list[dict] = []
+        self.total: Counter = Counter()
+        self.inside: Counter = Counter()  # (primitive, enclosing checkpoints) -> count
+        self.on_path: Counter = Counter()  # (primitive, line, enclosing checkpoints) -> count
 
-
-def _final_vars(jaxpr, final_outvars) -> set:
-    """Variables that reach the output through output-preserving operations only."""
-    final = {v for v in final_outvars if isinstance(v, jex_core.Var)}
-    for eqn in reversed(jaxpr.eqns):
-        if eqn.primitive.name in OUTPUT_PRESERVING and any(v in final for v in eqn.outvars):
-            final.update(v for v in eqn.invars if isinstance(v, jex_core.Var))
-    return final
-
-
-class _StructureWalker:
-    def __init__(self, filename: str):
-        self.filename = filename
-        self.total, self.checkpoints, self.custom_vjps = Counter(), [], []
-
-    def walk(self, jaxpr, counter: Counter, parent, depth: int, final_outvars, in_loop: bool = False) -> None:
-        final = _final_vars(jaxpr, final_outvars)
+    def walk(self, jaxpr, enclosing: tuple, in_loop: bool) -> None:
         for eqn in jaxpr.eqns:
+            if is_remat(eqn):
+                self._checkpoint(eqn, enclosing, in_loop)
+                continue
             name = eqn.primitive.name
-            if eqn.primitive is REMAT:
-                self._checkpoint(eqn, counter, parent, depth, final, in_loop)
+            label = _primitive_label(eqn)
+            self.total[label] += 1
+            custom = hand_written(eqn, self.filename)
+            if custom is not None:
+                self.custom.append(custom)
+            if name in CUSTOM_DERIVATIVES or name == HI_PRIMITIVE or not nested_programs(eqn):
+                self.inside[(label, enclosing)] += 1
+                if id(eqn) in self.active:
+                    self.on_path[(label, _line_of(eqn.source_info, self.filename), enclosing)] += 1
                 continue
-            counter[_primitive_label(eqn) if name in CUSTOM_CALLS else name] += 1
-            if name.startswith("custom_vjp"):
-                self.custom_vjps.append({"line": _line_of(eqn.source_info, self.filename)})
-            inner = _inner_jaxpr(eqn) if name in CALLS else None
-            if inner is not None:  # a jit body's outputs are the call's outputs
-                passed = [iv for iv, ov in zip(inner.outvars, eqn.outvars) if ov in final]
-                self.walk(inner, counter, parent, depth, passed, in_loop)
-                continue
-            loop = in_loop or name in LOOPS
-            for sub in jex_core.jaxprs_in_params(eqn.params):
-                self.walk(sub, counter, parent, depth, (), loop)
+            for sub in nested_programs(eqn):
+                self.walk(sub, enclosing, in_loop or name in LOOPS)
 
-    def _checkpoint(self, eqn, counter: Counter, parent, depth: int, final: set, in_loop: bool) -> None:
-        prevent_cse = eqn.params.get("prevent_cse")
+    def _checkpoint(self, eqn, enclosing: tuple, in_loop: bool) -> None:
+        policy = self.policies[id(eqn)]
+        prevent_cse = eqn.params.get("prevent_cse", True)
+        index = len(self.checkpoints)
         record = {
-            "policy": describe_policy(eqn.params.get("policy")),
+            "policy": policy_names.to_wire(policy.canonical),
+            "policy_text": policy.text,
+            "policy_origin": policy.origin,
+            "policy_line": policy.line,
             "prevent_cse": bool(prevent_cse is True or (isinstance(prevent_cse, tuple) and all(prevent_cse))),
             "line": _line_of(eqn.source_info, self.filename),
-            "parent": parent,
-            "depth": depth,
-            "feeds_output": any(v in final for v in eqn.outvars),
+            "parent": enclosing[-1] if enclosing else None,
+            "depth": len(enclosing),
             "in_loop": in_loop,
+            "on_path": id(eqn) in self.active,
         }
         self.checkpoints.append(record)
-        inner = Counter()
-        body = _closed(eqn.params["jaxpr"])
-        passed = [iv for iv, ov in zip(body.outvars, eqn.outvars) if ov in final]
-        self.walk(body, inner, len(self.checkpoints) - 1, depth + 1, passed, in_loop)
-        record["encloses"] = dict(inner)
-        counter.update(inner)
-        counter[eqn.primitive.name] += 1
+        self.walk(remat_body(eqn), enclosing + (index,), in_loop)
 
 
-def checkpoint_structure(fn, args, filename: str) -> dict:
-    closed = _make_jaxpr(fn)(*args)
-    walker = _StructureWalker(filename)
-    walker.walk(closed.jaxpr, walker.total, None, 0, closed.jaxpr.outvars)
-    for record in walker.checkpoints:
-        record["policy_text"] = policy_names.render(record["policy"])
-        record["policy"] = policy_names.to_wire(record["policy"])
-    return {"checkpoints": walker.checkpoints, "custom_vjp": walker.custom_vjps, "primitives": dict(walker.total)}
+def checkpoint_structure(closed, policies: dict, active: set, filename: str) -> dict:
+    walker = _Walker(filename, policies, active)
+    walker.walk(closed.jaxpr, (), False)
+    for index, record in enumerate(walker.checkpoints):
+        enclosed = Counter()
+        for (label, enclosing), count in walker.inside.items():
+            if index in enclosing:
+                enclosed[label] += count
+        record["encloses"] = dict(enclosed)
+    return {"checkpoints": walker.checkpoints, "custom_derivatives": walker.custom, "primitives": dict(walker.total),
+            "on_path": [[label, line, list(enclosing), count] for (label, line, enclosing), count in walker.on_path.items()]}

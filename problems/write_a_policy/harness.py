@@ -11,7 +11,8 @@ def _programs(a, b, c):
     gram = jnp.einsum("pq,sq->ps", a, a)                      # (P, P)
     halves = a.reshape(2, a.shape[0] // 2, a.shape[1])
     pairs = jnp.einsum("bij,bkj->bik", halves, halves)        # (2, P/2, P/2), batched
-    return head + jnp.sum(jnp.exp(-gram * gram)) + jnp.sum(jnp.cos(pairs))
+    tail = jnp.sum(jnp.tanh(b @ c))                           # (Q, S): any size, odd ones too
+    return head + jnp.sum(jnp.exp(-gram * gram)) + jnp.sum(jnp.cos(pairs)) + tail
 
 
 def run(policy, a, b, c):

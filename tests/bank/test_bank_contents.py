@@ -50,7 +50,8 @@ def grade_packaged(slug: str, relative: str):
 def test_a_checkpoint_that_cannot_save_memory_is_told_why(relative):
     report = grade_packaged("where_to_checkpoint", relative)
     assert report.verdict == "policy_violation"
-    assert "produces the function's output" in report.message and "saves no memory" in report.message
+    assert "saves no memory" in report.message and "while it still holds everything else it kept" in report.message
+    assert report.cost.held_peak_bytes == report.cost.plain_held_peak_bytes  # measured, not guessed from its shape
 
 
 def test_scan_residuals_are_read_stacked_over_layers():
@@ -112,9 +113,10 @@ def test_a_branch_on_a_recorded_value_is_told_where(relative, line):
     assert "TracerBoolConversionError" in report.message and report.message.endswith(f"(line {line})")
 
 
-def test_a_numpy_table_is_named_as_a_kept_constant():
+def test_a_numpy_table_is_listed_as_a_kept_constant_and_refused_for_what_the_checkpoint_lacks():
     report = grade_packaged("recompute_constants", "policy_violation/numpy_table.py")
-    assert report.verdict == "policy_violation" and "a constant" in report.message
+    assert report.verdict == "policy_violation" and "must enclose 1 iota" in report.message
+    assert any(r.kind == "constant" and r.shape == [6, 6] for r in report.residuals)
     outside = grade_packaged("recompute_constants", "policy_violation/table_outside.py")
     assert outside.verdict == "policy_violation"
     assert any(r.offending and r.shape == [6, 6] for r in outside.residuals)  # the (T, T) table

@@ -126,22 +126,23 @@ def arg(name, n, d):
 
 def dot(n, d):
     return dict(kind="primitive", what="dot_general", line=None, dtype="float32", shape=[n, d],
-                type=f"f32[{n},{d}]", bytes=4 * n * d, policy_saved=True)
+                type=f"f32[{n},{d}]", bytes=4 * n * d, policy_saved=True, kept_by=0)
 
 
-def claimed(fn, args, wrt, names, filename):
-    (d, _), (n, _) = args[0].shape, args[2].shape
+def claimed(derivative, marked, names, filename):
+    (d, _), _, (n, _) = (a.shape for a in derivative.fwd.in_avals)
     return [arg("w1", d, d), arg("w2", d, d), arg("x", n, d), dot(n, d), dot(n, d)]
 
 
 real_structure = structure_module.checkpoint_structure
 
 
-def structure(fn, args, filename):
-    found = real_structure(fn, args, filename)
+def structure(closed, policies, active, filename):
+    found = real_structure(closed, policies, active, filename)
     found["checkpoints"] = [dict(policy=["dots_with_no_batch_dims_saveable"], policy_text="dots_with_no_batch_dims_saveable",
-                                 prevent_cse=True, line=None, parent=None, depth=0, feeds_output=False, in_loop=False,
-                                 encloses={"dot_general": 2})]
+                                 policy_origin="jax", policy_line=None, prevent_cse=True, line=None, parent=None,
+                                 depth=0, in_loop=False, on_path=True, encloses={"dot_general": 2})]
+    found["on_path"] = [["dot_general", None, [0], 2]]
     return found
 
 

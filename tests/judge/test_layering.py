@@ -18,7 +18,8 @@ LAYERS = [
      "sandbox.rlimits"},
     # inside a child: the gate's builtins, the code beside the submission, what it reads of JAX, the verifier
     {"gate", "child", "verify", "inspection", "inspection.jax_internals", "inspection.policies",
-     "inspection.provenance", "inspection.structure", "inspection.programs", "inspection.cost"},
+     "inspection.derivatives", "inspection.replay", "inspection.activity", "inspection.provenance",
+     "inspection.structure", "inspection.memory", "inspection.programs", "inspection.cost", "inspection.reading"},
     # the sandbox's own processes: hardening a child, the probe, the zygote server
     {"sandbox.harden", "sandbox.probe", "sandbox.zygote_server"},
     # the parent's side of the process boundary, and its runners

@@ -11,13 +11,16 @@ PROGRAM = np.frombuffer(b"program", dtype=np.uint8)
 RELU = {"kind": "primitive", "what": "relu", "line": 6, "dtype": "float32", "shape": [8, 16], "type": "f32[8,16]",
         "bytes": 512}
 CHECKPOINT = {"policy": ["dots_with_no_batch_dims_saveable"], "prevent_cse": True, "line": 11, "parent": None,
-              "depth": 0, "feeds_output": False, "in_loop": False, "encloses": {"dot_general": 2},
-              "policy_text": "dots_with_no_batch_dims_saveable"}
+              "depth": 0, "in_loop": False, "encloses": {"dot_general": 2},
+              "policy_text": "dots_with_no_batch_dims_saveable", "on_path": True, "policy_origin": "jax",
+              "policy_line": None}
+STRUCTURE = {"checkpoints": [CHECKPOINT], "custom_derivatives": [], "primitives": {"sin": 1},
+             "on_path": [["dot_general", 11, [0], 2]]}
 
 
 def traced(name, **changes):
     case = {"name": name, "treedef": "PyTreeDef(*)", "outputs": [{"dtype": "float32", "shape": []}],
-            "residuals": [RELU], "structure": {"checkpoints": [CHECKPOINT], "custom_vjp": [], "primitives": {"sin": 1}}}
+            "residuals": [RELU], "structure": STRUCTURE}
     return case | changes
 
 
@@ -35,7 +38,10 @@ def test_an_honest_answer_parses_into_typed_cases():
 @pytest.mark.parametrize("broken", [
     traced("a", residuals=[RELU | {"shape": ["8", 16]}]),  # a shape of text
     traced("a", residuals=[RELU | {"bytes": True}]),  # a size that is not a number
-    traced("a", structure={"checkpoints": [CHECKPOINT | {"policy": []}], "custom_vjp": [], "primitives": {}}),
+    traced("a", structure=STRUCTURE | {"checkpoints": [CHECKPOINT | {"policy": []}]}),
+    traced("a", structure=STRUCTURE | {"checkpoints": [CHECKPOINT | {"policy_origin": "trust me"}]}),
+    traced("a", structure=STRUCTURE | {"on_path": [["dot_general", 11, [3], 2]]}),  # no checkpoint 3
+    traced("a", residuals=[RELU | {"kept_by": 1}]),  # kept by a checkpoint the program does not have
     traced("a", cost={"flops": "many", "peak_bytes": 1, "xla_flops": 1, "xla_temp_bytes": 1, "xla_peak_bytes": 1}),
     {"name": "a", "error": {"kind": "accepted", "message": "trust me"}},  # a kind a child may not report
     {"name": "a", "error": {"kind": "runtime_error", "message": "boom", "line": "six"}},
@@ -81,7 +87,7 @@ def test_a_report_round_trips_and_an_old_one_reads_with_what_it_has():
               "residuals": [RELU | {"offending": True, "reason": "saved"}],
               "missing_residuals": [RELU | {"line": None, "policy_saved": True, "offending": True, "reason": "kept"}],
               "reference_residuals": [RELU], "residual_bytes": 512, "reference_residual_bytes": 512,
-              "structure": {"checkpoints": [CHECKPOINT], "custom_vjp": [{"line": 4}], "primitives": {"sin": 1}},
+              "structure": STRUCTURE | {"custom_derivatives": [{"kind": "custom_vjp", "line": 4}]},
               "programs": {}, "cost": {"flops": 10.0, "peak_bytes": 64, "xla_flops": 8.0, "xla_temp_bytes": 0,
                                        "xla_peak_bytes": 96},
               "stdout": "", "time_s": 0.5, "notes": [], "submission": ""}
@@ -89,3 +95,7 @@ def test_a_report_round_trips_and_an_old_one_reads_with_what_it_has():
     old = Report.from_dict({"verdict": "policy_violation", "message": "m", "residuals": [RELU | {"offending": True}]})
     assert old.missing_residuals == [] and old.cost is None and old.structure is None and old.time_s is None
     assert old.residuals[0].origin() == "output of relu" and old.residuals[0].reason == ""
+    older = Report.from_dict({"verdict": "policy_violation", "message": "m", "structure": {
+        "checkpoints": [CHECKPOINT | {"feeds_output": False}], "custom_vjp": [{"line": 4}], "primitives": {}}})
+    assert [(d.kind, d.line) for d in older.structure.custom_derivatives] == [("custom_vjp", 4)]
+    assert older.structure.checkpoints[0].on_path is True

@@ -14,19 +14,29 @@ import pytest
 from jax.ad_checkpoint import checkpoint_name
 
 from judge import policy_names
-from judge.inspection.policies import describe_policy
-from judge.inspection.programs import fwd_bwd_programs
-from judge.inspection.provenance import saved_residuals
-from judge.inspection.structure import checkpoint_structure
+from judge.inspection.policies import describe
+from judge.inspection.reading import read_case
 
 FILE = __file__
 
 
-def listing(fn, *args, wrt=None):
+def read(fn, *args, wrt=None, **options):
     names = list(pyinspect.signature(fn).parameters)
     wrt = list(range(len(args))) if wrt is None else wrt
-    rows = saved_residuals(fn, list(args), wrt, names, FILE)
+    return read_case(fn, list(args), wrt, names, FILE, **options)
+
+
+def listing(fn, *args, wrt=None):
+    rows = read(fn, *args, wrt=wrt).residuals
     return [(r["type"], r["kind"], r["what"]) for r in rows], rows
+
+
+def checkpoint_structure(fn, args, filename):
+    return read(fn, *args).structure
+
+
+def describe_policy(policy):
+    return describe(policy, FILE).canonical
 
 
 def g(W, x):
@@ -245,11 +255,12 @@ def test_structure_reports_policy_nesting_and_custom_vjp():
         return jnp.sin(x)
 
     h.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g * jnp.cos(x),))
-    assert checkpoint_structure(h, [jnp.ones(3)], FILE)["custom_vjp"]
+    assert [c["kind"] for c in checkpoint_structure(h, [jnp.ones(3)], FILE)["custom_derivatives"]] == ["custom_vjp"]
 
 
 def test_forward_and_backward_programs_show_residuals():
     f3 = jax.checkpoint(f, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
-    fwd, bwd = fwd_bwd_programs(f3, [W1, W2, W3, X], [0, 1, 2, 3])
+    programs = read(f3, W1, W2, W3, X, printed=True).programs
+    fwd, bwd = programs["forward"], programs["backward"]
     assert "dot_general" in fwd and "sin" in bwd  # sin is recomputed on the backward pass
     assert "cos" in bwd

@@ -1,29 +1,35 @@
-"""Residual matching ignores one-element constants: a Python float and a concrete jnp scalar are
-the same answer, and the four bytes between them are style, not policy."""
-from judge.evidence import Residual
+"""Residual matching leaves constants out: a Python float, a concrete jnp scalar or a NumPy array
+the program closes over is part of the program, and no checkpoint policy decides whether it is
+kept (issue 10). They are still listed, as what they are."""
+from judge.evidence import Residual, Structure
 from judge.package import ResidualRules, StructureRules
-from judge.rules import check_residuals
+from judge.rules import Saved, check_residuals
 
 
-def _row(kind, what, shape, bytes_, policy_saved=False):
+def _row(kind, what, shape, bytes_, kept_by=None):
     return Residual(kind=kind, what=what, line=None, dtype="float32", shape=list(shape),
-                    type=f"f32{list(shape)}", bytes=bytes_, policy_saved=policy_saved)
+                    type=f"f32{list(shape)}", bytes=bytes_, policy_saved=kept_by is not None, kept_by=kept_by)
 
 
-PRODUCT = _row("primitive", "dot_general", (4, 6), 96, policy_saved=True)
+PRODUCT = _row("primitive", "dot_general", (4, 6), 96)
 SCALAR = _row("constant", "constant", (), 4)
+TABLE = _row("constant", "constant", (6, 6), 144)
 
 
-def test_a_scalar_constant_on_either_side_is_neither_required_nor_refused():
-    rules, structure = ResidualRules(match_reference=True), StructureRules()
-    problems, rows, missing = check_residuals([PRODUCT, SCALAR], [PRODUCT], rules, structure)
-    assert problems == [] and missing == [] and not any(r.offending for r in rows)
-    problems, rows, missing = check_residuals([PRODUCT], [PRODUCT, SCALAR], rules, structure)
-    assert problems == [] and missing == []
+def saved(*residuals):
+    return Saved(list(residuals), Structure())
 
 
-def test_a_constant_array_is_still_compared():
-    table = _row("constant", "constant", (6, 6), 144)
-    problems, rows, _ = check_residuals([PRODUCT, table], [PRODUCT], ResidualRules(match_reference=True),
-                                        StructureRules())
-    assert rows[1].offending and "a constant" in problems[0]
+def test_a_constant_on_either_side_is_neither_required_nor_refused():
+    rules, structure = ResidualRules(match_reference=True, allowed_kinds=("primitive",)), StructureRules()
+    for constant in (SCALAR, TABLE):
+        problems, rows, missing = check_residuals(saved(PRODUCT, constant), saved(PRODUCT), rules, structure)
+        assert problems == [] and missing == [] and not any(r.offending for r in rows) and len(rows) == 2
+        problems, rows, missing = check_residuals(saved(PRODUCT), saved(PRODUCT, constant), rules, structure)
+        assert problems == [] and missing == []
+
+
+def test_constants_count_in_no_budget():
+    problems, _, _ = check_residuals(saved(PRODUCT, TABLE), saved(PRODUCT), ResidualRules(
+        match_reference=False, max_bytes=100, max_count=1, at_most_reference=True), StructureRules())
+    assert problems == []

@@ -70,8 +70,12 @@ class ProblemForm(forms.Form):
     prevent_cse = forms.ChoiceField(required=False, label="prevent_cse",
                                     choices=[("", "either"), ("true", "must be True"), ("false", "must be False")])
     allow_custom_vjp = forms.BooleanField(required=False, label="A hand-written custom_vjp is allowed")
-    forbid_checkpoint_at_output = forms.BooleanField(
-        required=False, label="No checkpoint may produce the function's output")
+    saves_memory = forms.BooleanField(
+        required=False, label="The checkpoints must save memory",
+        help_text="measured: the backward pass must hold less at once than the same program without them")
+    held_at_most_reference = forms.BooleanField(
+        required=False, label="No more memory held than the reference",
+        help_text="what the backward pass holds at once, saved and recomputed values, case by case")
 
     wall_s = forms.CharField(required=False, label="wall s", widget=forms.TextInput(attrs=SHORT))
     cpu_s = forms.CharField(required=False, label="CPU s", widget=forms.TextInput(attrs=SHORT))

@@ -47,7 +47,8 @@ FIELDS = [
     Field("min_depth", "checks.structure.min_depth", "number"),
     Field("prevent_cse", "checks.structure.prevent_cse", "tristate"),
     Field("allow_custom_vjp", "checks.structure.allow_custom_vjp", "flag"),
-    Field("forbid_checkpoint_at_output", "checks.structure.forbid_checkpoint_at_output", "flag"),
+    Field("saves_memory", "checks.cost.saves_memory", "flag"),
+    Field("held_at_most_reference", "checks.cost.held_at_most_reference", "flag"),
     Field("wall_s", "limits.wall_s", "number"), Field("cpu_s", "limits.cpu_s", "number"),
     Field("memory_mb", "limits.memory_mb", "number"), Field("output_kb", "limits.output_kb", "number"),
 ]
@@ -58,8 +59,8 @@ PAGE_ORDER = ("title", "slug", "difficulty", "device", "tags", "statement", "hin
               "entry_function", "starter", "reference", "args", "wrt", "cases", "rtol", "atol",
               "match_reference", "at_most_reference", "max_bytes", "max_count", "allowed_kinds",
               "allowed_primitives", "policy", "encloses", "min_checkpoints", "max_checkpoints", "min_depth",
-              "prevent_cse", "allow_custom_vjp", "forbid_checkpoint_at_output", "wall_s", "cpu_s", "memory_mb",
-              "output_kb")
+              "prevent_cse", "allow_custom_vjp", "saves_memory", "held_at_most_reference", "wall_s", "cpu_s",
+              "memory_mb", "output_kb")
 ARG_KEYS = {"name": "name", "spec": "spec", "init": "init", "scale": "scale", "static": "kind", "value": "value"}
 CASE_KEYS = {"name": "name", "sample": "sample", "seed": "seed", "dims": "dims", "static": "static"}
 _ITEM_KEY = re.compile(r"^(args|cases)(?:\[(\d+)\](?:\.([A-Za-z_]+))?)?")

@@ -1,0 +1,55 @@
+"""The integrity corpus: programs that try to pass without doing what the judge verifies, and
+legitimate programs the judge must not refuse (issue 10).
+
+Each file under ``cases/<problem>/<verdict>/`` is graded on its problem of the bank, through the
+public grading API and the warm zygote, and must get the verdict its folder names. Its docstring
+says which check it attacks and how (or which legitimate idiom it stands for).
+"""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from judge import grade, load_problem
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES_DIR = Path(__file__).resolve().parent / "cases"
+CASES = sorted(CASES_DIR.glob("*/*/*.py"))
+
+
+@lru_cache(maxsize=None)
+def problem(slug: str):
+    return load_problem(ROOT / "problems" / slug)
+
+
+def test_the_corpus_covers_every_class_of_the_issue():
+    names = {path.stem for path in CASES}
+    assert {"counter_list_tiny_cost", "wraps_combinator", "forged_dots_field", "decoy_behind_stop_gradient",
+            "custom_jvp_rule", "token_nested_link", "whole_times_one", "whole_where_true", "threshold_271",
+            "checkpoint_over_jit", "nested_same_policy", "jitted_step_in_checkpointed_scan",
+            "named_block_jitted", "numpy_constant"} <= names
+
+
+@pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(CASES_DIR)) for p in CASES])
+def test_case_says_what_it_attacks(path):
+    docstring = ast.get_docstring(ast.parse(path.read_text()))
+    assert docstring and ("Attacks:" in docstring or "Legitimate" in docstring), path
+
+
+@pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(CASES_DIR)) for p in CASES])
+def test_case_gets_its_verdict(path):
+    slug, expected = path.parts[-3], path.parts[-2]
+    report = grade(problem(slug), path.read_text())
+    assert report.verdict == expected, report.message
+
+
+def test_the_entry_point_runs_once_per_case():
+    """The submission prints a line each time its entry point is called: one per case shape."""
+    path = CASES_DIR / "checkpoint_dot_policy" / "accepted" / "counter_exports_custom_vjp.py"
+    report = grade(problem("checkpoint_dot_policy"), path.read_text(), samples_only=True)
+    assert report.verdict == "accepted", report.message
+    calls = [line for line in report.stdout.splitlines() if line.startswith("entry point called")]
+    assert calls == ["entry point called for (8, 16)", "entry point called for (4, 4)"]

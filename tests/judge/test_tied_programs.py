@@ -1,0 +1,34 @@
+"""The program the verifier runs is the one the child inspected: its residuals, in order (issue 10)."""
+import numpy as np
+
+from judge import pipeline
+from judge.boundary import ChildResult
+from judge.evidence import Aval, Residual
+from judge.messages import TracedCase
+
+SMALL = {"dtype": "float32", "shape": [8, 16], "bytes": 512}
+BIG = {"dtype": "float32", "shape": [16, 16], "bytes": 1024}
+
+
+def residual(aval: dict) -> Residual:
+    return Residual(kind="primitive", what="dot_general", line=3, type="f32", **aval)
+
+
+def merged(inspected: list[dict], verified: list[dict]) -> TracedCase:
+    case = TracedCase("a", outputs=[Aval("float32", [])], residuals=[residual(a) for a in inspected])
+    arrays = [np.ones((), np.float32)]
+    checked = ChildResult("ok", {"status": "ok", "checked": True, "cases": [
+        {"name": "a", "outputs": [{"dtype": "float32", "shape": []}], "residuals": verified, "value": arrays,
+         "grads": arrays, "hidden_value": arrays, "hidden_grads": arrays}]})
+    pipeline._merge(pipeline.Outcome(), checked, [case], {"a": case.outputs})
+    return case
+
+
+def test_residuals_the_verifier_finds_in_the_inspected_order_are_confirmed():
+    case = merged([SMALL, BIG], [SMALL, BIG])
+    assert case.error is None and [a.bytes for a in case.residual_types] == [512, 1024]
+
+
+def test_the_same_residuals_in_another_order_are_another_program():
+    case = merged([SMALL, BIG], [BIG, SMALL])
+    assert case.error is not None and case.error.message == pipeline.UNCONFIRMED

@@ -51,7 +51,7 @@ def _load(source: str, filename: str, entry: str):
         code = compile(source, filename, "exec")
     except SyntaxError as exc:
         return None, _error("compile_error", f"SyntaxError: {exc.msg}", exc.lineno)
-    from .gate import restricted_builtins
+    from .guard import restricted_builtins
 
     namespace = {"__name__": "submission", "__file__": filename, "__builtins__": restricted_builtins()}
     try:

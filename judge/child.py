@@ -12,6 +12,7 @@ and ``serve`` (called in a process forked by the zygote, see ``judge.sandbox.zyg
 """
 from __future__ import annotations
 
+import io
 import os
 import sys
 import traceback
@@ -168,12 +169,53 @@ def _export(exports: list, request: dict) -> tuple[dict | None, dict | None]:
         return None, error
 
 
+class _PrintedOutput(io.TextIOBase):
+    """``sys.stdout`` and ``sys.stderr`` while submitted code runs.
+
+    What it prints while its module loads and on the sample cases goes to the parent (and to the
+    learner's page); what it prints on a hidden case, or while the programs are exported (which
+    traces every case again), is counted against the output limit and dropped, so that no size or
+    value of a hidden case reaches the learner through printed output. Once a hidden case has
+    run, nothing more is shown: a value kept from it cannot be printed by a later case either.
+    """
+
+    def __init__(self, stream, limit_kb: int | None):
+        self.stream, self.limit_kb, self.size, self.shown = stream, limit_kb, 0, True
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.size += len(text.encode("utf-8", "replace"))
+        if self.shown:
+            self.stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def over_limit(self) -> dict | None:
+        if self.limit_kb is not None and self.size > self.limit_kb * 1024:
+            return _error("output_limit", f"your submission printed more than {self.limit_kb} KiB (output printed on "
+                                          f"hidden cases counts too, though only the sample cases' is shown)")
+        return None
+
+
 def serve(request: dict) -> dict:
     """Run one request; always returns a response dict (errors are data, not exceptions)."""
     if request.get("mode") == "verify":
         from . import verify
 
         return verify.serve(request)
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = printed = _PrintedOutput(sys.stdout, request.get("output_kb"))
+    try:
+        return _serve(request, printed)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _serve(request: dict, printed: _PrintedOutput) -> dict:
     function, error = _load(request["source"], request["filename"], request["entry"])
     if error:
         return {"status": "error", "error": error}
@@ -187,14 +229,18 @@ def serve(request: dict) -> dict:
     cache: dict = {}
     cases, exports = [], []
     for case in request["cases"]:
+        printed.shown = printed.shown and case.get("sample", False)
         cases.append(run_case(function, case, request, cache, exports))
+        if printed.over_limit():
+            return {"status": "error", "error": printed.over_limit()}
         if "error" in cases[-1] and request.get("stop_on_error", True):
             break
+    printed.shown = False
     response = {"status": "ok", "cases": cases}
     if request.get("export") and exports:
         programs, error = _export(exports, request)
-        if error:
-            return {"status": "error", "error": error}
+        if error or printed.over_limit():
+            return {"status": "error", "error": error or printed.over_limit()}
         response["programs"] = programs
     return response
 

@@ -82,7 +82,8 @@ def cmd_inspect(args) -> int:
     request = {
         "source": source, "filename": FILENAME, "entry": function,
         "arg_names": names, "wrt": list(range(len(specs))), "inspect": True, "fwd_bwd": args.fwd_bwd,
-        "cases": [{"name": "inspect", "seed": args.seed, "static_mask": [False] * len(specs), "args": arrays}],
+        "cases": [{"name": "inspect", "seed": args.seed, "sample": True, "static_mask": [False] * len(specs),
+                   "args": arrays}],
     }
     result = _runner().run(request, Limits())
     if result.outcome != "ok":

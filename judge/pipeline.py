@@ -30,6 +30,7 @@ ERROR_KINDS = {
     "compile_error": verdicts.COMPILE_ERROR,
     "runtime_error": verdicts.RUNTIME_ERROR,
     "memory_limit": verdicts.MEMORY_LIMIT,
+    "output_limit": verdicts.OUTPUT_LIMIT,  # printed on hidden cases, where the child counts what it drops
     "bad_output": verdicts.WRONG_ANSWER,
 }
 MALFORMED = "the submission's process sent back a malformed result"
@@ -73,8 +74,10 @@ def build_request(problem: Problem, source: str, cases, *, inspect: bool = True,
         "inspect": inspect,
         "fwd_bwd": fwd_bwd,
         "export": export,
-        "cases": [{"name": c.name, "seed": c.seed, "static_mask": static_mask, "args": case_inputs(problem, c)}
-                  for c in cases],
+        "output_kb": problem.limits.output_kb,
+        # the child shows what is printed on sample cases only (see child._PrintedOutput)
+        "cases": [{"name": c.name, "seed": c.seed, "sample": c.sample, "static_mask": static_mask,
+                   "args": case_inputs(problem, c)} for c in cases],
     }
     if problem.harness:
         request["harness"] = problem.harness
@@ -87,6 +90,7 @@ def run(problem: Problem, source: str, cases, runner, *, salt: int, expected_out
         fwd_bwd: bool = False, cost: bool = False) -> Outcome:
     """Run ``source`` on ``cases``. ``expected_outputs`` (per case name, the reference's output
     types) shapes the cotangents; without it (the reference itself) the child's own are used."""
+    cases = sorted(cases, key=lambda c: not c.sample)  # samples first: their printed output is shown
     request = build_request(problem, source, cases, fwd_bwd=fwd_bwd, cost=cost)
     verifier = runner.prepare(problem.limits, role="verify")
     try:
@@ -117,8 +121,7 @@ def run(problem: Problem, source: str, cases, runner, *, salt: int, expected_out
         outputs = expected_outputs or {c["name"]: c["outputs"] for c in traced}
         verify_cases = [_verify_case(problem, by_case[c["name"]], request, outputs[c["name"]], salt) for c in traced]
         checked = verifier.run(verify.build_request(response["programs"], request["wrt"], verify_cases),
-                               problem.limits)
-        outcome.stdout += checked.stdout
+                               problem.limits)  # its output (XLA's, on hidden cases too) is not the learner's
         _merge(outcome, checked, traced, outputs)
         return outcome
     finally:

@@ -10,8 +10,8 @@ residual sizes, finds nothing wrong). Before the module views and the run-time g
 
 Now each is refused by the static gate where the file shows the construct (``forbidden``, with
 its line), and past the gate by the run-time guard (``runtime_error``, with the guard's reason).
-What the source cannot show (a module passed as a value) gets the guard's ``runtime_error`` as
-sent too. Raw memory through numpy's ctypes arrays is refused by the gate alone (by the
+What the source cannot show (a module passed as a value to ``functools.wraps``) the gate refuses
+at the forgery's own step (``.setattr``); past the gate the guard's ``wraps`` stops it. Raw memory through numpy's ctypes arrays is refused by the gate alone (by the
 attribute's name); past the gate that escape meets the operating system layers instead.
 """
 from __future__ import annotations
@@ -103,7 +103,7 @@ functools.wraps(jax.block_until_ready, assigned=(), updated=("__globals__",))(bo
     "wraps_copies_a_module_namespace": ('''
 functools.wraps(typing)(borrowed)  # the default `updated` copies typing's namespace into borrowed
 sys = borrowed.sys
-''', "runtime_error", "runtime_error", "has no attribute 'sys'"),
+''', "forbidden", "runtime_error", "has no attribute 'sys'"),  # as sent, the gate refuses the forgery's `.setattr`
     "get_type_hints_of_a_function": (f'''
 def probe(x: "{SUBCLASSES_ESCAPE}"):
     return x

@@ -216,9 +216,10 @@ def test_the_submissions_child_gets_its_source_and_generated_inputs_only(problem
     grade(problem, submitted, runner=runner, expected_cache=ExpectedCache())
     request = runner.requests[-2]
     assert request["source"] == submitted
-    assert set(request) == {"source", "filename", "entry", "arg_names", "wrt", "inspect", "fwd_bwd", "export", "cases"}
+    assert set(request) == {"source", "filename", "entry", "arg_names", "wrt", "inspect", "fwd_bwd", "export",
+                            "output_kb", "cases"}
     for case in request["cases"]:
-        assert set(case) == {"name", "seed", "static_mask", "args"}
+        assert set(case) == {"name", "seed", "sample", "static_mask", "args"}
     assert problem.reference not in repr(request)
 
 

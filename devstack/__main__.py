@@ -11,15 +11,12 @@ import argparse
 import os
 import signal
 import socket
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 from . import bench
-from .processes import Child, free_port, http_ok, start_redis, wait_until
-
-ROOT = Path(__file__).resolve().parent.parent
+from .processes import ROOT, Child, free_port, http_ok, manage, start_redis, wait_until
 
 
 def parse_args(argv):
@@ -36,13 +33,6 @@ def parse_args(argv):
     run.add_argument("--web-workers", type=int, default=2)
     bench.add_arguments(sub.add_parser("bench", help="the pages under concurrent load, on seeded data (make bench)"))
     return parser.parse_args(argv)
-
-
-def manage(*args: str, env: dict) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}")
-    return result.stdout
 
 
 def worker_answers(redis_url: str, name: str) -> bool:
@@ -90,8 +80,8 @@ class Stack:
         env = self.child_env(redis_url)
         print("preparing the database ...", flush=True)
         manage("migrate", "--noinput", "-v0", env=env)
-        print(manage("sync_problems", env=env).strip())
-        print(manage("create_demo_users", env=env).strip())
+        print(manage("sync_problems", env=env))
+        print(manage("create_demo_users", env=env))
         manage("collectstatic", "--noinput", "-v0", env=env)
         worker_name = f"arena-{os.getpid()}@{socket.gethostname()}"
         celery = [sys.executable, "-m", "celery", "-A", "webplatform"]

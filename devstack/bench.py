@@ -23,9 +23,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from .processes import Child, free_port, http_ok, wait_until
-
-ROOT = Path(__file__).resolve().parent.parent
+from .processes import ROOT, Child, free_port, http_ok, manage, wait_until
 PAGES = {
     "problem list": "/",
     "problem page": "/problems/checkpoint_dot_policy/",
@@ -61,13 +59,6 @@ class Result:
     @property
     def rate(self) -> float:
         return self.requests / self.duration_s
-
-
-def manage(*args: str, env: dict) -> str:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
-    return done.stdout.strip()
 
 
 def prepare(options, env: dict) -> None:

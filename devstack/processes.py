@@ -6,16 +6,27 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository: manage.py, problems/, var/
 
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def manage(*args: str, env: dict) -> str:
+    """Runs ``manage.py`` with ``args`` in ``env``; its output, or SystemExit saying what failed."""
+    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout.strip()
 
 
 def port_open(port: int, host: str = "127.0.0.1") -> bool:

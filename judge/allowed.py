@@ -272,6 +272,30 @@ _NUMPY_RANDOM = _names("""
     uniform vonmises wald weibull zipf
 """)
 
+# Equinox, the neural network library of the bank's framework problems: modules, filters and
+# their transformations, pytree surgery. Not its importlib and internal modules, host callbacks
+# (callbacks, error_if, the debug module), serialisation to files, or anything that writes or
+# reads attributes chosen by name (module_update_wrapper, WeightNorm's and SpectralNorm's
+# weight_name).
+_EQUINOX = _names("""
+    AbstractClassVar AbstractVar EquinoxRuntimeError EquinoxTracetimeError Module Partial apply_updates
+    combine field filter filter_checkpoint filter_closure_convert filter_custom_jvp filter_custom_vjp
+    filter_eval_shape filter_grad filter_hessian filter_jacfwd filter_jacrev filter_jit filter_jvp
+    filter_make_jaxpr filter_value_and_grad filter_vjp filter_vmap if_array is_array is_array_like
+    is_inexact_array is_inexact_array_like partition tree_at tree_check tree_equal
+    tree_flatten_one_level tree_inference tree_pformat tree_pprint
+    nn
+""")
+
+_EQUINOX_NN = _names("""
+    AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d
+    AdaptiveMaxPool3d AdaptivePool AvgPool1d AvgPool2d AvgPool3d BatchNorm Conv Conv1d Conv2d Conv3d
+    ConvTranspose ConvTranspose1d ConvTranspose2d ConvTranspose3d Dropout Embedding GRUCell
+    GroupNorm Identity LSTMCell Lambda LayerNorm Linear MLP MaxPool1d MaxPool2d MaxPool3d
+    MultiheadAttention PReLU Pool RMSNorm RotaryPositionalEmbedding Sequential Shared State
+    StateIndex StatefulLayer delete_init_state inference_mode make_with_state
+""")
+
 # Every module a submission may import, with the names it may use; a submodule is allowed when it
 # is listed here itself, and it is reached as a name of its parent only when the parent lists it.
 MODULES: dict[str, frozenset] = {
@@ -298,9 +322,11 @@ MODULES: dict[str, frozenset] = {
     "numpy": _NUMPY,
     "numpy.linalg": _NUMPY_LINALG,
     "numpy.random": _NUMPY_RANDOM,
+    "equinox": _EQUINOX,
+    "equinox.nn": _EQUINOX_NN,
 }
 SUMMARY = ("jax (with jax.numpy, jax.lax, jax.nn, jax.ad_checkpoint, jax.tree_util, jax.random, jax.scipy), "
-           "functools, math, typing, itertools, collections and numpy")
+           "equinox (with equinox.nn), functools, math, typing, itertools, collections and numpy")
 
 _FILES = "submissions cannot read or write files"
 _BY_NAME = "it gets or sets attributes chosen by name"
@@ -340,7 +366,15 @@ REASONS: dict[tuple[str, str], str] = {
         ("typing", "collections"), ("typing", "contextlib"), ("numpy", "lib"), ("numpy", "ctypeslib"),
         ("numpy", "testing"), ("numpy", "f2py"), ("numpy", "rec"), ("numpy", "char"), ("jax", "lib"),
         ("jax", "core"), ("jax", "experimental"), ("jax", "interpreters"), ("jax", "export"), ("jax", "ffi"),
-        ("jax", "api_util"), ("jax", "extend"), ("jax", "profiler"), ("jax", "ref"))},
+        ("jax", "api_util"), ("jax", "extend"), ("jax", "profiler"), ("jax", "ref"), ("equinox", "importlib"),
+        ("equinox", "internal"), ("equinox", "debug"))},
+    **{("equinox", name): _FILES for name in (
+        "tree_serialise_leaves", "tree_deserialise_leaves", "default_serialise_filter_spec",
+        "default_deserialise_filter_spec")},
+    **{("equinox", name): _CALLBACK for name in ("filter_pure_callback", "error_if", "branched_error_if")},
+    ("equinox", "module_update_wrapper"): "it writes attributes onto other objects, which submissions may not change",
+    ("equinox", "clear_caches"): _SETTINGS,
+    **{("equinox.nn", name): _BY_NAME + " (its weight_name)" for name in ("WeightNorm", "SpectralNorm")},
 }
 
 

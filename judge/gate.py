@@ -75,9 +75,20 @@ DENIED_ATTRIBUTES = {
     "pure_callback": _CALLBACK,
     "io_callback": _CALLBACK,
     **{name: _FILES for name in ("load", "save", "savez", "savez_compressed", "fromfile", "tofile", "dump",
-                                 "dumps", "memmap", "loadtxt", "savetxt", "genfromtxt", "fromregex", "DataSource")},
+                                 "dumps", "memmap", "loadtxt", "savetxt", "genfromtxt", "fromregex", "DataSource",
+                                 "tree_serialise_leaves", "tree_deserialise_leaves",
+                                 "default_serialise_filter_spec", "default_deserialise_filter_spec")},
+    # Equinox's namespace also holds the standard importlib module, its internal API, a host
+    # callback and a helper that writes attributes onto other objects.
+    "importlib": "`importlib` imports modules by name; submissions may import only the allowed modules",
+    "internal": _INTERNALS,
+    "filter_pure_callback": _CALLBACK,
+    "module_update_wrapper": "it writes attributes onto other objects, which submissions may not change",
 }
 READABLE_DUNDERS = frozenset({"__name__"})  # `if __name__ == "__main__":` is harmless
+# Methods a class of the submission may define: `__call__` is how an Equinox module is applied,
+# and defining it only changes what calling that class's own instances does.
+DEFINABLE_DUNDERS = frozenset({"__call__"})
 THREE_ARGUMENT_TYPE = ("type() with three arguments builds a class from a dictionary of names, which submissions "
                        "may not do: write a class statement instead")
 
@@ -221,7 +232,8 @@ class _Checker(ast.NodeVisitor):
             raise _Refused(node, f"`{name}` is not allowed: {DENIED_BUILTINS[name]}")
 
     def visit_FunctionDef(self, node) -> None:
-        self._bound_name(node, node.name)
+        if node.name not in DEFINABLE_DUNDERS:
+            self._bound_name(node, node.name)
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef

@@ -36,9 +36,13 @@ INSTALLED_APPS = [
     "webplatform.submissions",
     "webplatform.authoring",
     "webplatform.leaderboard",
+    "webplatform.practice",
+    "webplatform.api",
+    "ninja",  # installed so that /api/docs serves Swagger UI from our static files, not a CDN
 ]
 
 MIDDLEWARE = [
+    "webplatform.api.errors.JsonErrorsMiddleware",  # /api/ errors are JSON, whoever answered them
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -102,8 +106,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "accounts:login"
-LOGIN_REDIRECT_URL = "catalog:problem_list"
-LOGOUT_REDIRECT_URL = "catalog:problem_list"
+LOGIN_REDIRECT_URL = "practice:problem_list"
+LOGOUT_REDIRECT_URL = "practice:problem_list"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -131,6 +135,10 @@ CELERY_TASK_IGNORE_RESULT = True  # the database is the source of truth, not a r
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
+# Gradings and validations go to their problem's device queue, named per message by the services
+# (webplatform/core/queues.py: queue_for); the rest runs on the CPU workers.
+CELERY_TASK_ROUTES = {task: {"queue": CELERY_TASK_DEFAULT_QUEUE}
+                      for task in ("submissions.sweep_stale_submissions", "authoring.rejudge_submissions")}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a long grading must not hold back messages another worker could take
@@ -142,7 +150,7 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-stale-submissions": {
         "task": "submissions.sweep_stale_submissions",
         "schedule": float(os.environ.get("SWEEP_EVERY_S", "30")),
-        "options": {"queue": "cpu", "expires": 60},
+        "options": {"expires": 60},
     },
 }
 

@@ -3,6 +3,8 @@ from django.db import connection
 from django.http import JsonResponse
 from django.urls import include, path
 
+from webplatform.api.api import api
+
 
 def healthz(request):
     """For load balancers and docker-compose: the process answers and reaches its database."""
@@ -13,10 +15,12 @@ def healthz(request):
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/tokens/", include("webplatform.api.urls")),
     path("accounts/", include("webplatform.accounts.urls")),
+    path("api/", api.urls),
     path("authoring/", include("webplatform.authoring.urls")),
     path("healthz", healthz, name="healthz"),
     path("", include("webplatform.submissions.urls")),
     path("", include("webplatform.leaderboard.urls")),
-    path("", include("webplatform.catalog.urls")),
+    path("", include("webplatform.practice.urls")),
 ]

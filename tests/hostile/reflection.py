@@ -11,8 +11,9 @@ residual sizes, finds nothing wrong). Before the module views and the run-time g
 Now each is refused by the static gate where the file shows the construct (``forbidden``, with
 its line), and past the gate by the run-time guard (``runtime_error``, with the guard's reason).
 What the source cannot show (a module passed as a value to ``functools.wraps``) the gate refuses
-at the forgery's own step (``.setattr``); past the gate the guard's ``wraps`` stops it. Raw memory through numpy's ctypes arrays is refused by the gate alone (by the
-attribute's name); past the gate that escape meets the operating system layers instead.
+at the forgery's own step (``.setattr``); past the gate the guard's ``wraps`` stops it. Raw
+memory through numpy's ctypes arrays is refused by the gate alone (by the attribute's name); past
+the gate that escape meets the operating system layers instead.
 """
 from __future__ import annotations
 
@@ -73,11 +74,11 @@ def borrowed():
 '''
 
 FORGE = '''
-inspection = sys.modules["judge.residuals"]
-real_saved, real_structure = inspection.saved_residuals, inspection.checkpoint_structure
+provenance, structure = sys.modules["judge.inspection.provenance"], sys.modules["judge.inspection.structure"]
+real_saved, real_structure = provenance.saved_residuals, structure.checkpoint_structure
 patch = sys.modules["builtins"].setattr
-patch(inspection, "saved_residuals", Forged.saved_residuals)
-patch(inspection, "checkpoint_structure", Forged.checkpoint_structure)
+patch(provenance, "saved_residuals", Forged.saved_residuals)
+patch(structure, "checkpoint_structure", Forged.checkpoint_structure)
 '''
 
 # The classic way out (tests.escape), written as text for whatever evaluates text.
@@ -193,6 +194,11 @@ sys = __import__("sys")
     "import_from_the_builtins_dict": ('''
 sys = __builtins__["__import__"]("sys", None, None, ["__doc__"], 0)  # as C code calls it
 ''', "forbidden", "runtime_error", "'NoneType' object has no attribute 'modules'"),
+    "equinox_hands_out_importlib": ('''
+import equinox as eqx
+
+sys = eqx.importlib.import_module("sys")  # Equinox's namespace holds the standard importlib
+''', "forbidden", "runtime_error", "`equinox.importlib` is not available in submissions"),
     "loader_of_the_builtins": ('''
 sys = __loader__.load_module("sys")
 ''', "forbidden", "runtime_error", "name '__loader__' is not defined"),

@@ -1,13 +1,14 @@
-"""The audit of ``judge.allowed`` against the pinned JAX and numpy: what a submission can reach.
+"""The audit of ``judge.allowed`` against the pinned JAX, numpy and Equinox: what a submission can reach.
 
 Two checks close the class of string-keyed reflection rather than its instances:
 
 * nothing a submission can reach by attribute names the gate allows, from the modules it can
-  import and from the objects it can make with them, is a real module, a metaclass, or one of
-  the functions that get attributes, import or evaluate code by name;
+  import and from the objects it can make with them (Equinox modules of its own classes
+  included), is a real module, a metaclass, or one of the functions that get attributes, import
+  or evaluate code by name;
 * no callable in the lists reads or sets an attribute by a computed name, or evaluates code,
-  unless it was reviewed (below, with the reason it is harmless). A JAX or numpy upgrade that
-  adds one fails here until someone reads it.
+  unless it was reviewed (below, with the reason it is harmless). A JAX, numpy or Equinox upgrade
+  that adds one fails here until someone reads it.
 """
 import builtins
 import collections
@@ -21,6 +22,7 @@ import types
 import typing
 import warnings
 
+import equinox as eqx
 import jax
 import numpy as np
 import pytest
@@ -34,6 +36,8 @@ REFLECTIVE = [
     functools.update_wrapper, functools.wraps, functools.singledispatch, typing.get_type_hints, typing.ForwardRef,
     operator.attrgetter, operator.methodcaller, importlib.import_module, jax.tree_util.register_dataclass, np.bmat,
     np.info, np.load, np.save, np.fromfile, sys._getframe, type,
+    eqx.module_update_wrapper, eqx.tree_serialise_leaves, eqx.tree_deserialise_leaves, eqx.filter_pure_callback,
+    eqx.nn.WeightNorm, eqx.nn.SpectralNorm,
 ]
 # Objects a submission can make with what it may import, to explore from as well.
 MADE = '''
@@ -59,6 +63,27 @@ checkpointed = jax.checkpoint(jnp.sin, policy=jax.checkpoint_policies.dots_savea
 dtype = np.dtype("float32")
 info = jnp.finfo(jnp.float32)
 wrapped = functools.partial(jnp.sin)
+
+import equinox as eqx
+
+
+class Block(eqx.Module):
+    linear: eqx.nn.Linear
+    scale: float = eqx.field(static=True, default=1.0)
+
+    def __call__(self, h):
+        return self.scale * self.linear(h)
+
+
+block = Block(eqx.nn.Linear(2, 2, key=key))
+mlp = eqx.nn.MLP(2, 2, 4, 1, key=key)
+params, static = eqx.partition(block, eqx.is_array)
+rebuilt = eqx.combine(params, static)
+filtered = eqx.filter_jit(block)
+stacked = eqx.filter_vmap(lambda k: eqx.nn.Linear(2, 2, key=k))(jax.random.split(key, 3))
+remat = eqx.filter_checkpoint(block, policy=jax.checkpoint_policies.dots_saveable)
+moved = eqx.tree_at(lambda b: b.linear.bias, block, jnp.ones(2))
+layers = eqx.nn.Sequential([eqx.nn.Linear(2, 2, key=key), eqx.nn.Lambda(jnp.tanh)])
 '''
 DEPTH = 4
 SCALARS = (int, float, complex, str, bytes, bool, type(None))
@@ -125,6 +150,10 @@ def test_the_explorer_finds_what_the_real_modules_hand_out():
     assert "the module typing" in found and "the module functools" in found
     found = "\n".join(_explore({"typing": importlib.import_module("typing").__dict__}))
     assert "the module sys" in found and "get_type_hints" in found and "ABCMeta" in found
+    found = "\n".join(_explore({"equinox": importlib.import_module("equinox")}))
+    assert "the module equinox" in found
+    found = "\n".join(_explore({"equinox": vars(importlib.import_module("equinox"))}))
+    assert "the module importlib" in found and "module_update_wrapper" in found and "the module equinox.nn" in found
 
 
 def test_nothing_reachable_from_the_views_or_what_they_make_is_a_module_a_metaclass_or_reflection():
@@ -145,6 +174,8 @@ REVIEWED = {
                       "attribute being read, a name the gate has checked",
     "jax.custom_vjp": "as jax.custom_jvp",
     "numpy.finfo": "__str__ reads its own fixed field names",
+    "equinox.Module": "__hash__ reads the instance's own fields, named by its class statement (whose names the "
+                      "gate has checked)",
 }
 COMPUTED_NAME = re.compile(
     r"""\b(?:getattr|setattr|delattr|hasattr)\(\s*[^,()]+(?:\([^()]*\))?\s*,(?!\s*['"])"""  # name not a literal
@@ -176,7 +207,9 @@ def test_no_listed_callable_uses_a_computed_attribute_name_or_evaluates_code_unl
 
 @pytest.mark.parametrize("module, name", [
     ("functools", "update_wrapper"), ("typing", "get_type_hints"), ("typing", "sys"), ("numpy", "load"),
-    ("jax.tree_util", "register_dataclass"), ("jax", "config"),
+    ("jax.tree_util", "register_dataclass"), ("jax", "config"), ("equinox", "importlib"), ("equinox", "internal"),
+    ("equinox", "tree_serialise_leaves"), ("equinox", "filter_pure_callback"), ("equinox", "module_update_wrapper"),
+    ("equinox.nn", "WeightNorm"),
 ])
 def test_a_refused_name_says_why(module, name):
     refusal = allowed.name_refusal(module, name)

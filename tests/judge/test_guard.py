@@ -91,6 +91,51 @@ alias = type[int]
             _run(source)
 
 
+def test_a_class_statement_may_define_call_and_an_equinox_module_works_but_no_metaclass_is_handed_out():
+    found = _run("""
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Scale:
+    def __call__(self, x):
+        return 2 * x
+
+
+class Block(eqx.Module):
+    linear: eqx.nn.Linear
+
+    def __call__(self, h):
+        return h + jnp.tanh(self.linear(h))
+
+
+block = Block(eqx.nn.Linear(3, 3, key=jax.random.key(0)))
+out = block(jnp.ones(3))
+twice = Scale()(4)
+meta = type(Block)
+arrays, rest = eqx.partition(block, eqx.is_array)
+""")
+    assert found["twice"] == 8 and found["out"].shape == (3,)
+    assert found["meta"] is guard.SubmissionType  # not Equinox's metaclass, which builds classes
+    assert found["rest"].linear.weight is None
+    for source in ['type("Call", (), {"__call__": print})\n',
+                   'import equinox as eqx\ntype(eqx.Module)("Sink", (eqx.Module,), {"__call__": print})\n']:
+        with pytest.raises(TypeError, match="type\\(\\) with three arguments"):
+            _run(source)
+
+
+@pytest.mark.parametrize("name", ["importlib", "internal", "module_update_wrapper", "tree_serialise_leaves",
+                                  "filter_pure_callback", "debug"])
+def test_the_equinox_view_holds_none_of_its_risky_names(name):
+    view = _run("import equinox as eqx\n")["eqx"]
+    with pytest.raises(AttributeError, match=f"`equinox.{name}` is not available in submissions: ") as refused:
+        getattr(view, name)
+    assert "check its spelling" not in str(refused.value)  # a reason of its own
+    with pytest.raises(AttributeError, match="`equinox.nn.WeightNorm` is not available"):
+        view.nn.WeightNorm  # noqa: B018
+
+
 def test_wraps_copies_the_name_and_docstring_and_chooses_nothing_else():
     found = _run('''
 import functools

@@ -10,7 +10,7 @@ from devstack.processes import free_port, start_redis
 from webplatform.accounts.services import create_user
 from webplatform.catalog.services import sync_problems
 from webplatform.celery import app as celery_app
-from webplatform.submissions import freshness
+from webplatform.core import freshness
 
 from .helpers import BANK
 

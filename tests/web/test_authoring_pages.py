@@ -117,10 +117,10 @@ def test_staff_reach_every_problem(client, staff, world):
 
 def test_learners_see_no_draft_hidden_case_reference_or_packaged_submission(client, learner_client, world):
     for c in (client, learner_client):
-        listing = c.get(reverse("catalog:problem_list")).content.decode()
+        listing = c.get(reverse("practice:problem_list")).content.decode()
         assert "secret_names" in listing and "draft_only" not in listing
-        assert c.get(reverse("catalog:problem_detail", args=["draft_only"])).status_code == 404
-        page = c.get(reverse("catalog:problem_detail", args=["secret_names"]))
+        assert c.get(reverse("practice:problem_detail", args=["draft_only"])).status_code == 404
+        page = c.get(reverse("practice:problem_detail", args=["secret_names"]))
         assert page.status_code == 200 and not leaks(page.content)
         assert "bigger" not in page.content.decode()  # only sample cases are listed
     for kind in ("run", "submit"):
@@ -133,7 +133,7 @@ def test_learners_see_no_draft_hidden_case_reference_or_packaged_submission(clie
         response = learner_client.get(url)
         assert response.status_code == 200 and not leaks(response.content), url
     assert learner_client.get(reverse("authoring:index")).status_code == 403
-    assert "authoring-link" not in learner_client.get(reverse("catalog:problem_list")).content.decode()
+    assert "authoring-link" not in learner_client.get(reverse("practice:problem_list")).content.decode()
 
 
 def test_a_judge_failure_is_reported_to_the_learner_without_the_reference(learner_client, learner, world, settings):
@@ -152,7 +152,7 @@ def test_a_judge_failure_is_reported_to_the_learner_without_the_reference(learne
 # --- the instructor's pages ------------------------------------------------------------------------
 
 def test_the_authoring_link_and_index_show_an_instructors_problems(instructor_client, world):
-    html = instructor_client.get(reverse("catalog:problem_list")).content.decode()
+    html = instructor_client.get(reverse("practice:problem_list")).content.decode()
     assert 'id="authoring-link"' in html
     index = instructor_client.get(reverse("authoring:index")).content.decode()
     assert "version 2" in index and "draft only: learners do not see it" in index
@@ -265,7 +265,7 @@ def test_the_statistics_page_shows_attempts_and_failures(instructor_client, worl
 
 def test_a_learners_page_submits_against_the_version_it_showed(learner_client, world, broker):
     problem = world["problem"]
-    html = learner_client.get(reverse("catalog:problem_detail", args=[problem.slug])).content.decode()
+    html = learner_client.get(reverse("practice:problem_detail", args=[problem.slug])).content.decode()
     assert 'name="version" value="2"' in html
     response = learner_client.post(reverse("submissions:submit", args=[problem.slug]),
                                    {"source": correct_source(), "version": "1"}, HTTP_ACCEPT="application/json")

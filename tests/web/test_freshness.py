@@ -9,7 +9,8 @@ from django.contrib.auth import get_user_model
 
 from webplatform.catalog.models import Problem
 from webplatform.catalog.services import sync_problems
-from webplatform.submissions import freshness, services
+from webplatform.core import freshness
+from webplatform.submissions import services
 
 from .helpers import DOT_POLICY, copy_package
 from .scenario import graded, regrade

@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from webplatform.core import freshness
 from webplatform.leaderboard import selectors
-from webplatform.submissions import freshness
 
 from .scenario import five_learners, graded, minutes
 
@@ -131,7 +131,7 @@ NAV = 2
     (reverse("leaderboard:problem", args=["checkpoint_dot_policy"]), 7 + NAV, 4 + NAV),
     # session, user, grading state, my solved problems, problems, their tags, the counts, tags in
     # use; then the first four
-    (reverse("catalog:problem_list"), 8 + NAV, 4 + NAV),
+    (reverse("practice:problem_list"), 8 + NAV, 4 + NAV),
 ])
 def test_a_page_takes_the_same_few_queries_however_many_learners_there_are(
         client, bank, make_user, django_assert_num_queries, url, cold, warm):

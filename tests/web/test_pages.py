@@ -36,7 +36,7 @@ def test_the_problem_list_shows_difficulty_tags_acceptance_and_my_solved_mark(
         finish(submit(user, dot_policy), verdict)
     finish(submit(other_learner, dot_policy, kind="run"), "accepted")  # sample runs do not count
     client.force_login(learner)
-    html = client.get(reverse("catalog:problem_list")).content.decode()
+    html = client.get(reverse("practice:problem_list")).content.decode()
     listed = rows(html)
     assert set(listed) == set(bank)
     dots = listed["checkpoint_dot_policy"]
@@ -45,11 +45,11 @@ def test_the_problem_list_shows_difficulty_tags_acceptance_and_my_solved_mark(
     assert "50% <small>(2/4)</small>" in dots and 'title="solved"' in dots
     assert 'title="solved"' not in listed["checkpoint_names"] and "no submissions yet" in listed["checkpoint_names"]
     client.force_login(other_learner)
-    assert 'title="solved"' in rows(client.get(reverse("catalog:problem_list")).content.decode())["checkpoint_dot_policy"]
+    assert 'title="solved"' in rows(client.get(reverse("practice:problem_list")).content.decode())["checkpoint_dot_policy"]
 
 
 def test_the_problem_list_filters_by_tag_and_difficulty(client, bank):
-    url = reverse("catalog:problem_list")
+    url = reverse("practice:problem_list")
     by_tag = rows(client.get(url, {"tag": "policies"}).content.decode())
     assert set(by_tag) == {p.slug for p in bank.values() if "policies" in p.current_version.tags}
     assert "checkpoint_dot_policy" in by_tag
@@ -60,7 +60,7 @@ def test_the_problem_list_filters_by_tag_and_difficulty(client, bank):
 
 
 def test_anyone_can_read_a_problem_page_with_statement_signature_samples_and_starter(client, dot_policy):
-    html = client.get(reverse("catalog:problem_detail", args=["checkpoint_dot_policy"])).content.decode()
+    html = client.get(reverse("practice:problem_detail", args=["checkpoint_dot_policy"])).content.decode()
     assert '<h1 id="problem-title">Checkpoint with a save policy' in html
     assert html.count("Checkpoint with a save policy</h1>") == 0  # the statement's own title is not repeated
     assert "<h2>Why it matters</h2>" in html

@@ -32,7 +32,7 @@ def test_the_author_sees_their_code(client, other_learner, their_submission):
 
 
 def problem_page(client) -> str:
-    return client.get(reverse("catalog:problem_detail", args=["checkpoint_dot_policy"])).content.decode()
+    return client.get(reverse("practice:problem_detail", args=["checkpoint_dot_policy"])).content.decode()
 
 
 def test_the_reference_and_explanation_open_only_after_solving(learner_client, learner, dot_policy):

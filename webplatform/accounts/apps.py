@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class AccountsConfig(AppConfig):
     name = "webplatform.accounts"
     label = "accounts"
+
+    def ready(self):
+        from django.contrib.auth import get_user_model
+
+        from webplatform.core import freshness
+
+        # Deleting a learner deletes their submissions: cached rankings must not keep them.
+        freshness.watch("users", f"SELECT COUNT(*) FROM {get_user_model()._meta.db_table}")

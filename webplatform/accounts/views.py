@@ -14,6 +14,6 @@ def signup(request):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         target = request.POST.get("next", "")
         if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-            target = reverse("catalog:problem_list")
+            target = reverse("practice:problem_list")
         return redirect(target)
     return render(request, "accounts/signup.html", {"form": form, "next": request.GET.get("next", "")})

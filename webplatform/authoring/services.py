@@ -18,12 +18,12 @@ from django.utils import timezone
 from judge import PackageError
 from judge.archive import check_files, files_hash, read_zip, unpacked
 
+from webplatform.accounts.selectors import INSTRUCTORS_GROUP
 from webplatform.catalog.models import Problem, ProblemVersion
 from webplatform.catalog.services import sync_problem
+from webplatform.core.queues import enqueue, queue_for
 from webplatform.submissions.models import Submission
 from webplatform.submissions.services import jsonable, requeue_submission
-
-from webplatform.accounts.selectors import INSTRUCTORS_GROUP
 
 from . import selectors
 from .blank import blank_package
@@ -31,6 +31,9 @@ from .models import Draft, Rejudge, RejudgeItem, ValidationRun
 from .roles import INSTRUCTOR_PERMISSIONS
 
 Status = ValidationRun.Status
+# The tasks (tasks.py) these services enqueue, by name.
+VALIDATE_TASK = "authoring.validate_draft"
+REJUDGE_TASK = "authoring.rejudge_submissions"
 
 
 def grant_instructor_permissions(*, apps, using="default", **kwargs):
@@ -145,12 +148,10 @@ def import_package(*, user, data: bytes) -> Draft:
 def request_validation(*, draft: Draft, user) -> ValidationRun:
     """Queues "Validate" of the draft on the queue of its device (the reference and every
     packaged submission graded by the workers, in the same sandbox as learners' code)."""
-    from .tasks import validate_draft  # the task module imports this one
-
-    queue = check_files(draft.files).device
+    queue = queue_for(check_files(draft.files))
     with transaction.atomic():
         run = ValidationRun.objects.create(draft=draft, requested_by=user)
-        transaction.on_commit(lambda: validate_draft.apply_async(args=[run.pk], queue=queue))
+        transaction.on_commit(lambda: enqueue(VALIDATE_TASK, run.pk, queue=queue))
     return run
 
 
@@ -240,8 +241,6 @@ def publish_draft(*, draft: Draft) -> Published:
 def start_rejudge(*, problem: Problem, user) -> Rejudge:
     """Earlier submissions of the problem (graded submits on older versions) graded again
     against its current version, in the background."""
-    from .tasks import rejudge_submissions
-
     problem = Problem.objects.select_related("current_version").get(pk=problem.pk)  # as it is now
     version = problem.current_version
     earlier = list(selectors.earlier_submissions(problem).values_list("id", "version_id", "verdict"))
@@ -249,7 +248,7 @@ def start_rejudge(*, problem: Problem, user) -> Rejudge:
     RejudgeItem.objects.bulk_create(
         RejudgeItem(rejudge=rejudge, submission_id=sid, previous_version_id=vid, previous_verdict=verdict)
         for sid, vid, verdict in earlier)
-    transaction.on_commit(lambda: rejudge_submissions.apply_async(args=[rejudge.pk], queue="cpu"))
+    transaction.on_commit(lambda: enqueue(REJUDGE_TASK, rejudge.pk))
     return rejudge
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from judge import PackageError
-from judge.validate_steps import package_errors, run_step, steps
+from judge import PackageError, Report
+from judge.validate import package_errors, run_step, steps
 
 from webplatform.catalog.package_cache import problem_for_files
-from webplatform.submissions.tasks import worker_runner
+from webplatform.core.worker import worker_runner
 
 from . import services
 
@@ -24,7 +24,7 @@ class _Stale(Exception):
     """Another attempt owns the run now (this worker was presumed dead and it was taken over)."""
 
 
-@shared_task(name="authoring.validate_draft", bind=True, acks_late=True, reject_on_worker_lost=True,
+@shared_task(name=services.VALIDATE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True,
              ignore_result=True)
 def validate_draft(self, run_id: int) -> str:
     claimed = services.claim_validation(run_id=run_id, task_id=self.request.id)
@@ -63,13 +63,14 @@ def _grade_steps(problem, run_id: int, attempt: int) -> list[str]:
     return package_errors(problem)
 
 
-def _signature(report) -> dict:
+def _signature(report: Report) -> dict:
     """The reference's residual signature: what it saves, and the policies of its checkpoints."""
-    checkpoints = [{"policy_text": c.get("policy_text"), "depth": c.get("depth"), "line": c.get("line")}
-                   for c in report.structure.get("checkpoints", [])]
-    return {"reference_residuals": report.reference_residuals, "reference_checkpoints": checkpoints}
+    found = report.structure.checkpoints if report.structure is not None else []
+    checkpoints = [{"policy_text": c.policy_text, "depth": c.depth, "line": c.line} for c in found]
+    return {"reference_residuals": [r.to_dict() for r in report.reference_residuals],
+            "reference_checkpoints": checkpoints}
 
 
-@shared_task(name="authoring.rejudge_submissions", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@shared_task(name=services.REJUDGE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def rejudge_submissions(rejudge_id: int) -> int:
     return services.requeue_rejudge(rejudge_id=rejudge_id)

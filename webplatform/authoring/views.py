@@ -21,6 +21,7 @@ from judge.archive import error_message, unpacked, write_zip
 from webplatform.catalog.models import ProblemVersion
 from webplatform.catalog.rendering import render_statement
 from webplatform.catalog.services import version_fields
+from webplatform.core.http import wants_json
 
 from . import selectors, services
 from .forms import ImportForm, SubmissionFileForm
@@ -36,10 +37,6 @@ def author_required(view):
             raise PermissionDenied("authoring is for instructors")
         return view(request, *args, **kwargs)
     return login_required(wrapped)
-
-
-def _wants_json(request) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
 
 
 @author_required
@@ -173,7 +170,7 @@ def validation(request, run_id):
     run = selectors.get_validation(user=request.user, run_id=run_id)
     context = {"run": run, "draft": run.draft, "current": run.content_hash == run.draft.content_hash,
                "signature": selectors.reference_signature(run)}
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse({
             "status": run.status, "done": run.is_done, "graded": len(run.rows), "total": run.total, "ok": run.ok,
             "html": render_to_string("authoring/_validation.html", context, request=request),
@@ -222,7 +219,7 @@ def rejudge(request, rejudge_id):
     rejudge = selectors.get_rejudge(user=request.user, rejudge_id=rejudge_id)
     progress = selectors.rejudge_progress(rejudge)
     context = {"rejudge": rejudge, "progress": progress}
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse({"done": progress.done, "graded": progress.graded, "total": progress.total,
                              "html": render_to_string("authoring/_rejudge.html", context, request=request)})
     return render(request, "authoring/rejudge.html", context)

@@ -18,10 +18,6 @@ import re
 import markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
-from django.template.loader import render_to_string
-from django.utils.safestring import SafeString, mark_safe
-
-from webplatform.submissions.freshness import cached
 
 _PIECES = re.compile(
     r"(?P<code>```.*?```|`[^`\n]+`)"
@@ -78,20 +74,3 @@ def render_statement(text: str) -> str:
     if lines and re.match(r"^#\s", lines[0]):
         lines = lines[1:]
     return render_markdown("\n".join(lines))
-
-
-SOLVED_MARK = '<span class="solved" title="solved">✓</span>'
-
-
-def problem_rows(problems, *, key: str) -> SafeString:
-    """The problem list's table rows (``key``: its filters), rendered once per grading state:
-    with 100,000 submissions behind it, rendering the rows was most of the page's cost."""
-    return cached(f"problem-rows:{key}", lambda: mark_safe(
-        render_to_string("catalog/_problem_rows.html", {"problems": problems})))
-
-
-def mark_solved(rows: SafeString, slugs) -> SafeString:
-    """The viewer's ✓ in the rows of the problems they solved (slugs are ``[a-z0-9_]+``)."""
-    for slug in slugs:
-        rows = rows.replace(f'data-mark="{slug}"></td>', f'data-mark="{slug}">{SOLVED_MARK}</td>', 1)
-    return mark_safe(rows)

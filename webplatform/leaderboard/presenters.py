@@ -5,7 +5,7 @@ Measured on this project's 2-core machine, a page of 50 rows cost ~10 ms through
 engine and ~5 ms through ``format_html`` (its lazy-aware escaping runs per argument); plain
 ``html.escape`` on the only text that is not ours (usernames) and one ``mark_safe`` per table
 cost well under 1 ms. The rows are the same for every viewer, so a page of them is rendered once
-per grading state (``submissions.freshness``, with the usernames read then) and the viewer's own
+per grading state (``core.freshness``, with the usernames read then) and the viewer's own
 row is marked afterwards by ``mark_mine``. A learner renamed in the admin keeps the old name on
 a cached page until the next verdict or ``freshness.MAX_AGE_S``; ranks are never older than the
 grading state."""
@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
-from webplatform.submissions.freshness import cached
+from webplatform.core.freshness import cached
 
 from .chart import Drawing, draw
 from .metrics import humanize

@@ -1,6 +1,6 @@
 """Reads of the leaderboard. Every ranking is a database aggregate: the global one over the
 ``Progress`` summaries (one row per learner and problem version), a problem's over its accepted
-submissions; each is cached under the grading state (``submissions.freshness``), so a verdict,
+submissions; each is cached under the grading state (``core.freshness``), so a verdict,
 a rejudge or a new version shows on the next request.
 
 What counts: recorded submissions with a verdict (``rules``), on the problem's current published
@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404
 from judge import verdicts
 
 from webplatform.catalog.models import Problem
-from webplatform.submissions.freshness import cached
+from webplatform.core.freshness import cached
 from webplatform.submissions.models import Submission
 
 from .metrics import Metric, ranking_for
@@ -125,7 +125,8 @@ def ranked_problem(*, slug: str) -> Problem:
     ranking page shows (the catalog's ``get_problem`` loads the whole version: statement, starter ...)."""
     return get_object_or_404(
         Problem.objects.select_related("current_version").only(
-            "id", "uuid", "slug", "title", "current_version_id", "current_version__title"),
+            "id", "uuid", "slug", "title", "current_version_id", "current_version__title",
+            "current_version__ranking"),
         slug=slug, is_active=True, current_version__isnull=False)
 
 

@@ -72,8 +72,3 @@ class Submission(models.Model):
     @property
     def is_done(self) -> bool:
         return self.status == self.Status.DONE
-
-    @property
-    def queue(self) -> str:
-        """The Celery queue of the problem's device: ``cpu`` or ``gpu``."""
-        return self.version.device

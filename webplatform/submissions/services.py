@@ -21,12 +21,17 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from judge import verdicts
+from judge.evidence import Cost
+from judge.report import Report
 from kombu.exceptions import OperationalError
+
+from webplatform.core.queues import enqueue, queue_for
 
 from .models import Submission
 from .signals import verdicts_changed
 
 logger = logging.getLogger(__name__)
+GRADE_TASK = "submissions.grade_submission"  # the task (tasks.py) these services enqueue, by name
 Status = Submission.Status
 RATE_WINDOW_S = 60
 # The leaderboard's figures, copied from an accepted report (see metrics_of).
@@ -55,7 +60,7 @@ def _check_source_size(source: str) -> None:
         raise ValidationError(
             f"Your code is {size / 1024:.1f} KiB: the submission is larger than {limit // 1024} KiB, the limit "
             f"for one submission. Remove what the entry point does not use (long comments, unused "
-            f"helpers, pasted data) and send it again.", code="too_large")
+            f"helpers, pasted data) and send it again.", code="source_too_large")
 
 
 def _check_rate(*, user, now: datetime) -> None:
@@ -86,31 +91,33 @@ def create_submission(*, user, problem, source: str, kind: str, version=None) ->
     if kind not in Submission.Kind.values:
         raise ValidationError(f"unknown kind {kind!r}")
     if not source.strip():
-        raise ValidationError("the submission is empty")
+        raise ValidationError("the submission is empty", code="empty_source")
+    if "\x00" in source:
+        # Python source cannot hold one, and PostgreSQL's text columns refuse it.
+        raise ValidationError("Your code contains a NUL character (\\x00), which Python source cannot hold. "
+                              "Remove it (it often comes from pasting binary data) and send it again.",
+                              code="null_character")
     _check_source_size(source)
     if not problem.is_active or problem.current_version_id is None:
-        raise ValidationError("this problem is not open for submissions")
+        raise ValidationError("this problem is not open for submissions", code="problem_closed")
     version = version or problem.current_version
     if version.problem_id != problem.pk:
-        raise ValidationError("that version belongs to another problem")
+        raise ValidationError("that version belongs to another problem", code="unknown_version")
     with transaction.atomic():
         _check_rate(user=user, now=timezone.now())
         submission = Submission.objects.create(
             user=user, problem=problem, version=version, kind=kind, source=source,
             status=Status.QUEUED, enqueued_at=timezone.now())
-        queue = version.device
-        transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, queue=queue))
+        transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, version=version))
     return submission
 
 
-def enqueue_grading(*, submission_id: int, queue: str, countdown: float = 0) -> bool:
-    """Publishes the grading message; False when the broker cannot be reached (the submission
-    stays queued and the sweep publishes it again later)."""
-    from .tasks import grade_submission  # the task module imports this one
-
+def enqueue_grading(*, submission_id: int, version, countdown: float = 0) -> bool:
+    """Publishes the grading message on the queue of ``version``'s device; False when the broker
+    cannot be reached (the submission stays queued and the sweep publishes it again later)."""
     try:
-        grade_submission.apply_async(args=[submission_id], queue=queue, countdown=countdown or None,
-                                     retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        enqueue(GRADE_TASK, submission_id, queue=queue_for(version), countdown=countdown or None,
+                retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except OperationalError as exc:
         logger.warning("could not enqueue submission %s (%s); the sweep will retry", submission_id, exc)
         return False
@@ -151,14 +158,14 @@ def metrics_of(report: dict) -> dict:
     """The columns the leaderboard ranks by: residual bytes, and from ``cost`` our traced FLOPs and
     peak bytes beside XLA's estimates, for accepted reports only (a rejected submission's figures
     rank nothing); the grading time for all."""
-    accepted = report.get("verdict") == verdicts.ACCEPTED
-    cost = report.get("cost") if isinstance(report.get("cost"), dict) else {}
-    sources = {"residual_bytes": report.get("residual_bytes"), "flops": cost.get("flops"),
-               "peak_bytes": cost.get("peak_bytes"), "xla_flops": cost.get("xla_flops"),
-               "xla_peak_bytes": cost.get("xla_peak_bytes")}
+    stored = Report.from_dict(report)
+    accepted = stored.verdict == verdicts.ACCEPTED
+    cost = stored.cost or Cost()
+    sources = {"residual_bytes": stored.residual_bytes, "flops": cost.flops, "peak_bytes": cost.peak_bytes,
+               "xla_flops": cost.xla_flops, "xla_peak_bytes": cost.xla_peak_bytes}
     figures = {name: _number(value) if accepted else None for name, value in sources.items()}
     return {name: None if value is None else round(value) for name, value in figures.items()} | {
-        "grading_time_s": _number(report.get("time_s"))}
+        "grading_time_s": _number(stored.time_s)}
 
 
 def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bool:
@@ -202,7 +209,7 @@ def _requeue(submission, version, extra: Q) -> bool:
             grading_time_s=None, **dict.fromkeys(METRIC_FIELDS))
         if updated:
             _announce({(submission.user_id, submission.version_id), (submission.user_id, version.pk)})
-            transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, queue=version.device))
+            transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, version=version))
     return bool(updated)
 
 
@@ -242,7 +249,7 @@ def record_grading_failure(*, submission_id: int, attempt: int, message: str, re
     if not updated:
         return "stale"
     delay = config["RETRY_DELAY_S"] * attempt
-    transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, queue=submission.queue,
+    transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, version=submission.version,
                                                   countdown=delay))
     return "retrying"
 
@@ -280,7 +287,7 @@ def sweep_stale_submissions(*, now: datetime | None = None) -> SweepResult:
     for submission in stale_queued.select_related("version").only("id", "version__device", "enqueued_at"):
         if Submission.objects.filter(pk=submission.pk, status=Status.QUEUED,
                                      enqueued_at=submission.enqueued_at).update(enqueued_at=now):
-            enqueue_grading(submission_id=submission.pk, queue=submission.queue)
+            enqueue_grading(submission_id=submission.pk, version=submission.version)
             result.requeued.append(submission.pk)
     stale_running = Submission.objects.filter(
         status=Status.RUNNING, started_at__lt=now - timedelta(seconds=config["STALE_RUNNING_S"]))

@@ -5,42 +5,21 @@ message is harmless (the guarded claim lets only one through)."""
 from __future__ import annotations
 
 import logging
-import threading
 
 from celery import shared_task
-from celery.signals import worker_process_shutdown
 from django.conf import settings
 from judge import grade, verdicts
-from judge.grader import default_runner
 
 from webplatform.catalog.package_cache import problem_for_version
+from webplatform.core.worker import worker_runner
 
 from . import services
 from .models import Submission
 
 logger = logging.getLogger(__name__)
-_runner = None
-_runner_lock = threading.Lock()
 
 
-def worker_runner():
-    """The judge's runner, created once per worker process (it is where a warm zygote lives),
-    on first use so that it is created after the pool forked this process."""
-    global _runner
-    with _runner_lock:
-        if _runner is None:
-            _runner = default_runner()
-        return _runner
-
-
-@worker_process_shutdown.connect
-def _close_runner(**_):
-    close = getattr(_runner, "close", None)
-    if close is not None:
-        close()
-
-
-@shared_task(name="submissions.grade_submission", bind=True, acks_late=True, reject_on_worker_lost=True,
+@shared_task(name=services.GRADE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True,
              ignore_result=True)
 def grade_submission(self, submission_id: int) -> str:
     submission = services.claim_submission(submission_id=submission_id, task_id=self.request.id)

@@ -9,30 +9,24 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from webplatform.catalog.selectors import get_problem, version_opened
+from webplatform.core.http import wants_json
 
 from . import selectors, services
 from .models import Submission
 from .presenters import present
 
 
-def _wants_json(request) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
-
-
 @login_required
 @require_POST
 def create(request, slug, kind):
     problem = get_problem(slug=slug)
-    number = request.POST.get("version")
     try:
-        version = version_opened(problem=problem, number=number)
-        if number and version is None:
-            raise ValidationError(f"this problem has no version {number}")
+        version = version_opened(problem=problem, number=request.POST.get("version"))
         submission = services.create_submission(
             user=request.user, problem=problem, source=request.POST.get("source", ""), kind=kind, version=version)
     except ValidationError as exc:
         limited = isinstance(exc, services.RateLimited)
-        if _wants_json(request):
+        if wants_json(request):
             response = JsonResponse({"error": " ".join(exc.messages)}, status=429 if limited else 400)
         else:
             response = render(request, "submissions/refused.html", {"problem": problem, "errors": exc.messages},
@@ -40,7 +34,7 @@ def create(request, slug, kind):
         if limited:
             response["Retry-After"] = str(exc.retry_after_s)
         return response
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse(_status_payload(request, submission), status=201)
     return redirect("submissions:detail", submission_id=submission.pk)
 

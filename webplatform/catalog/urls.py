@@ -1,9 +1,0 @@
-from django.urls import path
-
-from . import views
-
-app_name = "catalog"
-urlpatterns = [
-    path("", views.problem_list, name="problem_list"),
-    path("problems/<slug:slug>/", views.problem_detail, name="problem_detail"),
-]

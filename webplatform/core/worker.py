@@ -1,0 +1,28 @@
+"""The judge's runner of this worker process, shared by every task that grades (submissions,
+validation runs)."""
+from __future__ import annotations
+
+import threading
+
+from celery.signals import worker_process_shutdown
+from judge.grader import default_runner
+
+_runner = None
+_runner_lock = threading.Lock()
+
+
+def worker_runner():
+    """The judge's runner, created once per worker process (it is where a warm zygote lives),
+    on first use so that it is created after the pool forked this process."""
+    global _runner
+    with _runner_lock:
+        if _runner is None:
+            _runner = default_runner()
+        return _runner
+
+
+@worker_process_shutdown.connect
+def _close_runner(**_):
+    close = getattr(_runner, "close", None)
+    if close is not None:
+        close()

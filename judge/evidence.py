@@ -134,14 +134,22 @@ class Structure:
                    [c.get("line") for c in data.get("custom_vjp", [])], dict(data.get("primitives", {})))
 
 
+# The revision of the rules that count a step's FLOPs and peak bytes (``judge.inspection.cost``).
+# Figures stored under an older one were counted by rules since corrected; the site measures them
+# again (``manage.py remeasure_figures``). 2: every primitive counts (before, only dot_general and
+# scan did: convolutions, elementwise work and while bodies cost nothing).
+COST_REVISION = 2
+
+
 @dataclass(frozen=True)
 class Cost:
     """One whole gradient step: ours from the traced program, XLA's estimates beside them."""
     flops: float | None = None
     peak_bytes: int | None = None
-    xla_flops: float | None = None
+    xla_flops: float | None = None  # XLA's flops and transcendentals of the compiled step
     xla_temp_bytes: int | None = None
     xla_peak_bytes: int | None = None
+    revision: int | None = None  # the COST_REVISION that counted flops and peak_bytes; None: before revisions
 
     def to_dict(self) -> dict:
         return {name: value for name, value in vars(self).items() if value is not None}

@@ -133,6 +133,12 @@ def _triangular_solve(eqn) -> float:
     return float(batch * n * n * rhs)
 
 
+def _logistic(eqn) -> float:
+    """1 / (1 + exp(-x)): a negation, an exponential, an addition and a division per element (the
+    operations XLA expands it into)."""
+    return 4.0 * _made(eqn)
+
+
 def _scan(eqn) -> float:
     return eqn.params["length"] * _count_flops(_closed(eqn.params["jaxpr"]))
 
@@ -234,7 +240,7 @@ RULES = {
     "select_and_scatter_add": _select_and_scatter_add, "select_and_scatter": _select_and_scatter_add,
     **{name: _scatter_combine for name in ("scatter-add", "scatter-sub", "scatter-mul", "scatter-min",
                                            "scatter-max")},
-    "integer_pow": _integer_pow, "sort": _sort, "fft": _fft,
+    "integer_pow": _integer_pow, "logistic": _logistic, "sort": _sort, "fft": _fft,
     "cholesky": _cholesky, "lu": _lu, "triangular_solve": _triangular_solve,
     "scan": _scan, "cond": _cond, "while": _while, "custom_linear_solve": _linear_solve,
 }
@@ -275,7 +281,8 @@ def _var_bytes(v) -> int:
     aval = getattr(v, "aval", None)
     if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
         return 0
-    return int(np.prod(aval.shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize
+    # the dtype's own itemsize: JAX's PRNG keys (key<fry>, 8 bytes) are no numpy dtype
+    return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.itemsize
 
 
 def _peak_live_bytes(jaxpr) -> int:

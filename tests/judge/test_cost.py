@@ -226,6 +226,7 @@ def test_dead_code_that_differentiation_leaves_behind_costs_nothing():
     (lambda x: jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (2, 2), (2, 2), "VALID"), 25 * 3),  # as XLA
     (lambda x: jax.lax.reduce_window(x, 0.0, jax.lax.add, (2, 2), (1, 1), "SAME"), 100 * 3),  # as XLA
     (lambda x: jnp.cumsum(x, axis=1), 10 * 9),
+    (jax.nn.sigmoid, 100 * 4),  # 1 / (1 + exp(-x)), as XLA counts it
     (lambda x: x.at[jnp.array([1, 2, 3])].add(1.0), 3 * 10 + 3 * 3),  # an add per update; negative indices wrapped
     (lambda x: jnp.sort(x, axis=1), 100 * 4),  # n log2 n comparisons per row
     # the product, n^3 / 3 for the factorisation, three elementwise steps masking the lower triangle
@@ -263,3 +264,22 @@ def test_recomputation_hidden_in_convolutions_meets_the_flop_ceiling(memory_budg
     assert report.verdict == "policy_violation"
     assert "FLOPs; at most 32500000 are allowed (too much recomputation)" in report.message
     assert report.cost.flops > problem.cost_rules.max_flops > report.cost.flops / 1.2
+
+
+def test_a_step_holding_random_keys_is_measured():
+    # Equinox builds its layers from jax.random keys, whose dtype (key<fry>) is no numpy dtype:
+    # every recorded submission to the Equinox problems ended in a runtime error when measured.
+    def loss(w, x):
+        noise = jax.random.normal(jax.random.fold_in(jax.random.key(0), 1), x.shape)
+        return jnp.sum(jnp.tanh((x + noise) @ w))
+
+    found = cost.compiled_cost(loss, _arrays((8, 4), (3, 8)), [0])
+    assert found["flops"] > 2 * 3 * 8 * 4 and found["peak_bytes"] > 0
+
+
+@pytest.mark.parametrize("slug", ["equinox_filter_checkpoint", "equinox_scan_layers"])
+def test_a_recorded_submission_to_an_equinox_problem_is_measured(slug):
+    problem = load_problem(ROOT / "problems" / slug)
+    report = grade(problem, problem.reference, measure_cost=True)  # as the site grades a "Submit"
+    assert report.verdict == "accepted", report.message
+    assert report.cost.flops > 0 and report.cost.peak_bytes > 0

@@ -12,6 +12,7 @@ and ``serve`` (called in a process forked by the zygote, see ``judge.sandbox.zyg
 """
 from __future__ import annotations
 
+import io
 import os
 import sys
 import traceback
@@ -57,7 +58,7 @@ def _load(source: str, filename: str, entry: str):
         code = compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
         return None, _error("compile_error", f"SyntaxError: {exc.msg}", exc.lineno)
-    from .gate import restricted_builtins
+    from .guard import restricted_builtins
 
     namespace = {"__name__": "submission", "__file__": filename, "__builtins__": restricted_builtins()}
     try:
@@ -172,6 +173,38 @@ def _export(exports: list, request: ChildRequest) -> tuple[dict | None, dict | N
         return None, error
 
 
+class _PrintedOutput(io.TextIOBase):
+    """``sys.stdout`` and ``sys.stderr`` while submitted code runs.
+
+    What it prints while its module loads and on the sample cases goes to the parent (and to the
+    learner's page); what it prints on a hidden case, or while the programs are exported (which
+    traces every case again), is counted against the output limit and dropped, so that no size or
+    value of a hidden case reaches the learner through printed output. Once a hidden case has
+    run, nothing more is shown: a value kept from it cannot be printed by a later case either.
+    """
+
+    def __init__(self, stream, limit_kb: int | None):
+        self.stream, self.limit_kb, self.size, self.shown = stream, limit_kb, 0, True
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.size += len(text.encode("utf-8", "replace"))
+        if self.shown:
+            self.stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def over_limit(self) -> dict | None:
+        if self.limit_kb is not None and self.size > self.limit_kb * 1024:
+            return _error("output_limit", f"your submission printed more than {self.limit_kb} KiB (output printed on "
+                                          f"hidden cases counts too, though only the sample cases' is shown)")
+        return None
+
+
 def serve(message: dict) -> dict:
     """Run one request; always returns a response dict (errors are data, not exceptions)."""
     from .messages import VERIFY, ChildRequest
@@ -181,6 +214,15 @@ def serve(message: dict) -> dict:
 
         return verify.serve(message)
     request = ChildRequest.from_wire(message)
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = printed = _PrintedOutput(sys.stdout, request.output_kb)
+    try:
+        return _serve(request, printed)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _serve(request: ChildRequest, printed: _PrintedOutput) -> dict:
     function, error = _load(request.source, request.filename, request.entry)
     if error:
         return {"status": "error", "error": error}
@@ -194,14 +236,18 @@ def serve(message: dict) -> dict:
     cache: dict = {}
     cases, exports = [], []
     for case in request.cases:
+        printed.shown = printed.shown and case.sample
         cases.append(run_case(function, case, request, cache, exports))
+        if printed.over_limit():
+            return {"status": "error", "error": printed.over_limit()}
         if "error" in cases[-1]:  # the cases after it would tell the parent nothing it can use
             break
+    printed.shown = False
     response = {"status": "ok", "cases": cases}
     if exports:
         programs, error = _export(exports, request)
-        if error:
-            return {"status": "error", "error": error}
+        if error or printed.over_limit():
+            return {"status": "error", "error": error or printed.over_limit()}
         response["programs"] = programs
     return response
 

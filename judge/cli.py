@@ -77,9 +77,9 @@ def cmd_inspect(args) -> int:
         print(f"inspect: {refusal.verdict}: {refusal.message}", file=sys.stderr)
         return 1
     names = _parameter_names(source, function, len(specs))
+    case = messages.CaseInput("inspect", args.seed, [False] * len(specs), arrays, sample=True)  # its output shown
     request = messages.ChildRequest(source=source, entry=function, arg_names=names, wrt=list(range(len(specs))),
-                                    cases=[messages.CaseInput("inspect", args.seed, [False] * len(specs), arrays)],
-                                    fwd_bwd=args.fwd_bwd)
+                                    cases=[case], fwd_bwd=args.fwd_bwd)
     result = _runner().run(request.to_wire(), Limits())
     if result.outcome != "ok":
         print(f"inspect: the function did not finish: {result.outcome} ({result.detail})", file=sys.stderr)

@@ -174,18 +174,26 @@ class Structure:
                    [OnPath(p, line, tuple(within), n) for p, line, within, n in data.get("on_path", [])])
 
 
+# The revision of the rules that count a step's FLOPs and peak bytes (``judge.inspection.cost``).
+# Figures stored under an older one were counted by rules since corrected; the site measures them
+# again (``manage.py remeasure_figures``). 2: every primitive counts (before, only dot_general and
+# scan did: convolutions, elementwise work and while bodies cost nothing).
+COST_REVISION = 2
+
+
 @dataclass(frozen=True)
 class Cost:
     """One whole gradient step: ours from the traced program, XLA's estimates beside them."""
     flops: float | None = None
     peak_bytes: int | None = None
-    xla_flops: float | None = None
+    xla_flops: float | None = None  # XLA's flops and transcendentals of the compiled step
     xla_temp_bytes: int | None = None
     xla_peak_bytes: int | None = None
     # The most bytes of saved and recomputed values the backward pass holds at once
     # (``judge.inspection.memory``), and the same for the program without its checkpoints.
     held_peak_bytes: int | None = None
     plain_held_peak_bytes: int | None = None
+    revision: int | None = None  # the COST_REVISION that counted flops and peak_bytes; None: before revisions
 
     def to_dict(self) -> dict:
         return {name: value for name, value in vars(self).items() if value is not None}

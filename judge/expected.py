@@ -20,7 +20,7 @@ from . import messages, pipeline, protocol
 from .package import Problem
 from .paths import PROJECT_ROOT
 
-FORMAT = 2  # bump when what is stored, or how it is computed, changes
+FORMAT = 3  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held)
 FILE_CAP = 256 << 20
 
 

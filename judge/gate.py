@@ -1,35 +1,30 @@
 """The static gate: a submission's source is read (never run) before any process starts.
 
 It refuses, with the line and a reason a learner understands, what a checkpointing solution
-never needs and an attack usually does: imports outside an allow-list, access to private or
-double-underscore attributes (the way out of every Python "jail"), assignment into modules or
-other objects, running code from strings or files (``exec``, ``eval``, ``compile``, ``open``,
-``__import__``), and reflection (``getattr``, ``setattr``, ``vars``, ``globals``...).
+never needs and an attack usually does: imports outside an allow-list, names of allowed modules
+outside their reviewed lists (``judge.allowed``: no ``functools.update_wrapper``, no
+``typing.get_type_hints``), access to private or double-underscore attributes (the way out of
+every Python "jail"), assignment into modules or other objects, running code from strings or
+files (``exec``, ``eval``, ``compile``, ``open``, ``__import__``), reflection (``getattr``,
+``setattr``, ``vars``, ``globals``...) and classes built from dictionaries (``type`` with three
+arguments).
 
 What the gate guarantees: code it accepts cannot *name* those things. What it cannot guarantee:
-that no accepted construct reaches them anyway (Python is too dynamic for that), so it is the
-first wall, not the only one. The child process enforces the same import allow-list and the
-same missing builtins at run time (``restricted_builtins``), the operating system layers of
-``judge.sandbox`` contain whatever still gets through, and the numbers and residual sizes the
-verdict rests on are recomputed where no submitted code ran (``judge.verify``).
+that no accepted construct reaches them anyway (Python is too dynamic for that: a module bound
+to another name, a string built at run time), so it is the first wall, not the only one. The
+child process enforces the same lists at run time (``judge.guard``: module views, refusing
+builtins), the operating system layers of ``judge.sandbox`` contain whatever still gets through,
+and the numbers and residual sizes the verdict rests on are recomputed where no submitted code
+ran (``judge.verify``).
 """
 from __future__ import annotations
 
 import ast
-import builtins
 from dataclasses import dataclass
 
-MAX_SOURCE_BYTES = 64 * 1024
+from . import allowed
 
-# Modules a checkpointing solution may import; a submodule must be listed itself.
-ALLOWED_MODULES = frozenset({
-    "jax", "jax.numpy", "jax.numpy.linalg", "jax.lax", "jax.nn", "jax.nn.initializers",
-    "jax.ad_checkpoint", "jax.tree_util", "jax.tree", "jax.random", "jax.scipy", "jax.scipy.special",
-    "functools", "math", "typing", "itertools", "collections", "numpy",
-    "equinox", "equinox.nn",  # the neural network library of the bank's framework problems
-})
-ALLOWED_SUMMARY = "jax (with jax.numpy, jax.lax, jax.nn, jax.ad_checkpoint, jax.tree_util, jax.random, " \
-                  "jax.scipy), equinox (with equinox.nn), functools, math, typing, itertools, collections and numpy"
+MAX_SOURCE_BYTES = 64 * 1024
 
 _REFLECTION = "reflection is not allowed in submissions: use plain attribute access such as " \
               "jax.checkpoint_policies.dots_saveable"
@@ -66,15 +61,21 @@ DENIED_ATTRIBUTES = {
         "ag_frame", "ag_code", "ag_await", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
         "f_trace", "tb_frame", "tb_next", "co_code", "co_consts", "co_names", "func_globals",
         "func_code", "im_func", "im_self", "mro", "extend", "interpreters", "core", "lib", "config",
-        "experimental", "ctypeslib", "f2py", "distutils", "testing")},
+        "experimental", "ctypeslib", "f2py", "distutils", "testing", "client")},
+    "ctypes": "raw memory access is not allowed in submissions",
+    **{name: "submissions may not redefine JAX's primitives" for name in (
+        "def_impl", "def_abstract_eval", "def_effectful_abstract_eval", "def_effectful_abstract_eval2",
+        "def_bind_with_trace")},
+    **{name: DENIED_BUILTINS[name] for name in (  # the same functions, reached as attributes of a module
+        "getattr", "setattr", "delattr", "hasattr", "vars", "globals", "locals", "eval", "exec")},
     "format": "str.format can read attributes by name; use an f-string instead",
     "format_map": "str.format_map can read attributes by name; use an f-string instead",
     "debug": "jax.debug.print and jax.debug.callback are host callbacks the judge cannot grade; "
              "print() inside your function shows the traced values",
     "pure_callback": _CALLBACK,
     "io_callback": _CALLBACK,
-    **{name: _FILES for name in ("load", "save", "savez", "savez_compressed", "fromfile", "tofile",
-                                 "memmap", "loadtxt", "savetxt", "genfromtxt", "fromregex", "DataSource",
+    **{name: _FILES for name in ("load", "save", "savez", "savez_compressed", "fromfile", "tofile", "dump",
+                                 "dumps", "memmap", "loadtxt", "savetxt", "genfromtxt", "fromregex", "DataSource",
                                  "tree_serialise_leaves", "tree_deserialise_leaves",
                                  "default_serialise_filter_spec", "default_deserialise_filter_spec")},
     # Equinox's namespace also holds the standard importlib module, its internal API, a host
@@ -88,6 +89,8 @@ READABLE_DUNDERS = frozenset({"__name__"})  # `if __name__ == "__main__":` is ha
 # Methods a class of the submission may define: `__call__` is how an Equinox module is applied,
 # and defining it only changes what calling that class's own instances does.
 DEFINABLE_DUNDERS = frozenset({"__call__"})
+THREE_ARGUMENT_TYPE = ("type() with three arguments builds a class from a dictionary of names, which submissions "
+                       "may not do: write a class statement instead")
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,7 @@ def check(source: str) -> Refusal | None:
     except (ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, absurd nesting
         return Refusal("compile_error", None, f"the source cannot be parsed: {type(exc).__name__}")
     try:
-        _Checker().visit(tree)
+        _Checker(tree).visit(tree)
     except _Refused as refused:
         return Refusal("forbidden", refused.line, refused.reason)
     except RecursionError:
@@ -125,13 +128,14 @@ class _Refused(Exception):
         self.line, self.reason = getattr(node, "lineno", None), reason
 
 
-def module_allowed(name: str) -> bool:
-    return name in ALLOWED_MODULES
+def _is_dunder(name: str) -> bool:
+    """``__x__``; a bare ``__`` (JAX writes ``lambda prim, *_, **__:``) is an ordinary name."""
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
 def attribute_refusal(name: str) -> str | None:
     """Why ``obj.<name>`` is refused, or None when it is fine."""
-    if name.startswith("__") and name.endswith("__"):
+    if _is_dunder(name):
         return f"`{name}` is a double-underscore attribute; {_INTERNALS}"
     if name.startswith("_"):
         return f"`{name}` is a private attribute (its name starts with an underscore); use the public API"
@@ -141,6 +145,9 @@ def attribute_refusal(name: str) -> str | None:
 
 
 class _Checker(ast.NodeVisitor):
+    def __init__(self, tree: ast.AST):
+        self.imported = _imported_names(tree)
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             self._module(node, alias.name)
@@ -153,23 +160,25 @@ class _Checker(ast.NodeVisitor):
         for alias in node.names:
             if alias.name == "*":
                 continue
-            full = f"{node.module}.{alias.name}"
-            if not module_allowed(full):
+            if not allowed.module_allowed(f"{node.module}.{alias.name}"):
                 reason = attribute_refusal(alias.name)
                 if reason:
                     raise _Refused(node, f"`from {node.module} import {alias.name}`: {reason}")
+                if allowed.name_refusal(node.module, alias.name):
+                    raise _Refused(node, f"`from {node.module} import {alias.name}` is not allowed: "
+                                         f"{allowed.reason(node.module, alias.name)}")
             self._bound_name(node, alias.asname)
 
     def _module(self, node: ast.AST, name: str) -> None:
-        if not module_allowed(name):
-            raise _Refused(node, f"`import {name}` is not allowed: submissions may import only {ALLOWED_SUMMARY}")
+        if not allowed.module_allowed(name):
+            raise _Refused(node, f"`import {name}` is not allowed: submissions may import only {allowed.SUMMARY}")
 
     def _bound_name(self, node: ast.AST, name: str | None) -> None:
         """A name the submission defines: no dunders, and no shadowing of a refused builtin
         (so that every later use of such a name can only mean the builtin, and is refused)."""
         if not name:
             return
-        if name.startswith("__") and name.endswith("__"):
+        if _is_dunder(name):
             raise _Refused(node, f"`{name}` is a reserved double-underscore name")
         if name in DENIED_BUILTINS:
             raise _Refused(node, f"`{name}` is the name of a Python builtin that submissions may not use; "
@@ -180,15 +189,44 @@ class _Checker(ast.NodeVisitor):
         reason = attribute_refusal(node.attr)
         if reason:
             raise _Refused(node, reason)
+        module = self._module_of(node.value)
+        if module and allowed.name_refusal(module, node.attr):
+            raise _Refused(node, f"`{ast.unparse(node)}` is not available in submissions: "
+                                 f"{allowed.reason(module, node.attr)}")
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             raise _Refused(node, f"assigning to or deleting an attribute (`{ast.unparse(node)}`) is not allowed: "
                                  f"submissions may not change modules or objects; keep your state in local variables")
+
+    def _module_of(self, node: ast.AST) -> str | None:
+        """The allowed module an expression such as ``jnp`` or ``jax.numpy`` stands for, if any."""
+        target = self._target(node)
+        return target if target and allowed.module_allowed(target) else None
+
+    def _target(self, node: ast.AST) -> str | None:
+        """What an expression such as ``jnp``, ``jax.numpy.sum`` or ``wraps`` names in an allowed
+        module (``"jax.numpy.sum"``), if the file shows it."""
+        if isinstance(node, ast.Name):
+            return self.imported.get(node.id)
+        if isinstance(node, ast.Attribute):
+            parent = self._module_of(node.value)
+            if parent and not allowed.name_refusal(parent, node.attr):
+                return f"{parent}.{node.attr}"
+        return None
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Name) and node.func.id == "type" and (len(node.args) > 1 or node.keywords):
+            raise _Refused(node, THREE_ARGUMENT_TYPE)
+        if self._target(node.func) == "functools.wraps" and (len(node.args) > 1 or node.keywords):
+            raise _Refused(node, "functools.wraps in a submission copies the wrapped function's name and docstring: "
+                                 "its `assigned` and `updated` arguments copy attributes chosen by name, which "
+                                 "submissions may not do; write `functools.wraps(function)`")
+        self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
         if not isinstance(node.ctx, ast.Load):
             self._bound_name(node, name)
-        elif name.startswith("__") and name.endswith("__") and name not in READABLE_DUNDERS:
+        elif _is_dunder(name) and name not in READABLE_DUNDERS:
             raise _Refused(node, f"`{name}` is a reserved double-underscore name; {_INTERNALS}")
         elif name in DENIED_BUILTINS:
             raise _Refused(node, f"`{name}` is not allowed: {DENIED_BUILTINS[name]}")
@@ -234,49 +272,25 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def restricted_builtins() -> dict:
-    """The builtins a submission runs with: the gate's refusals again, enforced at run time.
-
-    A second copy of the same rules for what the static check cannot see; it is not a security
-    boundary on its own (an escape through object internals ignores it), the sandbox is. The
-    guards only refuse the submission's own code (whose globals carry these very builtins):
-    Python also hands them to functions without builtins of their own that JAX generates, and to
-    imports that C code starts while a submission's frame is current (numpy's, say), which must
-    keep working; an import is refused only when the submission's frame is at an import statement.
-    So an explicit call of ``__import__`` is let through here: only code the gate refused (the
-    name is a dunder) can make one.
-    """
-    import dis
-    import sys
-
-    real = vars(builtins)
-    restricted = dict(real)
-    import_opcode = dis.opmap["IMPORT_NAME"]
-
-    def from_submission(statement: int | None = None) -> bool:
-        frame = sys._getframe(2)
-        if frame.f_globals.get("__builtins__") is not restricted:
-            return False
-        return statement is None or frame.f_code.co_code[frame.f_lasti] == statement
-
-    def guard(name: str):
-        def refused(*args, **kwargs):
-            if from_submission():
-                raise NameError(f"name {name!r} is not allowed in submissions: {DENIED_BUILTINS[name]}")
-            return real[name](*args, **kwargs)
-        return refused
-
-    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
-        if from_submission(import_opcode):
-            if level or not module_allowed(name):
-                raise ImportError(f"import of {name!r} is not allowed in submissions")
-            for item in fromlist or ():
-                if item != "*" and not module_allowed(f"{name}.{item}") and attribute_refusal(item):
-                    raise ImportError(f"`from {name} import {item}` is not allowed in submissions")
-        return real["__import__"](name, globals, locals, fromlist, level)
-
-    for name in DENIED_BUILTINS:
-        if name in real:
-            restricted[name] = guard(name)
-    restricted["__import__"] = guarded_import
-    return restricted
+def _imported_names(tree: ast.AST) -> dict[str, str]:
+    """Names that stand for one thing of an allowed module throughout the file, bound by import
+    statements only and always to the same thing: ``jnp`` -> ``jax.numpy`` (``import jax.numpy as
+    jnp``), ``wraps`` -> ``functools.wraps`` (``from functools import wraps``). A name that is also
+    bound some other way is left to the run-time views (``judge.guard``)."""
+    imported: dict[str, set] = {}
+    other: set = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                name = alias.name if alias.asname else alias.name.partition(".")[0]
+                imported.setdefault(alias.asname or name, set()).add(name)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                imported.setdefault(alias.asname or alias.name, set()).add(f"{node.module}.{alias.name}")
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+    return {name: next(iter(targets)) for name, targets in imported.items() if len(targets) == 1 and name not in other}

@@ -32,6 +32,7 @@ class CaseInput:
     seed: int
     static_mask: list[bool]  # per argument: a Python value fixed in place, not an array
     args: list  # the generated arrays and the static values, in the entry point's order
+    sample: bool = False  # shown to learners: what the submission prints on it is shown (see child._PrintedOutput)
 
 
 @dataclass
@@ -47,11 +48,12 @@ class ChildRequest:
     cost: bool = False  # also measure the gradient step's cost (XLA's estimates: on the first case)
     baseline: bool = False  # also measure the memory the program holds without its checkpoints
     harness: str = ""  # the problem's trusted code that calls the learner's function
+    output_kb: int | None = None  # what the submission may print, counted on every case, hidden ones too
 
     def to_wire(self) -> dict:
         return {"source": self.source, "filename": self.filename, "entry": self.entry, "arg_names": self.arg_names,
                 "wrt": self.wrt, "fwd_bwd": self.fwd_bwd, "cost": self.cost, "baseline": self.baseline,
-                "harness": self.harness,
+                "harness": self.harness, "output_kb": self.output_kb,
                 "cases": [vars(case) for case in self.cases]}
 
     @classmethod

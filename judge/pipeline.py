@@ -52,15 +52,16 @@ def child_request(problem: Problem, source: str, cases, *, fwd_bwd: bool = False
     return ChildRequest(
         source=source, entry=problem.entry, arg_names=[a.name for a in problem.args],
         wrt=[array_positions.index(i) for i in problem.wrt_indices],
-        cases=[CaseInput(c.name, c.seed, static_mask, case_inputs(problem, c)) for c in cases],
+        cases=[CaseInput(c.name, c.seed, static_mask, case_inputs(problem, c), sample=c.sample) for c in cases],
         fwd_bwd=fwd_bwd, cost=cost or problem.cost_rules.active, baseline=problem.cost_rules.saves_memory,
-        harness=problem.harness)
+        harness=problem.harness, output_kb=problem.limits.output_kb)
 
 
 def run(problem: Problem, source: str, cases, runner: Runner, *, salt: int,
         expected_outputs: dict[str, list[Aval]] | None = None, fwd_bwd: bool = False, cost: bool = False) -> Outcome:
     """Run ``source`` on ``cases``. ``expected_outputs`` (per case name, the reference's output
     types) shapes the cotangents; without it (the reference itself) the child's own are used."""
+    cases = sorted(cases, key=lambda c: not c.sample)  # samples first: their printed output is shown
     request = child_request(problem, source, cases, fwd_bwd=fwd_bwd, cost=cost)
     verifier = runner.prepare(problem.limits, role="verify")
     try:
@@ -85,8 +86,8 @@ def run(problem: Problem, source: str, cases, runner: Runner, *, salt: int,
         outputs = expected_outputs or {c.name: c.outputs for c in traced}
         fwd, bwd = response.programs
         verify_cases = [_verify_case(problem, by_case[c.name], request, outputs[c.name], salt) for c in traced]
+        # the verifier's own output (XLA's, on hidden cases too) is not the learner's: not kept
         checked = verifier.run(VerifyRequest(fwd, bwd, request.wrt, verify_cases).to_wire(), problem.limits)
-        outcome.stdout += checked.stdout
         _merge(outcome, checked, traced, outputs)
         return outcome
     finally:

@@ -61,7 +61,7 @@ def render_report(report: Report) -> str:
     if report.programs:
         out += ["", side_by_side(report.programs["forward"], report.programs["backward"])]
     if report.stdout:
-        out += ["", "printed output:", report.stdout[:2000]]
+        out += ["", "printed output (of the sample cases only):", report.stdout[:2000]]
     return "\n".join(out)
 
 

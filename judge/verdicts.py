@@ -55,9 +55,11 @@ CHILD_OUTCOMES = {limit: limit for limit in (TIME_LIMIT, MEMORY_LIMIT, OUTPUT_LI
     "sandbox_error": INTERNAL_ERROR,
 }
 
-# An error a child reported, by its kind: the verdicts it may name, and an output that cannot
-# be differentiated (found while tracing), which is a wrong answer.
-ERROR_KINDS = {kind: kind for kind in (COMPILE_ERROR, RUNTIME_ERROR, MEMORY_LIMIT)} | {"bad_output": WRONG_ANSWER}
+# An error a child reported, by its kind: the verdicts it may name (an output limit: printed on
+# hidden cases, where the child counts what it drops), and an output that cannot be
+# differentiated (found while tracing), which is a wrong answer.
+ERROR_KINDS = {kind: kind for kind in (COMPILE_ERROR, RUNTIME_ERROR, MEMORY_LIMIT, OUTPUT_LIMIT)} | {
+    "bad_output": WRONG_ANSWER}
 
 
 def worst(found) -> str:

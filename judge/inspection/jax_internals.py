@@ -262,4 +262,5 @@ def var_bytes(v) -> int:
     aval = getattr(v, "aval", None)
     if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
         return 0
-    return int(np.prod(aval.shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize
+    # the dtype's own itemsize: JAX's PRNG keys (key<fry>, 8 bytes) are no numpy dtype
+    return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.itemsize

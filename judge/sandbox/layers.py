@@ -24,7 +24,7 @@ VERIFY = "verification"
 
 DESCRIPTIONS = {
     ZYGOTE: "warm zygote: JAX imported once (backend not initialised), one fork per child",
-    GATE: "static gate: imports allow-list, no private or dunder attributes, no exec/eval/open",
+    GATE: "static gate and run-time module views: reviewed names only, no private or dunder attributes, no exec/eval/open",
     SESSION: "own session and process group",
     DESCRIPTORS: "every descriptor closed but the child's own pipes",
     ENVIRONMENT: "scrubbed environment",

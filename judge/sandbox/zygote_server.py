@@ -71,11 +71,11 @@ def _preload() -> None:
 
     from jax import export  # noqa: F401
 
-    from .. import child, gate, inspection, protocol, verify  # noqa: F401
+    from .. import allowed, child, guard, inspection, protocol, verify  # noqa: F401
     from ..inspection import cost, programs, provenance, structure  # noqa: F401
     from . import probe, seccomp  # noqa: F401
 
-    for name in sorted(gate.ALLOWED_MODULES):
+    for name in sorted(allowed.MODULES):
         importlib.import_module(name)
     seccomp.build()  # loads libseccomp now: the child cannot look for shared libraries later
 

@@ -5,13 +5,15 @@ gate" (``deep``: as if the gate had missed it), so that each deeper layer is sho
 itself. A deep source that needs ``os`` or ``sys`` reaches them through the classic escape from
 restricted builtins (``tests.escape``). ``{placeholders}`` are replaced by the driver with the
 paths, port and pids of the run (see ``run_corpus.py``); the checks that nothing escaped are in
-``tests/hostile/test_hostile.py``.
+``tests/hostile/test_hostile.py``. The submissions that reach the judge's process through
+string-keyed reflection, and forge a verdict from there, are built in ``reflection.py``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from tests.escape import escaping
+from tests.hostile import reflection
 
 ENTRY = "def checkpoint_dot_policy(w1, w2, x):\n"
 
@@ -179,3 +181,8 @@ os._exit(0)
     Hostile("environment_secrets", "import os\nprint(os.environ)\n", "forbidden", "runtime_error",
             escaping("raise RuntimeError(repr(dict(os.environ)))"), message="PYTHONHASHSEED"),
 ]
+CORPUS += [Hostile(name, reflection.forging(reach), gated, deep, message=phrase)
+           for name, (reach, gated, deep, phrase) in reflection.REACHES.items()]
+CORPUS.append(Hostile("ctypes_memory", reflection.forging(reflection.CTYPES_MEMORY), "forbidden", "runtime_error",
+                      reflection.FORGERY + reflection.CTYPES_MEMORY + reflection.EXEC_A_SHELL,
+                      message="exec: PermissionError"))

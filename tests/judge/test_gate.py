@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge import gate
+from judge import gate, guard
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = sorted(ROOT.glob("problems/*/reference.py")) + sorted(ROOT.glob("problems/*/starter.py")) \
@@ -48,6 +48,28 @@ def test_every_packaged_file_passes_the_gate(path):
     ("class A:\n    def __del__(self):\n        pass\n", 2, "`__del__` is a reserved double-underscore name"),
     ("def f(g):\n    return g.__call__\n", 2, "`__call__` is a double-underscore attribute"),
     ("__builtins__ = {}\n", 1, "`__builtins__` is a reserved double-underscore name"),
+    # names of allowed modules outside their lists (judge.allowed), however the module is named
+    ("import functools\nf = functools.update_wrapper\n", 2,
+     "`functools.update_wrapper` is not available in submissions: it gets or sets attributes chosen by name"),
+    ("from functools import update_wrapper\n", 1, "`from functools import update_wrapper` is not allowed"),
+    ("import typing as t\nhints = t.get_type_hints\n", 2, "`t.get_type_hints` is not available in submissions: "
+                                                         "it evaluates text as Python code"),
+    ("from typing import operator\n", 1, "`from typing import operator` is not allowed: it is another module"),
+    ("import typing\nmodules = typing.sys.modules\n", 2, "`typing.sys` is not available in submissions"),
+    ("import jax\nr = jax.tree_util.register_dataclass\n", 2, "register your class with "
+                                                              "jax.tree_util.register_pytree_node"),
+    ("from jax import tree_util as tu\nr = tu.register_dataclass\n", 2, "`tu.register_dataclass` is not available"),
+    ("import jax\nstats = jax.scipy.stats\n", 2, "`jax.scipy.stats` is not available in submissions"),
+    ("import jax.numpy as jnp\ny = jnp.sine(1.0)\n", 2, "`jnp.sine` is not available in submissions: it is not "
+                                                         "among the jax.numpy names that submissions may use; check"),
+    ("import functools\nimport jax\nd = functools.wraps(jax.jit, assigned=('__globals__',))\n", 3,
+     "its `assigned` and `updated` arguments copy attributes chosen by name"),
+    ("from functools import wraps as w\nd = w(len, ('__globals__',), ())\n", 2, "write `functools.wraps(function)`"),
+    ("Sink = type('Sink', (dict,), {})\n", 1, "type() with three arguments builds a class from a dictionary"),
+    ("import numpy as np\nwords = np.zeros(1).ctypes\n", 2, "`.ctypes` is not allowed: raw memory access"),
+    ("import numpy as np\nnp.zeros(1).dump('w.pkl')\n", 2, "submissions cannot read or write files"),
+    ("import jax\njax.lax.sin_p.def_impl(print)\n", 2, "may not redefine JAX's primitives"),
+    ("patch = found.setattr\n", 1, "`.setattr` is not allowed: reflection"),
     # Equinox is allowed; the names in its namespace that reach further are not.
     ("import equinox as eqx\nos = eqx.importlib.import_module('os')\n", 2, "`importlib` imports modules by name"),
     ("from equinox import importlib\n", 1, "`from equinox import importlib`"),
@@ -88,6 +110,12 @@ def test_absurd_nesting_is_refused_not_crashed_on():
     "from jax.numpy import *\nimport math\nimport typing\nimport itertools\nimport collections\n",
     "class Config:\n    size = 3\n\nsquares = [i * i for i in range(Config.size)]\n",
     "import numpy as np\nscale = np.float32(0.5) * np.sqrt(2.0)\n",
+    "policy = lambda prim, *_, **__: prim.name == 'dot_general'\n",  # how JAX writes its policies
+    "import functools\n\ndef named(f):\n    @functools.wraps(f)\n    def inner(*a):\n        return f(*a)\n"
+    "    return inner\n",
+    "import numpy as np\nimport jax.numpy as jnp\nxp = jnp if True else np\ntotal = xp.sum\n",
+    "import numpy as np\n\ndef f(np):\n    return np.sine\n",  # a parameter, not the module
+    "def same_kind(p, a, b):\n    return type(p)(a, b)\n",  # a NamedTuple rebuilt, not a class built
     "import equinox as eqx\nimport equinox.nn as enn\nfrom equinox import filter_checkpoint\n\n"
     "class Block(eqx.Module):\n    w: object\n\n    def __call__(self, x):\n        return x @ self.w\n",
 ])
@@ -96,7 +124,7 @@ def test_ordinary_solutions_pass(source):
 
 
 def _run(source: str) -> dict:
-    namespace = {"__name__": "submission", "__builtins__": gate.restricted_builtins()}
+    namespace = {"__name__": "submission", "__builtins__": guard.restricted_builtins()}
     exec(compile(source, "submission.py", "exec"), namespace)  # noqa: S102 - what the child does
     return namespace
 

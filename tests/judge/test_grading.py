@@ -230,9 +230,9 @@ def test_the_submissions_child_gets_its_source_and_generated_inputs_only(problem
     request = runner.requests[-2]
     assert request["source"] == submitted
     assert set(request) == {"source", "filename", "entry", "arg_names", "wrt", "fwd_bwd", "cost", "baseline", "harness",
-                            "cases"}
+                            "output_kb", "cases"}
     for case in request["cases"]:
-        assert set(case) == {"name", "seed", "static_mask", "args"}
+        assert set(case) == {"name", "seed", "sample", "static_mask", "args"}
     assert problem.reference not in repr(request)
 
 

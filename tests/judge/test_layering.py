@@ -17,7 +17,7 @@ LAYERS = [
     {"sandbox", "sandbox.layers", "sandbox.linux", "sandbox.seccomp", "sandbox.filesystem", "sandbox.uids",
      "sandbox.rlimits"},
     # inside a child: the gate's builtins, the code beside the submission, what it reads of JAX, the verifier
-    {"gate", "child", "verify", "inspection", "inspection.jax_internals", "inspection.policies",
+    {"allowed", "gate", "guard", "child", "verify", "inspection", "inspection.jax_internals", "inspection.policies",
      "inspection.derivatives", "inspection.replay", "inspection.activity", "inspection.provenance",
      "inspection.structure", "inspection.memory", "inspection.programs", "inspection.cost", "inspection.reading"},
     # the sandbox's own processes: hardening a child, the probe, the zygote server

@@ -1,5 +1,8 @@
 """The grading task, run in this process on the real judge (a real child process grades)."""
+import json
+
 import pytest
+from django.urls import reverse
 
 from webplatform.catalog.models import Problem, ProblemVersion
 from webplatform.catalog.services import sync_problems
@@ -91,3 +94,18 @@ def test_an_internal_error_verdict_of_the_judge_is_retried_then_kept(learner, br
     # The reference's failure is for staff; the learner is told it is not their code, and no more.
     assert "the reference of bad_reference failed" in submission.report["judge_error"]
     assert "oops" not in submission.message and "reference" not in submission.message
+
+
+def test_printed_output_keeps_no_hidden_size_in_the_stored_report_or_on_the_page(learner, learner_client, dot_policy,
+                                                                                 broker):
+    # checkpoint_dot_policy's hidden cases are N=64, d=32 and N=2, d=48; its samples N=8, d=16 and N=4, d=4
+    printing = correct_source().replace("    y = jnp.maximum", '    print(f"SHAPE {x.shape[0]}x{x.shape[1]}")\n'
+                                                              "    y = jnp.maximum")
+    submission = submit(learner, dot_policy, printing)
+    assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "accepted"
+    submission.refresh_from_db()
+    assert "SHAPE 8x16" in submission.report["stdout"] and "SHAPE 4x4" in submission.report["stdout"]
+    page = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    assert "SHAPE 8x16" in page and "Of the sample cases only (and of your module as it loads)" in page
+    for stored in (json.dumps(submission.report), page):
+        assert "64x32" not in stored and "2x48" not in stored

@@ -3,12 +3,12 @@
 Counting 100,000 submissions (the problem list's acceptance rates, the rankings) takes a hundred
 milliseconds or more on every request; the figures only change when a verdict does. So each
 cached value is stored under a *stamp* of the grading state, read in one cheap query of indexed
-maxima: the last time a submission was finished or (re)queued, the last change of a problem (a new
-current version, retired, renamed), and the number of users (deleting a learner deletes their
-submissions). Any write that changes a verdict moves the stamp, so a value computed before it is
-never served after it: a rejudge or a new verdict shows on the next request. ``MAX_AGE_S``
-bounds how long a change that moves none of these can go unseen: a submission deleted in the
-admin (not the latest graded), a learner renamed there.
+maxima: the last time a submission was finished, (re)queued or measured again, the last change
+of a problem (a new current version, retired, renamed), and the number of users (deleting a
+learner deletes their submissions). Any write that changes a verdict or a figure moves the stamp,
+so a value computed before it is never served after it: a rejudge or a new verdict shows on the
+next request. ``MAX_AGE_S`` bounds how long a change that moves none of these can go unseen: a
+submission deleted in the admin (not the latest graded), a learner renamed there.
 
 Each part is declared by the app that owns its table (``watch``, from its ``AppConfig.ready``),
 so that this module, which every app reads through, imports none of them.

@@ -42,13 +42,17 @@ class Submission(models.Model):
     residual_bytes = models.BigIntegerField(null=True, blank=True)  # saved for the backward pass, first case
     flops = models.BigIntegerField(null=True, blank=True)  # traced: every recomputation and loop iteration
     peak_bytes = models.BigIntegerField(null=True, blank=True)  # traced peak of live values in a gradient step
-    xla_flops = models.BigIntegerField(null=True, blank=True)  # XLA's estimate: a loop body counted once
+    xla_flops = models.BigIntegerField(null=True, blank=True)  # XLA's estimate (a loop body counted once)
     xla_peak_bytes = models.BigIntegerField(null=True, blank=True)  # XLA's memory analysis of the compiled step
     grading_time_s = models.FloatField(null=True, blank=True)  # wall time of the grading, all cases
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When the figures were measured again after grading, by counting rules corrected since
+    # (``manage.py remeasure_figures``); part of the grading state, so that no ranking cached
+    # before is served after.
+    measured_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -64,6 +68,7 @@ class Submission(models.Model):
             # Read from their ends (MAX) for the stamp of the grading state (see freshness).
             models.Index(fields=["finished_at"], name="sub_finished"),
             models.Index(fields=["enqueued_at"], name="sub_enqueued"),
+            models.Index(fields=["measured_at"], name="sub_measured"),
         ]
 
     def __str__(self):

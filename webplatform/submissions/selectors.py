@@ -1,9 +1,10 @@
 """Reads of submissions. Only the author may read a submission (and its code)."""
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404
 from judge import verdicts
+from judge.evidence import COST_REVISION
 
 from .models import Submission
 
@@ -50,3 +51,19 @@ def has_solved(*, user, problem) -> bool:
     if not user.is_authenticated:
         return False
     return problem.submissions.filter(user=user, kind="submit", verdict="accepted").exists()
+
+
+def figures_to_remeasure(*, slugs=(), device: str | None = None, again: bool = False) -> QuerySet[Submission]:
+    """Graded recorded submissions whose stored cost figures were counted by rules corrected
+    since (their report's cost has an older revision, or none), oldest first; with ``again``,
+    every measured one. ``slugs``: of these problems only; ``device``: of problem versions graded
+    on it."""
+    found = Submission.objects.filter(kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE,
+                                      report__cost__flops__isnull=False)
+    if not again:
+        found = found.filter(Q(report__cost__revision__isnull=True) | Q(report__cost__revision__lt=COST_REVISION))
+    if slugs:
+        found = found.filter(problem__slug__in=list(slugs))
+    if device is not None:
+        found = found.filter(version__device=device)
+    return found.select_related("user", "problem", "version").order_by("finished_at", "id")

@@ -194,6 +194,46 @@ def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bo
     return bool(updated)
 
 
+# The figures of a report's cost that a measurement makes (residual bytes come from the grading).
+COST_FIGURES = ("flops", "peak_bytes", "xla_flops", "xla_peak_bytes")
+
+
+@dataclass(frozen=True)
+class Remeasured:
+    """A graded submission's cost figures (``COST_FIGURES``, rounded) before and after they were
+    measured again."""
+    before: dict
+    after: dict
+
+    @property
+    def changed(self) -> dict:
+        """{figure: (before, after)} of the figures that changed."""
+        return {name: (self.before[name], self.after[name]) for name in COST_FIGURES
+                if self.before[name] != self.after[name]}
+
+
+def _cost_figures(cost) -> dict:
+    cost = cost if isinstance(cost, dict) else {}
+    return {name: None if _number(cost.get(name)) is None else round(cost[name]) for name in COST_FIGURES}
+
+
+def record_figures(*, submission_id: int, finished_at: datetime, cost: dict) -> Remeasured | None:
+    """Stores cost figures measured again (after the judge's counting rules were corrected) for a
+    graded submission: its report's ``cost``, and the leaderboard's columns as ``metrics_of``
+    makes them from its stored verdict, which stays. Only while it is still the grading that was
+    measured (done, finished at ``finished_at``): None when a rejudge has moved it since. Moves
+    ``measured_at``, so that no ranking cached before is served after."""
+    graded = Submission.objects.filter(pk=submission_id, status=Status.DONE, finished_at=finished_at)
+    stored = graded.values_list("report", flat=True).first()
+    if stored is None:
+        return None
+    report = {**stored, "cost": jsonable(cost)}
+    columns = {name: value for name, value in metrics_of(report).items() if name in METRIC_FIELDS}
+    if not graded.update(report=report, measured_at=timezone.now(), **columns):
+        return None
+    return Remeasured(_cost_figures(stored.get("cost")), _cost_figures(report["cost"]))
+
+
 def _announce(pairs) -> None:
     """Tells the summaries of submissions (see ``signals``) which (user, version) changed."""
     verdicts_changed.send(sender=Submission, pairs=set(pairs))

@@ -14,13 +14,13 @@ from __future__ import annotations
 import importlib
 import sys
 
-from .. import gate
+from .. import allowed
 from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, CheckpointName, RematTraced, _line_of, custom_jvp,
                             custom_vjp, rule_functions)
 
 
 def _library_rules() -> dict:
-    for name in sorted(gate.ALLOWED_MODULES):  # what a submission can reach, imported before it can
+    for name in sorted(allowed.MODULES):  # what a submission can reach, imported before it can
         if name.startswith("jax"):
             importlib.import_module(name)
     rules = {}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from judge import grade, load_problem
+from judge import gate, grade, load_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = Path(__file__).resolve().parent / "cases"
@@ -39,10 +39,20 @@ def test_case_says_what_it_attacks(path):
     assert docstring and ("Attacks:" in docstring or "Legitimate" in docstring), path
 
 
+PAST_THE_GATE = "Graded past the gate"
+
+
 @pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(CASES_DIR)) for p in CASES])
-def test_case_gets_its_verdict(path):
+def test_case_gets_its_verdict(path, monkeypatch):
+    """A case marked "Graded past the gate" attacks a check that the static gate now also
+    covers: as sent it is ``forbidden``; past the gate the deeper check must still hold alone."""
     slug, expected = path.parts[-3], path.parts[-2]
-    report = grade(problem(slug), path.read_text())
+    source = path.read_text()
+    if PAST_THE_GATE in ast.get_docstring(ast.parse(source)):
+        sent = grade(problem(slug), source)
+        assert sent.verdict == "forbidden", sent.message
+        monkeypatch.setattr(gate, "check", lambda source: None)
+    report = grade(problem(slug), source)
     assert report.verdict == expected, report.message
 
 

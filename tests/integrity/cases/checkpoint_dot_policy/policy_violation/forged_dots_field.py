@@ -5,12 +5,25 @@ the judge of f4a8146 compared it with JAX's own no-batch policy by dataclass equ
 for ``dots_with_no_batch_dims_saveable``, while JAX, testing the field's truth, runs it as
 ``dots_saveable`` (which also saves products with batch axes). On this program the two save the
 same values, so only the policy's identity tells them apart.
+
+Graded past the gate: as sent, the gate refuses the dunder methods (and three-argument ``type()``,
+the other way to write them); past it, only the policy's identity check stands in the way.
 """
 import jax
 import jax.numpy as jnp
 
-Truthy = type("Truthy", (), {"__eq__": lambda self, other: other is True, "__bool__": lambda self: False,
-                             "__hash__": lambda self: 1})
+
+class Truthy:
+    def __eq__(self, other):
+        return other is True
+
+    def __bool__(self):
+        return False
+
+    def __hash__(self):
+        return 1
+
+
 policy = type(jax.checkpoint_policies.dots_saveable)(Truthy())
 
 

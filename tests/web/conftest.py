@@ -14,6 +14,10 @@ from webplatform.core import freshness
 
 from .helpers import BANK
 
+# kombu's Redis transport: one list per queue and priority step, named queue + separator + step.
+PRIORITY_STEPS = celery_app.conf.broker_transport_options["priority_steps"]
+KOMBU_SEP = "\x06\x16"
+
 
 class RedisServer:
     """A redis-server of our own on a free port, which a test may stop and start again."""
@@ -53,14 +57,17 @@ class Broker:
         self.client, self.server = client, server
 
     def messages(self, queue: str) -> list[dict]:
-        """Celery messages waiting in ``queue`` (oldest first): task name, id and arguments."""
-        raw = reversed(self.client.lrange(queue, 0, -1))  # kombu pushes on the left
+        """Celery messages waiting in ``queue``, in the order a worker takes them (priority steps
+        first, then oldest first): task name, id, arguments and priority."""
         out = []
-        for item in raw:
-            message = json.loads(item)
-            headers = message["headers"]
-            args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
-            out.append({"task": headers["task"], "id": headers["id"], "args": args, "eta": headers.get("eta")})
+        for step in PRIORITY_STEPS:
+            key = queue if step == 0 else f"{queue}{KOMBU_SEP}{step}"
+            for item in reversed(self.client.lrange(key, 0, -1)):  # kombu pushes on the left
+                message = json.loads(item)
+                headers = message["headers"]
+                args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
+                out.append({"task": headers["task"], "id": headers["id"], "args": args, "eta": headers.get("eta"),
+                            "priority": message["properties"].get("priority")})
         return out
 
 

@@ -1,15 +1,13 @@
 from django.contrib import admin
-from django.db import connection
-from django.http import JsonResponse
 from django.urls import include, path
 
+from webplatform.core.health import healthz
 
-def healthz(request):
-    """For load balancers and docker-compose: the process answers and reaches its database."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return JsonResponse({"ok": True})
-
+# JSON clients get JSON errors; a database that is away gives 503 (see core.errors).
+handler400 = "webplatform.core.errors.bad_request"
+handler403 = "webplatform.core.errors.permission_denied"
+handler404 = "webplatform.core.errors.not_found"
+handler500 = "webplatform.core.errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -11,12 +11,9 @@ from webplatform.accounts.services import create_user
 from webplatform.catalog.services import sync_problems
 from webplatform.celery import app as celery_app
 from webplatform.core import freshness
+from webplatform.core.broker import keys_of as broker_keys
 
 from .helpers import BANK
-
-# kombu's Redis transport: one list per queue and priority step, named queue + separator + step.
-PRIORITY_STEPS = celery_app.conf.broker_transport_options["priority_steps"]
-KOMBU_SEP = "\x06\x16"
 
 
 class RedisServer:
@@ -60,8 +57,7 @@ class Broker:
         """Celery messages waiting in ``queue``, in the order a worker takes them (priority steps
         first, then oldest first): task name, id, arguments and priority."""
         out = []
-        for step in PRIORITY_STEPS:
-            key = queue if step == 0 else f"{queue}{KOMBU_SEP}{step}"
+        for key in broker_keys(queue):
             for item in reversed(self.client.lrange(key, 0, -1)):  # kombu pushes on the left
                 message = json.loads(item)
                 headers = message["headers"]

@@ -12,10 +12,12 @@ import base64
 import json
 from contextlib import contextmanager
 
-from kombu.exceptions import OperationalError
-from redis.exceptions import RedisError
+import redis
+from kombu.transport.redis import Channel
 
 from webplatform.celery import app
+
+TIMEOUT_S = 2.0  # a health check or a sweep must not hang on a Redis that is away
 
 
 class BrokerUnavailable(Exception):
@@ -23,27 +25,31 @@ class BrokerUnavailable(Exception):
 
 
 @contextmanager
-def _channel():
+def _client():
+    """A plain Redis client on the broker's URL (kombu's own connection retries for seconds)."""
+    client = redis.Redis.from_url(app.conf.broker_url, socket_connect_timeout=TIMEOUT_S, socket_timeout=TIMEOUT_S)
     try:
-        with app.connection_for_read() as connection:
-            yield connection.default_channel
-    except (OperationalError, RedisError, OSError) as exc:
+        yield client
+    except (redis.RedisError, OSError) as exc:
         raise BrokerUnavailable(f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        client.close()
 
 
-def _keys(channel, queue: str) -> list[str]:
-    """The Redis lists of ``queue``: one per priority step (kombu's naming)."""
-    return [channel._q_for_pri(queue, step) for step in channel.priority_steps]
+def keys_of(queue: str) -> list[str]:
+    """The Redis lists of ``queue``: one per priority step, named as kombu's Redis transport
+    names them (the queue itself for step 0, then the queue, a separator and the step)."""
+    steps = app.conf.broker_transport_options.get("priority_steps", Channel.priority_steps)
+    return [queue if step == 0 else f"{queue}{Channel.sep}{step}" for step in steps]
 
 
 def waiting_args(task: str, queues: list[str]) -> set:
     """The first argument (an id) of every message of ``task`` waiting in ``queues``. Raises
     ``BrokerUnavailable`` when Redis is away."""
     found = set()
-    with _channel() as channel:
-        client = channel.client
+    with _client() as client:
         for queue in queues:
-            for key in _keys(channel, queue):
+            for key in keys_of(queue):
                 for raw in client.lrange(key, 0, -1):
                     message = json.loads(raw)
                     if message.get("headers", {}).get("task") != task:
@@ -56,12 +62,11 @@ def waiting_args(task: str, queues: list[str]) -> set:
 
 def depths(queues: list[str]) -> dict[str, int]:
     """Messages waiting in each queue (every priority step)."""
-    with _channel() as channel:
-        client = channel.client
-        return {queue: sum(client.llen(key) for key in _keys(channel, queue)) for queue in queues}
+    with _client() as client:
+        return {queue: sum(client.llen(key) for key in keys_of(queue)) for queue in queues}
 
 
 def ping() -> None:
     """Returns when Redis answers; raises ``BrokerUnavailable`` when it does not."""
-    with _channel() as channel:
-        channel.client.ping()
+    with _client() as client:
+        client.ping()

@@ -11,7 +11,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import bench
+from . import bench, burst
 from .processes import ROOT
 from .stack import Stack
 
@@ -28,7 +28,14 @@ def parse_args(argv):
     run.add_argument("--queues", default="cpu,gpu", help="queues the worker consumes (cpu, gpu or both)")
     run.add_argument("--concurrency", type=int, default=int(os.environ.get("WORKER_CONCURRENCY", "2")))
     run.add_argument("--web-workers", type=int, default=2)
-    bench.add_arguments(sub.add_parser("bench", help="the pages under concurrent load, on seeded data (make bench)"))
+    bench_parser = sub.add_parser("bench", help="the pages under concurrent load, on seeded data; with --burst, a "
+                                                "burst of submissions with and without faults (make bench)")
+    bench.add_arguments(bench_parser)
+    bench_parser.add_argument("--burst", action="store_true",
+                              help="instead of the pages: a burst of submissions over HTTP, without then with faults")
+    bench_parser.add_argument("--burst-submissions", type=int, default=300)
+    bench_parser.add_argument("--database", choices=("sqlite", "postgresql", "both"), default="both",
+                              help="the burst's database (both: SQLite, and PostgreSQL when one is reachable)")
     return parser.parse_args(argv)
 
 
@@ -36,7 +43,7 @@ def main(argv=None) -> int:
     options = parse_args(argv if argv is not None else sys.argv[1:])
     sys.path.insert(0, str(ROOT))
     if options.command == "bench":
-        return bench.run(options)
+        return burst.run(options) if options.burst else bench.run(options)
     stack = Stack(options)
 
     def request_stop(signum, frame):

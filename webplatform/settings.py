@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "webplatform.submissions",
     "webplatform.authoring",
     "webplatform.leaderboard",
+    "webplatform.monitoring",
     "webplatform.practice",
 ]
 
@@ -198,6 +199,9 @@ SUBMISSION_LIMITS = {
     "PER_MINUTE": int(os.environ.get("SUBMISSIONS_PER_MINUTE", "6")),
     "MAX_SOURCE_BYTES": int(os.environ.get("SUBMISSION_MAX_SOURCE_BYTES", str(64 * 1024))),
 }
+
+# /metrics answers a scraper that sends "Authorization: Bearer <METRICS_TOKEN>" (and staff sessions).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 
 LOGGING = {
     "version": 1,

@@ -14,6 +14,7 @@ urlpatterns = [
     path("accounts/", include("webplatform.accounts.urls")),
     path("authoring/", include("webplatform.authoring.urls")),
     path("healthz", healthz, name="healthz"),
+    path("", include("webplatform.monitoring.urls")),
     path("", include("webplatform.submissions.urls")),
     path("", include("webplatform.leaderboard.urls")),
     path("", include("webplatform.practice.urls")),

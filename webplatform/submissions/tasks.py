@@ -80,6 +80,8 @@ def grade_submission(self, submission_id: int) -> str:
         return fail(f"{type(exc).__name__}: {exc}")
     if beat.lost:
         return "stopped"
+    # One line per grading that ran to its end (the burst benchmark counts them: never two).
+    logger.info("graded submission %s, attempt %s: %s", submission_id, attempt, report.verdict)
     if report.verdict == verdicts.INTERNAL_ERROR:
         return fail(report.message, report.to_dict())
     stored = _patiently(lambda: services.complete_submission(

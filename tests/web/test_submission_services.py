@@ -180,8 +180,9 @@ def test_a_claim_whose_heartbeat_stopped_is_released_within_seconds(
     busy.refresh_from_db()
     assert (stuck.status, stuck.attempts, stuck.claimed_by) == (Status.QUEUED, 1, "")
     assert busy.status == Status.RUNNING
-    assert [m["args"] for m in broker.messages("cpu")] == [[stuck.pk]]  # at once: no retry delay
-    assert broker.messages("cpu")[0]["eta"] is None
+    [message] = broker.messages("cpu")
+    # At once (no retry delay), and ahead of the queue: its learner already waited their turn.
+    assert message["args"] == [stuck.pk] and message["eta"] is None and message["priority"] == 0
     # The released worker, were it only slow, can no longer finish it nor keep it.
     assert not services.heartbeat(submission_id=stuck.pk, attempt=1)
     assert not services.complete_submission(submission_id=stuck.pk, attempt=1, report={"verdict": "accepted"})

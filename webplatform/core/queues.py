@@ -21,8 +21,10 @@ QUICK, SUBMIT, BACKGROUND = "quick", "submit", "background"
 LANES = (QUICK, SUBMIT, BACKGROUND)
 DEVICES = ("cpu", "gpu")
 # Lower is read first. The sweep (no priority: 0) goes before any grading: it is what recovers
-# lost work, and it must not wait behind a burst.
+# lost work, and it must not wait behind a burst. So does a grading whose worker died under it
+# (``resumed``): its learner already waited their turn once.
 PRIORITY = {QUICK: 3, SUBMIT: 6, BACKGROUND: 6}
+RESUMED_PRIORITY = 0
 
 
 def queue_for(version, lane: str = SUBMIT) -> str:
@@ -37,12 +39,12 @@ def grading_queues() -> list[str]:
     return [queue for device in DEVICES for queue in (device, f"{device}.background")]
 
 
-def enqueue(task: str, *args, queue: str | None = None, lane: str | None = None, countdown: float | None = None,
-            **publish) -> None:
+def enqueue(task: str, *args, queue: str | None = None, lane: str | None = None, resumed: bool = False,
+            countdown: float | None = None, **publish) -> None:
     """Publishes a message for the task named ``task`` with ``args`` (ids: the task reads the
-    database). ``queue``: the task's route when None; ``lane``: its priority in that queue.
-    ``publish``: Celery's publishing options (``retry_policy``...). Raises kombu's
-    ``OperationalError`` when the broker cannot be reached."""
+    database). ``queue``: the task's route when None; ``lane``: its priority in that queue, or
+    first of all when ``resumed``. ``publish``: Celery's publishing options (``retry_policy``...).
+    Raises kombu's ``OperationalError`` when the broker cannot be reached."""
     if lane is not None:
-        publish["priority"] = PRIORITY[lane]
+        publish["priority"] = RESUMED_PRIORITY if resumed else PRIORITY[lane]
     app.send_task(task, args=list(args), queue=queue, countdown=countdown, **publish)

@@ -112,22 +112,22 @@ def create_submission(*, user, problem, source: str, kind: str, version=None) ->
     return submission
 
 
-def enqueue_grading(*, submission_id: int, version, lane: str, countdown: float = 0) -> bool:
-    """Publishes the grading message on the queue of ``version``'s device and ``lane``; False
-    when the broker cannot be reached (the submission stays queued and the sweep publishes it
-    again later)."""
+def enqueue_grading(*, submission_id: int, version, lane: str, countdown: float = 0, resumed: bool = False) -> bool:
+    """Publishes the grading message on the queue of ``version``'s device and ``lane`` (ahead of
+    the others when ``resumed``); False when the broker cannot be reached (the submission stays
+    queued and the sweep publishes it again later)."""
     try:
-        enqueue(GRADE_TASK, submission_id, queue=queue_for(version, lane), lane=lane, countdown=countdown or None,
-                retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        enqueue(GRADE_TASK, submission_id, queue=queue_for(version, lane), lane=lane, resumed=resumed,
+                countdown=countdown or None, retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except OperationalError as exc:
         logger.warning("could not enqueue submission %s (%s); the sweep will retry", submission_id, exc)
         return False
     return True
 
 
-def _publish_on_commit(submission_id: int, version, lane: str, countdown: float = 0) -> None:
+def _publish_on_commit(submission_id: int, version, lane: str, countdown: float = 0, resumed: bool = False) -> None:
     transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, version=version, lane=lane,
-                                                  countdown=countdown))
+                                                  countdown=countdown, resumed=resumed))
 
 
 def _in_flight(*, user_id: int, lane: str):
@@ -288,10 +288,11 @@ def delete_submissions(*, submission_ids) -> int:
 
 
 def record_grading_failure(*, submission_id: int, attempt: int, message: str, report: dict | None = None,
-                           retry_delay_s: float | None = None) -> str:
-    """The judge failed on this attempt (it raised, or said internal_error), or its worker went
-    away: queue it again after a delay (``RETRY_DELAY_S`` times the attempt, or
-    ``retry_delay_s``), or, after ``MAX_ATTEMPTS`` attempts, finish it as ``internal_error``.
+                           worker_gone: bool = False) -> str:
+    """The judge failed on this attempt (it raised, or said internal_error): queue it again after
+    a delay (``RETRY_DELAY_S`` times the attempt); or its worker went away (``worker_gone``):
+    queue it again at once, ahead of the queue. After ``MAX_ATTEMPTS`` attempts, finish it as
+    ``internal_error`` instead.
     Returns "retrying", "internal_error", or "stale" when this attempt no longer owns it.
 
     The judge's own words (``message``) go to the log and to the stored report's ``judge_error``,
@@ -317,8 +318,8 @@ def record_grading_failure(*, submission_id: int, attempt: int, message: str, re
         if not owned.update(status=Status.QUEUED, published_at=now, claimed_by="", heartbeat_at=None,
                             message="retrying after a failure of the judge"):
             return "stale"
-        delay = config["RETRY_DELAY_S"] * attempt if retry_delay_s is None else retry_delay_s
-        _publish_on_commit(submission_id, submission.version, submission.lane, countdown=delay)
+        delay = 0 if worker_gone else config["RETRY_DELAY_S"] * attempt
+        _publish_on_commit(submission_id, submission.version, submission.lane, countdown=delay, resumed=worker_gone)
     return "retrying"
 
 
@@ -343,9 +344,10 @@ class SweepResult:
 
 
 def release_claim(*, submission_id: int, attempt: int, why: str) -> str:
-    """The worker holding this attempt is gone: the submission goes back to the queue at once
-    (the attempt counts: a submission that kills every worker ends as internal_error)."""
-    return record_grading_failure(submission_id=submission_id, attempt=attempt, message=why, retry_delay_s=0)
+    """The worker holding this attempt is gone: the submission goes back to the front of the
+    queue at once (the attempt counts: a submission that kills every worker ends as
+    internal_error)."""
+    return record_grading_failure(submission_id=submission_id, attempt=attempt, message=why, worker_gone=True)
 
 
 def release_claims_of_worker(*, node: str, booted_at: datetime) -> list[int]:

@@ -13,7 +13,8 @@ unavailable for 20 s.
 Measured: the drain (first POST to last verdict), submit-to-verdict p50/p95 (the rows' own
 ``created_at`` and ``finished_at``), and per fault the stall: from the moment the faulty part is
 back to the first verdict stored after it, and to the last verdict of the gradings the fault
-interrupted. Checked: every submission done with its expected verdict, graded once (the
+interrupted; the longest time without any verdict from then to the next fault (a queue lost in a
+broker restart shows there). Checked: every submission done with its expected verdict, graded once (the
 worker's "graded submission N" log lines: a grading interrupted by a kill never finished, so it
 is not counted).
 """
@@ -71,7 +72,8 @@ class Fault:
     injected_at: float = 0.0  # wall clock
     back_at: float = 0.0  # the faulty part serves again
     interrupted: list[int] = field(default_factory=list)  # gradings running where the fault struck
-    stall_s: float | None = None  # back -> the first verdict after it
+    first_verdict_s: float | None = None  # back -> the first verdict after it
+    stall_s: float | None = None  # the longest time without a verdict, from back to the next fault
     recovered_s: float | None = None  # back -> the last verdict of the interrupted gradings
     skipped: str = ""
 
@@ -90,6 +92,7 @@ class Result:
     graded_twice: list = field(default_factory=list)  # (id, times): finished gradings beyond the first
     unexpected_attempts: list = field(default_factory=list)  # (id, attempts), not interrupted by a kill
     rejected_posts: list = field(default_factory=list)
+    load_average: list = field(default_factory=list)  # 1-minute load average before and after: the machine may be shared
 
     @property
     def ok(self) -> bool:
@@ -143,11 +146,9 @@ class Observer:
         return {row[0]: row[1:] for row in self.query(
             "SELECT id, status, verdict, attempts, created_at, finished_at FROM submissions_submission")}
 
-    def first_verdict_after(self, moment: float) -> float | None:
-        finished = [_timestamp(row[0]) for row in self.query(
-            "SELECT finished_at FROM submissions_submission WHERE finished_at IS NOT NULL")]
-        later = [t for t in finished if t >= moment]
-        return min(later) if later else None
+    def verdict_times(self) -> list[float]:
+        return sorted(_timestamp(row[0]) for row in self.query(
+            "SELECT finished_at FROM submissions_submission WHERE finished_at IS NOT NULL"))
 
 
 def _children(pid: int) -> list[int]:
@@ -278,7 +279,7 @@ class Burst:
     # ------------------------------------------------------------------ the burst
 
     def run(self) -> Result:
-        result = Result(self.database, self.faults, self.count, self.learners)
+        result = Result(self.database, self.faults, self.count, self.learners, load_average=[os.getloadavg()[0]])
         try:
             observer = self.start()
             sessions = self.sessions()
@@ -311,6 +312,7 @@ class Burst:
             wait_until(lambda: observer.done() >= len(expected), 900, "every submission to be graded",
                        self.launcher, interval=0.2)
             self.measure(result, observer, expected, started, faults)
+            result.load_average.append(os.getloadavg()[0])
         finally:
             self.stop()
         return result
@@ -337,11 +339,13 @@ class Burst:
         result.graded_twice = sorted((sid, n) for sid, n in times.items() if n > 1 and sid in expected)
         result.unexpected_attempts = sorted((sid, rows[sid][2]) for sid in expected
                                             if rows[sid][2] != 1 and sid not in interrupted)
-        for fault in faults:
-            if fault.skipped:
-                continue
-            first = observer.first_verdict_after(fault.back_at)
-            fault.stall_s = None if first is None else first - fault.back_at
+        verdicts = observer.verdict_times()
+        struck = [f for f in faults if not f.skipped]
+        for fault, following in zip(struck, struck[1:] + [None]):
+            end = following.injected_at if following else last
+            window = [fault.back_at] + [t for t in verdicts if fault.back_at <= t <= end]
+            fault.first_verdict_s = window[1] - fault.back_at if len(window) > 1 else None
+            fault.stall_s = max(b - a for a, b in zip(window, window[1:] + [max(end, window[-1])]))
             if fault.interrupted:
                 fault.recovered_s = max(_timestamp(rows[sid][4]) for sid in fault.interrupted) - fault.back_at
         result.injected = faults
@@ -349,22 +353,24 @@ class Burst:
 
 def report(results: list[Result]) -> str:
     lines = [f"{'database':10s}  {'faults':6s}  {'submissions':>11s}  {'drain s':>7s}  {'verdicts/min':>12s}  "
-             f"{'p50 s':>6s}  {'p95 s':>6s}  all graded once, right"]
+             f"{'p50 s':>6s}  {'p95 s':>6s}  {'load':>9s}  all graded once, right"]
     for r in results:
         rate = r.submissions / r.drain_s * 60 if r.drain_s else 0
         lines.append(f"{r.database:10s}  {'yes' if r.faults else 'no':6s}  {r.submissions:11d}  {r.drain_s:7.1f}  "
-                     f"{rate:12.0f}  {r.p50_s:6.2f}  {r.p95_s:6.2f}  {'yes' if r.ok else 'NO'}")
+                     f"{rate:12.0f}  {r.p50_s:6.2f}  {r.p95_s:6.2f}  {'->'.join(f'{x:.1f}' for x in r.load_average):>9s}  "
+                     f"{'yes' if r.ok else 'NO'}")
     for r in results:
         if r.faults:
-            lines.append(f"\nfaults on {r.database}: stall = from the part back to the first verdict after it; "
-                         f"recovered = to the last verdict of the gradings it interrupted")
+            lines.append(f"\nfaults on {r.database}, from the moment the part was back: the first verdict, the "
+                         f"longest time without one (until the next fault), the gradings the fault interrupted")
             for f in r.injected:
                 if f.skipped:
                     lines.append(f"  {f.name:40s}  skipped: {f.skipped}")
                     continue
-                recovered = "" if f.recovered_s is None else f", recovered {f.recovered_s:5.1f} s ({len(f.interrupted)} interrupted)"
-                stall = "no verdict after it" if f.stall_s is None else f"stall {f.stall_s:5.1f} s"
-                lines.append(f"  {f.name:40s}  back {f.back_at - f.injected_at:5.1f} s after it, {stall}{recovered}")
+                recovered = "" if f.recovered_s is None else f", interrupted ones done {f.recovered_s:5.1f} s after ({len(f.interrupted)})"
+                first = "no verdict after it" if f.first_verdict_s is None else f"first verdict {f.first_verdict_s:5.1f} s after"
+                lines.append(f"  {f.name:38s}  back {f.back_at - f.injected_at:5.1f} s after it; {first}, "
+                             f"longest stall {f.stall_s:5.1f} s{recovered}")
     clean = {r.database: r.drain_s for r in results if not r.faults}
     for r in results:
         if r.faults and clean.get(r.database):

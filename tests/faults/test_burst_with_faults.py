@@ -54,7 +54,7 @@ def test_every_submission_of_the_burst_is_graded_once_with_its_expected_verdict(
 def test_each_fault_struck_while_grading_went_on_and_grading_resumed(burst, fault):
     [injected] = [f for f in burst["injected"] if f["name"] == fault]
     assert injected["back_at"] > injected["injected_at"] > 0
-    assert injected["stall_s"] is not None  # verdicts came after the part was back
+    assert injected["first_verdict_s"] is not None  # verdicts came after the part was back
     if fault != "Redis killed (kill -9) and restarted":
         assert injected["interrupted"], "the kill struck no grading: it tested nothing"
 
@@ -63,7 +63,7 @@ def test_a_database_outage_of_20_s_loses_nothing(burst):
     [outage] = [f for f in burst["injected"] if f["name"].startswith("database away")]
     if outage["skipped"]:
         pytest.skip(f"no PostgreSQL reachable: {outage['skipped']}")
-    assert outage["back_at"] - outage["injected_at"] >= 20 and outage["stall_s"] is not None
+    assert outage["back_at"] - outage["injected_at"] >= 20 and outage["first_verdict_s"] is not None
     assert burst["database"] == "postgresql" and burst["wrong"] == [] and burst["graded_twice"] == []
 
 

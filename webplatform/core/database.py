@@ -28,11 +28,15 @@ def is_unavailable(exc: BaseException) -> bool:
 
 
 def drop_broken_connections() -> None:
-    """Closes this thread's connections after an error, so that the next query connects anew
-    (Django keeps a connection that failed until it is closed)."""
+    """Closes this thread's connections that an error left unusable, so that the next query
+    connects anew (Django keeps a connection that failed until it is closed). One inside a
+    transaction is left to the block that opened it: it rolls back, and closing under it would
+    only make its end fail differently."""
     for connection in connections.all(initialized_only=True):
+        if connection.in_atomic_block:
+            continue
         try:
-            connection.close()
+            connection.close_if_unusable_or_obsolete()
         except DatabaseError:
             pass
 

@@ -2,18 +2,21 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements.lock | sha256sum | cut -c1-12)
+CLIENT := clients/python
+STAMP := $(VENV)/.installed-$(shell cat requirements.lock $(CLIENT)/pyproject.toml | sha256sum | cut -c1-12)
 
 .PHONY: setup system-deps system-deps-test system-deps-bench run test bench validate assets clean
 
 setup: $(STAMP)
 
-$(STAMP): requirements.lock
+$(STAMP): requirements.lock $(CLIENT)/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Python 3.11 or newer is needed (found: $$($(PYTHON) --version))"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	# The `arena` client (its dependency, httpx, is pinned above), editable: the tests use this copy.
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e $(CLIENT)
 	rm -f $(VENV)/.installed-*
 	touch $@
 

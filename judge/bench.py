@@ -19,7 +19,7 @@ from . import verdicts
 from .expected import ExpectedCache
 from .grader import grade
 from .package import Problem
-from .runner import FreshInterpreterRunner
+from .fresh_runner import FreshInterpreterRunner
 
 
 @dataclass

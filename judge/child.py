@@ -8,13 +8,17 @@ with ``jax.export``. It computes no numbers: values and gradients are computed b
 sees the reference, hidden metadata or the problem folder; the parent decides every verdict.
 
 Entry points: ``entry`` (a fresh interpreter, the naive runner used as the benchmarks' baseline)
-and ``serve`` (called in a process forked by the zygote, see ``judge.sandbox.zygote``).
+and ``serve`` (called in a process forked by the zygote, see ``judge.sandbox.zygote_server``).
 """
 from __future__ import annotations
 
 import os
 import sys
 import traceback
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when a request arrives: the fresh interpreter sets its rlimits first
+    from .messages import CaseInput, ChildRequest
 
 REQUEST_CAP = 64 << 20
 HARNESS_FILENAME = "harness.py"
@@ -48,7 +52,9 @@ def _describe_exception(exc: BaseException, filename: str) -> dict:
 def _load(source: str, filename: str, entry: str):
     """Compile and run the module; return (function, None) or (None, error)."""
     try:
-        code = compile(source, filename, "exec")
+        # dont_inherit: this module's `from __future__ import annotations` must not turn the
+        # submission's annotations into strings (dataclasses, and so Equinox modules, then fail).
+        code = compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
         return None, _error("compile_error", f"SyntaxError: {exc.msg}", exc.lineno)
     from .gate import restricted_builtins
@@ -110,41 +116,38 @@ def _checked(function, seen: dict):
     return run
 
 
-def run_case(function, case: dict, request: dict, cache: dict, exports: list) -> dict:
-    """Trace one case: its output types, and (when asked) what it saves and its checkpoints.
+def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, exports: list) -> dict:
+    """Trace one case: its output types, what it saves and its checkpoints.
 
     Nothing is evaluated here. A case that traces cleanly is added to ``exports``, the cases
     whose programs go to the verifier.
     """
     import numpy as np
 
-    from . import residuals as inspect_residuals
+    from .inspection import cost, programs, provenance, structure
 
-    filename = request["filename"]
-    values, static_mask = case["args"], case["static_mask"]
+    filename = request.filename
+    values, static_mask = case.args, case.static_mask
     arrays = [np.asarray(v) for v, s in zip(values, static_mask) if not s]
     seen: dict = {}
     bound = _checked(_bind_static(function, values, static_mask), seen)
-    wrt = request["wrt"]
-    array_names = [n for n, s in zip(request["arg_names"], static_mask) if not s]
-    result = {"name": case["name"]}
+    wrt = request.wrt
+    array_names = [n for n, s in zip(request.arg_names, static_mask) if not s]
+    result = {"name": case.name}
     try:
         key = (tuple((a.shape, str(a.dtype)) for a in arrays),
                tuple(repr(v) for v, s in zip(values, static_mask) if s))
         if key not in cache:
             inspected = cache[key] = {}
-            if request.get("inspect", True):
-                inspected["structure"] = inspect_residuals.checkpoint_structure(bound, arrays, filename)
-                inspected["residuals"] = inspect_residuals.saved_residuals(bound, arrays, wrt, array_names, filename)
-                if request.get("fwd_bwd"):
-                    fwd, bwd = inspect_residuals.fwd_bwd_programs(bound, arrays, wrt)
-                    inspected["programs"] = {"forward": fwd, "backward": bwd}
-            else:
-                inspect_residuals.trace_only(bound, arrays)
+            inspected["structure"] = structure.checkpoint_structure(bound, arrays, filename)
+            inspected["residuals"] = provenance.saved_residuals(bound, arrays, wrt, array_names, filename)
+            if request.fwd_bwd:
+                fwd, bwd = programs.fwd_bwd_programs(bound, arrays, wrt)
+                inspected["programs"] = {"forward": fwd, "backward": bwd}
             inspected.update(seen)
         result.update(cache[key])
-        if request.get("cost") and "cost" not in cache:  # the first case stands for the program
-            cache["cost"] = inspect_residuals.compiled_cost(bound, arrays, wrt)
+        if request.cost and "cost" not in cache:  # the first case stands for the program
+            cache["cost"] = cost.compiled_cost(bound, arrays, wrt)
             result["cost"] = cache["cost"]
         exports.append((bound, arrays))
     except _BadOutput as exc:
@@ -154,44 +157,47 @@ def run_case(function, case: dict, request: dict, cache: dict, exports: list) ->
     return result
 
 
-def _export(exports: list, request: dict) -> tuple[dict | None, dict | None]:
+def _export(exports: list, request: ChildRequest) -> tuple[dict | None, dict | None]:
     """The programs of every case that traced, for the verifier; or the reason they cannot be."""
-    from . import residuals as inspect_residuals
+    from .inspection import programs
 
     try:
-        return inspect_residuals.export_programs(exports, request["wrt"]), None
+        return programs.export_programs(exports, request.wrt), None
     except BaseException as exc:  # noqa: BLE001
-        error = _describe_exception(exc, request["filename"])
+        error = _describe_exception(exc, request.filename)
         if "custom calls" in error["message"]:
             error["message"] = ("your program uses a host callback or custom call (such as jax.debug.print or "
                                 "jax.pure_callback), which the judge cannot check; remove it")
         return None, error
 
 
-def serve(request: dict) -> dict:
+def serve(message: dict) -> dict:
     """Run one request; always returns a response dict (errors are data, not exceptions)."""
-    if request.get("mode") == "verify":
+    from .messages import VERIFY, ChildRequest
+
+    if message.get("mode") == VERIFY:
         from . import verify
 
-        return verify.serve(request)
-    function, error = _load(request["source"], request["filename"], request["entry"])
+        return verify.serve(message)
+    request = ChildRequest.from_wire(message)
+    function, error = _load(request.source, request.filename, request.entry)
     if error:
         return {"status": "error", "error": error}
-    if request.get("harness"):
+    if request.harness:
         # The problem's harness calls the learner's function (a policy, say) on its programs.
-        run, harness_error = _load(request["harness"], HARNESS_FILENAME, "run")
+        run, harness_error = _load(request.harness, HARNESS_FILENAME, "run")
         if harness_error:
             return {"status": "error", "error": dict(harness_error, kind="runtime_error")}
         learner = function
         function = lambda *args: run(learner, *args)  # noqa: E731
     cache: dict = {}
     cases, exports = [], []
-    for case in request["cases"]:
+    for case in request.cases:
         cases.append(run_case(function, case, request, cache, exports))
-        if "error" in cases[-1] and request.get("stop_on_error", True):
+        if "error" in cases[-1]:  # the cases after it would tell the parent nothing it can use
             break
     response = {"status": "ok", "cases": cases}
-    if request.get("export") and exports:
+    if exports:
         programs, error = _export(exports, request)
         if error:
             return {"status": "error", "error": error}
@@ -199,13 +205,12 @@ def serve(request: dict) -> dict:
     return response
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def main(argv: list[str]) -> int:
     if "--limits" in argv:  # first of all: the parent may not run code between fork and exec
         import json
 
         from .package import Limits
-        from .runner import apply_rlimits
+        from .sandbox.rlimits import apply_rlimits
 
         apply_rlimits(Limits(**json.loads(argv[argv.index("--limits") + 1])))
     from . import protocol
@@ -220,15 +225,8 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    # os._exit: skip interpreter teardown that a submission may have booby-trapped (atexit)
-    code = main()
-    sys.stdout.flush()
-    os._exit(code)
-
-
 def entry() -> None:
     """``python -c 'from judge.child import entry; entry()' ROOT --result-fd N --limits JSON``."""
     code = main(sys.argv[2:])
     sys.stdout.flush()
-    os._exit(code)
+    os._exit(code)  # skips interpreter teardown that a submission may have booby-trapped (atexit)

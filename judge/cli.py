@@ -6,9 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from . import gate
-from . import report as text
-from .grader import FILENAME, grade
+from . import gate, messages, text
+from .grader import grade
 from .package import ArraySpec, PackageError, load_problem
 from .specs import SpecError, generate
 
@@ -26,11 +25,10 @@ def cmd_grade(args) -> int:
         report = grade(problem, Path(path).read_text(encoding="utf-8"), runner=runner,
                        samples_only=args.samples, fwd_bwd=args.fwd_bwd)
         report.submission = str(path)
-        data = report.to_dict()
         if args.json:
-            print(json.dumps(data), flush=True)
+            print(json.dumps(report.to_dict()), flush=True)
         else:
-            print(text.render_report(data) + "\n", flush=True)
+            print(text.render_report(report) + "\n", flush=True)
     return 0
 
 
@@ -79,36 +77,36 @@ def cmd_inspect(args) -> int:
         print(f"inspect: {refusal.verdict}: {refusal.message}", file=sys.stderr)
         return 1
     names = _parameter_names(source, function, len(specs))
-    request = {
-        "source": source, "filename": FILENAME, "entry": function,
-        "arg_names": names, "wrt": list(range(len(specs))), "inspect": True, "fwd_bwd": args.fwd_bwd,
-        "cases": [{"name": "inspect", "seed": args.seed, "static_mask": [False] * len(specs), "args": arrays}],
-    }
-    result = _runner().run(request, Limits())
+    request = messages.ChildRequest(source=source, entry=function, arg_names=names, wrt=list(range(len(specs))),
+                                    cases=[messages.CaseInput("inspect", args.seed, [False] * len(specs), arrays)],
+                                    fwd_bwd=args.fwd_bwd)
+    result = _runner().run(request.to_wire(), Limits())
     if result.outcome != "ok":
         print(f"inspect: the function did not finish: {result.outcome} ({result.detail})", file=sys.stderr)
         return 1
-    response = result.response
-    error = response.get("error") or (response.get("cases") or [{}])[0].get("error")
-    if error:
-        line = f" (line {error['line']})" if error.get("line") else ""
-        print(f"inspect: {error['message']}{line}", file=sys.stderr)
+    try:
+        response = messages.parse_child_response(result.response, ["inspect"])
+    except messages.Malformed as exc:
+        print(f"inspect: the function's process sent back a malformed result ({exc})", file=sys.stderr)
         return 1
-    case = response["cases"][0]
-    residuals = case["residuals"]
+    error = response.error or response.cases[0].error
+    if error:
+        print(f"inspect: {error.text()}", file=sys.stderr)
+        return 1
+    case = response.cases[0]
+    residuals = case.residuals
+    total = sum(r.bytes for r in residuals)
     if args.json:
-        print(json.dumps({"residuals": residuals, "residual_bytes": sum(r["bytes"] for r in residuals),
-                          "structure": case["structure"], "programs": case.get("programs", {})}))
+        print(json.dumps({"residuals": [r.to_dict() for r in residuals], "residual_bytes": total,
+                          "structure": case.structure.to_dict(), "programs": case.programs or {}}))
         return 0
-    print(f"{function}({', '.join(args.specs)}) saves {len(residuals)} residuals, "
-          f"{sum(r['bytes'] for r in residuals)} bytes:")
+    print(f"{function}({', '.join(args.specs)}) saves {len(residuals)} residuals, {total} bytes:")
     print(text.residual_table(residuals, mark=False))
-    for checkpoint in case["structure"]["checkpoints"]:
-        line = f" at line {checkpoint['line']}" if checkpoint.get("line") else ""
-        print(f"checkpoint{line}: policy {checkpoint['policy_text']}")
+    for line in text.checkpoint_lines(case.structure, depth=False):
+        print(line)
     if args.fwd_bwd:
         print()
-        print(text.side_by_side(case["programs"]["forward"], case["programs"]["backward"]))
+        print(text.side_by_side(case.programs["forward"], case.programs["backward"]))
     return 0
 
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .evidence import Aval
+from .messages import TracedCase
+
 
 def _fmt(x) -> str:
     return np.format_float_positional(float(x), precision=6, trim="-") if np.isfinite(x) else str(x)
@@ -30,7 +33,7 @@ def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str
     return None, max_error
 
 
-def compare_types(got: list[dict], want: list[dict]) -> str | None:
+def compare_types(got: list[Aval], want: list[Aval]) -> str | None:
     """The outputs' dtypes and shapes (as the verifier read them from the program) against the
     reference's; None when they agree."""
     if len(got) != len(want):
@@ -38,24 +41,25 @@ def compare_types(got: list[dict], want: list[dict]) -> str | None:
     single = len(want) == 1
     for i, (g, w) in enumerate(zip(got, want)):
         label = "the output" if single else f"output {i}"
-        if list(g["shape"]) != list(w["shape"]):
-            return f"{label} has shape {tuple(g['shape'])}, expected {tuple(w['shape'])}"
-        if g["dtype"] != w["dtype"]:
-            return f"{label} has dtype {g['dtype']}, expected {w['dtype']}"
+        if list(g.shape) != list(w.shape):
+            return f"{label} has shape {tuple(g.shape)}, expected {tuple(w.shape)}"
+        if g.dtype != w.dtype:
+            return f"{label} has dtype {g.dtype}, expected {w.dtype}"
     return None
 
 
-def compare_outputs(got: dict, want: dict, wrt_names, rtol: float, atol: float) -> tuple[str | None, float]:
-    if got.get("treedef") != want.get("treedef"):
-        return f"the output has structure {got.get('treedef')}, expected {want.get('treedef')}", float("inf")
+def compare_outputs(got: TracedCase, want: TracedCase, wrt_names, rtol: float, atol: float) -> tuple[str | None, float]:
+    """Values (``value``) and gradients (``grads``) of two cases of the same inputs."""
+    if got.treedef != want.treedef:
+        return f"the output has structure {got.treedef}, expected {want.treedef}", float("inf")
     worst = 0.0
-    single = len(want["value"]) == 1
-    for i, (g, w) in enumerate(zip(got["value"], want["value"])):
+    single = len(want.value) == 1
+    for i, (g, w) in enumerate(zip(got.value, want.value)):
         message, err = compare_arrays("the output" if single else f"output {i}", g, w, rtol, atol)
         worst = max(worst, err)
         if message:
             return message, worst
-    for name, g, w in zip(wrt_names, got["grads"], want["grads"]):
+    for name, g, w in zip(wrt_names, got.grads, want.grads):
         message, err = compare_arrays(f"the gradient with respect to {name}", g, w, rtol, atol)
         worst = max(worst, err)
         if message:

@@ -16,7 +16,7 @@ import warnings
 from importlib import metadata
 from pathlib import Path
 
-from . import pipeline, protocol
+from . import messages, pipeline, protocol
 from .package import Problem
 from .paths import PROJECT_ROOT
 
@@ -49,7 +49,7 @@ class ExpectedCache:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, problem: Problem, cases, runner) -> dict:
-        """``{"salt": int, "cases": {name: evidence}}``; raises ``ReferenceError_``."""
+        """``{"salt": int, "cases": {name: TracedCase}}``; raises ``ReferenceError_``."""
         key = self.key(problem, cases)
         with self._lock:
             lock = self._locks.setdefault(key, threading.Lock())
@@ -67,11 +67,12 @@ class ExpectedCache:
             return None
         try:
             stored = protocol.parse_buffer(path.read_bytes(), FILE_CAP)
-        except (OSError, protocol.ProtocolError):
-            return None  # unreadable or from an interrupted write: computed again
-        if not isinstance(stored, dict) or stored.get("key") != key:
-            return None
-        return {"salt": int(stored["salt"]), "cases": stored["cases"]}
+            if not isinstance(stored, dict) or stored.get("key") != key:
+                return None
+            cases = {name: messages.TracedCase.from_wire(case) for name, case in stored["cases"].items()}
+        except (OSError, protocol.ProtocolError, messages.Malformed):
+            return None  # unreadable, from an interrupted write or damaged: computed again
+        return {"salt": int(stored["salt"]), "cases": cases}
 
     def _compute(self, problem: Problem, cases, runner, key: str) -> dict:
         salt = secrets.randbits(62)
@@ -81,10 +82,10 @@ class ExpectedCache:
             raise ReferenceError_(f"the reference of {problem.slug} failed: {verdict}: {message}")
         by_name = {}
         for case in outcome.cases:
-            if "error" in case:
-                raise ReferenceError_(f"the reference of {problem.slug} failed on case {case['name']}: "
-                                      f"{pipeline.error_message(case['error'])}")
-            by_name[case["name"]] = case
+            if case.error is not None:
+                raise ReferenceError_(f"the reference of {problem.slug} failed on case {case.name}: "
+                                      f"{case.error.text()}")
+            by_name[case.name] = case
         entry = {"salt": salt, "cases": by_name}
         try:
             self._store(key, entry)
@@ -100,5 +101,6 @@ class ExpectedCache:
         temporary = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
-            f.write(protocol.encode({"key": key, **entry}))
+            f.write(protocol.encode({"key": key, "salt": entry["salt"],
+                                     "cases": {name: case.to_wire() for name, case in entry["cases"].items()}}))
         os.replace(temporary, path)  # atomic: a reader sees the old file or the whole new one

@@ -26,9 +26,10 @@ ALLOWED_MODULES = frozenset({
     "jax", "jax.numpy", "jax.numpy.linalg", "jax.lax", "jax.nn", "jax.nn.initializers",
     "jax.ad_checkpoint", "jax.tree_util", "jax.tree", "jax.random", "jax.scipy", "jax.scipy.special",
     "functools", "math", "typing", "itertools", "collections", "numpy",
+    "equinox", "equinox.nn",  # the neural network library of the bank's framework problems
 })
 ALLOWED_SUMMARY = "jax (with jax.numpy, jax.lax, jax.nn, jax.ad_checkpoint, jax.tree_util, jax.random, " \
-                  "jax.scipy), functools, math, typing, itertools, collections and numpy"
+                  "jax.scipy), equinox (with equinox.nn), functools, math, typing, itertools, collections and numpy"
 
 _REFLECTION = "reflection is not allowed in submissions: use plain attribute access such as " \
               "jax.checkpoint_policies.dots_saveable"
@@ -73,9 +74,20 @@ DENIED_ATTRIBUTES = {
     "pure_callback": _CALLBACK,
     "io_callback": _CALLBACK,
     **{name: _FILES for name in ("load", "save", "savez", "savez_compressed", "fromfile", "tofile",
-                                 "memmap", "loadtxt", "savetxt", "genfromtxt", "fromregex", "DataSource")},
+                                 "memmap", "loadtxt", "savetxt", "genfromtxt", "fromregex", "DataSource",
+                                 "tree_serialise_leaves", "tree_deserialise_leaves",
+                                 "default_serialise_filter_spec", "default_deserialise_filter_spec")},
+    # Equinox's namespace also holds the standard importlib module, its internal API, a host
+    # callback and a helper that writes attributes onto other objects.
+    "importlib": "`importlib` imports modules by name; submissions may import only the allowed modules",
+    "internal": _INTERNALS,
+    "filter_pure_callback": _CALLBACK,
+    "module_update_wrapper": "it writes attributes onto other objects, which submissions may not change",
 }
 READABLE_DUNDERS = frozenset({"__name__"})  # `if __name__ == "__main__":` is harmless
+# Methods a class of the submission may define: `__call__` is how an Equinox module is applied,
+# and defining it only changes what calling that class's own instances does.
+DEFINABLE_DUNDERS = frozenset({"__call__"})
 
 
 @dataclass(frozen=True)
@@ -182,7 +194,8 @@ class _Checker(ast.NodeVisitor):
             raise _Refused(node, f"`{name}` is not allowed: {DENIED_BUILTINS[name]}")
 
     def visit_FunctionDef(self, node) -> None:
-        self._bound_name(node, node.name)
+        if node.name not in DEFINABLE_DUNDERS:
+            self._bound_name(node, node.name)
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef

@@ -10,56 +10,28 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 import numpy as np
 
 from . import compare, gate, rules, verdicts
+from .boundary import Runner
 from .expected import ExpectedCache, ReferenceError_, default_directory
+from .messages import TracedCase
 from .package import Problem
-from .pipeline import ERROR_KINDS, FILENAME, build_request, case_inputs, error_message
 from .pipeline import run as run_pipeline
+from .report import CaseRow, Report
 
-__all__ = ["grade", "Report", "ExpectedCache", "ReferenceError_", "default_runner", "build_request",
-           "case_inputs", "FILENAME", "EXPECTED"]
+__all__ = ["grade", "Report", "ExpectedCache", "ReferenceError_", "default_runner", "EXPECTED"]
 
 REQUIRE_ALL_LAYERS = "JUDGE_REQUIRE_ALL_LAYERS"
 
-# Verdicts from worst to mildest: the report's verdict is the worst of its cases'.
-SEVERITY = (
-    verdicts.INTERNAL_ERROR, verdicts.FORBIDDEN, verdicts.COMPILE_ERROR, verdicts.TIME_LIMIT,
-    verdicts.MEMORY_LIMIT, verdicts.OUTPUT_LIMIT, verdicts.RUNTIME_ERROR, verdicts.WRONG_ANSWER,
-    verdicts.POLICY_VIOLATION, verdicts.ACCEPTED,
-)
 HIDDEN = "on hidden inputs of the same shapes"
 
 
-@dataclass
-class Report:
-    problem: str
-    verdict: str
-    message: str
-    cases: list = field(default_factory=list)
-    residuals: list = field(default_factory=list)
-    missing_residuals: list = field(default_factory=list)
-    reference_residuals: list = field(default_factory=list)
-    residual_bytes: int = 0
-    reference_residual_bytes: int = 0
-    structure: dict = field(default_factory=dict)
-    programs: dict = field(default_factory=dict)
-    cost: dict = field(default_factory=dict)
-    stdout: str = ""
-    time_s: float = 0.0
-    notes: list = field(default_factory=list)
-    submission: str = ""
-
-    def to_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()}
-
-
-def default_runner():
+def default_runner() -> Runner:
     """The process-wide warm zygote runner (started on first use, restarted if it died)."""
-    from .zygote import shared_runner
+    from .zygote_runner import shared_runner
 
     return shared_runner()
 
@@ -71,11 +43,7 @@ def require_all_layers() -> bool:
     return os.environ.get(REQUIRE_ALL_LAYERS, "") not in ("", "0")
 
 
-def _worst(verdict_list) -> str:
-    return min(verdict_list, key=SEVERITY.index) if verdict_list else verdicts.ACCEPTED
-
-
-def grade(problem: Problem, source: str, *, samples_only: bool = False, runner=None,
+def grade(problem: Problem, source: str, *, samples_only: bool = False, runner: Runner | None = None,
           fwd_bwd: bool = False, measure_cost: bool = False,
           expected_cache: ExpectedCache | None = None) -> Report:
     started = time.monotonic()
@@ -102,7 +70,7 @@ def grade(problem: Problem, source: str, *, samples_only: bool = False, runner=N
         expected = (expected_cache or EXPECTED).get(problem, cases, runner)
     except ReferenceError_ as exc:
         return finish(Report(problem.slug, verdicts.INTERNAL_ERROR, str(exc), notes=notes))
-    expected_outputs = {name: case["outputs"] for name, case in expected["cases"].items()}
+    expected_outputs = {name: case.outputs for name, case in expected["cases"].items()}
     outcome = run_pipeline(problem, source, cases, runner, salt=expected["salt"],
                            expected_outputs=expected_outputs, fwd_bwd=fwd_bwd, cost=measure_cost)
     report = Report(problem.slug, verdicts.ACCEPTED, "", stdout=outcome.stdout, notes=notes)
@@ -113,65 +81,64 @@ def grade(problem: Problem, source: str, *, samples_only: bool = False, runner=N
     return finish(report)
 
 
-def _check_cases(problem: Problem, cases, sent: list, expected: dict, report: Report) -> None:
-    by_name = {c["name"]: c for c in sent}
+def _check_cases(problem: Problem, cases, sent: list[TracedCase], expected: dict[str, TracedCase],
+                 report: Report) -> None:
+    by_name = {c.name: c for c in sent}
     case_verdicts = []
     first_message = {}
     for case in cases:
         got = by_name.get(case.name)
         want = expected[case.name]
-        row = {"name": case.name, "sample": case.sample, "verdict": verdicts.ACCEPTED, "message": "", "max_error": None}
-        if got is None or got.get("error", {}).get("skipped"):
-            row["verdict"], row["message"] = verdicts.RUNTIME_ERROR, "not run (an earlier case failed)"
-            row["skipped"] = True
-        elif "error" in got:
-            row["verdict"] = ERROR_KINDS[got["error"]["kind"]]
-            row["message"] = error_message(got["error"])
+        row = CaseRow(case.name, case.sample, verdicts.ACCEPTED, "", None)
+        if got is None or (got.error is not None and got.error.skipped):
+            row.verdict, row.message = verdicts.RUNTIME_ERROR, "not run (an earlier case failed)"
+            row.skipped = True
+        elif got.error is not None:
+            row.verdict, row.message = got.error.verdict, got.error.text()
         else:
             message, err = _compare_numbers(problem, got, want)
-            row["max_error"] = None if not np.isfinite(err) else err
+            row.max_error = None if not np.isfinite(err) else err
             if message:
-                row["verdict"], row["message"] = verdicts.WRONG_ANSWER, message
+                row.verdict, row.message = verdicts.WRONG_ANSWER, message
             else:
                 _check_policy(problem, got, want, row, report)
         report.cases.append(row)
-        if not row.get("skipped"):
-            case_verdicts.append(row["verdict"])
-            first_message.setdefault(row["verdict"], f"case {case.name}: {row['message']}")
-    report.verdict = _worst(case_verdicts)
+        if not row.skipped:
+            case_verdicts.append(row.verdict)
+            first_message.setdefault(row.verdict, f"case {case.name}: {row.message}")
+    report.verdict = verdicts.worst(case_verdicts)
     report.message = first_message.get(report.verdict, "") if report.verdict != verdicts.ACCEPTED else \
         f"all {len(cases)} case(s) passed: values, gradients, residuals and checkpoint structure"
 
 
-def _compare_numbers(problem: Problem, got: dict, want: dict) -> tuple[str | None, float]:
+def _compare_numbers(problem: Problem, got: TracedCase, want: TracedCase) -> tuple[str | None, float]:
     """Values and gradients on the case's inputs, then on the hidden inputs only the verifier saw."""
     message, err = compare.compare_outputs(got, want, problem.wrt, problem.rtol, problem.atol)
     if message:
         return message, err
-    hidden = lambda case: {"treedef": case["treedef"], "value": case["hidden_value"],  # noqa: E731
-                           "grads": case["hidden_grads"]}
+    hidden = lambda case: replace(case, value=case.hidden_value, grads=case.hidden_grads)  # noqa: E731
     message, hidden_err = compare.compare_outputs(hidden(got), hidden(want), problem.wrt, problem.rtol, problem.atol)
     if message:
         return f"{HIDDEN}: {message}", hidden_err
     return None, max(err, hidden_err)
 
 
-def _check_policy(problem: Problem, got: dict, want: dict, row: dict, report: Report) -> None:
+def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: CaseRow, report: Report) -> None:
     problems, rows, missing = rules.check_residuals(
-        got["residuals"], want["residuals"], problem.residual_rules, problem.structure_rules)
-    problems += rules.check_structure(got["structure"], problem.structure_rules)
-    if "cost" in got:
-        report.cost = got["cost"]
-        problems += rules.check_cost(got["cost"], problem.cost_rules)
+        got.residuals, want.residuals, problem.residual_rules, problem.structure_rules)
+    problems += rules.check_structure(got.structure, problem.structure_rules)
+    if got.cost is not None:
+        report.cost = got.cost
+        problems += rules.check_cost(got.cost, problem.cost_rules)
     if not report.residuals:  # the first inspected case is the one shown
         report.residuals, report.missing_residuals = rows, missing
-        report.reference_residuals = want["residuals"]
-        report.residual_bytes = sum(r["bytes"] for r in got["residual_types"])  # as the verifier counted
-        report.reference_residual_bytes = sum(r["bytes"] for r in want["residuals"])
-        report.structure = got["structure"]
-        report.programs = got.get("programs", {})
+        report.reference_residuals = want.residuals
+        report.residual_bytes = sum(r.bytes for r in got.residual_types)  # as the verifier counted
+        report.reference_residual_bytes = sum(r.bytes for r in want.residuals)
+        report.structure = got.structure
+        report.programs = got.programs or {}
     if problems:
-        row["verdict"], row["message"] = verdicts.POLICY_VIOLATION, summarize(problems)
+        row.verdict, row.message = verdicts.POLICY_VIOLATION, summarize(problems)
 
 
 def summarize(problems: list[str], shown: int = 3) -> str:

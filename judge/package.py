@@ -1,5 +1,5 @@
 """Problem packages: a folder with ``problem.toml``, the statement, starter, reference and the
-packaged submissions that prove the checker (see DESIGN.md, "Problem package").
+packaged submissions that prove the checker (see README, "Authoring a problem").
 
 Loading validates everything up front and refuses a broken package with a ``PackageError``
 naming the file, the key and what was expected, so that nothing half-valid reaches a grader.
@@ -22,6 +22,10 @@ REQUIRED_FILES = ("problem.toml", "statement.md", "starter.py", "reference.py")
 DIFFICULTIES = ("easy", "medium", "hard")
 DEVICES = ("cpu", "gpu")
 RESIDUAL_KINDS = ("argument", "named", "primitive", "constant", "literal")
+# What a problem's leaderboard may rank by, lowest first: figures of an accepted report that
+# compare strategies (XLA's estimates and the grading time are shown, never ranked).
+RANKING_METRICS = ("residual_bytes", "flops", "peak_bytes")
+DEFAULT_RANKING = ("residual_bytes", "flops")
 MAX_PACKAGE_FILE_BYTES = 1 << 20
 
 
@@ -122,6 +126,7 @@ class Problem:
     explanation: str = ""
     harness: str = ""  # trusted code that calls the learner's function, e.g. a policy, on programs
     cost_rules: CostRules = field(default_factory=CostRules)
+    ranking: tuple[str, ...] = DEFAULT_RANKING  # the leaderboard's metrics, most important first
     content_hash: str = ""
     submissions: dict = field(default_factory=dict)  # verdict -> list of Paths
 
@@ -316,6 +321,15 @@ def _parse_limits(root: _Table) -> Limits:
     return limits
 
 
+def _parse_ranking(root: _Table) -> tuple[str, ...]:
+    t = root.sub("ranking")
+    metrics = t.get("metrics", list, list(DEFAULT_RANKING),
+                    check=lambda v: _strings(v) and v and set(v) <= set(RANKING_METRICS) and len(set(v)) == len(v),
+                    expected=f"a list of distinct metrics drawn from {', '.join(RANKING_METRICS)}")
+    t.done()
+    return tuple(metrics)
+
+
 def packaged_submissions(folder: Path) -> dict[str, list[Path]]:
     """``submissions/<verdict>/*.py`` -> {verdict: [paths]}; a folder that is not a verdict is an error."""
     root = folder / "submissions"
@@ -369,12 +383,14 @@ def load_problem(folder: Path | str) -> Problem:
     cases = _parse_cases(root, toml_path, args)
     residual_rules, structure_rules, cost_rules = _parse_checks(root, toml_path)
     limits = _parse_limits(root)
+    ranking = _parse_ranking(root)
     root.done()
     explanation_path = folder / "explanation.md"
     return Problem(
         path=folder, slug=slug, uuid=uuid, title=title, difficulty=difficulty, tags=tags,
         device=device, entry=entry, args=args, wrt=wrt, cases=cases, rtol=rtol, atol=atol,
         residual_rules=residual_rules, structure_rules=structure_rules, cost_rules=cost_rules, limits=limits,
+        ranking=ranking,
         statement=_read_text(folder, "statement.md"), starter=_read_text(folder, "starter.py"),
         reference=_read_text(folder, "reference.py"), hints=hints,
         harness=_read_text(folder, harness_file) if harness_file else "",

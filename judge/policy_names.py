@@ -4,7 +4,8 @@ A required policy is a small expression: a name from ``jax.checkpoint_policies``
 called with names (``save_only_these_names("a", "b")``) or with other policies
 (``save_from_both_policies(dots_saveable, save_only_these_names("h"))``). It is parsed with
 ``ast`` and never evaluated, and it is reduced to a canonical form so that aliases compare equal.
-``judge/residuals.py`` reduces live policy objects to the same form.
+``judge.inspection.policies`` reduces live policy objects to the same form; ``to_wire`` and
+``from_wire`` carry it between the child and the parent.
 """
 from __future__ import annotations
 
@@ -92,3 +93,22 @@ def render(policy: Canonical) -> str:
     if kind == "custom":
         return f"a custom policy ({policy[1]})"
     return kind
+
+
+def to_wire(policy: Canonical) -> list:
+    """Canonical policies hold frozensets; the wire needs lists (``from_wire`` undoes it)."""
+    if policy[0] == "save_from_both_policies":
+        return [policy[0], sorted((to_wire(p) for p in policy[1]), key=repr)]
+    if policy[0] in WITH_NAMES:
+        return [policy[0], list(policy[1])]
+    return list(policy)
+
+
+def from_wire(policy) -> Canonical:
+    """Undo ``to_wire``: lists back to the canonical tuples."""
+    kind = policy[0]
+    if kind == "save_from_both_policies":
+        return both(from_wire(policy[1][0]), from_wire(policy[1][1]))
+    if kind in WITH_NAMES:
+        return with_names(kind, policy[1])
+    return tuple(policy)

@@ -15,6 +15,8 @@ import struct
 
 import numpy as np
 
+from .specs import numpy_dtype
+
 HEADER = struct.Struct(">Q")
 ALLOWED_DTYPES = {"float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
                   "uint8", "uint32", "bool", "complex64"}
@@ -44,14 +46,6 @@ def _to_jsonable(obj):
     return obj
 
 
-def _dtype(name: str):
-    if name == "bfloat16":
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(name)
-
-
 def _decode_array(payload) -> np.ndarray:
     if not (isinstance(payload, list) and len(payload) == 3):
         raise ProtocolError("malformed array")
@@ -64,7 +58,7 @@ def _decode_array(payload) -> np.ndarray:
     if not isinstance(data, str):
         raise ProtocolError("malformed array data")
     raw = base64.b64decode(data.encode(), validate=True)
-    dt = _dtype(dtype)
+    dt = numpy_dtype(dtype)
     if len(raw) != int(np.prod(shape, dtype=np.int64)) * dt.itemsize:
         raise ProtocolError("array data does not match its shape")
     return np.frombuffer(raw, dtype=dt).reshape(shape)

@@ -1,66 +1,85 @@
-"""Plain-text rendering of reports and residual tables, for the command line."""
+"""The report of one grading, typed: the verdict, the message, and the evidence behind them.
+
+``Report.to_dict`` is the JSON the command line prints and the site stores (keys unchanged since
+the first stored report); ``Report.from_dict`` reads a stored one back, old ones included (a key
+an older judge did not write reads as empty). The site reads stored reports only through it.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 
-def table(headers: list[str], rows: list[list]) -> str:
-    cells = [[str(c) for c in headers]] + [[("" if c is None else str(c)) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+from .evidence import Cost, Residual, ResidualRow, Structure
 
 
-def residual_rows(residuals: list[dict], mark: bool = True) -> list[list]:
-    rows = []
-    for r in residuals:
-        source = {"argument": f"argument {r['what']}", "named": f"named '{r['what']}'",
-                  "primitive": f"output of {r['what']}"}.get(r["kind"], r["kind"])
-        if r.get("stacked"):
-            source += f" (x{r['stacked']} scan steps)"
-        row = [r["type"], r["bytes"], source, r.get("line") or ""]
-        if mark:
-            row.insert(0, "!!" if r.get("offending") else "")
-            row.append(r.get("reason", ""))
-        rows.append(row)
-    return rows
+@dataclass
+class CaseRow:
+    name: str
+    sample: bool  # shown to learners
+    verdict: str
+    message: str
+    max_error: float | None  # the largest absolute difference of values and gradients, when compared
+    skipped: bool = False  # not run or not checked because an earlier case failed
+
+    def to_dict(self) -> dict:
+        found = {"name": self.name, "sample": self.sample, "verdict": self.verdict, "message": self.message,
+                 "max_error": self.max_error}
+        return found | {"skipped": True} if self.skipped else found
+
+    @classmethod
+    def from_dict(cls, data: dict) -> CaseRow:
+        return cls(data.get("name", ""), bool(data.get("sample")), data.get("verdict", ""), data.get("message", ""),
+                   data.get("max_error"), bool(data.get("skipped")))
 
 
-def residual_table(residuals: list[dict], mark: bool = True) -> str:
-    headers = ["type", "bytes", "saved value", "line"]
-    if mark:
-        headers = [""] + headers + ["why it is marked"]
-    return table(headers, residual_rows(residuals, mark))
+@dataclass
+class Report:
+    problem: str
+    verdict: str
+    message: str
+    cases: list[CaseRow] = field(default_factory=list)
+    # The first inspected case's residuals: the submission's (marked where the rules object), those
+    # the required policy saves that it does not, and the reference's; bytes as the verifier counted.
+    residuals: list[ResidualRow] = field(default_factory=list)
+    missing_residuals: list[ResidualRow] = field(default_factory=list)
+    reference_residuals: list[Residual] = field(default_factory=list)
+    residual_bytes: int = 0
+    reference_residual_bytes: int = 0
+    structure: Structure | None = None  # the same case's checkpoints
+    programs: dict[str, str] = field(default_factory=dict)  # printed "forward" and "backward", when asked
+    cost: Cost | None = None  # when measured
+    stdout: str = ""  # what the submission printed
+    time_s: float | None = 0.0  # None: a stored report that did not say
+    notes: list[str] = field(default_factory=list)  # about the judge itself, such as missing sandbox layers
+    submission: str = ""  # the file graded, on the command line
+
+    def to_dict(self) -> dict:
+        return {
+            "problem": self.problem, "verdict": self.verdict, "message": self.message,
+            "cases": [c.to_dict() for c in self.cases],
+            "residuals": [r.to_dict() for r in self.residuals],
+            "missing_residuals": [r.to_dict() for r in self.missing_residuals],
+            "reference_residuals": [r.to_dict() for r in self.reference_residuals],
+            "residual_bytes": self.residual_bytes, "reference_residual_bytes": self.reference_residual_bytes,
+            "structure": self.structure.to_dict() if self.structure is not None else {},
+            "programs": self.programs, "cost": self.cost.to_dict() if self.cost is not None else {},
+            "stdout": self.stdout, "time_s": self.time_s, "notes": self.notes, "submission": self.submission,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Report:
+        """A stored report (``to_dict``), however old; a missing key reads as empty."""
+        return cls(
+            problem=data.get("problem", ""), verdict=data.get("verdict", ""), message=data.get("message", ""),
+            cases=[CaseRow.from_dict(c) for c in data.get("cases") or []],
+            residuals=[ResidualRow.from_dict(r) for r in data.get("residuals") or []],
+            missing_residuals=[ResidualRow.from_dict(r) for r in data.get("missing_residuals") or []],
+            reference_residuals=[Residual.from_dict(r) for r in data.get("reference_residuals") or []],
+            residual_bytes=data.get("residual_bytes", 0), reference_residual_bytes=data.get("reference_residual_bytes", 0),
+            structure=Structure.from_dict(data["structure"]) if _table(data.get("structure")) else None,
+            programs=data.get("programs") or {}, cost=Cost.from_dict(data["cost"]) if _table(data.get("cost")) else None,
+            stdout=data.get("stdout", ""), time_s=data.get("time_s"), notes=list(data.get("notes") or []),
+            submission=data.get("submission", ""))
 
 
-def render_report(report: dict) -> str:
-    out = [f"{report['submission']}: {report['verdict']}", f"  {report['message']}"]
-    for note in report.get("notes", []):
-        out.append(f"  note: {note}")
-    if report["cases"]:
-        rows = [[c["name"], "yes" if c["sample"] else "", c["verdict"],
-                 "" if c["max_error"] is None else f"{c['max_error']:.2e}", c["message"][:100]]
-                for c in report["cases"]]
-        out += ["", table(["case", "sample", "verdict", "max error", "message"], rows)]
-    if report["residuals"] or report.get("missing_residuals"):
-        out += ["", f"Saved residuals (yours: {report['residual_bytes']} bytes; "
-                    f"reference: {report['reference_residual_bytes']} bytes):",
-                residual_table(report["residuals"] + report.get("missing_residuals", []))]
-        if report.get("missing_residuals"):
-            out.append("(rows without a line are saved by the required policy but missing from yours)")
-    for checkpoint in report.get("structure", {}).get("checkpoints", []):
-        line = f" at line {checkpoint['line']}" if checkpoint.get("line") else ""
-        out.append(f"checkpoint{line}: policy {checkpoint['policy_text']}, depth {checkpoint['depth']}")
-    if report.get("programs"):
-        out += ["", side_by_side(report["programs"]["forward"], report["programs"]["backward"])]
-    if report.get("stdout"):
-        out += ["", "printed output:", report["stdout"][:2000]]
-    return "\n".join(out)
-
-
-def side_by_side(left: str, right: str, titles=("forward (saves residuals)", "backward (uses them)")) -> str:
-    a, b = left.splitlines(), right.splitlines()
-    width = max([len(titles[0])] + [len(line) for line in a])
-    rows = [f"{titles[0].ljust(width)} | {titles[1]}", f"{'-' * width}-+-{'-' * len(titles[1])}"]
-    for i in range(max(len(a), len(b))):
-        rows.append(f"{(a[i] if i < len(a) else '').ljust(width)} | {b[i] if i < len(b) else ''}".rstrip())
-    return "\n".join(rows)
+def _table(value) -> bool:
+    return isinstance(value, dict) and bool(value)

@@ -60,6 +60,15 @@ class ArraySpec:
         return f"{SHORT_NAMES[self.dtype]}[{','.join(str(d) for d in self.dims)}]"
 
 
+def numpy_dtype(name: str) -> np.dtype:
+    """A dtype by its name; numpy itself does not know ``bfloat16`` (``ml_dtypes`` does)."""
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
 def short_type(dtype: str, shape) -> str:
     """``float32`` and ``(8, 16)`` -> ``f32[8,16]``: the notation JAX and our pages use."""
     return f"{SHORT_NAMES.get(dtype, dtype)}[{','.join(str(int(d)) for d in shape)}]"
@@ -79,8 +88,4 @@ def generate(spec: ArraySpec, shape: tuple[int, ...], distribution: str, scale: 
         data = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape) * scale
     else:  # the package loader refuses unknown names; this guards direct callers
         raise SpecError(f"unknown distribution {distribution!r}")
-    if spec.dtype == "bfloat16":
-        import ml_dtypes
-
-        return data.astype(ml_dtypes.bfloat16)
-    return data.astype(spec.dtype)
+    return data.astype(numpy_dtype(spec.dtype))

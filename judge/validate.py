@@ -2,6 +2,11 @@
 
 Every packaged submission must get the verdict its folder names, and at least one must be
 accepted. The reference itself must be accepted too.
+
+The work is a list of steps (``steps``), graded one by one (``run_step``), each returning its
+row and the full grade report: ``validate`` runs them all for the command line; the site runs
+them itself, storing rows as they come and reading the reference's residual signature from its
+report.
 """
 from __future__ import annotations
 
@@ -9,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import verdicts
-from .grader import grade
+from .grader import Report, grade
 from .package import Problem
+
+NO_ACCEPTED = "no packaged submission in submissions/accepted/"
 
 
 @dataclass
@@ -36,15 +43,35 @@ class ValidationResult:
         return not self.errors and all(r.ok for r in self.rows)
 
 
-def validate(problem: Problem, runner=None) -> ValidationResult:
-    result = ValidationResult(problem.slug)
-    entries = [(verdicts.ACCEPTED, problem.path / "reference.py")]
+@dataclass(frozen=True)
+class Step:
+    expected: str
+    path: Path
+
+    def name(self, problem: Problem) -> str:
+        return self.path.relative_to(problem.path).as_posix()
+
+
+def steps(problem: Problem) -> list[Step]:
+    """The reference first, then the packaged submissions by verdict folder and name."""
+    found = [Step(verdicts.ACCEPTED, problem.path / "reference.py")]
     for verdict, paths in problem.submissions.items():
-        entries += [(verdict, path) for path in paths]
-    if not problem.submissions.get(verdicts.ACCEPTED):
-        result.errors.append("no packaged submission in submissions/accepted/")
-    for expected, path in entries:
-        report = grade(problem, Path(path).read_text(encoding="utf-8"), runner=runner)
-        name = str(Path(path).relative_to(problem.path))
-        result.rows.append(ValidationRow(name, expected, report.verdict, report.message))
+        found += [Step(verdict, Path(path)) for path in paths]
+    return found
+
+
+def package_errors(problem: Problem) -> list[str]:
+    """What is wrong with the package whatever the grades: no accepted packaged submission."""
+    return [] if problem.submissions.get(verdicts.ACCEPTED) else [NO_ACCEPTED]
+
+
+def run_step(problem: Problem, step: Step, runner=None) -> tuple[ValidationRow, Report]:
+    report = grade(problem, step.path.read_text(encoding="utf-8"), runner=runner)
+    return ValidationRow(step.name(problem), step.expected, report.verdict, report.message), report
+
+
+def validate(problem: Problem, runner=None) -> ValidationResult:
+    result = ValidationResult(problem.slug, errors=package_errors(problem))
+    for step in steps(problem):
+        result.rows.append(run_step(problem, step, runner)[0])
     return result

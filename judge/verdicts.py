@@ -1,4 +1,8 @@
-"""The verdict vocabulary shared by the judge, the database and the UI (see DESIGN.md)."""
+"""The verdict vocabulary shared by the judge, the database and the UI (README, "Verdicts").
+
+Everything that maps to a verdict is derived here: how severe each one is, what a child's end
+means (``judge.boundary.ChildResult.outcome``) and what an error a child reports means.
+"""
 
 ACCEPTED = "accepted"
 WRONG_ANSWER = "wrong_answer"
@@ -36,3 +40,26 @@ DESCRIPTIONS = {
     OUTPUT_LIMIT: "printed or returned more than allowed",
     INTERNAL_ERROR: "the judge failed; not the submission's fault",
 }
+
+# From worst to mildest: a report's verdict is the worst of its cases'.
+SEVERITY = (
+    INTERNAL_ERROR, FORBIDDEN, COMPILE_ERROR, TIME_LIMIT, MEMORY_LIMIT, OUTPUT_LIMIT, RUNTIME_ERROR, WRONG_ANSWER,
+    POLICY_VIOLATION, ACCEPTED,
+)
+
+# A child that did not answer: the limits it passed keep their names; the rest is the
+# submission's process dying or garbling its answer, or the sandbox failing (never the learner's).
+CHILD_OUTCOMES = {limit: limit for limit in (TIME_LIMIT, MEMORY_LIMIT, OUTPUT_LIMIT)} | {
+    "crashed": RUNTIME_ERROR,
+    "protocol_error": RUNTIME_ERROR,
+    "sandbox_error": INTERNAL_ERROR,
+}
+
+# An error a child reported, by its kind: the verdicts it may name, and an output that cannot
+# be differentiated (found while tracing), which is a wrong answer.
+ERROR_KINDS = {kind: kind for kind in (COMPILE_ERROR, RUNTIME_ERROR, MEMORY_LIMIT)} | {"bad_output": WRONG_ANSWER}
+
+
+def worst(found) -> str:
+    """The most severe of ``found``; accepted when there is none."""
+    return min(found, key=SEVERITY.index) if found else ACCEPTED

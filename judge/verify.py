@@ -5,10 +5,9 @@ judge's own inspection before reporting. So that child computes no numbers. It e
 forward program (inputs -> outputs and the residuals that reverse mode saves) and its backward
 program (residuals and cotangents -> gradients) with ``jax.export``; a second child, the
 verifier, forked from the zygote and given only those two serialized programs and inputs,
-deserializes them, refuses any that call out of XLA (``residuals.load_program`` and
-``residuals.check_lowered``), checks that
-they take the case's inputs and that the backward program takes exactly the residuals the
-forward one produces, compiles the pair as one XLA program and runs it twice:
+deserializes them, refuses any that call out of XLA (``inspection.programs.load_program`` and
+``check_lowered``), checks that they take the case's inputs and that the backward program takes
+exactly the residuals the forward one produces, compiles the pair as one XLA program and runs it twice:
 
 * on the case's own inputs, for the learner-facing comparison;
 * on hidden inputs of the same shapes (drawn with a salt that never leaves the parent) with a
@@ -20,8 +19,8 @@ those of the program that will really run; a child cannot make wrong numbers pas
 save less than its program saves. What it does not: the identity of the checkpoint policy and
 the provenance of each residual (which primitive, which line) are only visible in the traced
 program, so they still come from the submission's child, protected by the static gate and by
-``residuals`` reading through references bound before any submission was imported. A program
-that saves the same residuals by other means (a hand-written ``custom_vjp`` that lies about
+``judge.inspection`` reading through references bound before any submission was imported. A
+program that saves the same residuals by other means (a hand-written ``custom_vjp`` that lies about
 itself) is the gap; its numbers and memory use are still what the verdict says.
 
 The verifier parses and compiles attacker-made bytes, so it runs in the same sandbox as the
@@ -31,12 +30,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .evidence import Aval
+from .messages import VerifyCase, VerifyRequest
+from .specs import numpy_dtype
+
 COTANGENT_STREAM = 7919
 
 
 # ---------------------------------------------------------------------------- parent side
 
-def cotangent(outputs: list[dict], seed: int, salt: int | None = None) -> list[np.ndarray]:
+def cotangent(outputs: list[Aval], seed: int, salt: int | None = None) -> list[np.ndarray]:
     """The cotangent fed to the backward program, one array per output leaf.
 
     For the case's own inputs: ones for a scalar output (the gradient of the value itself) and a
@@ -46,55 +49,12 @@ def cotangent(outputs: list[dict], seed: int, salt: int | None = None) -> list[n
     rng = np.random.default_rng(seed + COTANGENT_STREAM if salt is None else [seed, salt, COTANGENT_STREAM])
     leaves = []
     for out in outputs:
-        dtype = _dtype(out["dtype"])
-        if not out["shape"] and salt is None:
+        dtype = numpy_dtype(out.dtype)
+        if not out.shape and salt is None:
             leaves.append(np.ones((), dtype))
         else:
-            leaves.append(np.asarray(rng.standard_normal(out["shape"])).astype(dtype))
+            leaves.append(np.asarray(rng.standard_normal(out.shape)).astype(dtype))
     return leaves
-
-
-def _dtype(name: str):
-    if name == "bfloat16":
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(name)
-
-
-def build_request(programs: dict, wrt: list[int], cases: list[dict]) -> dict:
-    """``cases``: name, inputs, cotangent, hidden_inputs, hidden_cotangent (arrays only)."""
-    return {"mode": "verify", "fwd": programs["fwd"], "bwd": programs["bwd"], "wrt": list(wrt), "cases": cases}
-
-
-def valid_avals(items) -> bool:
-    return isinstance(items, list) and all(
-        isinstance(a, dict) and isinstance(a.get("dtype"), str) and isinstance(a.get("shape"), list)
-        and all(isinstance(d, int) and not isinstance(d, bool) for d in a["shape"]) for a in items)
-
-
-def _arrays_ok(items) -> bool:
-    return isinstance(items, list) and all(isinstance(a, np.ndarray) for a in items)
-
-
-def valid_response(response, names: list[str]) -> bool:
-    """The verifier is sandboxed too (it compiled attacker-made bytes): check what it sent."""
-    if not isinstance(response, dict):
-        return False
-    if response.get("status") == "error":
-        error = response.get("error")
-        return isinstance(error, dict) and isinstance(error.get("message"), str) and isinstance(error.get("kind"), str)
-    cases = response.get("cases")
-    if response.get("status") != "ok" or not isinstance(cases, list) or [c.get("name") for c in cases] != names:
-        return False
-    for case in cases:
-        if not valid_avals(case.get("outputs")):
-            return False
-        if response.get("checked") and not (
-                valid_avals(case.get("residuals"))
-                and all(_arrays_ok(case.get(k)) for k in ("value", "grads", "hidden_value", "hidden_grads"))):
-            return False
-    return isinstance(response.get("checked"), bool)
 
 
 # ---------------------------------------------------------------------------- verifier side
@@ -116,20 +76,21 @@ def warm_up() -> None:
     jax.jit(lambda x: x * 2 + 1)(np.ones(3, np.float32)).block_until_ready()
 
 
-def serve(request: dict) -> dict:
+def serve(message: dict) -> dict:
     import jax
 
-    from . import residuals
+    from .inspection import programs
 
+    request = VerifyRequest.from_wire(message)
     try:  # nothing of these bytes is compiled or run before every check below has passed
-        fwd = residuals.load_program(np.asarray(request["fwd"], dtype=np.uint8).tobytes())
-        bwd = residuals.load_program(np.asarray(request["bwd"], dtype=np.uint8).tobytes())
-        layout = _layout(fwd, bwd, request["cases"], request["wrt"])
-    except residuals.ProgramRefused as exc:
+        fwd = programs.load_program(np.asarray(request.fwd, dtype=np.uint8).tobytes())
+        bwd = programs.load_program(np.asarray(request.bwd, dtype=np.uint8).tobytes())
+        layout = _layout(fwd, bwd, request.cases, request.wrt)
+    except programs.ProgramRefused as exc:
         return {"status": "error", "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"}}
     except _Mismatch as mismatch:
         return {"status": "ok", "checked": False,
-                "cases": [{"name": c["name"], "outputs": outs} for c, outs in zip(request["cases"], mismatch.outputs)]}
+                "cases": [{"name": c.name, "outputs": outs} for c, outs in zip(request.cases, mismatch.outputs)]}
 
     def program(inputs, cotangents):
         per_case = fwd.call(inputs)
@@ -137,16 +98,16 @@ def serve(request: dict) -> dict:
         grads = bwd.call([res for _, res in per_case], cotangents)
         return outs, grads
 
-    cases = request["cases"]
+    cases = request.cases
     try:
-        lowered = jax.jit(program).lower([c["inputs"] for c in cases], [c["cotangent"] for c in cases])
-        residuals.check_lowered(lowered)
-    except residuals.ProgramRefused as exc:
+        lowered = jax.jit(program).lower([c.inputs for c in cases], [c.cotangent for c in cases])
+        programs.check_lowered(lowered)
+    except programs.ProgramRefused as exc:
         return {"status": "error", "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"}}
     try:
         compiled = lowered.compile()
-        public = compiled([c["inputs"] for c in cases], [c["cotangent"] for c in cases])
-        hidden = compiled([c["hidden_inputs"] for c in cases], [c["hidden_cotangent"] for c in cases])
+        public = compiled([c.inputs for c in cases], [c.cotangent for c in cases])
+        hidden = compiled([c.hidden_inputs for c in cases], [c.hidden_cotangent for c in cases])
         (outs, grads), (hidden_outs, hidden_grads) = jax.device_get((public, hidden))
     except Exception as exc:  # noqa: BLE001 - XLA's runtime errors, out of memory above all
         text = f"{type(exc).__name__}: {exc}"
@@ -155,7 +116,7 @@ def serve(request: dict) -> dict:
     response_cases = []
     for i, case in enumerate(cases):
         response_cases.append({
-            "name": case["name"],
+            "name": case.name,
             "outputs": layout[i]["outputs"],
             "residuals": layout[i]["residuals"],
             "value": [np.asarray(v) for v in outs[i]],
@@ -177,14 +138,14 @@ def _same(avals, arrays) -> bool:
         tuple(a.shape) == tuple(np.shape(x)) and np.dtype(a.dtype) == np.asarray(x).dtype for a, x in zip(avals, arrays))
 
 
-def _layout(fwd, bwd, cases: list[dict], wrt: list[int]) -> list[dict]:
+def _layout(fwd, bwd, cases: list[VerifyCase], wrt: list[int]) -> list[dict]:
     """Check the two programs' signatures against the inputs the parent sent; per case, the
     outputs' and residuals' types. Refuses (``ProgramRefused``) a pair that does not fit together."""
     import jax
 
-    from .residuals import ProgramRefused
+    from .inspection.programs import ProgramRefused
 
-    inputs = [c["inputs"] for c in cases]
+    inputs = [c.inputs for c in cases]
     if fwd.in_tree != jax.tree_util.tree_structure(((inputs,), {})) or not _same(fwd.in_avals, jax.tree_util.tree_leaves(inputs)):
         raise ProgramRefused("the forward program does not take the case's inputs")
     try:
@@ -197,20 +158,20 @@ def _layout(fwd, bwd, cases: list[dict], wrt: list[int]) -> list[dict]:
     layout, mismatch = [], False
     for case, (out, res) in zip(cases, split):
         outputs = [_aval(fwd.out_avals[i]) for i in out]
-        mismatch |= not _same([fwd.out_avals[i] for i in out], case["cotangent"])
+        mismatch |= not _same([fwd.out_avals[i] for i in out], case.cotangent)
         layout.append({"outputs": outputs, "residuals": [_aval(fwd.out_avals[i]) for i in res],
                        "res_avals": [fwd.out_avals[i] for i in res]})
     if mismatch:
         raise _Mismatch([entry["outputs"] for entry in layout])
     residuals = [entry["res_avals"] for entry in layout]
-    cotangents = [c["cotangent"] for c in cases]
+    cotangents = [c.cotangent for c in cases]
     expected_in = jax.tree_util.tree_structure(((residuals, cotangents), {}))
     flat_in = [a for r in residuals for a in r] + [a for c in cotangents for a in c]
     if bwd.in_tree != expected_in or len(bwd.in_avals) != len(flat_in) or not all(
             tuple(a.shape) == tuple(np.shape(b)) and np.dtype(a.dtype) == np.dtype(b.dtype)
             for a, b in zip(bwd.in_avals, flat_in)):
         raise ProgramRefused("the backward program does not take exactly the forward program's residuals")
-    grads = [[c["inputs"][i] for i in wrt] for c in cases]
+    grads = [[c.inputs[i] for i in wrt] for c in cases]
     if bwd.out_tree != jax.tree_util.tree_structure(grads) or not _same(bwd.out_avals, jax.tree_util.tree_leaves(grads)):
         raise ProgramRefused("the backward program does not return one gradient per differentiated input")
     for entry in layout:

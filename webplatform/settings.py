@@ -38,9 +38,12 @@ INSTALLED_APPS = [
     "webplatform.leaderboard",
     "webplatform.monitoring",
     "webplatform.practice",
+    "webplatform.api",
+    "ninja",  # installed so that /api/docs serves Swagger UI from our static files, not a CDN
 ]
 
 MIDDLEWARE = [
+    "webplatform.api.errors.JsonErrorsMiddleware",  # /api/ errors are JSON, whoever answered them
     "django.middleware.security.SecurityMiddleware",
     # A view that meets a database that is away answers 503 with Retry-After (core.errors).
     "webplatform.core.errors.DatabaseUnavailableMiddleware",

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from webplatform.api.api import api
 from webplatform.core.health import healthz
 
 # JSON clients get JSON errors; a database that is away gives 503 (see core.errors).
@@ -11,7 +12,9 @@ handler500 = "webplatform.core.errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/tokens/", include("webplatform.api.urls")),
     path("accounts/", include("webplatform.accounts.urls")),
+    path("api/", api.urls),
     path("authoring/", include("webplatform.authoring.urls")),
     path("healthz", healthz, name="healthz"),
     path("", include("webplatform.monitoring.urls")),

@@ -8,22 +8,25 @@ the seccomp filter refuses mount and unshare, so it comes last.
 ``harden(plan)`` applies the layers the plan names and raises ``SandboxError`` at the first that
 fails (the child then exits without running anything: fail closed). ``harden(plan, strict=False)``
 is the probe's variant: it tries every layer and returns why each missing one failed.
+
+Each layer is two functions side by side, in one table (``CHILD``): how a child applies it, and
+how the probe (``probe.examine``) checks by its effect that it holds.
 """
 from __future__ import annotations
 
 import os
 import resource
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
 
 from ..package import Limits
 from . import filesystem, layers, linux, seccomp
+from .rlimits import MAX_OPEN_FILES, MAX_THREADS, apply_rlimits
 
 RESULT_FD = 3
 HARDENED_FD = 4  # one byte once every layer is in place, then closed before the request is read
 KEPT_FDS = (0, 1, 2, RESULT_FD, HARDENED_FD)  # request in, printed output (stdout, stderr), result out
-MAX_THREADS = 64  # RLIMIT_NPROC for a child's own uid: XLA's thread pools fit, a thread bomb does not
-MAX_OPEN_FILES = 256
-MAX_FILE_BYTES = 16 << 20
 NAMESPACE_FILES = ("net", "mnt", "ipc")
 
 
@@ -55,7 +58,7 @@ def harden(plan: Plan, strict: bool = True) -> tuple[dict, dict]:
         if name == layers.WORKDIR and layers.FILESYSTEM in plan.layers and layers.FILESYSTEM not in missing:
             continue  # the minimal root already made its working directory the current one
         try:
-            _APPLY[name](plan, evidence)
+            CHILD[name].apply(plan, evidence)
         except Exception as exc:  # noqa: BLE001 - any failure means the layer is not there
             if strict:
                 raise SandboxError(name, f"{type(exc).__name__}: {exc}") from None
@@ -72,19 +75,50 @@ def _adjust_oom_score() -> None:
         pass
 
 
+# ---------------------------------------------------------------------------- session
+
 def _session(plan: Plan, evidence: dict) -> None:
     if os.getsid(0) != os.getpid():
         os.setsid()
 
 
+def _session_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    if not os.getsid(0) == os.getpgid(0) == os.getpid():
+        return "the child shares a session or process group"
+
+
+# ---------------------------------------------------------------------------- descriptors
+
 def _descriptors(plan: Plan, evidence: dict) -> None:
     os.closerange(max(KEPT_FDS) + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
+
+def _descriptors_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    open_fds = []
+    for fd in range(MAX_OPEN_FILES):
+        try:
+            os.fstat(fd)
+            open_fds.append(fd)
+        except OSError:
+            pass
+    if tuple(open_fds) != KEPT_FDS:
+        return f"descriptors open: {open_fds}"
+
+
+# ---------------------------------------------------------------------------- environment
 
 def _environment(plan: Plan, evidence: dict) -> None:
     os.environ.clear()
     os.environ.update(plan.environment)
 
+
+def _environment_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    extra = set(os.environ) - set(plan.environment) - {"TMPDIR", "HOME"}
+    if extra:
+        return f"unexpected variables: {sorted(extra)}"
+
+
+# ---------------------------------------------------------------------------- namespaces
 
 def _namespaces(plan: Plan, evidence: dict) -> None:
     before = {name: os.stat(f"/proc/self/ns/{name}").st_ino for name in NAMESPACE_FILES}
@@ -92,6 +126,14 @@ def _namespaces(plan: Plan, evidence: dict) -> None:
     after = {name: os.stat(f"/proc/self/ns/{name}").st_ino for name in NAMESPACE_FILES}
     evidence["namespaces_changed"] = sorted(n for n in NAMESPACE_FILES if before[n] != after[n])
 
+
+def _namespaces_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    changed = evidence.get("namespaces_changed", [])
+    if changed != ["ipc", "mnt", "net"]:
+        return f"only these namespaces are new: {changed}"
+
+
+# ---------------------------------------------------------------------------- filesystem
 
 def _filesystem(plan: Plan, evidence: dict) -> None:
     if "mnt" not in evidence.get("namespaces_changed", ()):
@@ -103,6 +145,32 @@ def _filesystem(plan: Plan, evidence: dict) -> None:
     os.environ["TMPDIR"] = os.environ["HOME"] = filesystem.WORKDIR
 
 
+def _filesystem_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    allowed = set(plan.exposed) | {"/dev", filesystem.WORKDIR} | set(filesystem.SYSTEM_FILES)
+    unexpected = []
+
+    def walk(directory: str) -> None:
+        for name in os.listdir(directory):
+            path = os.path.join(directory, name)
+            if path in allowed or (directory == "/" and os.path.islink(path)):
+                continue
+            if any(a.startswith(path + "/") for a in allowed):
+                walk(path)  # only a directory on the way to something exposed
+            else:
+                unexpected.append(path)
+
+    walk("/")
+    if unexpected or (root / "problems").exists():
+        return f"visible beyond the Python runtime: {unexpected[:5]}"
+    try:
+        with open("/probe-write", "w"):
+            return "the root is writable"
+    except OSError:
+        return None
+
+
+# ---------------------------------------------------------------------------- workdir
+
 def _workdir(plan: Plan, evidence: dict) -> None:
     if not plan.workdir:
         raise OSError("no private working directory")
@@ -110,9 +178,18 @@ def _workdir(plan: Plan, evidence: dict) -> None:
     os.environ["TMPDIR"] = os.environ["HOME"] = plan.workdir
 
 
-def _rlimits(plan: Plan, evidence: dict) -> None:
-    from ..runner import apply_rlimits
+def _workdir_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    here = os.getcwd()
+    if os.listdir(here):
+        return f"the working directory {here} is not empty"
+    with open("probe", "w") as f:
+        f.write("x")
+    os.remove("probe")
 
+
+# ---------------------------------------------------------------------------- rlimits
+
+def _rlimits(plan: Plan, evidence: dict) -> None:
     apply_rlimits(plan.limits)
     resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
     if layers.UID in plan.layers and plan.uid is not None:
@@ -120,6 +197,22 @@ def _rlimits(plan: Plan, evidence: dict) -> None:
         # uid of the child's own (and it does not bind root at all).
         resource.setrlimit(resource.RLIMIT_NPROC, (MAX_THREADS, MAX_THREADS))
 
+
+def _rlimits_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    memory = plan.limits.memory_mb << 20
+    wanted = {resource.RLIMIT_AS: memory, resource.RLIMIT_CPU: plan.limits.cpu_s, resource.RLIMIT_CORE: 0,
+              resource.RLIMIT_NOFILE: MAX_OPEN_FILES}
+    if plan.uid is not None and layers.UID in plan.layers:
+        wanted[resource.RLIMIT_NPROC] = None  # any finite limit
+    for limit, value in wanted.items():
+        soft, _ = resource.getrlimit(limit)
+        if soft == resource.RLIM_INFINITY or (value is not None and soft != value):
+            return f"rlimit {limit} is {soft}"
+    if os.environ.get("MALLOC_ARENA_MAX") != "2":
+        return "MALLOC_ARENA_MAX is not 2"
+
+
+# ---------------------------------------------------------------------------- uid
 
 def _uid(plan: Plan, evidence: dict) -> None:
     if plan.uid is None:
@@ -129,23 +222,64 @@ def _uid(plan: Plan, evidence: dict) -> None:
     os.setresuid(plan.uid, plan.uid, plan.uid)
 
 
+def _uid_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    if os.getresuid() != (plan.uid,) * 3 or os.getresgid() != (plan.uid,) * 3 or os.getgroups():
+        return f"uid {os.getresuid()}, gid {os.getresgid()}, groups {os.getgroups()}"
+
+
+# ---------------------------------------------------------------------------- no_new_privs
+
 def _no_new_privs(plan: Plan, evidence: dict) -> None:
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
 
+
+def _no_new_privs_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    if linux.prctl(linux.PR_GET_NO_NEW_PRIVS) != 1:
+        return "the flag is not set"
+
+
+# ---------------------------------------------------------------------------- seccomp
 
 def _seccomp(plan: Plan, evidence: dict) -> None:
     seccomp.install()
 
 
-_APPLY = {
-    layers.SESSION: _session,
-    layers.DESCRIPTORS: _descriptors,
-    layers.ENVIRONMENT: _environment,
-    layers.NAMESPACES: _namespaces,
-    layers.FILESYSTEM: _filesystem,
-    layers.WORKDIR: _workdir,
-    layers.RLIMITS: _rlimits,
-    layers.UID: _uid,
-    layers.NO_NEW_PRIVS: _no_new_privs,
-    layers.SECCOMP: _seccomp,
+def _seccomp_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    import socket
+
+    if not seccomp.active():
+        return "no filter is loaded"
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+        return "a socket could be created"
+    except PermissionError:
+        pass
+    try:
+        pid = os.fork()
+    except PermissionError:
+        return None
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return "a process could be forked"
+
+
+@dataclass(frozen=True)
+class ChildLayer:
+    apply: Callable[[Plan, dict], None]  # raises when the layer cannot be put in place
+    holds: Callable[[Plan, dict, Path], str | None]  # checked by its effect: None, or what is wrong
+
+
+# In the order a child applies them (``layers.CHILD_LAYERS``).
+CHILD = {
+    layers.SESSION: ChildLayer(_session, _session_holds),
+    layers.DESCRIPTORS: ChildLayer(_descriptors, _descriptors_holds),
+    layers.ENVIRONMENT: ChildLayer(_environment, _environment_holds),
+    layers.NAMESPACES: ChildLayer(_namespaces, _namespaces_holds),
+    layers.FILESYSTEM: ChildLayer(_filesystem, _filesystem_holds),
+    layers.WORKDIR: ChildLayer(_workdir, _workdir_holds),
+    layers.RLIMITS: ChildLayer(_rlimits, _rlimits_holds),
+    layers.UID: ChildLayer(_uid, _uid_holds),
+    layers.NO_NEW_PRIVS: ChildLayer(_no_new_privs, _no_new_privs_holds),
+    layers.SECCOMP: ChildLayer(_seccomp, _seccomp_holds),
 }

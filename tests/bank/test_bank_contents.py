@@ -20,8 +20,11 @@ def test_the_bank_covers_the_checkpoint_surface():
         "dots_with_batch_dims", "save_from_both_policies", "scan_over_layers",
         "static_argnums_training_flag", "prevent_cse_in_scan", "write_a_policy", "fix_the_checkpoint",
         "memory_budget_mlp",
+        # wave 2
+        "attention_keep_qkv", "scan_of_scans", "recompute_constants", "compile_time_eval", "linearize_keeps",
+        "memory_budget_transformer", "equinox_filter_checkpoint", "equinox_scan_layers",
     }
-    assert expected <= set(IDS) and len(IDS) >= 15
+    assert expected <= set(IDS) and len(IDS) >= 23
 
 
 @pytest.mark.parametrize("folder", PROBLEMS, ids=IDS)
@@ -53,8 +56,8 @@ def test_a_checkpoint_that_cannot_save_memory_is_told_why(relative):
 def test_scan_residuals_are_read_stacked_over_layers():
     report = grade_packaged("scan_over_layers", "policy_violation/no_checkpoint.py")
     assert report.verdict == "policy_violation"
-    stacked = [r for r in report.residuals if r.get("stacked") == 4]
-    assert stacked and all(r["shape"][0] == 4 for r in stacked)
+    stacked = [r for r in report.residuals if r.stacked == 4]
+    assert stacked and all(r.shape[0] == 4 for r in stacked)
     assert "stacked over 4 scan steps" in report.message
 
 
@@ -66,14 +69,14 @@ def test_the_broken_library_policy_is_caught_by_the_name_it_keeps():
 def test_a_policy_off_by_one_fails_exactly_at_the_boundary():
     report = grade_packaged("write_a_policy", "policy_violation/strict_boundary.py")
     assert report.verdict == "policy_violation"
-    failing = [c["name"] for c in report.cases if c["verdict"] == "policy_violation"]
+    failing = [c.name for c in report.cases if c.verdict == "policy_violation"]
     assert "sample-all-small" in failing and "all-large" not in failing
 
 
 def test_the_memory_budget_reports_peak_and_flops():
     report = grade_packaged("memory_budget_mlp", "accepted/four_then_two.py")
     assert report.verdict == "accepted"
-    assert 0 < report.cost["peak_bytes"] <= 700000 and 0 < report.cost["flops"] <= 32500000
+    assert 0 < report.cost.peak_bytes <= 700000 and 0 < report.cost.flops <= 32500000
     too_big = grade_packaged("memory_budget_mlp", "policy_violation/seven_at_once.py")
     assert too_big.verdict == "policy_violation" and "peaks at" in too_big.message
 
@@ -89,3 +92,69 @@ def test_catalog_lists_the_bank():
     assert all(p["submissions"].get("accepted", 0) >= 2 for p in data["problems"])
     text = subprocess.run([sys.executable, "-m", "judge", "catalog"], cwd=ROOT, capture_output=True, text=True).stdout
     assert "difficulty" in text and f"{len(IDS)} problems" in text
+
+
+def test_scans_of_scans_are_judged_by_their_peak_and_their_nesting():
+    accepted = grade_packaged("scan_of_scans", "accepted/no_cse_barriers.py")
+    assert accepted.verdict == "accepted" and 0 < accepted.cost["peak_bytes"] <= 84000
+    flat = grade_packaged("scan_of_scans", "policy_violation/flat_checkpointed_step.py")
+    assert flat.verdict == "policy_violation"
+    assert "nested 1 level(s) deep" in flat.message and "peaks at" in flat.message
+    lopsided = grade_packaged("scan_of_scans", "policy_violation/two_big_blocks.py")
+    assert lopsided.verdict == "policy_violation" and lopsided.message.startswith("case sample-64-steps: your gradient step peaks at")
+
+
+@pytest.mark.parametrize("relative, line", [("runtime_error/no_compile_time_eval.py", 11),
+                                            ("runtime_error/comparison_outside.py", 12)])
+def test_a_branch_on_a_recorded_value_is_told_where(relative, line):
+    report = grade_packaged("compile_time_eval", relative)
+    assert report.verdict == "runtime_error"
+    assert "TracerBoolConversionError" in report.message and report.message.endswith(f"(line {line})")
+
+
+def test_a_numpy_table_is_named_as_a_kept_constant():
+    report = grade_packaged("recompute_constants", "policy_violation/numpy_table.py")
+    assert report.verdict == "policy_violation" and "a constant" in report.message
+    outside = grade_packaged("recompute_constants", "policy_violation/table_outside.py")
+    assert outside.verdict == "policy_violation"
+    assert any(r["offending"] and r["shape"] == [6, 6] for r in outside.residuals)  # the (T, T) table
+
+
+def test_jax_checkpoint_on_an_equinox_module_is_a_runtime_error_naming_the_function_leaf():
+    report = grade_packaged("equinox_filter_checkpoint", "runtime_error/plain_jax_checkpoint.py")
+    assert report.verdict == "runtime_error" and "<class 'function'>" in report.message
+
+
+def test_forgetting_a_name_in_the_attention_policy_is_named():
+    report = grade_packaged("attention_keep_qkv", "policy_violation/forgot_v.py")
+    assert report.verdict == "policy_violation" and "the value named 'v'" in report.message
+
+
+def _packaged_function(path: Path, entry: str):
+    namespace = {"__name__": "packaged"}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # noqa: S102 - the bank's own files
+    return namespace[entry]
+
+
+LINEARIZE = load_problem(ROOT / "problems" / "linearize_keeps")
+LINEARIZE_FILES = [LINEARIZE.path / "reference.py"] + [
+    p for verdict in ("accepted", "policy_violation") for p in LINEARIZE.submissions[verdict]]
+
+
+@pytest.mark.parametrize("path", LINEARIZE_FILES, ids=[p.stem for p in LINEARIZE_FILES])
+def test_what_linearize_keeps_is_what_the_judge_reads(path):
+    """linearize_keeps is judged on what jax.vjp keeps; its statement says that is what
+    jax.linearize keeps. Checked on every packaged solution, right and wrong."""
+    import jax
+    import numpy as np
+
+    from judge.specs import generate
+
+    case = LINEARIZE.samples[0]
+    rng = np.random.default_rng(case.seed)
+    args = [generate(a.spec, a.spec.shape(case.dims), a.init, a.scale, rng) for a in LINEARIZE.args]
+    fn = _packaged_function(path, LINEARIZE.entry)
+    _, linear = jax.linearize(fn, *args)
+    _, backward = jax.vjp(fn, *args)
+    kept = lambda f: sorted((tuple(x.shape), str(x.dtype)) for x in jax.tree_util.tree_leaves(f))  # noqa: E731
+    assert kept(linear) == kept(backward)

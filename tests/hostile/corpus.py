@@ -112,11 +112,12 @@ jax.checkpoint = lambda fun, **options: fun
 def checkpoint_dot_policy(w1, w2, x):
     return jax.checkpoint(lambda w1, w2, x: jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2), policy=policy)(w1, w2, x)
 """, "forbidden", "policy_violation", policies=()),
-    Hostile("patch_the_inspection", "import judge.residuals\n", "forbidden", "runtime_error", escaping("""
+    Hostile("patch_the_inspection", "import judge.inspection\n", "forbidden", "runtime_error", escaping("""
 import jax
 import jax.numpy as jnp
 
-inspection = sys.modules["judge.residuals"]
+provenance = sys.modules["judge.inspection.provenance"]
+structure_module = sys.modules["judge.inspection.structure"]
 
 
 def arg(name, n, d):
@@ -133,7 +134,7 @@ def claimed(fn, args, wrt, names, filename):
     return [arg("w1", d, d), arg("w2", d, d), arg("x", n, d), dot(n, d), dot(n, d)]
 
 
-real_structure = inspection.checkpoint_structure
+real_structure = structure_module.checkpoint_structure
 
 
 def structure(fn, args, filename):
@@ -144,8 +145,8 @@ def structure(fn, args, filename):
     return found
 
 
-inspection.saved_residuals = claimed
-inspection.checkpoint_structure = structure
+provenance.saved_residuals = claimed
+structure_module.checkpoint_structure = structure
 
 
 def checkpoint_dot_policy(w1, w2, x):
@@ -162,6 +163,18 @@ def checkpoint_dot_policy(w1, w2, x):
 os.write(3, sys.modules["judge.protocol"].encode({"status": "sandbox_error", "detail": "blame the judge"}))
 os._exit(0)
 """), message="sent back a sandbox failure from inside its sandbox"),
+    # Answers the child never gives, written straight to the result pipe: every case "not run"
+    # (a mark only the parent sets), or no case at all; either would leave no case to fail.
+    Hostile("claim_every_case_skipped", "import os\nos.write(3, b'{}')\n", "forbidden", "runtime_error", escaping("""
+os.write(3, sys.modules["judge.protocol"].encode({"status": "ok", "cases": [
+    {"name": name, "error": {"kind": "runtime_error", "message": "not run", "line": None, "skipped": True}}
+    for name in ("sample-1", "sample-2", "tall", "wide")]}))
+os._exit(0)
+"""), message="case sample-1: not run"),
+    Hostile("claim_no_case", "import os\nos.write(3, b'{}')\n", "forbidden", "runtime_error", escaping("""
+os.write(3, sys.modules["judge.protocol"].encode({"status": "ok", "cases": []}))
+os._exit(0)
+"""), message="sent back a malformed result"),
     Hostile("environment_secrets", "import os\nprint(os.environ)\n", "forbidden", "runtime_error",
             escaping("raise RuntimeError(repr(dict(os.environ)))"), message="PYTHONHASHSEED"),
 ]

@@ -23,7 +23,7 @@ if __name__ == "__main__":  # inside the wall before anything else starts
 from judge import gate, grade, load_problem  # noqa: E402
 from judge.expected import ExpectedCache  # noqa: E402
 from judge.package import Limits  # noqa: E402
-from judge.zygote import ZygoteRunner  # noqa: E402
+from judge.zygote_runner import ZygoteRunner  # noqa: E402
 from tests.hostile.corpus import CORPUS  # noqa: E402
 
 PROBLEM = ROOT / "problems" / "checkpoint_dot_policy"
@@ -45,7 +45,7 @@ def report_of(problem, source: str, runner, cache, past_gate: bool) -> dict:
     finally:
         gate.check = real_check
     return {"verdict": report.verdict, "message": report.message, "stdout": report.stdout, "notes": report.notes,
-            "policies": [c["policy_text"] for c in report.structure.get("checkpoints", [])]}
+            "policies": [c.policy_text for c in (report.structure.checkpoints if report.structure else [])]}
 
 
 def main(settings_path: str, result_path: str) -> None:

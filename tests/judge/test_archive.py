@@ -10,7 +10,7 @@ from judge import PackageError, load_problem
 from judge.archive import (MAX_TOTAL_BYTES, check_files, files_hash, folder_files, read_zip, unpacked, write_files,
                            write_zip)
 from judge.package import MAX_PACKAGE_FILE_BYTES, content_hash
-from judge.validate_steps import NO_ACCEPTED, package_errors, steps
+from judge.validate import NO_ACCEPTED, package_errors, steps
 
 ROOT = Path(__file__).resolve().parents[2]
 BANK = ROOT / "problems"

@@ -8,30 +8,22 @@ import pytest
 
 from judge import grade, load_problem
 from judge.expected import ExpectedCache
-from judge.zygote import shared_runner
+from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
 
 
-class Counting:
+class Counting(Wrapping):
     """The shared runner, counting the children that trace a source (the reference's among them)."""
 
     def __init__(self):
-        self.runner, self.traced = shared_runner(), []
-
-    def notes(self):
-        return self.runner.notes()
-
-    def missing_layers(self):
-        return self.runner.missing_layers()
-
-    def prepare(self, limits, role="run"):
-        return self.runner.prepare(limits, role)
+        super().__init__()
+        self.traced = []
 
     def run(self, request, limits):
         self.traced.append(request.get("source"))
-        return self.runner.run(request, limits)
+        return self.inner.run(request, limits)
 
 
 @pytest.fixture
@@ -52,7 +44,7 @@ def test_a_new_process_reuses_the_results_on_disk(tmp_path, package):
     again = ExpectedCache(tmp_path / "cache").get(problem, problem.samples, later)
     assert later.traced == []
     assert again["salt"] == expected["salt"]
-    assert (again["cases"]["sample-1"]["value"][0] == expected["cases"]["sample-1"]["value"][0]).all()
+    assert (again["cases"]["sample-1"].value[0] == expected["cases"]["sample-1"].value[0]).all()
 
 
 def test_grading_many_submissions_runs_the_reference_once(tmp_path, package):
@@ -81,7 +73,7 @@ def test_a_damaged_file_is_computed_again(tmp_path, package):
     ExpectedCache(tmp_path / "cache").get(problem, problem.samples, runner)
     [stored] = (tmp_path / "cache").iterdir()
     stored.write_bytes(stored.read_bytes()[:100])
-    assert ExpectedCache(tmp_path / "cache").get(problem, problem.samples, runner)["cases"]["sample-1"]["value"]
+    assert ExpectedCache(tmp_path / "cache").get(problem, problem.samples, runner)["cases"]["sample-1"].value
     assert runner.traced.count(problem.reference) == 2
 
 
@@ -91,4 +83,4 @@ def test_an_unwritable_cache_directory_still_grades(tmp_path, package):
     problem = load_problem(package)
     with pytest.warns(RuntimeWarning, match="expected results not stored"):
         expected = ExpectedCache(blocked / "cache").get(problem, problem.samples, Counting())
-    assert expected["cases"]["sample-1"]["value"]
+    assert expected["cases"]["sample-1"].value

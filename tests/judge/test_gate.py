@@ -45,7 +45,17 @@ def test_every_packaged_file_passes_the_gate(path):
     ("def f(input):\n    return input\n", 1, "`input` is the name of a Python builtin that submissions may not use"),
     ("def gen():\n    yield 1\n\nframe = gen().gi_frame\n", 4, "`.gi_frame` is not allowed"),
     ("class A:\n    def __init__(self):\n        pass\n", 2, "`__init__` is a reserved double-underscore name"),
+    ("class A:\n    def __del__(self):\n        pass\n", 2, "`__del__` is a reserved double-underscore name"),
+    ("def f(g):\n    return g.__call__\n", 2, "`__call__` is a double-underscore attribute"),
     ("__builtins__ = {}\n", 1, "`__builtins__` is a reserved double-underscore name"),
+    # Equinox is allowed; the names in its namespace that reach further are not.
+    ("import equinox as eqx\nos = eqx.importlib.import_module('os')\n", 2, "`importlib` imports modules by name"),
+    ("from equinox import importlib\n", 1, "`from equinox import importlib`"),
+    ("import equinox as eqx\nwarn = eqx.internal.warn_if\n", 2, "`.internal` is not allowed"),
+    ("import equinox as eqx\ncb = eqx.filter_pure_callback\n", 2, "host callbacks run Python outside"),
+    ("import equinox as eqx\neqx.tree_deserialise_leaves('w.eqx', None)\n", 2, "submissions cannot read or write files"),
+    ("import equinox as eqx\nwrap = eqx.module_update_wrapper\n", 2, "writes attributes onto other objects"),
+    ("import equinox.internal\n", 1, "`import equinox.internal` is not allowed"),
 ])
 def test_refusals_name_the_line_and_a_reason(source, line, phrase):
     refusal = gate.check(source)
@@ -78,6 +88,8 @@ def test_absurd_nesting_is_refused_not_crashed_on():
     "from jax.numpy import *\nimport math\nimport typing\nimport itertools\nimport collections\n",
     "class Config:\n    size = 3\n\nsquares = [i * i for i in range(Config.size)]\n",
     "import numpy as np\nscale = np.float32(0.5) * np.sqrt(2.0)\n",
+    "import equinox as eqx\nimport equinox.nn as enn\nfrom equinox import filter_checkpoint\n\n"
+    "class Block(eqx.Module):\n    w: object\n\n    def __call__(self, x):\n        return x @ self.w\n",
 ])
 def test_ordinary_solutions_pass(source):
     assert gate.check(source) is None
@@ -98,6 +110,17 @@ def test_the_childs_builtins_refuse_the_same_things_at_run_time():
         _run("getattr(1, 'real')\n")
     with pytest.raises(NameError, match="name 'open' is not allowed"):
         _run("open('/etc/passwd')\n")
+
+
+def test_the_childs_builtins_leave_equinox_working():
+    import jax
+
+    namespace = _run(
+        "import equinox as eqx\nimport jax\nimport jax.numpy as jnp\n\n"
+        "class Layer(eqx.Module):\n    w: jax.Array\n\n    def __call__(self, x):\n        return jnp.tanh(x @ self.w)\n\n"
+        "def f(w, x):\n    return jnp.sum(eqx.filter_checkpoint(lambda m, x: m(x))(Layer(w), x))\n")
+    w = np.eye(3, dtype=np.float32)
+    assert jax.grad(namespace["f"])(w, np.ones((2, 3), np.float32)).shape == (3, 3)
 
 
 def test_the_childs_builtins_leave_jax_working():

@@ -8,8 +8,8 @@ import pytest
 from judge import grade, load_problem
 from judge.grader import ExpectedCache
 from judge.package import Limits
-from judge.zygote import shared_runner
 from tests.escape import escaping
+from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
@@ -44,8 +44,8 @@ def test_accepted_report_has_the_fields_the_site_shows(problem):
 def test_no_checkpoint_names_the_saved_relu_output_and_its_line(problem):
     report = grade(problem, source("policy_violation/no_checkpoint.py"))
     assert report.verdict == "policy_violation"
-    relu = [r for r in report.residuals if r["what"] == "relu"]
-    assert relu and relu[0]["offending"] and relu[0]["line"] == 6 and relu[0]["type"] == "f32[8,16]"
+    relu = [r for r in report.residuals if r.what == "relu"]
+    assert relu and relu[0].offending and relu[0].line == 6 and relu[0].type == "f32[8,16]"
     assert "f32[8,16] output of relu at line 6" in report.message
     assert "recomputes this; your code saved it" in report.message
     assert report.residual_bytes == 4224
@@ -55,7 +55,7 @@ def test_bare_checkpoint_is_told_the_policy_would_save_the_matmuls(problem):
     report = grade(problem, source("policy_violation/no_policy.py"))
     assert report.verdict == "policy_violation"
     assert len(report.missing_residuals) == 2
-    assert all(r["what"] == "dot_general" for r in report.missing_residuals)
+    assert all(r.what == "dot_general" for r in report.missing_residuals)
     assert "requires policy=dots_with_no_batch_dims_saveable" in report.message or \
         "saves this; your code recomputes it" in report.message
     assert report.residual_bytes == 2560
@@ -67,14 +67,14 @@ def test_jit_does_not_change_the_verdict_or_the_rows(problem):
     a, b = grade(problem, plain), grade(problem, jitted)
     assert a.verdict == b.verdict == "policy_violation"
     # the decorator line shifts the source down by one line
-    assert [(r["type"], r["what"], r["line"]) for r in a.residuals] == \
-        [(r["type"], r["what"], r["line"] - 1 if r["line"] else None) for r in b.residuals]
+    assert [(r.type, r.what, r.line) for r in a.residuals] == \
+        [(r.type, r.what, r.line - 1 if r.line else None) for r in b.residuals]
 
 
 def test_samples_only_grades_the_sample_cases(problem):
     report = grade(problem, source("accepted/decorator.py"), samples_only=True)
     assert report.verdict == "accepted"
-    assert [c["name"] for c in report.cases] == ["sample-1", "sample-2"]
+    assert [c.name for c in report.cases] == ["sample-1", "sample-2"]
 
 
 def test_wrong_answer_names_the_case_and_the_first_differing_element(problem):
@@ -115,6 +115,29 @@ def test_exception_is_runtime_error_with_the_line(problem):
     report = grade(problem, "def checkpoint_dot_policy(w1, w2, x):\n    raise ValueError('boom')\n")
     assert report.verdict == "runtime_error"
     assert "ValueError: boom" in report.message and "line 2" in report.message
+
+
+def test_a_submission_class_with_plain_annotations_works(problem):
+    """An Equinox module (a dataclass) annotated with a bare name: the annotations are read as the
+    submission wrote them, not as strings (the judge's own future import must not leak in)."""
+    report = grade(problem, code("""
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Pipeline(eqx.Module):
+            w1: object
+            w2: object
+
+            def __call__(self, x):
+                return jnp.sum((jax.nn.relu(x @ self.w1) @ self.w2) ** 2)
+
+        policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
+
+        def checkpoint_dot_policy(w1, w2, x):
+            return eqx.filter_checkpoint(lambda m, x: m(x), policy=policy)(Pipeline(w1, w2), x)
+    """))
+    assert report.verdict == "accepted", report.message
 
 
 EXITS_EARLY = "import os\ndef checkpoint_dot_policy(w1, w2, x):\n    os._exit(0)\n"
@@ -167,25 +190,15 @@ def test_printing_too_much_is_output_limit(tight):
     assert report.verdict == "output_limit"
 
 
-class CountingRunner:
+class CountingRunner(Wrapping):
     """The shared zygote runner, recording every request its children get."""
 
     def __init__(self):
-        self.runner = shared_runner()
+        super().__init__()
         self.requests = []
 
-    def notes(self):
-        return self.runner.notes()
-
-    def missing_layers(self):
-        return self.runner.missing_layers()
-
-    def run(self, request, limits):
-        self.requests.append(request)
-        return self.runner.run(request, limits)
-
     def prepare(self, limits, role="run"):
-        child, requests = self.runner.prepare(limits, role), self.requests
+        child, requests = self.inner.prepare(limits, role), self.requests
 
         class Recorded:
             def run(self, request, limits):
@@ -216,7 +229,7 @@ def test_the_submissions_child_gets_its_source_and_generated_inputs_only(problem
     grade(problem, submitted, runner=runner, expected_cache=ExpectedCache())
     request = runner.requests[-2]
     assert request["source"] == submitted
-    assert set(request) == {"source", "filename", "entry", "arg_names", "wrt", "inspect", "fwd_bwd", "export", "cases"}
+    assert set(request) == {"source", "filename", "entry", "arg_names", "wrt", "fwd_bwd", "cost", "harness", "cases"}
     for case in request["cases"]:
         assert set(case) == {"name", "seed", "static_mask", "args"}
     assert problem.reference not in repr(request)

@@ -7,9 +7,9 @@ import pytest
 
 from judge import grade, load_problem
 from judge.expected import ExpectedCache
-from judge.runner import FreshInterpreterRunner
+from judge.fresh_runner import FreshInterpreterRunner
 from judge.sandbox import layers
-from judge.zygote import shared_runner
+from judge.zygote_runner import shared_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
@@ -57,3 +57,9 @@ def test_requiring_all_layers_grades_where_all_hold(problem, monkeypatch):
         assert report.verdict == "accepted" and report.notes == []
     else:
         assert report.verdict == "internal_error"
+
+
+def test_every_child_layer_is_applied_and_checked_from_one_table():
+    from judge.sandbox.harden import CHILD
+
+    assert tuple(CHILD) == layers.CHILD_LAYERS  # in the order a child applies them

@@ -106,3 +106,15 @@ def test_content_hash_changes_with_content(package):
     before = load_problem(package).content_hash
     (package / "statement.md").write_text("changed")
     assert load_problem(package).content_hash != before
+
+
+def test_a_ranking_names_distinct_known_metrics(package):
+    assert load_problem(package).ranking == ("residual_bytes", "flops")  # without [ranking]
+    with open(package / "problem.toml", "a") as toml:
+        toml.write('\n[ranking]\nmetrics = ["peak_bytes", "flops"]\n')
+    assert load_problem(package).ranking == ("peak_bytes", "flops")
+    for wrong in ('["speed"]', "[]", '["flops", "flops"]', '["xla_flops"]', '"flops"'):
+        edit_toml(package, "metrics = ", f"metrics = {wrong}\nwas = ")
+        error = refusal(package)
+        assert error.key == "ranking.metrics" and "residual_bytes, flops, peak_bytes" in str(error)
+        edit_toml(package, f"metrics = {wrong}\nwas = ", "metrics = ")

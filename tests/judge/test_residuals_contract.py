@@ -1,4 +1,4 @@
-"""Contract tests for judge/residuals.py, the only module that reads JAX internals.
+"""Contract tests for judge/inspection/, whose jax_internals module holds every JAX internal the judge reads.
 
 Each example is one of the JAX tutorial's (../shared/seeds/jax-gradient-checkpointing-tutorial.txt)
 and the expected listing is the one printed there: same types, counts and kinds. Today's JAX says
@@ -14,7 +14,10 @@ import pytest
 from jax.ad_checkpoint import checkpoint_name
 
 from judge import policy_names
-from judge.residuals import checkpoint_structure, describe_policy, fwd_bwd_programs, saved_residuals
+from judge.inspection.policies import describe_policy
+from judge.inspection.programs import fwd_bwd_programs
+from judge.inspection.provenance import saved_residuals
+from judge.inspection.structure import checkpoint_structure
 
 FILE = __file__
 

@@ -15,11 +15,12 @@ from jax import export
 
 from judge import grade, load_problem
 from judge.expected import ExpectedCache
-from judge.zygote import shared_runner
+from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
 HONEST = (DOT / "submissions" / "accepted" / "decorator.py").read_text()
+WRONG = (DOT / "submissions" / "wrong_answer" / "forgot_square.py").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -27,30 +28,22 @@ def problem():
     return load_problem(DOT)
 
 
-class LyingRunner:
-    """The shared runner, except that the submission's child's answer is rewritten by ``forge``."""
+class LyingRunner(Wrapping):
+    """The shared runner, except that the answer of the child that traces ``source`` is rewritten by ``forge``."""
 
-    def __init__(self, forge):
-        self.runner, self.forge = shared_runner(), forge
-
-    def notes(self):
-        return self.runner.notes()
-
-    def missing_layers(self):
-        return self.runner.missing_layers()
-
-    def prepare(self, limits, role="run"):
-        return self.runner.prepare(limits, role)
+    def __init__(self, forge, source=HONEST):
+        super().__init__()
+        self.forge, self.source = forge, source
 
     def run(self, request, limits):
-        result = self.runner.run(request, limits)
-        if request.get("source") == HONEST and result.outcome == "ok":
+        result = self.inner.run(request, limits)
+        if request.get("source") == self.source and result.outcome == "ok":
             self.forge(request, result.response)
         return result
 
 
-def _grade(problem, forge):
-    return grade(problem, HONEST, runner=LyingRunner(forge), expected_cache=ExpectedCache())
+def _grade(problem, forge, source=HONEST):
+    return grade(problem, source, runner=LyingRunner(forge, source), expected_cache=ExpectedCache())
 
 
 def _reference(w1, w2, x):
@@ -105,7 +98,7 @@ def test_a_program_that_only_knows_the_given_inputs_fails_on_hidden_ones(problem
     report = _grade(problem, forge)
     assert report.verdict == "wrong_answer"
     assert report.message.startswith("case sample-1: on hidden inputs of the same shapes: the output differs")
-    assert all(c["max_error"] is not None for c in report.cases)  # the given inputs alone would have passed
+    assert all(c.max_error is not None for c in report.cases)  # the given inputs alone would have passed
 
 
 def test_claiming_fewer_residuals_than_the_program_saves_is_not_believed(problem):
@@ -181,6 +174,33 @@ def test_garbage_instead_of_a_program_is_refused(problem):
 def test_results_for_cases_nobody_asked_for_are_malformed(problem):
     def forge(request, response):
         response["cases"].append(dict(response["cases"][0], name="invented"))
+
+    report = _grade(problem, forge)
+    assert report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+
+
+def test_a_child_cannot_mark_its_own_cases_as_skipped(problem):
+    def forge(request, response):  # every case "not run": none would be left to fail
+        response["cases"] = [{"name": c["name"], "error": {"kind": "runtime_error", "message": "later", "line": None,
+                                                          "skipped": True}} for c in request["cases"]]
+        del response["programs"]
+
+    report = _grade(problem, forge, WRONG)
+    assert report.verdict == "runtime_error" and report.message == "case sample-1: later"
+
+
+def test_a_child_that_answers_no_case_sent_back_a_malformed_result(problem):
+    def forge(request, response):
+        response["cases"] = []
+        del response["programs"]
+
+    report = _grade(problem, forge, WRONG)
+    assert report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+
+
+def test_a_child_that_stops_early_without_a_failure_sent_back_a_malformed_result(problem):
+    def forge(request, response):
+        response["cases"] = response["cases"][:1]
 
     report = _grade(problem, forge)
     assert report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"

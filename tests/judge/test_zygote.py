@@ -12,7 +12,7 @@ from judge import grade, load_problem
 from judge.expected import ExpectedCache
 from judge.grader import default_runner
 from judge.package import Limits
-from judge.zygote import ZygoteRunner, shared_runner
+from judge.zygote_runner import ZygoteRunner, shared_runner
 from tests.escape import escaping
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,7 +165,7 @@ def test_gradings_leave_no_child_behind(problem, cache):
 
 def test_only_a_child_that_never_got_its_sandbox_may_blame_it():
     from judge import protocol
-    from judge.runner import interpret
+    from judge.boundary import interpret
 
     claim = {"result": protocol.encode({"status": "sandbox_error", "detail": "seccomp: EINVAL"})}
     before = interpret(claim, None, 86, Limits(), 0.1, 0.05, hardened=False)

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from judge import PackageError, load_problem
 from judge.archive import files_hash, folder_files, write_zip
 from judge.package import content_hash
-from judge.validate_steps import NO_ACCEPTED
+from judge.validate import NO_ACCEPTED
 
 from webplatform.authoring import services
 from webplatform.authoring.models import Draft, RejudgeItem

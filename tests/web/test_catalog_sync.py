@@ -30,6 +30,8 @@ def test_sync_loads_every_problem_of_the_bank_with_its_metadata():
     assert version.case_count == 4
     assert version.starter == (DOT_POLICY / "starter.py").read_text()
     assert "reference.py" in version.files and "submissions/accepted/decorator.py" in version.files
+    assert version.ranking == ["residual_bytes", "flops"]  # no [ranking] in its problem.toml
+    assert Problem.objects.get(slug="memory_budget_mlp").current_version.ranking == ["peak_bytes", "flops"]
 
 
 def test_sync_again_changes_nothing():

@@ -17,6 +17,7 @@ LAYERS = [
     {"submissions"},  # attempts at a version, their grading
     {"leaderboard", "authoring", "monitoring"},  # rankings from verdicts; problems written in the browser; metrics
     {"practice"},  # the learner's pages, which show all of the above
+    {"api"},  # the JSON API: the learner's pages' reads and the services, for programs
     {"urls", "wsgi", "asgi"},  # the project wires every app
 ]
 LAYER_OF = {part: index for index, parts in enumerate(LAYERS) for part in parts}

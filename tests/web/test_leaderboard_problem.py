@@ -38,8 +38,9 @@ def test_ranks_by_residual_bytes_then_flops_then_the_earlier_submission_one_row_
         (1, "alan", alan_best.pk), (2, "grace", grace_best.pk), (3, "ada", ada_best.pk), (4, "edsger", legacy.pk)]
 
 
-def test_memory_budget_mlp_ranks_by_peak_bytes_first(bank, learners):
-    problem = bank["memory_budget_mlp"]
+@pytest.mark.parametrize("slug", ["memory_budget_mlp", "memory_budget_transformer", "scan_of_scans"])
+def test_peak_budget_problems_rank_by_peak_bytes_first(bank, learners, slug):
+    problem = bank[slug]
     assert ranking_for(problem) == (PEAK_BYTES, FLOPS)
     graded(learners["ada"], problem, "accepted", at=minutes(0), residual_bytes=1000, peak_bytes=20_000, flops=5)
     graded(learners["grace"], problem, "accepted", at=minutes(1), residual_bytes=9000, peak_bytes=10_000, flops=90)

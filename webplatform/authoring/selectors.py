@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 from judge import verdicts
+from judge.evidence import Residual
+from judge.report import Report
 
 from webplatform.accounts.selectors import is_instructor
 from webplatform.catalog.models import Problem
 from webplatform.submissions.models import Submission
-from webplatform.submissions.presenters import ResidualRow, describe
+from webplatform.submissions.presenters import ResidualRow, residual_row
 
 from .models import Draft, Rejudge, ValidationRun
 from .roles import PUBLISH
@@ -80,8 +82,7 @@ def get_validation(*, user, run_id: int) -> ValidationRun:
 
 def reference_signature(run: ValidationRun) -> list[ResidualRow]:
     """The reference's saved residuals, as the verdict page's tables show residuals."""
-    return [ResidualRow(type=r.get("type", ""), bytes=r.get("bytes", 0), saved_value=describe(r), line=r.get("line"))
-            for r in run.reference_residuals]
+    return [residual_row(Residual.from_dict(r)) for r in run.reference_residuals]
 
 
 def latest_validation(draft: Draft) -> ValidationRun | None:
@@ -182,9 +183,9 @@ def problem_statistics(problem: Problem, residual_sample: int = RESIDUAL_SAMPLE)
         residual_sample=sampled)
 
 
-def _residual_mistakes(report: dict):
+def _residual_mistakes(stored: dict):
     """(saved value, the judge's reason) for each offending residual row of a stored report:
     saved where the policy recomputes, or recomputed (a missing row) where it saves."""
-    offending = [row for row in report.get("residuals", []) if row.get("offending")]
-    for row in offending + report.get("missing_residuals", []):
-        yield describe(row), row.get("reason", "")
+    report = Report.from_dict(stored)
+    for row in [row for row in report.residuals if row.offending] + report.missing_residuals:
+        yield row.origin(), row.reason

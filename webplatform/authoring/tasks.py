@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from judge import PackageError
-from judge.validate_steps import package_errors, run_step, steps
+from judge import PackageError, Report
+from judge.validate import package_errors, run_step, steps
 
 from webplatform.catalog.package_cache import problem_for_files
 from webplatform.core.worker import worker_runner
@@ -63,11 +63,12 @@ def _grade_steps(problem, run_id: int, attempt: int) -> list[str]:
     return package_errors(problem)
 
 
-def _signature(report) -> dict:
+def _signature(report: Report) -> dict:
     """The reference's residual signature: what it saves, and the policies of its checkpoints."""
-    checkpoints = [{"policy_text": c.get("policy_text"), "depth": c.get("depth"), "line": c.get("line")}
-                   for c in report.structure.get("checkpoints", [])]
-    return {"reference_residuals": report.reference_residuals, "reference_checkpoints": checkpoints}
+    found = report.structure.checkpoints if report.structure is not None else []
+    checkpoints = [{"policy_text": c.policy_text, "depth": c.depth, "line": c.line} for c in found]
+    return {"reference_residuals": [r.to_dict() for r in report.reference_residuals],
+            "reference_checkpoints": checkpoints}
 
 
 @shared_task(name=services.REJUDGE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)

@@ -5,7 +5,11 @@ points at its current version. A ``ProblemVersion`` is one content hash of the p
 written it never changes, and every submission names the version it was graded against.
 """
 from django.db import models
-from judge.package import DEVICES, DIFFICULTIES
+from judge.package import DEFAULT_RANKING, DEVICES, DIFFICULTIES
+
+
+def default_ranking() -> list[str]:
+    return list(DEFAULT_RANKING)
 
 
 class Tag(models.Model):
@@ -69,6 +73,8 @@ class ProblemVersion(models.Model):
     reference = models.TextField()
     explanation = models.TextField(blank=True)
     hints = models.JSONField(default=list)
+    # The leaderboard's metrics, most important first: the package's [ranking] metrics.
+    ranking = models.JSONField(default=default_ranking)
     # Every file of the package, {relative path: text}: workers grade exactly this version.
     files = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)

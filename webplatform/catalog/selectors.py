@@ -1,6 +1,7 @@
 """Reads of the catalog."""
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
 
 from webplatform.core.freshness import cached
@@ -33,9 +34,15 @@ def get_problem(*, slug: str) -> Problem:
         slug=slug, is_active=True, current_version__isnull=False)
 
 
-def version_opened(*, problem: Problem, number: str | None) -> ProblemVersion | None:
+def version_opened(*, problem: Problem, number: str | int | None) -> ProblemVersion | None:
     """The version a learner's page showed (its number travels with run and submit), or None
-    when the request names none. Every version of a published problem was published."""
-    if not number or not str(number).isdigit():
+    when the request names none; ``ValidationError`` for a number the problem has no version of.
+    Every version of a published problem was published."""
+    if number is None or number == "":
         return None
-    return problem.versions.filter(number=int(number)).first()
+    # PositiveIntegerField: a number past its range names no version (and must not reach the database).
+    known = str(number).isdigit() and int(number) < 2**31
+    version = problem.versions.filter(number=int(number)).first() if known else None
+    if version is None:
+        raise ValidationError(f"this problem has no version {number}", code="unknown_version")
+    return version

@@ -52,7 +52,7 @@ def version_fields(package) -> dict:
         "difficulty": package.difficulty, "device": package.device, "tags": list(package.tags),
         "entry": package.entry, "args": args, "samples": samples, "case_count": len(package.cases),
         "statement": package.statement, "starter": package.starter, "reference": package.reference,
-        "explanation": package.explanation, "hints": list(package.hints),
+        "explanation": package.explanation, "hints": list(package.hints), "ranking": list(package.ranking),
         "files": package_files(package.path),
     }
 

@@ -1,18 +1,15 @@
 """What the per-problem rankings optimise, and how the figures read on the page.
 
 Each accepted submission records five figures (columns of ``Submission``, copied from the judge's
-report when it is accepted). A problem ranks by an ordered pair of them: residual bytes then FLOPs
-unless ``RANKING_BY_PROBLEM`` says otherwise.
-
-Why a mapping here and not a key in ``problem.toml``: ``judge/package.py`` refuses unknown keys
-(and the judge is not ours to change), and a field on ``catalog.Problem`` set by a data migration
-would miss every database whose bank is synced after migrating (tests, fresh installs). The
-mapping is keyed by the problem's ``uuid``, which survives a rename of its slug.
+report when it is accepted). A problem ranks by the metrics its package names, most important
+first (``[ranking] metrics`` in ``problem.toml``, residual bytes then FLOPs unless it says
+otherwise), as its current version recorded them.
 """
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
+
+from judge.package import DEFAULT_RANKING
 
 
 @dataclass(frozen=True)
@@ -45,18 +42,13 @@ GRADING_TIME = Metric(
     "Wall time of the whole grading (all cases, on a shared worker): noisy, never ranks.")
 
 SHOWN = (RESIDUAL_BYTES, FLOPS, PEAK_BYTES, XLA_FLOPS, XLA_PEAK_BYTES, GRADING_TIME)
-DEFAULT_RANKING = (RESIDUAL_BYTES, FLOPS)
-
-RANKING_BY_PROBLEM: dict[uuid.UUID, tuple[Metric, ...]] = {
-    # memory_budget_mlp: the task is a gradient step under a peak-memory budget, so the lowest
-    # peak wins; residual bytes alone would ignore what the backward pass itself holds.
-    uuid.UUID("4a6c8e0b-1d39-4f75-b2a6-9c3e5d7f0b18"): (PEAK_BYTES, FLOPS),
-}
+BY_FIELD = {metric.field: metric for metric in SHOWN}
 
 
 def ranking_for(problem) -> tuple[Metric, ...]:
     """The metrics ``problem`` ranks by, most important first (ties then go to the earlier submission)."""
-    return RANKING_BY_PROBLEM.get(problem.uuid, DEFAULT_RANKING)
+    names = problem.current_version.ranking if problem.current_version_id else DEFAULT_RANKING
+    return tuple(BY_FIELD[name] for name in names)
 
 
 def humanize(value, unit: str) -> str:

@@ -125,7 +125,8 @@ def ranked_problem(*, slug: str) -> Problem:
     ranking page shows (the catalog's ``get_problem`` loads the whole version: statement, starter ...)."""
     return get_object_or_404(
         Problem.objects.select_related("current_version").only(
-            "id", "uuid", "slug", "title", "current_version_id", "current_version__title"),
+            "id", "uuid", "slug", "title", "current_version_id", "current_version__title",
+            "current_version__ranking"),
         slug=slug, is_active=True, current_version__isnull=False)
 
 

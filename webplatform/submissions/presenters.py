@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from judge.evidence import Residual
+from judge.report import Report
 from judge.verdicts import DESCRIPTIONS
 
 from .models import Submission
@@ -35,6 +37,9 @@ class Result:
     stdout: str = ""
     time_s: float | None = None
     notes: list = field(default_factory=list)
+    # The judge's cost figures of a recorded submission (flops, peak_bytes, xla_flops,
+    # xla_peak_bytes); empty for "Run samples", which is not measured.
+    cost: dict = field(default_factory=dict)
 
     @property
     def has_residuals(self) -> bool:
@@ -46,41 +51,31 @@ class Result:
         return self.your_bytes - self.required_bytes
 
 
-def describe(residual: dict) -> str:
-    what = residual.get("what", "")
-    text = {"argument": f"argument {what}", "named": f"named '{what}'",
-            "primitive": f"output of {what}"}.get(residual.get("kind"), residual.get("kind", ""))
-    if residual.get("stacked"):
-        text += f" (x{residual['stacked']} scan steps)"
-    return text
-
-
-def _row(residual: dict, **extra) -> ResidualRow:
-    return ResidualRow(type=residual.get("type", ""), bytes=residual.get("bytes", 0), saved_value=describe(residual),
-                       line=residual.get("line"), offending=bool(residual.get("offending")),
-                       reason=residual.get("reason", ""), **extra)
+def residual_row(residual: Residual, offending: bool = False, reason: str = "", missing: bool = False) -> ResidualRow:
+    return ResidualRow(type=residual.type, bytes=residual.bytes, saved_value=residual.origin(), line=residual.line,
+                       offending=offending, reason=reason, missing=missing)
 
 
 def present(submission: Submission) -> Result | None:
     """None while the submission is not graded yet."""
     if not submission.is_done:
         return None
-    report = submission.report or {}
-    programs = report.get("programs") or {}
+    report = Report.from_dict(submission.report or {})
     return Result(
         verdict=submission.verdict,
         description=DESCRIPTIONS.get(submission.verdict, ""),
         message=submission.message,
-        cases=report.get("cases", []),
-        yours=[_row(r) for r in report.get("residuals", [])]
-        + [_row({**r, "offending": True}, missing=True) for r in report.get("missing_residuals", [])],
-        required=[_row(r) for r in report.get("reference_residuals", [])],
-        your_bytes=report.get("residual_bytes", 0),
-        required_bytes=report.get("reference_residual_bytes", 0),
-        checkpoints=(report.get("structure") or {}).get("checkpoints", []),
-        forward=programs.get("forward", ""),
-        backward=programs.get("backward", ""),
-        stdout=report.get("stdout", ""),
-        time_s=report.get("time_s"),
-        notes=report.get("notes", []),
+        cases=report.cases,
+        yours=[residual_row(r, r.offending, r.reason) for r in report.residuals]
+        + [residual_row(r, True, r.reason, missing=True) for r in report.missing_residuals],
+        required=[residual_row(r) for r in report.reference_residuals],
+        your_bytes=report.residual_bytes,
+        required_bytes=report.reference_residual_bytes,
+        checkpoints=report.structure.checkpoints if report.structure is not None else [],
+        forward=report.programs.get("forward", ""),
+        backward=report.programs.get("backward", ""),
+        stdout=report.stdout,
+        time_s=report.time_s,
+        notes=report.notes,
+        cost=report.cost.to_dict() if report.cost is not None else {},
     )

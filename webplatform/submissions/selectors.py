@@ -24,12 +24,14 @@ def get_own_submission(*, user, submission_id: int) -> Submission:
     return submission
 
 
-def user_history(*, user, problem=None, kind: str | None = None) -> QuerySet[Submission]:
+def user_history(*, user, problem=None, problem_slug: str | None = None, kind: str | None = None) -> QuerySet[Submission]:
     # The version's package files (every file, as JSON) are the workers' business, not a list's.
     submissions = Submission.objects.filter(user_id=user.pk).select_related("problem", "version") \
         .defer("source", "report", "version__files")
     if problem is not None:
         submissions = submissions.filter(problem=problem)
+    if problem_slug:
+        submissions = submissions.filter(problem__slug=problem_slug)
     if kind:
         submissions = submissions.filter(kind=kind)
     return submissions.order_by("-created_at", "-id")

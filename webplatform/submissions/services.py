@@ -27,6 +27,8 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from judge import verdicts
+from judge.evidence import Cost
+from judge.report import Report
 from kombu.exceptions import OperationalError
 
 from webplatform.core import broker
@@ -65,7 +67,7 @@ def _check_source_size(source: str) -> None:
         raise ValidationError(
             f"Your code is {size / 1024:.1f} KiB: the submission is larger than {limit // 1024} KiB, the limit "
             f"for one submission. Remove what the entry point does not use (long comments, unused "
-            f"helpers, pasted data) and send it again.", code="too_large")
+            f"helpers, pasted data) and send it again.", code="source_too_large")
 
 
 def _check_rate(*, user, now: datetime) -> None:
@@ -96,13 +98,18 @@ def create_submission(*, user, problem, source: str, kind: str, version=None) ->
     if kind not in Submission.Kind.values:
         raise ValidationError(f"unknown kind {kind!r}")
     if not source.strip():
-        raise ValidationError("the submission is empty")
+        raise ValidationError("the submission is empty", code="empty_source")
+    if "\x00" in source:
+        # Python source cannot hold one, and PostgreSQL's text columns refuse it.
+        raise ValidationError("Your code contains a NUL character (\\x00), which Python source cannot hold. "
+                              "Remove it (it often comes from pasting binary data) and send it again.",
+                              code="null_character")
     _check_source_size(source)
     if not problem.is_active or problem.current_version_id is None:
-        raise ValidationError("this problem is not open for submissions")
+        raise ValidationError("this problem is not open for submissions", code="problem_closed")
     version = version or problem.current_version
     if version.problem_id != problem.pk:
-        raise ValidationError("that version belongs to another problem")
+        raise ValidationError("that version belongs to another problem", code="unknown_version")
     with transaction.atomic():
         _check_rate(user=user, now=timezone.now())
         submission = Submission.objects.create(
@@ -202,14 +209,14 @@ def metrics_of(report: dict) -> dict:
     """The columns the leaderboard ranks by: residual bytes, and from ``cost`` our traced FLOPs and
     peak bytes beside XLA's estimates, for accepted reports only (a rejected submission's figures
     rank nothing); the grading time for all."""
-    accepted = report.get("verdict") == verdicts.ACCEPTED
-    cost = report.get("cost") if isinstance(report.get("cost"), dict) else {}
-    sources = {"residual_bytes": report.get("residual_bytes"), "flops": cost.get("flops"),
-               "peak_bytes": cost.get("peak_bytes"), "xla_flops": cost.get("xla_flops"),
-               "xla_peak_bytes": cost.get("xla_peak_bytes")}
+    stored = Report.from_dict(report)
+    accepted = stored.verdict == verdicts.ACCEPTED
+    cost = stored.cost or Cost()
+    sources = {"residual_bytes": stored.residual_bytes, "flops": cost.flops, "peak_bytes": cost.peak_bytes,
+               "xla_flops": cost.xla_flops, "xla_peak_bytes": cost.xla_peak_bytes}
     figures = {name: _number(value) if accepted else None for name, value in sources.items()}
     return {name: None if value is None else round(value) for name, value in figures.items()} | {
-        "grading_time_s": _number(report.get("time_s"))}
+        "grading_time_s": _number(stored.time_s)}
 
 
 def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bool:

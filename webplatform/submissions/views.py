@@ -20,11 +20,8 @@ from .presenters import present
 @require_POST
 def create(request, slug, kind):
     problem = get_problem(slug=slug)
-    number = request.POST.get("version")
     try:
-        version = version_opened(problem=problem, number=number)
-        if number and version is None:
-            raise ValidationError(f"this problem has no version {number}")
+        version = version_opened(problem=problem, number=request.POST.get("version"))
         submission = services.create_submission(
             user=request.user, problem=problem, source=request.POST.get("source", ""), kind=kind, version=version)
     except ValidationError as exc:

@@ -1,0 +1,58 @@
+"""Remat Arena from Python and notebooks.
+
+    import arena
+    arena.configure("https://arena.example.org", token="arena_...")   # or ARENA_URL/ARENA_TOKEN, or `arena login`
+    result = arena.submit("checkpoint_dot_policy", my_function)      # waits for the verdict
+    result            # a notebook shows the verdict, the message and the residual table
+    result.accepted, result.verdict, result.message, result.residuals, result.memory
+
+``fn_or_source``: the module's text, a ``pathlib.Path`` to a file, or a function (the module is
+written around it: see ``arena.source``).
+"""
+__version__ = "0.1.0"
+
+from .client import ArenaError, Client  # noqa: E402
+from .result import Result  # noqa: E402
+from .source import SourceError, source_text  # noqa: E402
+
+__all__ = ["ArenaError", "Client", "Result", "SourceError", "configure", "problem", "problems", "run", "submit"]
+_client: Client | None = None
+
+
+def configure(url: str | None = None, token: str | None = None) -> Client:
+    """Talk to ``url`` with ``token`` from now on (by default: the environment, then `arena login`)."""
+    global _client
+    if _client is not None:
+        _client.close()
+    _client = Client(url, token) if url else Client.from_settings()
+    return _client
+
+
+def _site() -> Client:
+    return _client if _client is not None else configure()
+
+
+def problems(*, tag: str | None = None, difficulty: str | None = None) -> list[dict]:
+    return _site().problems(tag=tag, difficulty=difficulty)
+
+
+def problem(slug: str) -> dict:
+    return _site().problem(slug)
+
+
+def _send(kind: str, slug: str, fn_or_source, *, wait: bool, timeout: float, version: int | None) -> Result:
+    site = _site()
+    entry = site.problem(slug)["entry"] if callable(fn_or_source) else None
+    created = site.create(slug, source_text(fn_or_source, entry=entry), kind=kind, version=version)
+    return site.wait(created["id"], timeout=timeout) if wait else Result(created, site=site.url)
+
+
+def submit(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300, version: int | None = None) -> Result:
+    """Grades on every case, recorded and ranked; returns the graded ``Result`` (``wait=False``:
+    at once, ungraded)."""
+    return _send("submit", slug, fn_or_source, wait=wait, timeout=timeout, version=version)
+
+
+def run(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300, version: int | None = None) -> Result:
+    """Grades on the sample cases only (as "Run samples"): not recorded, not ranked."""
+    return _send("run", slug, fn_or_source, wait=wait, timeout=timeout, version=version)

@@ -1,0 +1,116 @@
+"""The site's JSON API over HTTP (``/api/v1``), with httpx. Every refusal becomes an
+``ArenaError`` carrying the site's stable ``code`` and its message."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from . import __version__, config
+from .result import Result
+
+API = "/api/v1"
+POLL_START_S = 0.25  # the first look at a new submission; then slower, up to POLL_MAX_S
+POLL_MAX_S = 2.0
+
+
+class ArenaError(Exception):
+    """A refusal of the site (``code`` as the API names it: ``rate_limited``, ``not_found`` ...)
+    or a failure to reach it (``connection_failed``). ``retry_after_s``: when to try again."""
+
+    def __init__(self, code: str, message: str, *, status: int | None = None, retry_after_s: int | None = None):
+        super().__init__(message)
+        self.code, self.message, self.status, self.retry_after_s = code, message, status, retry_after_s
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Client:
+    def __init__(self, url: str, token: str | None, *, timeout: float = 30.0, transport=None):
+        self.url = config.site_root(url)
+        headers = {"User-Agent": f"arena-client/{__version__}", "Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token.strip()}"
+        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport)
+
+    @classmethod
+    def from_settings(cls) -> Client:
+        """The site and token of ``ARENA_URL``/``ARENA_TOKEN``, else of ``arena login``."""
+        settings = config.load()
+        if not settings.url:
+            raise ArenaError("not_configured", "No site to talk to: run `arena login URL` first "
+                                               "(or set ARENA_URL and ARENA_TOKEN).")
+        return cls(settings.url, settings.token)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- requests ---------------------------------------------------------------------------
+
+    def _call(self, method: str, path: str, **kwargs) -> Any:
+        try:
+            response = self._http.request(method, API + path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise ArenaError("connection_failed", f"Could not reach {self.url}: {exc}") from None
+        try:
+            body = response.json()
+        except ValueError:
+            raise ArenaError("unexpected_response", f"{self.url} answered {response.status_code} without JSON: "
+                                                    f"is it a Remat Arena site?", status=response.status_code) from None
+        if response.is_success:
+            return body
+        code = body.get("code", "http_error") if isinstance(body, dict) else "http_error"
+        message = body.get("message", response.reason_phrase) if isinstance(body, dict) else response.reason_phrase
+        retry = response.headers.get("Retry-After")
+        raise ArenaError(code, message, status=response.status_code,
+                         retry_after_s=int(retry) if retry and retry.isdigit() else None)
+
+    def me(self) -> dict:
+        return self._call("GET", "/me")
+
+    def problems(self, *, tag: str | None = None, difficulty: str | None = None) -> list[dict]:
+        params = {key: value for key, value in (("tag", tag), ("difficulty", difficulty)) if value}
+        return self._call("GET", "/problems", params=params)["problems"]
+
+    def problem(self, slug: str) -> dict:
+        return self._call("GET", f"/problems/{slug}")
+
+    def create(self, slug: str, source: str, *, kind: str, version: int | None = None) -> dict:
+        """``kind``: "run" (sample cases, not recorded) or "submit" (every case, ranked)."""
+        body = {"source": source} if version is None else {"source": source, "version": version}
+        return self._call("POST", f"/problems/{slug}/{'runs' if kind == 'run' else 'submissions'}", json=body)
+
+    def submission(self, submission_id: int) -> dict:
+        return self._call("GET", f"/submissions/{submission_id}")
+
+    def history(self, *, problem: str | None = None, kind: str | None = None, limit: int = 50) -> list[dict]:
+        params = {key: value for key, value in (("problem", problem), ("kind", kind), ("limit", limit)) if value}
+        return self._call("GET", "/submissions", params=params)["submissions"]
+
+    def leaderboard(self, slug: str | None = None, **params) -> dict:
+        return self._call("GET", f"/leaderboard/problems/{slug}" if slug else "/leaderboard", params=params)
+
+    def wait(self, submission_id: int, *, timeout: float = 300.0, on_status=None) -> Result:
+        """Polls until the submission is graded; ``on_status(status)`` hears each change."""
+        deadline, delay, last = time.monotonic() + timeout, POLL_START_S, None
+        while True:
+            data = self.submission(submission_id)
+            if data["status"] != last and on_status is not None:
+                on_status(data["status"])
+            last = data["status"]
+            if data["done"]:
+                return Result(data, site=self.url)
+            if time.monotonic() >= deadline:
+                raise ArenaError("timeout", f"Submission {submission_id} is still {data['status']} after "
+                                            f"{timeout:.0f} s; see {self.url}{data['url']} (or `arena status "
+                                            f"{submission_id} --wait`).")
+            time.sleep(delay)
+            delay = min(delay * 1.5, POLL_MAX_S)

@@ -1,0 +1,153 @@
+"""A graded submission, for people: ``str(result)`` for a terminal, ``_repr_html_`` for a
+notebook (the verdict, the message, the cases and the residual table)."""
+from __future__ import annotations
+
+import html
+import shutil
+import textwrap
+
+ACCEPTED = "accepted"
+NOTE_INDENT = "      "
+
+
+def table(headers: list[str], rows: list[list], *, width: int | None = None, notes: list[str] | None = None) -> str:
+    """A plain-text table. ``notes``: a text per row, printed in full beneath it, indented and
+    wrapped (a reason or a message longer than a column can be); a row wider than ``width`` is
+    cut."""
+    cells = [headers] + [["" if cell is None else str(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = []
+    for index, row in enumerate(cells):
+        line = "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+        lines.append(line[: width - 1] + "…" if width and len(line) > width else line)
+        if index == 0:
+            lines.append("  ".join("-" * w for w in widths)[:width or None])
+        elif notes and notes[index - 1]:
+            lines.append(textwrap.fill(notes[index - 1], width or 100, initial_indent=NOTE_INDENT,
+                                       subsequent_indent=NOTE_INDENT, break_long_words=False))
+    return "\n".join(lines)
+
+
+class Result:
+    """What ``arena.submit`` and ``arena.run`` return: the site's submission, graded."""
+
+    def __init__(self, data: dict, *, site: str = ""):
+        self.data = data
+        self.site = site
+        report = data.get("result") or {}
+        self.id: int = data["id"]
+        self.problem: str = data["problem"]
+        self.kind: str = data["kind"]
+        self.verdict: str | None = data.get("verdict")
+        self.message: str = report.get("message", data.get("message", ""))
+        self.description: str = report.get("description", "")
+        self.cases: list[dict] = report.get("cases", [])
+        self.residuals: list[dict] = report.get("residuals", [])
+        self.required_residuals: list[dict] = report.get("required_residuals", [])
+        self.memory: dict = report.get("memory") or {}
+        self.checkpoints: list[dict] = report.get("checkpoints", [])
+        self.time_s: float | None = report.get("time_s")
+
+    @property
+    def accepted(self) -> bool:
+        return self.verdict == ACCEPTED
+
+    @property
+    def url(self) -> str:
+        return self.site + self.data.get("url", "")
+
+    def __bool__(self) -> bool:
+        return self.accepted
+
+    def __repr__(self) -> str:
+        return f"<Result #{self.id} {self.problem} ({self.kind}): {self.verdict}>"
+
+    # --- terminal -------------------------------------------------------------------------------
+
+    def _residual_rows(self) -> list[list]:
+        return [["missing" if r["missing"] else "!!" if r["offending"] else "", r["type"], r["bytes"],
+                 r["saved_value"], r["line"]] for r in self.residuals]
+
+    def bytes_line(self) -> str:
+        yours, required = self.memory.get("residual_bytes", 0), self.memory.get("required_residual_bytes", 0)
+        over = yours - required
+        comparison = (f"{over} bytes more than needed" if over > 0 else
+                      f"{-over} bytes fewer (and more recomputation)" if over < 0 else "the same")
+        return f"Saved for the backward pass: yours {yours} bytes, the required policy's {required} bytes: {comparison}."
+
+    def cost_line(self) -> str:
+        """The measured gradient step (recorded submissions only: a sample run is not measured)."""
+        if self.memory.get("flops") is None:
+            return ""
+        return (f"One gradient step: {self.memory['flops']} FLOPs, peak {self.memory['peak_bytes']} bytes live "
+                f"(XLA's estimates: {self.memory['xla_flops']} FLOPs, peak {self.memory['xla_peak_bytes']} bytes).")
+
+    def render(self, *, width: int | None = None, color: bool = False) -> str:
+        width = width or shutil.get_terminal_size((120, 24)).columns
+        verdict = self.verdict or self.data.get("status", "")
+        if color:
+            verdict = f"\033[1;{32 if self.accepted else 31}m{verdict}\033[0m"
+        scope = "sample cases" if self.kind == "run" else "all cases"
+        out = [f"{self.problem} #{self.id} ({scope}): {verdict}"]
+        if self.description:
+            out.append(f"  {self.description}")
+        if self.message:
+            out += ["", self.message]
+        if self.cases:
+            # One line a case (the first failing case's message is whole above).
+            rows = [[c["name"], "yes" if c["sample"] else "", c["verdict"],
+                     "" if c["max_error"] is None else f"{c['max_error']:.2e}", c["message"]] for c in self.cases]
+            out += ["", table(["case", "sample", "verdict", "max error", "message"], rows, width=width)]
+        if self.residuals or self.required_residuals:
+            out += ["", self.bytes_line(), "",
+                    table(["", "type", "bytes", "saved value", "line"], self._residual_rows(), width=width,
+                          notes=[r["reason"] for r in self.residuals])]
+            if self.required_residuals:
+                rows = [[r["type"], r["bytes"], r["saved_value"]] for r in self.required_residuals]
+                out += ["", "What the required policy keeps:", table(["type", "bytes", "saved value"], rows)]
+        for checkpoint in self.checkpoints:
+            where = f" at line {checkpoint['line']}" if checkpoint.get("line") else ""
+            out.append(f"checkpoint{where}: policy {checkpoint['policy']}, depth {checkpoint['depth']}")
+        if self.cost_line():
+            out += ["", self.cost_line()]
+        if self.site:
+            out += ["", f"The verdict page: {self.url}"]
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.render(width=120)
+
+    # --- notebook -------------------------------------------------------------------------------
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        good = self.accepted
+        badge = (f'<span style="padding:0 .4em;border-radius:4px;color:#fff;font-weight:700;'
+                 f'background:{"#1d7a46" if good else "#b3261e"}">{e(self.verdict or "")}</span>')
+        parts = ['<div class="arena-result"><style>.arena-result th, .arena-result td {text-align: left !important}</style>',
+                 f'<p>{e(self.problem)} #{self.id}: {badge} '
+                 f'<span style="color:#5e6b78">{e(self.description)}</span></p>']
+        if self.message:
+            parts.append(f'<p style="border-left:3px solid {"#1d7a46" if good else "#b3261e"};padding-left:.5em">'
+                         f'{e(self.message)}</p>')
+        if self.residuals or self.required_residuals:
+            parts.append(f"<p>{e(self.bytes_line())} {e(self.cost_line())}</p>")
+            rows = []
+            for r in self.residuals:
+                shade = "#fff4e0" if r["missing"] else "#fdecea" if r["offending"] else "transparent"
+                mark = "missing" if r["missing"] else "!!" if r["offending"] else ""
+                rows.append(f'<tr style="background:{shade}"><td>{mark}</td><td><code>{e(r["type"])}</code></td>'
+                            f'<td>{r["bytes"]}</td><td>{e(r["saved_value"])}</td><td>{r["line"] or ""}</td>'
+                            f'<td>{e(r["reason"])}</td></tr>')
+            parts.append('<table><caption style="text-align:left">Saved residuals</caption><thead><tr><th></th>'
+                         '<th>type</th><th>bytes</th><th>saved value</th><th>line</th><th>why it is marked</th>'
+                         f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+            required = "".join(f'<tr><td><code>{e(r["type"])}</code></td><td>{r["bytes"]}</td>'
+                               f'<td>{e(r["saved_value"])}</td></tr>' for r in self.required_residuals)
+            parts.append('<table><caption style="text-align:left">What the required policy keeps</caption>'
+                         f'<thead><tr><th>type</th><th>bytes</th><th>saved value</th></tr></thead>'
+                         f'<tbody>{required}</tbody></table>')
+        if self.site:
+            parts.append(f'<p><a href="{e(self.url)}" target="_blank">the verdict page</a></p>')
+        parts.append("</div>")
+        return "".join(parts)

@@ -1,0 +1,100 @@
+"""judge/ imports one way: each module only from its own layer or the layers below, and no cycle.
+
+The layers, bottom first, are the drawing in the README ("Architecture"). Every module of judge/
+must be placed in one (a new module is a decision about where it belongs); lazy imports inside
+functions count like the others.
+"""
+import ast
+from pathlib import Path
+
+JUDGE = Path(__file__).resolve().parents[2] / "judge"
+
+LAYERS = [
+    # the vocabulary and the data: verdicts, packages, wire messages, reports (no process, no JAX)
+    {"verdicts", "policy_names", "specs", "protocol", "package", "evidence", "messages", "report", "archive", "paths"},
+    # the kernel's pieces the sandbox is made of
+    {"sandbox", "sandbox.layers", "sandbox.linux", "sandbox.seccomp", "sandbox.filesystem", "sandbox.uids",
+     "sandbox.rlimits"},
+    # inside a child: the gate's builtins, the code beside the submission, what it reads of JAX, the verifier
+    {"gate", "child", "verify", "inspection", "inspection.jax_internals", "inspection.policies",
+     "inspection.provenance", "inspection.structure", "inspection.programs", "inspection.cost"},
+    # the sandbox's own processes: hardening a child, the probe, the zygote server
+    {"sandbox.harden", "sandbox.probe", "sandbox.zygote_server"},
+    # the parent's side of the process boundary, and its runners
+    {"boundary", "fresh_runner", "zygote_runner"},
+    # grading: a source through its children to a report
+    {"compare", "rules", "pipeline", "expected", "grader", "text"},
+    # what people and the site call
+    {"validate", "bench", "cli", "__main__", "__init__"},
+]
+LAYER = {module: index for index, layer in enumerate(LAYERS) for module in layer}
+
+
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(JUDGE).with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_name(path): path for path in JUDGE.rglob("*.py")}
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The judge modules ``name`` imports (``from . import x`` names module ``x`` where there is one)."""
+    package = name.split(".") if path.name == "__init__.py" and name != "__init__" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name.removeprefix("judge.") for a in node.names if a.name.startswith("judge.")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1] + (node.module.split(".") if node.module else [])
+            elif node.module and (node.module == "judge" or node.module.startswith("judge.")):
+                base = node.module.split(".")[1:]
+            else:
+                continue
+            for alias in node.names:
+                target = ".".join(base + [alias.name])
+                found.add(target if target in known else ".".join(base) or "__init__")
+    return found - {name}
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(name, path, set(modules)) for name, path in modules.items()}
+
+
+def test_every_module_has_a_layer():
+    assert set(_modules()) == set(LAYER), "place new modules in LAYERS (and in the README's drawing)"
+
+
+def test_no_module_imports_from_a_layer_above_its_own():
+    upward = [f"{name} (layer {LAYER[name]}) imports {target} (layer {LAYER[target]})"
+              for name, targets in _graph().items() for target in targets if LAYER[target] > LAYER[name]]
+    assert upward == []
+
+
+def test_no_import_cycle():
+    graph, done, path = _graph(), set(), []
+
+    def visit(name: str) -> None:
+        assert name not in path, f"import cycle: {' -> '.join(path[path.index(name):] + [name])}"
+        if name in done:
+            return
+        path.append(name)
+        for target in sorted(graph[name]):
+            visit(target)
+        path.pop()
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name)
+
+
+def test_the_check_sees_imports_of_every_kind():
+    graph = _graph()
+    assert "sandbox.rlimits" in graph["child"]  # inside a function
+    assert {"child", "verify", "inspection.cost"} <= graph["sandbox.zygote_server"]  # from .. and from ..inspection
+    assert "zygote_runner" in graph["grader"] and "boundary" in graph["zygote_runner"]

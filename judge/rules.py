@@ -30,14 +30,14 @@ def residual_key(r: Residual) -> tuple:
     return (r.kind, r.what, r.dtype, shape, r.stacked, r.policy_saved)
 
 
-def immaterial(r: dict) -> bool:
+def immaterial(r: Residual) -> bool:
     """A one-element constant (a Python number or a concrete JAX scalar baked into the program).
 
     Whether reverse mode keeps such a scalar depends on whether the learner wrote ``alpha`` as a
     Python float or as a concrete ``jnp`` value, a matter of style worth four bytes, so it is
     neither required nor refused when residuals are compared with the reference.
     """
-    return r["kind"] in ("constant", "literal") and all(d == 1 for d in r["shape"])
+    return r.kind in ("constant", "literal") and all(d == 1 for d in r.shape)
 
 
 def _who(structure: StructureRules) -> str:

@@ -9,6 +9,7 @@ from django.test import Client
 from webplatform.submissions import services
 from webplatform.submissions.models import Submission
 
+from .api import api_for
 from .helpers import correct_source
 
 pytestmark = pytest.mark.django_db
@@ -64,3 +65,12 @@ def test_healthz_says_which_part_is_down(client, broker):
         data = client.get("/healthz").json()
     assert data["database"].startswith("unavailable: OperationalError") and data["broker"] == "ok"
     assert not Submission.objects.exists()
+
+
+def test_the_api_answers_503_in_its_own_error_shape_while_the_database_is_away(learner, dot_policy):
+    api = api_for(Client(raise_request_exception=False), learner)
+    with mock.patch.object(services, "create_submission", side_effect=DOWN):
+        response = api.post("/problems/checkpoint_dot_policy/submissions", {"source": correct_source()})
+    assert response.status_code == 503 and response["Retry-After"] == "10"
+    body = response.json()
+    assert (body["code"], body["retry_after_s"]) == ("unavailable", 10) and "Try again in 10" in body["message"]

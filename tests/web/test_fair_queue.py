@@ -41,7 +41,9 @@ def test_a_learner_s_loops_queue_behind_each_other_not_in_front_of_others(
     assert queued_ids(broker) == [mine[0].pk, theirs.pk]
     assert place(mine[0]).ahead == 0 and place(theirs).ahead == 1
     assert place(mine[1]) == selectors.Place(ahead=None, own_ahead=1)
-    assert "waits for your 1 earlier grading" in selectors.describe_place(place(mine[2]))
+    assert place(mine[2]) == selectors.Place(ahead=None, own_ahead=2)  # her first, in flight, and her second
+    assert "waits for your 2 earlier gradings (one of your gradings runs at a time" in \
+        selectors.describe_place(place(mine[2]))
     broker.client.flushdb()
     with django_capture_on_commit_callbacks(execute=True):
         finish(mine[0])

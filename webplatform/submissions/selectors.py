@@ -62,8 +62,8 @@ def has_solved(*, user, problem) -> bool:
 @dataclass
 class Place:
     """Where a queued grading stands: ``ahead`` gradings go before it in its queue; or, while
-    it waits behind its author's own gradings in flight (the per-learner cap), ``own_ahead`` of
-    those and ``ahead`` None (it has no place in the queue yet)."""
+    it waits behind its author's own earlier gradings (the per-learner cap), ``own_ahead`` of
+    those, in flight or waiting before it, and ``ahead`` None (it has no place in the queue yet)."""
     ahead: int | None
     own_ahead: int = 0
 
@@ -75,8 +75,10 @@ def queue_place(submission: Submission) -> Place | None:
     if submission.status != Status.QUEUED:
         return None
     if submission.published_at is None:
+        earlier_held = Q(status=Status.QUEUED, published_at__isnull=True) & (
+            Q(enqueued_at__lt=submission.enqueued_at) | Q(enqueued_at=submission.enqueued_at, pk__lt=submission.pk))
         own = Submission.objects.filter(user_id=submission.user_id, lane=submission.lane).filter(
-            Q(status=Status.RUNNING) | Q(status=Status.QUEUED, published_at__isnull=False)).count()
+            Q(status=Status.RUNNING) | Q(status=Status.QUEUED, published_at__isnull=False) | earlier_held).count()
         return Place(ahead=None, own_ahead=own)
     mine = submission.published_at
     same_queue = [lane for lane in PRIORITY if (lane == BACKGROUND) == (submission.lane == BACKGROUND)]
@@ -94,8 +96,9 @@ def describe_place(place: Place | None) -> str:
         return ""
     if place.ahead is None:
         cap = settings.GRADING["PER_LEARNER_IN_FLIGHT"]
-        return (f"waits for your {place.own_ahead} earlier grading{'s' if place.own_ahead != 1 else ''} to finish "
-                f"(each learner has {cap} graded at a time)")
+        at_a_time = "one of your gradings runs" if cap == 1 else f"{cap} of your gradings run"
+        return (f"waits for your {place.own_ahead} earlier grading{'s' if place.own_ahead != 1 else ''} "
+                f"({at_a_time} at a time, so that everyone's get their turn)")
     if place.ahead == 0:
         return "next in line"
     return f"{place.ahead} grading{'s' if place.ahead != 1 else ''} ahead of yours"

@@ -14,9 +14,10 @@ Measured: the drain (first POST to last verdict), submit-to-verdict p50/p95 (the
 ``created_at`` and ``finished_at``), and per fault the stall: from the moment the faulty part is
 back to the first verdict stored after it, and to the last verdict of the gradings the fault
 interrupted; the longest time without any verdict from then to the next fault (a queue lost in a
-broker restart shows there). Checked: every submission done with its expected verdict, graded once (the
-worker's "graded submission N" log lines: a grading interrupted by a kill never finished, so it
-is not counted).
+broker restart shows there). Checked: every submission done with its expected verdict, graded
+once (the worker's "graded submission N" log lines: a grading interrupted by a kill never finished, so it
+is not counted; only a kill that lands between a grading's end and its stored verdict costs a
+second one, and only there is one allowed).
 """
 from __future__ import annotations
 
@@ -336,7 +337,10 @@ class Burst:
         times = {}
         for match in GRADED.finditer(log):
             times[int(match.group(1))] = times.get(int(match.group(1)), 0) + 1
-        result.graded_twice = sorted((sid, n) for sid, n in times.items() if n > 1 and sid in expected)
+        # A kill may land after a grading ended and before its verdict was stored: that one grading is
+        # lost with its process, and only there is a second one allowed.
+        result.graded_twice = sorted((sid, n) for sid, n in times.items()
+                                     if sid in expected and n > (2 if sid in interrupted else 1))
         result.unexpected_attempts = sorted((sid, rows[sid][2]) for sid in expected
                                             if rows[sid][2] != 1 and sid not in interrupted)
         verdicts = observer.verdict_times()

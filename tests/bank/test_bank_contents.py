@@ -96,7 +96,7 @@ def test_catalog_lists_the_bank():
 
 def test_scans_of_scans_are_judged_by_their_peak_and_their_nesting():
     accepted = grade_packaged("scan_of_scans", "accepted/no_cse_barriers.py")
-    assert accepted.verdict == "accepted" and 0 < accepted.cost["peak_bytes"] <= 84000
+    assert accepted.verdict == "accepted" and 0 < accepted.cost.peak_bytes <= 84000
     flat = grade_packaged("scan_of_scans", "policy_violation/flat_checkpointed_step.py")
     assert flat.verdict == "policy_violation"
     assert "nested 1 level(s) deep" in flat.message and "peaks at" in flat.message
@@ -117,7 +117,7 @@ def test_a_numpy_table_is_named_as_a_kept_constant():
     assert report.verdict == "policy_violation" and "a constant" in report.message
     outside = grade_packaged("recompute_constants", "policy_violation/table_outside.py")
     assert outside.verdict == "policy_violation"
-    assert any(r["offending"] and r["shape"] == [6, 6] for r in outside.residuals)  # the (T, T) table
+    assert any(r.offending and r.shape == [6, 6] for r in outside.residuals)  # the (T, T) table
 
 
 def test_jax_checkpoint_on_an_equinox_module_is_a_runtime_error_naming_the_function_leaf():

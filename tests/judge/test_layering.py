@@ -11,7 +11,8 @@ JUDGE = Path(__file__).resolve().parents[2] / "judge"
 
 LAYERS = [
     # the vocabulary and the data: verdicts, packages, wire messages, reports (no process, no JAX)
-    {"verdicts", "policy_names", "specs", "protocol", "package", "evidence", "messages", "report", "archive", "paths"},
+    {"verdicts", "policy_names", "specs", "protocol", "package", "track", "evidence", "messages", "report", "archive",
+     "paths"},
     # the kernel's pieces the sandbox is made of
     {"sandbox", "sandbox.layers", "sandbox.linux", "sandbox.seccomp", "sandbox.filesystem", "sandbox.uids",
      "sandbox.rlimits"},

@@ -12,7 +12,6 @@ import uuid as uuid_module
 from dataclasses import dataclass
 
 from django.apps import apps as global_apps
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
@@ -23,7 +22,7 @@ from judge.archive import check_files, files_hash, read_zip, unpacked
 from webplatform.accounts.selectors import INSTRUCTORS_GROUP
 from webplatform.catalog.models import Problem, ProblemVersion
 from webplatform.catalog.services import sync_problem
-from webplatform.core.queues import BACKGROUND, enqueue, queue_for
+from webplatform.core.queues import enqueue, queue_for
 from webplatform.submissions.models import Submission
 from webplatform.submissions.services import jsonable, requeue_submission
 
@@ -38,11 +37,10 @@ VALIDATE_TASK = "authoring.validate_draft"
 REJUDGE_TASK = "authoring.rejudge_submissions"
 
 
-def grant_instructor_permissions(*, apps=None, using="default", **kwargs):
+def grant_instructor_permissions(*, apps=global_apps, using="default", **kwargs):
     """post_migrate receiver: the instructors group exists and holds the authoring permissions
-    (historical models from ``apps``, as a migration would use; a ``flush``, as transactional
-    tests run between tests, sends none: then the current models)."""
-    apps = apps or global_apps
+    (historical models from ``apps``, as a migration would use; a flush, as after a test that
+    commits, sends no ``apps``: the installed models then)."""
     group, _ = apps.get_model("auth", "Group").objects.using(using).get_or_create(name=INSTRUCTORS_GROUP)
     codenames = [name.split(".", 1)[1] for name in INSTRUCTOR_PERMISSIONS]
     group.permissions.add(*apps.get_model("auth", "Permission").objects.using(using).filter(
@@ -150,13 +148,12 @@ def import_package(*, user, data: bytes) -> Draft:
 # --- validation ---------------------------------------------------------------------------------
 
 def request_validation(*, draft: Draft, user) -> ValidationRun:
-    """Queues "Validate" of the draft on the background queue of its device (the reference and
-    every packaged submission graded by the workers, in the same sandbox as learners' code; no
-    learner waits behind it)."""
-    queue = queue_for(check_files(draft.files), BACKGROUND)
+    """Queues "Validate" of the draft on the queue of its device (the reference and every
+    packaged submission graded by the workers, in the same sandbox as learners' code)."""
+    queue = queue_for(check_files(draft.files))
     with transaction.atomic():
         run = ValidationRun.objects.create(draft=draft, requested_by=user)
-        transaction.on_commit(lambda: enqueue(VALIDATE_TASK, run.pk, queue=queue, lane=BACKGROUND))
+        transaction.on_commit(lambda: enqueue(VALIDATE_TASK, run.pk, queue=queue))
     return run
 
 

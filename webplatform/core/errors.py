@@ -5,12 +5,16 @@
 - A client that asked for JSON (``Accept: application/json``, as the page's script and API
   clients send) gets its errors as JSON ``{"error": ...}``, whatever the status: 400, 403, 404,
   500, 503; a browser gets Django's pages as before.
-The 503 page reads nothing from the database (it is what is away): no user, no session."""
+The 503 page reads nothing from the database (it is what is away): no user, no session. A form
+refused by Django's CSRF check is said in the site's layout (``csrf_failure``,
+settings.CSRF_FAILURE_VIEW): Django's own view renders the template without the request, and the
+bar would say "Log in" to someone signed in."""
 from __future__ import annotations
 
 import sys
 
 from django.http import HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views import defaults
 
 from .database import is_unavailable
@@ -75,3 +79,7 @@ def bad_request(request, exception=None):
         return JsonResponse({"error": "The request could not be understood: reload the page and try again."},
                             status=400)
     return defaults.bad_request(request, exception)
+
+
+def csrf_failure(request, reason=""):
+    return render(request, "403_csrf.html", status=403)

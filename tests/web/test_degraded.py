@@ -36,7 +36,8 @@ def test_a_browser_gets_a_503_page_that_says_when_to_try_again(learner_site):
     with mock.patch.object(services, "create_submission", side_effect=DOWN):
         response = learner_site.post(SUBMIT, {"source": correct_source()})
     assert response.status_code == 503 and response["Retry-After"] == "10"
-    assert "Try again in 10 seconds" in response.content.decode()
+    page = response.content.decode()
+    assert "Try again in 10 seconds" in page and "The site is unavailable for a moment" in page
 
 
 def test_json_clients_get_json_for_a_server_error_and_a_missing_page(learner_site, other_learner, dot_policy):

@@ -15,6 +15,7 @@ import sys
 
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template import loader
 from django.views import defaults
 
 from .database import is_unavailable
@@ -23,10 +24,6 @@ from .http import wants_json
 RETRY_AFTER_S = 10
 UNAVAILABLE_TEXT = (f"The site's database is unavailable for a moment, so this was not saved. Nothing you sent "
                     f"before is lost. Try again in {RETRY_AFTER_S} seconds.")
-PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>
-<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1d232b}}</style>
-</head><body><h1>{title}</h1><p>{text}</p><p><a href="/">Back to the problems</a></p></body></html>"""
 
 
 def unavailable(request) -> HttpResponse:
@@ -34,7 +31,8 @@ def unavailable(request) -> HttpResponse:
     if wants_json(request):
         response = JsonResponse({"error": UNAVAILABLE_TEXT, "unavailable": "database"}, status=503)
     else:
-        response = HttpResponse(PAGE.format(title="Unavailable for a moment", text=UNAVAILABLE_TEXT), status=503)
+        # Without the request, as the 500 page: its context would read the session and the user.
+        response = HttpResponse(loader.get_template("503.html").render({"retry_after_s": RETRY_AFTER_S}), status=503)
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
 

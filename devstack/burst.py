@@ -254,8 +254,11 @@ class Burst:
             pool = sorted(_children(worker))
             grading = {pid: observer.running_on(f"{self.worker_node()}%#{pid}") for pid in pool}
             victim = next((pid for pid in pool if grading[pid]), pool[0])
-            fault.interrupted = grading[victim]
             os.kill(victim, signal.SIGKILL)
+            # What it held as it died: read again at once (it may have claimed one since), before
+            # its redelivered message is taken over by another process.
+            fault.interrupted = sorted(set(grading[victim]) | set(observer.running_on(
+                f"{self.worker_node()}%#{victim}")))
             wait_until(lambda: len(set(_children(worker)) - {victim}) >= self.concurrency, 60,
                        "the worker to replace its pool process")
         elif fault.name.startswith("Redis"):
@@ -267,8 +270,9 @@ class Burst:
             victim = self.pid_of("worker")
             log = self.var / "log" / "worker.log"
             ready = len(READY.findall(log.read_text(errors="replace")))
-            fault.interrupted = observer.running_on(f"{self.worker_node()}%")
+            before = observer.running_on(f"{self.worker_node()}%")
             os.killpg(victim, signal.SIGKILL)
+            fault.interrupted = sorted(set(before) | set(observer.running_on(f"{self.worker_node()}%")))
             wait_until(lambda: len(READY.findall(log.read_text(errors="replace"))) > ready, 120,
                        "the worker to be restarted")
         else:

@@ -108,6 +108,7 @@ def _flaky(real, failures: list):
     return call
 
 
+@pytest.mark.django_db(transaction=True)  # the claim's heartbeat beats from a thread, on its own connection
 def test_a_database_outage_while_grading_delays_the_verdict_and_never_grades_it_twice(
         learner, dot_policy, broker, settings, monkeypatch):
     """The database goes away as the worker claims the submission and again as it stores the

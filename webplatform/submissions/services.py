@@ -197,10 +197,13 @@ def claim_submission(*, submission_id: int, task_id: str, worker: str = "") -> S
 
 
 def heartbeat(*, submission_id: int, attempt: int) -> bool:
-    """The worker grading this attempt is still at it. False when the attempt is no longer the
-    worker's: cancelled by its author, or released by the sweep."""
-    return bool(Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt)
-                .update(heartbeat_at=timezone.now()))
+    """The worker grading this attempt is still at it. False when the row says the attempt is no
+    longer the worker's: cancelled by its author, or released by the sweep. (A row this
+    connection cannot see, deleted meanwhile, stops nothing: its verdict will find no row.)"""
+    mine = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt)
+    if mine.update(heartbeat_at=timezone.now()):
+        return True
+    return not Submission.objects.filter(pk=submission_id).exists()
 
 
 def jsonable(report: dict) -> dict:

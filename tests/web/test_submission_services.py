@@ -94,6 +94,17 @@ def test_the_same_message_delivered_again_takes_over_from_a_dead_worker(learner,
     assert again is not None and again.attempts == 2 and again.status == Status.RUNNING
 
 
+def test_a_claim_tried_again_by_the_process_that_made_it_is_the_same_attempt(learner, dot_policy):
+    """The database committed the claim but the connection dropped before the worker heard so: the
+    worker tries the claim again and finds its own, without counting a second attempt."""
+    submission = submit(learner, dot_policy)
+    services.claim_submission(submission_id=submission.pk, task_id="m", worker="node#7")
+    again = services.claim_submission(submission_id=submission.pk, task_id="m", worker="node#7")
+    assert (again.attempts, again.claimed_by) == (1, "node#7")
+    other = services.claim_submission(submission_id=submission.pk, task_id="m", worker="node#8")
+    assert other.attempts == 2  # another process with the same message: the first one died
+
+
 def test_only_the_attempt_that_claimed_it_may_finish_it(learner, dot_policy):
     submission = submit(learner, dot_policy)
     services.claim_submission(submission_id=submission.pk, task_id="m")

@@ -186,6 +186,13 @@ def claim_submission(*, submission_id: int, task_id: str, worker: str = "") -> S
     (another worker holds it, it is done or cancelled): a duplicate message then does nothing."""
     if not task_id:
         raise ValueError("task_id is required")
+    if worker:
+        # This process's own claim that went through while its answer was lost (the database went
+        # away between the commit and the reply): the same attempt, not a new one.
+        own = Submission.objects.select_related("version").filter(
+            pk=submission_id, status=Status.RUNNING, task_id=task_id, claimed_by=worker).first()
+        if own is not None:
+            return own
     orphaned_by_this_message = Q(status=Status.RUNNING, task_id=task_id)
     now = timezone.now()
     claimed = Submission.objects.filter(Q(status=Status.QUEUED) | orphaned_by_this_message, pk=submission_id) \

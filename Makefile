@@ -39,10 +39,13 @@ test: setup system-deps-test
 
 # Grading latency and throughput (judge: warm zygote beside a fresh interpreter per child), then
 # the pages under concurrent load: a seeded database (2000 learners, 100,000 submissions, in
-# var/bench/), gunicorn as `make run` serves it, wrk; p50/p95 per page (see devstack/bench.py).
+# var/bench/), gunicorn as `make run` serves it, wrk; p50/p95 per page (see devstack/bench.py); then
+# a burst of 300 submissions over HTTP to the stack `make run` starts, without and with faults, on
+# SQLite and on PostgreSQL when one is reachable: drains, p50/p95, stalls (see devstack/burst.py).
 bench: setup system-deps-bench
 	$(PY) -m judge bench
 	$(PY) -m devstack bench
+	$(PY) -m devstack bench --burst
 
 validate: setup
 	$(PY) -m judge validate problems/*/

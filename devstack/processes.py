@@ -116,13 +116,18 @@ def redis_server_binary() -> str:
     return binary
 
 
-def redis_child(port: int, log_dir: Path) -> Child:
-    """A throwaway redis-server on 127.0.0.1:port that keeps nothing on disk."""
+def redis_child(port: int, data_dir: Path) -> Child:
+    """redis-server on 127.0.0.1:port that keeps its queues in an append-only file in
+    ``data_dir`` (written every second), as docker-compose's does: killed and started again, it
+    comes back with what it held (a second of messages at most is lost, and the sweep publishes
+    those again)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
     return Child("redis", [redis_server_binary(), "--bind", "127.0.0.1", "--port", str(port), "--save", "",
-                           "--appendonly", "no", "--dir", str(log_dir)], log_dir / "redis.log")
+                           "--appendonly", "yes", "--appendfsync", "everysec", "--dir", str(data_dir)],
+                 data_dir / "redis.log")
 
 
-def start_redis(port: int, log_dir: Path, cwd: Path) -> Child:
-    child = redis_child(port, log_dir).start(cwd)
+def start_redis(port: int, data_dir: Path, cwd: Path) -> Child:
+    child = redis_child(port, data_dir).start(cwd)
     wait_until(lambda: port_open(port), 20, f"redis-server on port {port}", child)
     return child

@@ -115,8 +115,11 @@ def cmd_doctor(args) -> int:
     from .grader import REQUIRE_ALL_LAYERS, require_all_layers
     from .sandbox import layers
 
-    runner = _runner()
-    found = runner.layers()
+    try:
+        runner = _runner()
+        found = runner.layers()
+    except Exception as exc:  # noqa: BLE001 - the doctor reports what it could not do, never a traceback
+        return _doctor_could_not_start(args, exc, require_all_layers())
     if args.json:
         print(json.dumps({"runner": runner.name, "layers": found, "require_all_layers": require_all_layers()}))
     else:
@@ -131,6 +134,21 @@ def cmd_doctor(args) -> int:
         else:
             print("\nevery layer is active.")
     return 0 if all(state["ok"] for state in found.values()) else 1
+
+
+def _doctor_could_not_start(args, exc: Exception, strict: bool) -> int:
+    """The sandbox did not start (the zygote, or its probe child, failed): no layer could be
+    checked. Says why and what usually causes it, and exits 2."""
+    reason = f"{type(exc).__name__}: {exc}"
+    if args.json:
+        print(json.dumps({"runner": None, "layers": {}, "error": reason, "require_all_layers": strict}))
+        return 2
+    print(f"the sandbox could not be started, so no layer could be checked:\n  {reason}\n\n"
+          f"The usual cause: a sandboxed child cannot read or run the interpreter, the virtual environment or "
+          f"the judge (they must be readable and executable by other users, or the minimal root must be "
+          f"available: namespaces, which need root or user namespaces). Until it starts, the judge grades "
+          f"nothing.")
+    return 2
 
 
 def cmd_bench(args) -> int:

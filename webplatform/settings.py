@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "webplatform.submissions",
     "webplatform.authoring",
     "webplatform.leaderboard",
+    "webplatform.monitoring",
     "webplatform.practice",
     "webplatform.api",
     "ninja",  # installed so that /api/docs serves Swagger UI from our static files, not a CDN
@@ -44,6 +45,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "webplatform.api.errors.JsonErrorsMiddleware",  # /api/ errors are JSON, whoever answered them
     "django.middleware.security.SecurityMiddleware",
+    # A view that meets a database that is away answers 503 with Retry-After (core.errors).
+    "webplatform.core.errors.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -136,22 +139,33 @@ CELERY_TASK_IGNORE_RESULT = True  # the database is the source of truth, not a r
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
-# Gradings and validations go to their problem's device queue, named per message by the services
-# (webplatform/core/queues.py: queue_for); the rest runs on the CPU workers.
-CELERY_TASK_ROUTES = {task: {"queue": CELERY_TASK_DEFAULT_QUEUE}
-                      for task in ("submissions.sweep_stale_submissions", "authoring.rejudge_submissions")}
+# Gradings and validations go to their problem's device queue and lane, named per message by the
+# services (webplatform/core/queues.py: queue_for); the rest goes where these routes say.
+CELERY_TASK_ROUTES = {
+    # The sweep goes first in the learners' queue (no priority: read before any grading), so it
+    # runs within seconds even behind a burst; a rejudge's requeueing is background work.
+    "submissions.sweep": {"queue": CELERY_TASK_DEFAULT_QUEUE},
+    "authoring.rejudge_submissions": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"},
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a long grading must not hold back messages another worker could take
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# An unacknowledged message returns to the queue after this long if its worker vanished; the
-# sweep below usually acts first.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # An unacknowledged message returns to the queue after this long if its worker vanished;
+    # the sweep acts long before (heartbeats, and queued rows missing from the broker).
+    "visibility_timeout": 3600,
+    # Lower priority numbers are read first (see core.queues): "Run samples" before submissions.
+    "priority_steps": [0, 3, 6, 9],
+    "queue_order_strategy": "priority",
+    "socket_connect_timeout": 2,
+}
+SWEEP_EVERY_S = float(os.environ.get("SWEEP_EVERY_S", "3"))
 CELERY_BEAT_SCHEDULE = {
-    "sweep-stale-submissions": {
-        "task": "submissions.sweep_stale_submissions",
-        "schedule": float(os.environ.get("SWEEP_EVERY_S", "30")),
-        "options": {"expires": 60},
+    "sweep": {
+        "task": "submissions.sweep",
+        "schedule": SWEEP_EVERY_S,
+        "options": {"expires": max(10.0, 3 * SWEEP_EVERY_S)},
     },
 }
 
@@ -160,14 +174,27 @@ CELERY_BEAT_SCHEDULE = {
 PROBLEM_CACHE_DIR = Path(os.environ.get("PROBLEM_CACHE_DIR", BASE_DIR / "var" / "problem-cache"))
 PROBLEMS_DIR = Path(os.environ.get("PROBLEMS_DIR", BASE_DIR / "problems"))
 GRADING = {
-    # A submission whose grading raised, or got internal_error from the judge, is tried this
-    # many times in all, then stored as internal_error.
+    # A submission whose grading raised, or got internal_error from the judge, or whose worker
+    # died, is tried this many times in all, then stored as internal_error.
     "MAX_ATTEMPTS": int(os.environ.get("GRADING_MAX_ATTEMPTS", "3")),
     "RETRY_DELAY_S": float(os.environ.get("GRADING_RETRY_DELAY_S", "2")),
-    # The sweep re-enqueues submissions queued longer than this (a lost message) ...
-    "STALE_QUEUED_S": float(os.environ.get("GRADING_STALE_QUEUED_S", "120")),
-    # ... and running longer than this (a dead worker); above every problem's wall limit.
-    "STALE_RUNNING_S": float(os.environ.get("GRADING_STALE_RUNNING_S", "300")),
+    # Gradings of one learner published or running at once, per lane ("Run samples", submissions;
+    # 0: no cap). The rest wait their turn in the database, so they queue behind each other.
+    "PER_LEARNER_IN_FLIGHT": int(os.environ.get("GRADING_PER_LEARNER_IN_FLIGHT", "1")),
+    # A worker refreshes its claim this often while grading; the sweep releases a claim silent
+    # for longer than CLAIM_TIMEOUT_S (its worker is gone) ...
+    "HEARTBEAT_EVERY_S": float(os.environ.get("GRADING_HEARTBEAT_EVERY_S", "2")),
+    "CLAIM_TIMEOUT_S": float(os.environ.get("GRADING_CLAIM_TIMEOUT_S", "10")),
+    # ... and publishes again a queued submission whose message is in no queue of the broker,
+    # published longer ago than this (longer than the longest retry delay: such a message waits
+    # in its worker, not in a queue).
+    "REPUBLISH_AFTER_S": float(os.environ.get("GRADING_REPUBLISH_AFTER_S", "8")),
+    # A sweep later than this after the previous one means the database was away (so were the
+    # heartbeats): it releases nothing that time (see submissions.services.sweep).
+    "SWEEP_GAP_S": 2 * SWEEP_EVERY_S,
+    # How long a worker waits for a database that went away, in the middle of a grading, before
+    # handing the message back to the broker.
+    "DATABASE_PATIENCE_S": float(os.environ.get("GRADING_DATABASE_PATIENCE_S", "300")),
 }
 
 # Refused with a message that says so: more submissions ("Submit") or sample runs ("Run samples")
@@ -177,6 +204,9 @@ SUBMISSION_LIMITS = {
     "RUNS_PER_MINUTE": int(os.environ.get("RUNS_PER_MINUTE", "20")),
     "MAX_SOURCE_BYTES": int(os.environ.get("SUBMISSION_MAX_SOURCE_BYTES", str(64 * 1024))),
 }
+
+# /metrics answers a scraper that sends "Authorization: Bearer <METRICS_TOKEN>" (and staff sessions).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 
 LOGGING = {
     "version": 1,

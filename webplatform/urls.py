@@ -1,17 +1,14 @@
 from django.contrib import admin
-from django.db import connection
-from django.http import JsonResponse
 from django.urls import include, path
 
 from webplatform.api.api import api
+from webplatform.core.health import healthz
 
-
-def healthz(request):
-    """For load balancers and docker-compose: the process answers and reaches its database."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return JsonResponse({"ok": True})
-
+# JSON clients get JSON errors; a database that is away gives 503 (see core.errors).
+handler400 = "webplatform.core.errors.bad_request"
+handler403 = "webplatform.core.errors.permission_denied"
+handler404 = "webplatform.core.errors.not_found"
+handler500 = "webplatform.core.errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -20,6 +17,7 @@ urlpatterns = [
     path("api/", api.urls),
     path("authoring/", include("webplatform.authoring.urls")),
     path("healthz", healthz, name="healthz"),
+    path("", include("webplatform.monitoring.urls")),
     path("", include("webplatform.submissions.urls")),
     path("", include("webplatform.leaderboard.urls")),
     path("", include("webplatform.practice.urls")),

@@ -98,4 +98,13 @@ def _bind(source: str, target: str, directory: bool) -> None:
         open(target, "w").close()  # noqa: SIM115 - a mount point for a device node
     linux.mount(source, target, None, linux.MS_BIND | linux.MS_REC)
     flags = READ_ONLY if directory else (linux.MS_BIND | linux.MS_REMOUNT | linux.MS_NOSUID | linux.MS_NOEXEC)
-    linux.mount(None, target, None, flags)
+    linux.mount(None, target, None, flags | _kept_flags(target))
+
+
+def _kept_flags(path: str) -> int:
+    """The restrictions the mount already had (nosuid, nodev, noexec): a remount keeps them, as
+    it must in a user namespace, where the kernel refuses to lift them (for root they change
+    nothing: a read-only bind only adds)."""
+    have = os.statvfs(path).f_flag
+    return ((linux.MS_NOSUID if have & os.ST_NOSUID else 0) | (linux.MS_NODEV if have & os.ST_NODEV else 0)
+            | (linux.MS_NOEXEC if have & os.ST_NOEXEC else 0))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -28,6 +29,10 @@ RESULT_FD = 3
 HARDENED_FD = 4  # one byte once every layer is in place, then closed before the request is read
 KEPT_FDS = (0, 1, 2, RESULT_FD, HARDENED_FD)  # request in, printed output (stdout, stderr), result out
 NAMESPACE_FILES = ("net", "mnt", "ipc")
+SANDBOX_EXIT = 86  # how a child ends when its sandbox could not be set up (nothing of the submission ran)
+# The uid an unprivileged judge's child has inside its own user namespace: not root there either
+# (0 is not mapped at all), and its capabilities are dropped once its namespaces are set up.
+INNER_ID = 1000
 
 
 class SandboxError(RuntimeError):
@@ -122,9 +127,62 @@ def _environment_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 def _namespaces(plan: Plan, evidence: dict) -> None:
     before = {name: os.stat(f"/proc/self/ns/{name}").st_ino for name in NAMESPACE_FILES}
-    linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWNS | linux.CLONE_NEWIPC)
+    flags = linux.CLONE_NEWNET | linux.CLONE_NEWNS | linux.CLONE_NEWIPC
+    if os.geteuid() == 0:
+        linux.unshare(flags)
+    else:
+        _own_user_namespace(flags, evidence)
+        evidence["user_namespace"] = True
     after = {name: os.stat(f"/proc/self/ns/{name}").st_ino for name in NAMESPACE_FILES}
     evidence["namespaces_changed"] = sorted(n for n in NAMESPACE_FILES if before[n] != after[n])
+
+
+def _own_user_namespace(flags: int, evidence: dict) -> None:
+    """An unprivileged judge (a worker that does not run as root) gets the same namespaces inside
+    a user namespace of the child's own, in which the child is root: its own uid and gid outside,
+    mapped to 0 inside, and nothing else mapped. That is enough to mount its minimal root in its
+    own mount namespace, and gives no power over anything outside its namespaces (files are
+    still checked against its uid outside; the seccomp filter later refuses mount and unshare).
+    It is uid ``INNER_ID`` there, not 0, and gives its capabilities up in the ``uid`` layer.
+
+    Without root there is no uid of its own to switch to, and every child runs as the worker's
+    uid outside: so each also gets a PID namespace of its own, where no other process has a
+    number (a kill(-1) or a signal to the zygote reaches nothing), and its processes count
+    against RLIMIT_NPROC on their own (per user namespace). This process stays outside it: it
+    forks the child that goes on, waits for it and ends as it ended."""
+    uid, gid = os.getuid(), os.getgid()
+    linux.unshare(linux.CLONE_NEWUSER | linux.CLONE_NEWPID | flags)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{INNER_ID} {uid} 1"),
+                       ("gid_map", f"{INNER_ID} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+    inner = os.fork()
+    if inner:
+        _stand_in_for(inner)
+    # The first process of its PID namespace, in a session and group of its own (a kill of its
+    # group reaches nothing else), and killed with its stand-in, which the zygote kills.
+    os.setsid()
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _stand_in_for(pid: int) -> None:
+    """The outer process of a child in its own PID namespace: holds nothing of the child's (its
+    pipes are the inner one's), waits, and exits as the inner one did, so that the zygote's wait
+    and its accounting (exit status, CPU time) read the same as for a child without one."""
+    os.closerange(0, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            os._exit(SANDBOX_EXIT)
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else SANDBOX_EXIT)
 
 
 def _namespaces_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
@@ -189,12 +247,18 @@ def _workdir_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 # ---------------------------------------------------------------------------- rlimits
 
+def _own_processes(plan: Plan, evidence: dict) -> bool:
+    """Whether this child's processes are counted on their own: a uid of its own, or (unprivileged)
+    a user namespace of its own."""
+    return (layers.UID in plan.layers and plan.uid is not None) or bool(evidence.get("user_namespace"))
+
+
 def _rlimits(plan: Plan, evidence: dict) -> None:
     apply_rlimits(plan.limits)
     resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
-    if layers.UID in plan.layers and plan.uid is not None:
-        # RLIMIT_NPROC counts the processes of the real uid, so it only means something for a
-        # uid of the child's own (and it does not bind root at all).
+    if _own_processes(plan, evidence):
+        # RLIMIT_NPROC counts the processes of the real uid (in its user namespace), so it only
+        # means something for a uid of the child's own (and it does not bind root at all).
         resource.setrlimit(resource.RLIMIT_NPROC, (MAX_THREADS, MAX_THREADS))
 
 
@@ -202,7 +266,7 @@ def _rlimits_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
     memory = plan.limits.memory_mb << 20
     wanted = {resource.RLIMIT_AS: memory, resource.RLIMIT_CPU: plan.limits.cpu_s, resource.RLIMIT_CORE: 0,
               resource.RLIMIT_NOFILE: MAX_OPEN_FILES}
-    if plan.uid is not None and layers.UID in plan.layers:
+    if _own_processes(plan, evidence):
         wanted[resource.RLIMIT_NPROC] = None  # any finite limit
     for limit, value in wanted.items():
         soft, _ = resource.getrlimit(limit)
@@ -216,6 +280,11 @@ def _rlimits_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 def _uid(plan: Plan, evidence: dict) -> None:
     if plan.uid is None:
+        if evidence.get("user_namespace"):
+            # Unprivileged: a user and PID namespace of its own stand for the uid (see
+            # _own_user_namespace); the capabilities it had there to mount its root go.
+            linux.drop_capabilities()
+            return
         raise OSError("the judge does not run as root, so it cannot switch to another uid")
     os.setgroups([])
     os.setresgid(plan.uid, plan.uid, plan.uid)
@@ -223,6 +292,12 @@ def _uid(plan: Plan, evidence: dict) -> None:
 
 
 def _uid_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
+    if plan.uid is None and evidence.get("user_namespace"):
+        if os.getpid() != 1 or os.getppid() != 0:
+            return f"not alone in a PID namespace of its own (pid {os.getpid()}, parent {os.getppid()})"
+        if os.getresuid() != (INNER_ID,) * 3 or linux.capabilities() != 0:
+            return f"uid {os.getresuid()} in its user namespace, capabilities {linux.capabilities():#x}"
+        return None  # the first process of its own PID namespace: no other process has a number here
     if os.getresuid() != (plan.uid,) * 3 or os.getresgid() != (plan.uid,) * 3 or os.getgroups():
         return f"uid {os.getresuid()}, gid {os.getresgid()}, groups {os.getgroups()}"
 

@@ -32,7 +32,7 @@ DESCRIPTIONS = {
     FILESYSTEM: "minimal read-only root: no problem bank, settings, /etc or home directories",
     WORKDIR: "empty private working directory",
     RLIMITS: "rlimits: address space (MALLOC_ARENA_MAX=2), CPU, processes, file size, open files, no core",
-    UID: "unprivileged uid, one per child",
+    UID: "unprivileged uid, one per child (unprivileged judge: own user and PID namespaces, no other process to signal)",
     NO_NEW_PRIVS: "no_new_privs",
     SECCOMP: "seccomp filter: no sockets, exec, ptrace, mount, namespaces or new processes",
     WALL_CLOCK: "the parent kills the child's whole process group at the wall-clock limit",

@@ -33,6 +33,7 @@ MS_PRIVATE = 1 << 18
 MNT_DETACH = 2
 
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
 PR_GET_NO_NEW_PRIVS = 39
 PR_GET_SECCOMP = 21
 PR_SET_DUMPABLE = 4
@@ -69,3 +70,26 @@ def pivot_root(new_root: str, put_old: str) -> None:
 def prctl(option: int, arg2: int = 0) -> int:
     return _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg2), ctypes.c_ulong(0),
                               ctypes.c_ulong(0), ctypes.c_ulong(0)), "prctl")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities() -> None:
+    """Empties this thread's effective, permitted and inheritable capability sets (capset)."""
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3: two 32-bit words per set
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+
+
+def capabilities() -> int:
+    """This thread's effective capabilities (capget), as one mask."""
+    header = _CapHeader(0x20080522, 0)
+    data = (_CapData * 2)()
+    _check(_libc.capget(ctypes.byref(header), data), "capget")
+    return data[0].effective | (data[1].effective << 32)

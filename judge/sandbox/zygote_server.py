@@ -34,11 +34,10 @@ import time
 from ..package import Limits
 from ..paths import PROJECT_ROOT
 from . import filesystem, layers
-from .harden import HARDENED_FD, RESULT_FD, Plan, SandboxError, harden
+from .harden import HARDENED_FD, RESULT_FD, SANDBOX_EXIT, Plan, SandboxError, harden
 from .uids import UidPool
 
 PROBE_TIMEOUT_S = 300
-SANDBOX_EXIT = 86
 
 
 def main(control_fd: int) -> None:

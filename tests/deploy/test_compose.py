@@ -16,13 +16,14 @@ def services():
 
 
 def test_every_process_of_the_site_is_a_service(services):
-    assert set(services) == {"postgres", "redis", "migrate", "web", "worker-cpu", "worker-gpu", "beat"}
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker-cpu", "worker-background", "worker-gpu",
+                             "beat"}
 
 
 def test_long_running_services_have_healthchecks_and_wait_for_their_dependencies(services):
-    for name in ("postgres", "redis", "web", "worker-cpu", "worker-gpu"):
+    for name in ("postgres", "redis", "web", "worker-cpu", "worker-background", "worker-gpu"):
         assert services[name]["healthcheck"]["test"], name
-    for name in ("web", "worker-cpu", "worker-gpu", "beat"):
+    for name in ("web", "worker-cpu", "worker-background", "worker-gpu", "beat"):
         depends = services[name]["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully", name
         assert depends["postgres"]["condition"] == depends["redis"]["condition"] == "service_healthy", name
@@ -35,14 +36,30 @@ def test_workers_consume_their_device_queue_and_the_gpu_one_reserves_a_gpu(servi
         command = services[name]["command"]
         return command[command.index("-Q") + 1]
 
-    assert queues("worker-cpu") == "cpu" and queues("worker-gpu") == "gpu"
+    assert queues("worker-cpu") == "cpu" and queues("worker-gpu") == "gpu,gpu.background"
+    assert queues("worker-background") == "cpu.background"  # no learner waits behind background work
     assert services["worker-gpu"]["profiles"] == ["gpu"] and "profiles" not in services["worker-cpu"]
     [device] = services["worker-gpu"]["deploy"]["resources"]["reservations"]["devices"]
     assert device["capabilities"] == ["gpu"] and device["driver"] == "nvidia"
 
 
+def test_the_graders_run_with_what_every_sandbox_layer_needs_and_refuse_to_grade_without(services):
+    for name in ("worker-cpu", "worker-background", "worker-gpu"):
+        grader = services[name]
+        assert grader["user"] == "root" and grader["cap_add"] == ["SYS_ADMIN"], name
+        assert "apparmor:unconfined" in grader["security_opt"], name
+        assert grader["environment"]["JUDGE_REQUIRE_ALL_LAYERS"] == "1", name
+    for name in ("web", "beat", "migrate"):  # no submitted code runs there: the image's unprivileged user
+        assert "user" not in services[name] and "cap_add" not in services[name], name
+
+
+def test_redis_keeps_its_queue_across_a_restart(services):
+    command = services["redis"]["command"]
+    assert command[command.index("--appendonly") + 1] == "yes" and services["redis"]["volumes"]
+
+
 def test_all_app_services_share_one_database_and_one_redis(services):
-    app = ("migrate", "web", "worker-cpu", "worker-gpu", "beat")
+    app = ("migrate", "web", "worker-cpu", "worker-background", "worker-gpu", "beat")
     assert {services[n]["environment"]["DATABASE_URL"] for n in app} == {"postgres://arena:arena@postgres:5432/arena"}
     assert {services[n]["environment"]["REDIS_URL"] for n in app} == {"redis://redis:6379/0"}
 

@@ -77,9 +77,9 @@ def site(tmp_path_factory):
     port = free_port()
     env = {
         "DATABASE_URL": f"sqlite:///{var / 'db.sqlite3'}",
-        # A lost message is published again after 4 s (the sweep runs every second), so that the
-        # broker-restart test does not wait the production 2 minutes.
-        "GRADING_STALE_QUEUED_S": "4", "SWEEP_EVERY_S": "1",
+        # A lost message is published again 2 s after it was (the sweep runs every second), so that
+        # the broker-restart test does not wait the production 8 s.
+        "GRADING_REPUBLISH_AFTER_S": "2", "SWEEP_EVERY_S": "1",
         # These tests submit as a handful of learners, many times a minute each; the limit itself
         # (6 a minute by default) is tested in tests/web/test_submission_limits.py.
         "SUBMISSIONS_PER_MINUTE": "120",

@@ -27,6 +27,14 @@ class Hostile:
     deep_source: str = ""  # the past-the-gate variant, when it differs
     message: str = ""  # a phrase the deep verdict's message must contain
     policies: tuple | None = None  # the checkpoint policies the deep report must show, when given
+    # (deep verdict, message) where the judge runs without root: each child is then alone in a
+    # user and PID namespace of its own instead of having a uid of its own, so an attack on
+    # another process fails differently (the process has no number there; uid 0 does not exist).
+    without_root: tuple[str, str] | None = None
+
+    def expected(self, root: bool) -> tuple[str, str]:
+        """The deep verdict and the phrase of its message, for a judge running as root or not."""
+        return (self.deep, self.message) if root or self.without_root is None else self.without_root
 
     @property
     def source_past_gate(self) -> str:
@@ -73,9 +81,13 @@ sock.sendall(b"escaped")
     Hostile("os_exit", "import os\nos._exit(0)\n", "forbidden", "runtime_error", escaping("os._exit(0)"),
             message="before reporting a result"),
     Hostile("signal_to_the_grader", "import os, signal\nos.kill({driver_pid}, signal.SIGKILL)\n", "forbidden",
-            "runtime_error", escaping("os.kill({driver_pid}, 9)"), message="PermissionError"),
+            "runtime_error", escaping("os.kill({driver_pid}, 9)"), message="PermissionError",
+            without_root=("runtime_error", "ProcessLookupError")),
+    # Without root its parent has no number in its PID namespace (getppid() is 0): kill(0) reaches
+    # only its own group, itself, and the module ends without defining the entry point.
     Hostile("kill_the_zygote", "import os\nos.kill(os.getppid(), 9)\n", "forbidden", "runtime_error",
-            escaping("os.kill(os.getppid(), 9)"), message="PermissionError"),
+            escaping("os.kill(os.getppid(), 9)"), message="PermissionError",
+            without_root=("compile_error", "is not defined")),
     Hostile("recursion_bomb", "def down(n):\n    return down(n + 1)\n\n\n" + ENTRY + "    return down(0)\n",
             "runtime_error", "runtime_error", message="RecursionError"),
     Hostile("subclasses_escape", "print(().__class__.__base__.__subclasses__())\n", "forbidden", "runtime_error",
@@ -91,7 +103,9 @@ for what, attempt in [("exec", lambda: os.execv("/bin/sh", ["sh", "-c", "touch {
     except OSError as exc:
         tried.append(f"{what}: {type(exc).__name__}")
 raise RuntimeError(" | ".join(tried))
-"""), message="exec: PermissionError | setuid root: PermissionError | unshare: 1 | chroot: PermissionError"),
+"""), message="exec: PermissionError | setuid root: PermissionError | unshare: 1 | chroot: PermissionError",
+            without_root=("runtime_error",
+                          "exec: PermissionError | setuid root: OSError | unshare: 1 | chroot: PermissionError")),
     Hostile("patch_the_policy", """
 import jax
 import jax.numpy as jnp

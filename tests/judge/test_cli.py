@@ -135,3 +135,27 @@ def test_bench_json_gives_the_documented_fields():
     assert figures["problem"] == "checkpoint_dot_policy" and figures["all_accepted"] is True
     assert figures["warm_p50_s"] > 0 and figures["cold_p50_s"] > 0 and figures["throughput_per_min"] > 0
     assert figures["speedup"] == pytest.approx(figures["cold_p50_s"] / figures["warm_p50_s"], rel=0.02)
+
+
+def test_doctor_reports_a_sandbox_that_would_not_start_instead_of_crashing(monkeypatch, capsys):
+    """As when a sandboxed child cannot read the interpreter (a root worker without the minimal
+    root, its interpreter under a directory only root may enter): the zygote's probe fails, and
+    the doctor says so, with the reason, as text and as JSON, and exits 2."""
+    from judge import cli
+    from judge.zygote_runner import ZygoteUnavailable
+
+    class Broken:
+        name = "warm zygote"
+
+        def layers(self):
+            raise ZygoteUnavailable("a sample grading fails inside the sandbox: PermissionError: [Errno 13] "
+                                    "Permission denied: '/root/.pyenv/versions/3.11.7/lib/python3.11'")
+
+    monkeypatch.setattr(cli, "_runner", Broken)
+    assert cli.main(["doctor"]) == 2
+    out = capsys.readouterr().out
+    assert "the sandbox could not be started, so no layer could be checked" in out
+    assert "Permission denied: '/root/.pyenv" in out and "Traceback" not in out
+    assert cli.main(["doctor", "--json"]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["layers"] == {} and data["runner"] is None and "ZygoteUnavailable" in data["error"]

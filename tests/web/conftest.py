@@ -11,6 +11,7 @@ from webplatform.accounts.services import create_user
 from webplatform.catalog.services import sync_problems
 from webplatform.celery import app as celery_app
 from webplatform.core import freshness
+from webplatform.core.broker import keys_of as broker_keys
 
 from ..e2e.browser import chromium
 from .helpers import BANK
@@ -54,14 +55,16 @@ class Broker:
         self.client, self.server = client, server
 
     def messages(self, queue: str) -> list[dict]:
-        """Celery messages waiting in ``queue`` (oldest first): task name, id and arguments."""
-        raw = reversed(self.client.lrange(queue, 0, -1))  # kombu pushes on the left
+        """Celery messages waiting in ``queue``, in the order a worker takes them (priority steps
+        first, then oldest first): task name, id, arguments and priority."""
         out = []
-        for item in raw:
-            message = json.loads(item)
-            headers = message["headers"]
-            args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
-            out.append({"task": headers["task"], "id": headers["id"], "args": args, "eta": headers.get("eta")})
+        for key in broker_keys(queue):
+            for item in reversed(self.client.lrange(key, 0, -1)):  # kombu pushes on the left
+                message = json.loads(item)
+                headers = message["headers"]
+                args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
+                out.append({"task": headers["task"], "id": headers["id"], "args": args, "eta": headers.get("eta"),
+                            "priority": message["properties"].get("priority")})
         return out
 
 

@@ -56,9 +56,10 @@ def test_a_form_refused_by_the_csrf_check_is_a_403_page_with_the_visitors_own_ba
     assert "without its security token" in html and ">ada</a>" in html
 
 
-def test_the_500_page_renders_with_the_database_down(bank, monkeypatch):
-    """Every query fails, the page's own included: the 500 page is rendered all the same (were it
-    to query, the error would escape the handler and the visitor would get a bare answer)."""
+def test_the_503_page_renders_with_the_database_down(bank, monkeypatch):
+    """Every query fails, the page's own included: the database is away, so the answer is 503 with
+    when to try again (core.errors), in the site's layout all the same (were it to query, the error
+    would escape the handler and the visitor would get a bare answer)."""
     tried = []
 
     def refuse(*args, **kwargs):
@@ -69,6 +70,6 @@ def test_the_500_page_renders_with_the_database_down(bank, monkeypatch):
     client = Client(raise_request_exception=False)
     response = client.get(reverse("practice:problem_list"))
     html = response.content.decode()
-    assert response.status_code == 500 and in_layout(html)
-    assert "Something went wrong on our side" in html and "Log in" in html  # no user: the signed-out bar
+    assert response.status_code == 503 and response["Retry-After"] == "10" and in_layout(html)
+    assert "The site is unavailable for a moment" in html and "Log in" in html  # no user: the signed-out bar
     assert tried  # the page itself did query, and failed

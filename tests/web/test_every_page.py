@@ -196,7 +196,7 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("404 unknown problem", "signed out", go("/problems/no_such_problem/"), 404),
         Visit("400 bad request", "signed out", go("/?" + "&".join(["x"] * 1001)), 400),
         Visit("403 form expired (CSRF)", "signed out", bad_csrf, 403),
-        Visit("500 database down", "signed out", database_down, 500),
+        Visit("503 database down", "signed out", database_down, 503),
         Visit("problem list", "learner", go("/"), 200),
         Visit("problem page, solved", "learner", go(f"/problems/{DOT}/"), 200),
         Visit("problem page, verdict under the editor", "learner", solved_under_the_editor, 200),

@@ -1,12 +1,16 @@
 """The grading task, run in this process on the real judge (a real child process grades)."""
 import json
+import threading
+import time
 
 import pytest
+from celery.exceptions import Reject
+from django.db import OperationalError
 from django.urls import reverse
 
 from webplatform.catalog.models import Problem, ProblemVersion
 from webplatform.catalog.services import sync_problems
-from webplatform.submissions import services
+from webplatform.submissions import services, tasks
 from webplatform.submissions.models import Submission
 from webplatform.submissions.tasks import grade_submission
 
@@ -109,3 +113,66 @@ def test_printed_output_keeps_no_hidden_size_in_the_stored_report_or_on_the_page
     assert "SHAPE 8x16" in page and "Of the sample cases only (and of your module as it loads)" in page
     for stored in (json.dumps(submission.report), page):
         assert "64x32" not in stored and "2x48" not in stored
+
+
+def _flaky(real, failures: list):
+    """``real``, raising the error a dropped database connection raises while ``failures`` lasts."""
+    def call(**kwargs):
+        if failures:
+            failures.pop()
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(**kwargs)
+    return call
+
+
+@pytest.mark.django_db(transaction=True)  # the claim's heartbeat beats from a thread, on its own connection
+def test_a_database_outage_while_grading_delays_the_verdict_and_never_grades_it_twice(
+        learner, dot_policy, broker, settings, monkeypatch):
+    """The database goes away as the worker claims the submission and again as it stores the
+    verdict: the task waits for it each time (it does not fail, which would acknowledge and lose
+    the message), and the verdict graded once is stored once."""
+    settings.GRADING = {**settings.GRADING, "DATABASE_PATIENCE_S": 60}
+    submission = submit(learner, dot_policy, correct_source())
+    claim_failures, store_failures, gradings = [1, 1], [1, 1, 1], []
+    monkeypatch.setattr(services, "claim_submission", _flaky(services.claim_submission, claim_failures))
+    monkeypatch.setattr(services, "complete_submission", _flaky(services.complete_submission, store_failures))
+    real_grade = tasks.grade
+    monkeypatch.setattr(tasks, "grade", lambda *a, **k: gradings.append(1) or real_grade(*a, **k))
+    assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "accepted"
+    assert claim_failures == store_failures == [] and gradings == [1]
+    submission.refresh_from_db()
+    assert (submission.status, submission.verdict, submission.attempts) == (Status.DONE, "accepted", 1)
+
+
+def test_a_database_away_for_longer_than_the_patience_hands_the_message_back(
+        learner, dot_policy, broker, settings, monkeypatch):
+    settings.GRADING = {**settings.GRADING, "DATABASE_PATIENCE_S": 0.5}
+    submission = submit(learner, dot_policy, correct_source())
+    monkeypatch.setattr(services, "claim_submission", _flaky(services.claim_submission, [1] * 1000))
+    result = grade_submission.apply(args=[submission.pk], task_id="m")
+    # Rejected with requeue: the broker keeps the message (not acknowledged as done).
+    assert isinstance(result.result, Reject) and result.result.requeue
+    submission.refresh_from_db()
+    assert submission.status == Status.QUEUED
+
+
+@pytest.mark.django_db(transaction=True)  # the grading runs in a thread of its own, on its own connection
+def test_cancelling_a_running_grading_stops_it_at_the_next_heartbeat(learner, dot_policy, broker, settings):
+    settings.GRADING = {**settings.GRADING, "HEARTBEAT_EVERY_S": 0.2}
+    slow = correct_source() + "\n\nWARM_UP = sum(i * i for i in range(300_000_000))\n"  # a minute of work
+    submission = submit(learner, dot_policy, slow)
+    outcome = []
+    grading = threading.Thread(target=lambda: outcome.append(
+        grade_submission.apply(args=[submission.pk], task_id="m").get()))
+    grading.start()
+    try:
+        deadline = time.monotonic() + 60
+        while Submission.objects.get(pk=submission.pk).status != Status.RUNNING and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # into the grading
+        assert services.cancel_submission(user=learner, submission_id=submission.pk)
+    finally:
+        grading.join(50)  # the child is killed: far sooner than its minute of work
+    assert outcome == ["stopped"]
+    submission.refresh_from_db()
+    assert (submission.status, submission.verdict, submission.report) == (Status.CANCELLED, "", None)

@@ -15,7 +15,7 @@ LAYERS = [
     {"accounts"},
     {"catalog"},  # problems and their immutable versions
     {"submissions"},  # attempts at a version, their grading
-    {"leaderboard", "authoring"},  # rankings from verdicts; problems written in the browser
+    {"leaderboard", "authoring", "monitoring"},  # rankings from verdicts; problems written in the browser; metrics
     {"practice"},  # the learner's pages, which show all of the above
     {"api"},  # the JSON API: the learner's pages' reads and the services, for programs
     {"urls", "wsgi", "asgi"},  # the project wires every app

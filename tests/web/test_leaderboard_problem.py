@@ -72,7 +72,7 @@ def test_a_rejudge_is_enqueued_once_committed(dot_policy, learner, broker, djang
     submission = graded(learner, dot_policy, "accepted")
     with django_capture_on_commit_callbacks(execute=True):
         assert services.rejudge_submission(submission_id=submission.pk)
-    [message] = broker.messages("cpu")
+    [message] = broker.messages("cpu.background")
     assert (message["task"], message["args"]) == ("submissions.grade_submission", [submission.pk])
     claimed = services.claim_submission(submission_id=submission.pk, task_id=message["id"])
     assert claimed.attempts == 1  # a fresh start: the earlier grading's attempts do not count against it

@@ -62,10 +62,9 @@ def test_a_retired_problem_takes_no_submissions(learner, dot_policy):
 def test_a_broker_restart_loses_no_submission(learner, dot_policy, broker, settings,
                                                django_capture_on_commit_callbacks):
     """Redis down when a learner submits: the request still succeeds and the submission waits,
-    queued, in the database; once Redis is back the sweep publishes it again. (Redis here keeps
-    nothing on disk, so messages already queued before a restart are lost too: the same sweep
-    publishes those again.)"""
-    settings.GRADING = {**settings.GRADING, "STALE_QUEUED_S": 60}
+    queued, in the database; once Redis is back, the sweep sees its message in no queue and
+    publishes it again."""
+    settings.GRADING = {**settings.GRADING, "REPUBLISH_AFTER_S": 8}
     broker.server.stop()
     try:
         with django_capture_on_commit_callbacks(execute=True):
@@ -74,9 +73,11 @@ def test_a_broker_restart_loses_no_submission(learner, dot_policy, broker, setti
         broker.server.start()
     submission.refresh_from_db()
     assert submission.status == Status.QUEUED and broker.messages("cpu") == []
-    _age(submission, "enqueued_at", 61)
-    assert services.sweep_stale_submissions().requeued == [submission.pk]
+    assert services.sweep().republished == []  # just published (or tried): its message may be on its way
+    _age(submission, "published_at", 9)
+    assert services.sweep().republished == [submission.pk]
     assert [m["args"] for m in broker.messages("cpu")] == [[submission.pk]]
+    assert services.sweep().republished == []  # in the queue now: not again
 
 
 def test_only_one_claim_of_a_queued_submission_succeeds(learner, dot_policy):
@@ -91,6 +92,17 @@ def test_the_same_message_delivered_again_takes_over_from_a_dead_worker(learner,
     services.claim_submission(submission_id=submission.pk, task_id="message-1")
     again = services.claim_submission(submission_id=submission.pk, task_id="message-1")
     assert again is not None and again.attempts == 2 and again.status == Status.RUNNING
+
+
+def test_a_claim_tried_again_by_the_process_that_made_it_is_the_same_attempt(learner, dot_policy):
+    """The database committed the claim but the connection dropped before the worker heard so: the
+    worker tries the claim again and finds its own, without counting a second attempt."""
+    submission = submit(learner, dot_policy)
+    services.claim_submission(submission_id=submission.pk, task_id="m", worker="node#7")
+    again = services.claim_submission(submission_id=submission.pk, task_id="m", worker="node#7")
+    assert (again.attempts, again.claimed_by) == (1, "node#7")
+    other = services.claim_submission(submission_id=submission.pk, task_id="m", worker="node#8")
+    assert other.attempts == 2  # another process with the same message: the first one died
 
 
 def test_only_the_attempt_that_claimed_it_may_finish_it(learner, dot_policy):
@@ -137,45 +149,97 @@ def _age(submission, field, seconds):
     Submission.objects.filter(pk=submission.pk).update(**{field: timezone.now() - timedelta(seconds=seconds)})
 
 
-def test_the_sweep_republishes_submissions_queued_too_long(learner, dot_policy, broker, settings):
-    settings.GRADING = {**settings.GRADING, "STALE_QUEUED_S": 60}
-    lost, fresh = submit(learner, dot_policy), submit(learner, dot_policy)
-    _age(lost, "enqueued_at", 61)
-    result = services.sweep_stale_submissions()
-    assert result.requeued == [lost.pk] and result.restarted == [] and result.failed == []
-    assert [m["args"] for m in broker.messages("cpu")] == [[lost.pk]]
-    lost.refresh_from_db()
-    assert lost.status == Status.QUEUED and timezone.now() - lost.enqueued_at < timedelta(seconds=5)
-    assert services.sweep_stale_submissions().requeued == []  # not again at once
-    fresh.refresh_from_db()
-    assert fresh.status == Status.QUEUED
-
-
-def test_the_sweep_restarts_submissions_whose_worker_died(
-        learner, dot_policy, broker, settings, django_capture_on_commit_callbacks):
-    settings.GRADING = {**settings.GRADING, "STALE_RUNNING_S": 300, "MAX_ATTEMPTS": 3}
-    stuck, busy = submit(learner, dot_policy), submit(learner, dot_policy)
-    for s in (stuck, busy):
-        services.claim_submission(submission_id=s.pk, task_id=f"m{s.pk}")
-    _age(stuck, "started_at", 301)
-    _age(busy, "started_at", 100)  # still within every problem's limits: left alone
+def test_the_sweep_republishes_only_what_is_in_no_queue(
+        learner, other_learner, dot_policy, broker, settings, django_capture_on_commit_callbacks):
+    settings.GRADING = {**settings.GRADING, "REPUBLISH_AFTER_S": 8}
     with django_capture_on_commit_callbacks(execute=True):
-        result = services.sweep_stale_submissions()
-    assert result.restarted == [stuck.pk] and result.failed == []
+        lost, waiting = submit(learner, dot_policy), submit(other_learner, dot_policy)
+    broker.client.flushdb()  # as a broker restart without persistence would
+    with django_capture_on_commit_callbacks(execute=True):
+        services.enqueue_grading(submission_id=waiting.pk, version=waiting.version, lane=waiting.lane)
+    for submission in (lost, waiting):
+        _age(submission, "published_at", 60)
+    result = services.sweep()
+    assert result.republished == [lost.pk] and result.released == [] and result.broker == "ok"
+    assert sorted(m["args"][0] for m in broker.messages("cpu")) == sorted([lost.pk, waiting.pk])
+
+
+def _claimed(user, problem, task_id):
+    submission = submit(user, problem)
+    services.claim_submission(submission_id=submission.pk, task_id=task_id, worker=f"node-a#{task_id}")
+    return submission
+
+
+def _sweep_twice():
+    """A first sweep only notes its time (after a gap it releases nothing); the second acts."""
+    services.sweep()
+    return services.sweep()
+
+
+def test_a_claim_whose_heartbeat_stopped_is_released_within_seconds(
+        learner, other_learner, dot_policy, broker, settings, django_capture_on_commit_callbacks):
+    settings.GRADING = {**settings.GRADING, "CLAIM_TIMEOUT_S": 10, "MAX_ATTEMPTS": 3}
+    stuck, busy = _claimed(learner, dot_policy, "m1"), _claimed(other_learner, dot_policy, "m2")
+    _age(stuck, "heartbeat_at", 11)  # its worker stopped beating
+    _age(busy, "heartbeat_at", 3)
+    assert services.heartbeat(submission_id=busy.pk, attempt=1)  # a live worker's beat
+    broker.client.flushdb()
+    with django_capture_on_commit_callbacks(execute=True):
+        result = _sweep_twice()
+    assert result.released == [stuck.pk] and result.failed == []
     stuck.refresh_from_db()
     busy.refresh_from_db()
-    assert stuck.status == Status.QUEUED and stuck.attempts == 1
+    assert (stuck.status, stuck.attempts, stuck.claimed_by) == (Status.QUEUED, 1, "")
     assert busy.status == Status.RUNNING
-    assert [m["args"] for m in broker.messages("cpu")] == [[stuck.pk]]
+    [message] = broker.messages("cpu")
+    # At once (no retry delay), and ahead of the queue: its learner already waited their turn.
+    assert message["args"] == [stuck.pk] and message["eta"] is None and message["priority"] == 0
+    # The released worker, were it only slow, can no longer finish it nor keep it.
+    assert not services.heartbeat(submission_id=stuck.pk, attempt=1)
+    assert not services.complete_submission(submission_id=stuck.pk, attempt=1, report={"verdict": "accepted"})
+
+
+def test_after_a_gap_in_the_sweeps_no_claim_is_released_until_heartbeats_could_resume(
+        learner, dot_policy, broker, settings):
+    """The database was away for 20 s: no heartbeat could be written, nor could the sweep run.
+    The first sweep after it must not take the gradings that were running throughout away from
+    their workers (they would be graded twice); the next one releases only silent claims."""
+    settings.GRADING = {**settings.GRADING, "CLAIM_TIMEOUT_S": 10, "SWEEP_GAP_S": 6}
+    services.sweep()
+    from webplatform.submissions.models import Sweep
+    Sweep.objects.update(last_run_at=timezone.now() - timedelta(seconds=21))  # the outage
+    running = _claimed(learner, dot_policy, "m1")
+    _age(running, "heartbeat_at", 21)
+    first = services.sweep()
+    assert first.claims_checked is False and first.released == []
+    services.heartbeat(submission_id=running.pk, attempt=1)  # its worker beats again
+    assert services.sweep().released == []
+    running.refresh_from_db()
+    assert running.status == Status.RUNNING
 
 
 def test_the_sweep_gives_up_with_internal_error_after_the_last_attempt(learner, dot_policy, broker, settings):
-    settings.GRADING = {**settings.GRADING, "STALE_RUNNING_S": 300, "MAX_ATTEMPTS": 1}
-    stuck = submit(learner, dot_policy)
-    services.claim_submission(submission_id=stuck.pk, task_id="m")
-    _age(stuck, "started_at", 301)
-    assert services.sweep_stale_submissions().failed == [stuck.pk]
+    settings.GRADING = {**settings.GRADING, "CLAIM_TIMEOUT_S": 10, "MAX_ATTEMPTS": 1}
+    stuck = _claimed(learner, dot_policy, "m")
+    _age(stuck, "heartbeat_at", 11)
+    broker.client.flushdb()
+    assert _sweep_twice().failed == [stuck.pk]
     stuck.refresh_from_db()
     assert (stuck.status, stuck.verdict) == (Status.DONE, "internal_error")
-    assert "not a problem with your code" in stuck.message and "stopped responding" in stuck.report["judge_error"]
+    assert "not a problem with your code" in stuck.message and "heartbeats" in stuck.report["judge_error"]
     assert broker.messages("cpu") == []
+
+
+def test_a_restarted_worker_releases_its_past_life_s_claims_at_once(learner, other_learner, dot_policy, broker,
+                                                                     django_capture_on_commit_callbacks):
+    before = _claimed(learner, dot_policy, "m1")  # node-a's previous life
+    booted = timezone.now()
+    after = submit(other_learner, dot_policy)
+    services.claim_submission(submission_id=after.pk, task_id="m2", worker="node-a#99")  # its new life
+    other = _claimed(other_learner, dot_policy, "m3")
+    Submission.objects.filter(pk=other.pk).update(claimed_by="node-b#5", started_at=booted - timedelta(seconds=1))
+    broker.client.flushdb()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.release_claims_of_worker(node="node-a", booted_at=booted) == [before.pk]
+    assert [m["args"] for m in broker.messages("cpu")] == [[before.pk]]
+    assert Submission.objects.get(pk=after.pk).status == Submission.objects.get(pk=other.pk).status == Status.RUNNING

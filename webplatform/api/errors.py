@@ -14,6 +14,8 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as RequestInvalid
 
+from webplatform.core.database import UNAVAILABLE
+from webplatform.core.errors import RETRY_AFTER_S, UNAVAILABLE_TEXT
 from webplatform.submissions.services import RateLimited
 
 API_PREFIX = "/api/"
@@ -85,8 +87,17 @@ def _invalid_request(request, exc: RequestInvalid) -> JsonResponse:
                           errors=details)
 
 
+def _unavailable(request, exc) -> JsonResponse:
+    """The database is away: 503 with when to try again (as the site's pages answer)."""
+    response = error_response(503, "unavailable", UNAVAILABLE_TEXT, retry_after_s=RETRY_AFTER_S)
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
 def install_handlers(api: NinjaAPI) -> None:
     api.add_exception_handler(ApiError, lambda request, exc: error_response(exc.status, exc.code, exc.message))
+    for error in UNAVAILABLE:
+        api.add_exception_handler(error, _unavailable)
     api.add_exception_handler(ValidationError, lambda request, exc: refusal_response(exc))
     api.add_exception_handler(RequestInvalid, _invalid_request)
     # Operations name what is missing (``missing``); this is for a 404 that nothing named.

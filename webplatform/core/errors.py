@@ -1,7 +1,82 @@
-"""A form refused by Django's CSRF check, said in the site's layout (settings.CSRF_FAILURE_VIEW).
-Django's own view renders the template without the request: the bar would say "Log in" to
-someone signed in. The other error pages are Django's views with the site's templates."""
+"""Clear answers while something is away or wrong.
+
+- A request that meets a database that cannot be reached gets 503 with ``Retry-After``, not a
+  bare 500: what failed is the site's, and it says when to try again.
+- A client that asked for JSON (``Accept: application/json``, as the page's script and API
+  clients send) gets its errors as JSON ``{"error": ...}``, whatever the status: 400, 403, 404,
+  500, 503; a browser gets Django's pages as before.
+The 503 page reads nothing from the database (it is what is away): no user, no session. A form
+refused by Django's CSRF check is said in the site's layout (``csrf_failure``,
+settings.CSRF_FAILURE_VIEW): Django's own view renders the template without the request, and the
+bar would say "Log in" to someone signed in."""
+from __future__ import annotations
+
+import sys
+
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template import loader
+from django.views import defaults
+
+from .database import is_unavailable
+from .http import wants_json
+
+RETRY_AFTER_S = 10
+UNAVAILABLE_TEXT = (f"The site's database is unavailable for a moment, so this was not saved. Nothing you sent "
+                    f"before is lost. Try again in {RETRY_AFTER_S} seconds.")
+
+
+def unavailable(request) -> HttpResponse:
+    """503 with Retry-After, as JSON or as a page."""
+    if wants_json(request):
+        response = JsonResponse({"error": UNAVAILABLE_TEXT, "unavailable": "database"}, status=503)
+    else:
+        # Without the request, as the 500 page: its context would read the session and the user.
+        response = HttpResponse(loader.get_template("503.html").render({"retry_after_s": RETRY_AFTER_S}), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Turns a view's database-unavailable error into 503 (other errors go on to handler500)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        return unavailable(request) if is_unavailable(exception) else None
+
+
+def server_error(request):
+    """handler500: also what an error outside any view (a session saved after it) comes to."""
+    if is_unavailable(sys.exc_info()[1]):
+        return unavailable(request)
+    if wants_json(request):
+        return JsonResponse({"error": "The site failed while answering this request; it has been logged. Try "
+                                      "again, and if it keeps failing, tell the course staff."}, status=500)
+    return defaults.server_error(request)
+
+
+def not_found(request, exception=None):
+    if wants_json(request):
+        return JsonResponse({"error": "There is nothing at this address, or it is not yours to see."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def permission_denied(request, exception=None):
+    if wants_json(request):
+        return JsonResponse({"error": "Your account may not do this."}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def bad_request(request, exception=None):
+    if wants_json(request):
+        return JsonResponse({"error": "The request could not be understood: reload the page and try again."},
+                            status=400)
+    return defaults.bad_request(request, exception)
 
 
 def csrf_failure(request, reason=""):

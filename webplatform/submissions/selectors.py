@@ -1,12 +1,19 @@
 """Reads of submissions. Only the author may read a submission (and its code)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.http import Http404
 from judge import verdicts
 from judge.evidence import COST_REVISION
 
+from webplatform.core.queues import BACKGROUND, PRIORITY
+
 from .models import Submission
+
+Status = Submission.Status
 
 
 def get_own_submission(*, user, submission_id: int) -> Submission:
@@ -67,3 +74,48 @@ def figures_to_remeasure(*, slugs=(), device: str | None = None, again: bool = F
     if device is not None:
         found = found.filter(version__device=device)
     return found.select_related("user", "problem", "version").order_by("finished_at", "id")
+
+
+@dataclass
+class Place:
+    """Where a queued grading stands: ``ahead`` gradings go before it in its queue; or, while
+    it waits behind its author's own earlier gradings (the per-learner cap), ``own_ahead`` of
+    those, in flight or waiting before it, and ``ahead`` None (it has no place in the queue yet)."""
+    ahead: int | None
+    own_ahead: int = 0
+
+
+def queue_place(submission: Submission) -> Place | None:
+    """None unless the submission is queued. A grading goes after everything published before
+    it in its queue, and after every grading of a lane read before its own ("Run samples"
+    before submissions: see core.queues)."""
+    if submission.status != Status.QUEUED:
+        return None
+    if submission.published_at is None:
+        earlier_held = Q(status=Status.QUEUED, published_at__isnull=True) & (
+            Q(enqueued_at__lt=submission.enqueued_at) | Q(enqueued_at=submission.enqueued_at, pk__lt=submission.pk))
+        own = Submission.objects.filter(user_id=submission.user_id, lane=submission.lane).filter(
+            Q(status=Status.RUNNING) | Q(status=Status.QUEUED, published_at__isnull=False) | earlier_held).count()
+        return Place(ahead=None, own_ahead=own)
+    mine = submission.published_at
+    same_queue = [lane for lane in PRIORITY if (lane == BACKGROUND) == (submission.lane == BACKGROUND)]
+    before = [lane for lane in same_queue if PRIORITY[lane] < PRIORITY[submission.lane]]
+    ahead = Submission.objects.filter(status=Status.QUEUED, published_at__isnull=False, lane__in=same_queue,
+                                      version__device=submission.version.device).filter(
+        Q(lane__in=before) | Q(lane=submission.lane, published_at__lt=mine)
+        | Q(lane=submission.lane, published_at=mine, pk__lt=submission.pk)).count()
+    return Place(ahead=ahead)
+
+
+def describe_place(place: Place | None) -> str:
+    """The place in words, as the status line shows it."""
+    if place is None:
+        return ""
+    if place.ahead is None:
+        cap = settings.GRADING["PER_LEARNER_IN_FLIGHT"]
+        at_a_time = "one of your gradings runs" if cap == 1 else f"{cap} of your gradings run"
+        return (f"waits for your {place.own_ahead} earlier grading{'s' if place.own_ahead != 1 else ''} "
+                f"({at_a_time} at a time, so that everyone's get their turn)")
+    if place.ahead == 0:
+        return "next in line"
+    return f"{place.ahead} grading{'s' if place.ahead != 1 else ''} ahead of yours"

@@ -5,12 +5,18 @@ Every transition is one conditional UPDATE (``filter(id=..., status=...).update(
 workers holding the same message, a sweep racing a slow worker, or a redelivered message can
 never move a submission twice. The database is the source of truth; a Celery message is only a
 nudge, and a lost one is re-sent by the sweep.
+
+The queue is fair: a learner has at most ``PER_LEARNER_IN_FLIGHT`` gradings of a lane published
+or running at once; the rest wait in the database (``published_at`` empty) and are published one
+by one as the earlier ones finish, so one learner's ten infinite loops wait behind each other,
+not in front of everyone else's submissions.
 """
 from __future__ import annotations
 
 import json
 import logging
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -25,9 +31,10 @@ from judge.evidence import Cost
 from judge.report import Report
 from kombu.exceptions import OperationalError
 
-from webplatform.core.queues import enqueue, queue_for
+from webplatform.core import broker
+from webplatform.core.queues import BACKGROUND, enqueue, grading_queues, queue_for
 
-from .models import Submission
+from .models import LANE_OF_KIND, Submission, Sweep, Worker
 from .signals import verdicts_changed
 
 logger = logging.getLogger(__name__)
@@ -117,39 +124,93 @@ def create_submission(*, user, problem, source: str, kind: str, version=None) ->
     with transaction.atomic():
         _check_rate(user=user, kind=kind, now=timezone.now())
         submission = Submission.objects.create(
-            user=user, problem=problem, version=version, kind=kind, source=source,
+            user=user, problem=problem, version=version, kind=kind, source=source, lane=LANE_OF_KIND[kind],
             status=Status.QUEUED, enqueued_at=timezone.now())
-        transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, version=version))
+        _dispatch(user_id=user.pk, lane=submission.lane)
     return submission
 
 
-def enqueue_grading(*, submission_id: int, version, countdown: float = 0) -> bool:
-    """Publishes the grading message on the queue of ``version``'s device; False when the broker
-    cannot be reached (the submission stays queued and the sweep publishes it again later)."""
+def enqueue_grading(*, submission_id: int, version, lane: str, countdown: float = 0, resumed: bool = False) -> bool:
+    """Publishes the grading message on the queue of ``version``'s device and ``lane`` (ahead of
+    the others when ``resumed``); False when the broker cannot be reached (the submission stays
+    queued and the sweep publishes it again later)."""
     try:
-        enqueue(GRADE_TASK, submission_id, queue=queue_for(version), countdown=countdown or None,
-                retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        enqueue(GRADE_TASK, submission_id, queue=queue_for(version, lane), lane=lane, resumed=resumed,
+                countdown=countdown or None, retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except OperationalError as exc:
         logger.warning("could not enqueue submission %s (%s); the sweep will retry", submission_id, exc)
         return False
     return True
 
 
-def claim_submission(*, submission_id: int, task_id: str) -> Submission | None:
-    """queued -> running for the worker holding message ``task_id``, as a new attempt.
+def _publish_on_commit(submission_id: int, version, lane: str, countdown: float = 0, resumed: bool = False) -> None:
+    transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, version=version, lane=lane,
+                                                  countdown=countdown, resumed=resumed))
+
+
+def _in_flight(*, user_id: int, lane: str):
+    """The learner's gradings of ``lane`` that hold a message or a worker."""
+    return Submission.objects.filter(user_id=user_id, lane=lane).filter(
+        Q(status=Status.RUNNING) | Q(status=Status.QUEUED, published_at__isnull=False))
+
+
+def _dispatch(*, user_id: int, lane: str) -> int:
+    """Publishes (once committed) the learner's waiting gradings of ``lane``, oldest first, while
+    fewer than ``PER_LEARNER_IN_FLIGHT`` are in flight (background work is never held). Called in
+    the transaction of every change that adds a grading or ends one; the learner's row is locked
+    so that two of them at once cannot both take the last place (SQLite's IMMEDIATE transactions
+    already serialise writers). Returns how many it published."""
+    cap = _grading_settings()["PER_LEARNER_IN_FLIGHT"]
+    get_user_model().objects.select_for_update().filter(pk=user_id).first()
+    waiting = Submission.objects.filter(user_id=user_id, lane=lane, status=Status.QUEUED, published_at__isnull=True)
+    free = None if cap <= 0 or lane == BACKGROUND else cap - _in_flight(user_id=user_id, lane=lane).count()
+    if free is not None and free <= 0:
+        return 0
+    now, published = timezone.now(), 0
+    for submission in waiting.select_related("version").only("id", "version__device").order_by(
+            "enqueued_at", "id")[:free]:
+        if Submission.objects.filter(pk=submission.pk, status=Status.QUEUED, published_at__isnull=True) \
+                .update(published_at=now):
+            _publish_on_commit(submission.pk, submission.version, lane)
+            published += 1
+    return published
+
+
+def claim_submission(*, submission_id: int, task_id: str, worker: str = "") -> Submission | None:
+    """queued -> running for the worker process ``worker`` holding message ``task_id``, as a new
+    attempt, with a first heartbeat.
 
     Also takes over a submission left running by this same message: the broker hands a message
     out again only when the worker holding it died (``acks_late`` with
     ``reject_on_worker_lost``), so that attempt is over. None when there is nothing to claim
-    (another worker holds it, or it is done): a duplicate message then does nothing."""
+    (another worker holds it, it is done or cancelled): a duplicate message then does nothing."""
     if not task_id:
         raise ValueError("task_id is required")
+    if worker:
+        # This process's own claim that went through while its answer was lost (the database went
+        # away between the commit and the reply): the same attempt, not a new one.
+        own = Submission.objects.select_related("version").filter(
+            pk=submission_id, status=Status.RUNNING, task_id=task_id, claimed_by=worker).first()
+        if own is not None:
+            return own
     orphaned_by_this_message = Q(status=Status.RUNNING, task_id=task_id)
+    now = timezone.now()
     claimed = Submission.objects.filter(Q(status=Status.QUEUED) | orphaned_by_this_message, pk=submission_id) \
-        .update(status=Status.RUNNING, attempts=F("attempts") + 1, started_at=timezone.now(), task_id=task_id)
+        .update(status=Status.RUNNING, attempts=F("attempts") + 1, started_at=now, task_id=task_id,
+                claimed_by=worker, heartbeat_at=now)
     if not claimed:
         return None
     return Submission.objects.select_related("version").get(pk=submission_id)
+
+
+def heartbeat(*, submission_id: int, attempt: int) -> bool:
+    """The worker grading this attempt is still at it. False when the row says the attempt is no
+    longer the worker's: cancelled by its author, or released by the sweep. (A row this
+    connection cannot see, deleted meanwhile, stops nothing: its verdict will find no row.)"""
+    mine = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt)
+    if mine.update(heartbeat_at=timezone.now()):
+        return True
+    return not Submission.objects.filter(pk=submission_id).exists()
 
 
 def jsonable(report: dict) -> dict:
@@ -190,7 +251,25 @@ def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bo
             status=Status.DONE, verdict=report["verdict"], message=report.get("message", ""), report=report,
             finished_at=timezone.now(), **metrics_of(report))
         if updated:
-            _announce(Submission.objects.filter(pk=submission_id).values_list("user_id", "version_id"))
+            user_id, version_id, lane = Submission.objects.filter(pk=submission_id).values_list(
+                "user_id", "version_id", "lane").get()
+            _announce({(user_id, version_id)})
+            _dispatch(user_id=user_id, lane=lane)
+    return bool(updated)
+
+
+def cancel_submission(*, user, submission_id: int) -> bool:
+    """queued or running -> cancelled, by its author. A queued one never reaches a worker (its
+    message, if any, finds nothing to claim); a running one is stopped by its worker at its next
+    heartbeat. The learner's next waiting grading takes its place. False when it is finished
+    already (or not theirs)."""
+    with transaction.atomic():
+        updated = Submission.objects.filter(
+            pk=submission_id, user_id=user.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
+            status=Status.CANCELLED, finished_at=timezone.now(), message="Cancelled before a verdict.")
+        if updated:
+            lane = Submission.objects.filter(pk=submission_id).values_list("lane", flat=True).get()
+            _dispatch(user_id=user.pk, lane=lane)
     return bool(updated)
 
 
@@ -252,15 +331,17 @@ def rejudge_submission(*, submission_id: int) -> bool:
 
 def _requeue(submission, version, extra: Q) -> bool:
     """The one done -> queued transition of rejudges: verdict and figures cleared, the summaries
-    told, the grading enqueued once committed."""
+    told, the grading enqueued once committed, in the background lane (nobody waits for it
+    live, and however many there are, no learner waits behind them)."""
     with transaction.atomic():
+        now = timezone.now()
         updated = Submission.objects.filter(extra, pk=submission.pk, status=Status.DONE).update(
             status=Status.QUEUED, version=version, verdict="", message="", report=None, attempts=0, task_id="",
-            enqueued_at=timezone.now(), started_at=None, finished_at=None,
-            grading_time_s=None, **dict.fromkeys(METRIC_FIELDS))
+            lane=BACKGROUND, enqueued_at=now, published_at=now, started_at=None, finished_at=None,
+            claimed_by="", heartbeat_at=None, grading_time_s=None, **dict.fromkeys(METRIC_FIELDS))
         if updated:
             _announce({(submission.user_id, submission.version_id), (submission.user_id, version.pk)})
-            transaction.on_commit(lambda: enqueue_grading(submission_id=submission.pk, version=version))
+            _publish_on_commit(submission.pk, version, BACKGROUND)
     return bool(updated)
 
 
@@ -274,9 +355,12 @@ def delete_submissions(*, submission_ids) -> int:
     return count
 
 
-def record_grading_failure(*, submission_id: int, attempt: int, message: str, report: dict | None = None) -> str:
+def record_grading_failure(*, submission_id: int, attempt: int, message: str, report: dict | None = None,
+                           worker_gone: bool = False) -> str:
     """The judge failed on this attempt (it raised, or said internal_error): queue it again after
-    a delay, or, after ``MAX_ATTEMPTS`` attempts, finish it as ``internal_error``.
+    a delay (``RETRY_DELAY_S`` times the attempt); or its worker went away (``worker_gone``):
+    queue it again at once, ahead of the queue. After ``MAX_ATTEMPTS`` attempts, finish it as
+    ``internal_error`` instead.
     Returns "retrying", "internal_error", or "stale" when this attempt no longer owns it.
 
     The judge's own words (``message``) go to the log and to the stored report's ``judge_error``,
@@ -287,21 +371,23 @@ def record_grading_failure(*, submission_id: int, attempt: int, message: str, re
     if submission is None:
         return "stale"
     logger.warning("judge failure on submission %s, attempt %s: %s", submission_id, attempt, message)
-    if attempt >= config["MAX_ATTEMPTS"]:
-        final = {**(jsonable(report) if report else {"verdict": verdicts.INTERNAL_ERROR}), "judge_error": message}
-        text = (f"The judge failed {attempt} times on this submission; this is not a problem with your code. "
-                f"Please submit again later.")
-        updated = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
-            status=Status.DONE, verdict=verdicts.INTERNAL_ERROR, message=text, report=final,
-            finished_at=timezone.now())
-        return "internal_error" if updated else "stale"
-    updated = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
-        status=Status.QUEUED, enqueued_at=timezone.now(), message="retrying after a failure of the judge")
-    if not updated:
-        return "stale"
-    delay = config["RETRY_DELAY_S"] * attempt
-    transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, version=submission.version,
-                                                  countdown=delay))
+    owned = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt)
+    now = timezone.now()
+    with transaction.atomic():
+        if attempt >= config["MAX_ATTEMPTS"]:
+            final = {**(jsonable(report) if report else {"verdict": verdicts.INTERNAL_ERROR}), "judge_error": message}
+            text = (f"The judge failed {attempt} times on this submission; this is not a problem with your code. "
+                    f"Please submit again later.")
+            if not owned.update(status=Status.DONE, verdict=verdicts.INTERNAL_ERROR, message=text, report=final,
+                                finished_at=now):
+                return "stale"
+            _dispatch(user_id=submission.user_id, lane=submission.lane)
+            return "internal_error"
+        if not owned.update(status=Status.QUEUED, published_at=now, claimed_by="", heartbeat_at=None,
+                            message="retrying after a failure of the judge"):
+            return "stale"
+        delay = 0 if worker_gone else config["RETRY_DELAY_S"] * attempt
+        _publish_on_commit(submission_id, submission.version, submission.lane, countdown=delay, resumed=worker_gone)
     return "retrying"
 
 
@@ -317,37 +403,108 @@ def requeue_submission(*, submission_id: int, version) -> bool:
 
 @dataclass
 class SweepResult:
-    requeued: list[int] = field(default_factory=list)  # re-published, still queued
-    restarted: list[int] = field(default_factory=list)  # were running on a worker that went away
-    failed: list[int] = field(default_factory=list)  # out of attempts: internal_error
+    republished: list[int] = field(default_factory=list)  # queued, but their message was lost
+    released: list[int] = field(default_factory=list)  # were running on a worker that went away
+    failed: list[int] = field(default_factory=list)  # released, out of attempts: internal_error
+    dispatched: int = 0  # held by the per-learner cap, and now published
+    broker: str = "ok"  # or why it could not be read (then nothing is republished)
+    claims_checked: bool = True  # False after a gap: the heartbeats get one period to catch up
 
 
-def sweep_stale_submissions(*, now: datetime | None = None) -> SweepResult:
-    """Re-enqueues what a lost message or a dead worker left behind (run by Celery beat).
+def release_claim(*, submission_id: int, attempt: int, why: str) -> str:
+    """The worker holding this attempt is gone: the submission goes back to the front of the
+    queue at once (the attempt counts: a submission that kills every worker ends as
+    internal_error)."""
+    return record_grading_failure(submission_id=submission_id, attempt=attempt, message=why, worker_gone=True)
 
-    - queued since before ``STALE_QUEUED_S``: the message was lost (a broker restart without
-      persistence, or Redis down when it was created): publish it again;
-    - running since before ``STALE_RUNNING_S`` (longer than any problem's wall limit): its
-      worker died; it goes back to queued, or to ``internal_error`` once out of attempts.
-    Duplicate messages are harmless: only one claim of a queued submission succeeds."""
+
+def release_claims_of_worker(*, node: str, booted_at: datetime) -> list[int]:
+    """Releases what an earlier life of worker ``node`` (same name, restarted) claimed before
+    ``booted_at``: that process is gone, so its claims need not wait for the heartbeat rule."""
+    gone = Submission.objects.filter(status=Status.RUNNING, claimed_by__startswith=f"{node}#",
+                                     started_at__lt=booted_at).values_list("id", "attempts")
+    return [sid for sid, attempt in gone
+            if release_claim(submission_id=sid, attempt=attempt,
+                             why=f"its worker {node} was restarted while grading it") == "retrying"]
+
+
+def sweep(*, now: datetime | None = None) -> SweepResult:
+    """Puts right, from the database's truth, what a lost message or a dead worker left behind
+    (Celery beat runs it every few seconds, ahead of any grading in its queue):
+
+    - a claim whose heartbeat stopped more than ``CLAIM_TIMEOUT_S`` ago: its worker is gone; the
+      submission goes back to the queue (or to internal_error once out of attempts);
+    - a queued submission whose message is in no queue of the broker (a broker restart, a publish
+      that failed while Redis was away), published more than ``REPUBLISH_AFTER_S`` ago: publish
+      it again;
+    - a learner with a free place under the cap and gradings waiting: publish them.
+    Duplicate messages are harmless: only one claim of a queued submission succeeds.
+
+    After a gap in the sweeps (the database was away, so no heartbeat could be written either)
+    this run only notes the time: it releases claims from the next run on, once their workers
+    have had a period to beat again."""
     config = _grading_settings()
     now = now or timezone.now()
     result = SweepResult()
-    stale_queued = Submission.objects.filter(
-        status=Status.QUEUED, enqueued_at__lt=now - timedelta(seconds=config["STALE_QUEUED_S"]))
-    for submission in stale_queued.select_related("version").only("id", "version__device", "enqueued_at"):
-        if Submission.objects.filter(pk=submission.pk, status=Status.QUEUED,
-                                     enqueued_at=submission.enqueued_at).update(enqueued_at=now):
-            enqueue_grading(submission_id=submission.pk, version=submission.version)
-            result.requeued.append(submission.pk)
-    stale_running = Submission.objects.filter(
-        status=Status.RUNNING, started_at__lt=now - timedelta(seconds=config["STALE_RUNNING_S"]))
-    for submission in stale_running.select_related("version").only("id", "attempts", "version__device"):
-        outcome = record_grading_failure(
-            submission_id=submission.pk, attempt=submission.attempts,
-            message="the worker grading it stopped responding")
-        if outcome == "internal_error":
-            result.failed.append(submission.pk)
-        elif outcome == "retrying":
-            result.restarted.append(submission.pk)
+    with transaction.atomic():
+        state, _ = Sweep.objects.select_for_update().get_or_create(pk=1)
+        gap = state.last_run_at is None or now - state.last_run_at > timedelta(seconds=config["SWEEP_GAP_S"])
+        Sweep.objects.filter(pk=1).update(last_run_at=now, runs=F("runs") + 1)
+    result.claims_checked = not gap
+    if not gap:
+        stale = Submission.objects.filter(
+            status=Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=config["CLAIM_TIMEOUT_S"]))
+        for sid, attempt in stale.values_list("id", "attempts"):
+            outcome = release_claim(submission_id=sid, attempt=attempt, why="its worker stopped sending heartbeats")
+            if outcome == "retrying":
+                result.released.append(sid)
+            elif outcome == "internal_error":
+                result.failed.append(sid)
+    try:
+        waiting = broker.waiting_args(GRADE_TASK, grading_queues())
+    except broker.BrokerUnavailable as exc:
+        result.broker = str(exc)
+    else:
+        lost = Submission.objects.filter(
+            status=Status.QUEUED, published_at__lt=now - timedelta(seconds=config["REPUBLISH_AFTER_S"])) \
+            .exclude(pk__in=waiting).select_related("version").only("id", "lane", "published_at", "version__device")
+        for submission in lost:
+            if Submission.objects.filter(pk=submission.pk, status=Status.QUEUED,
+                                         published_at=submission.published_at).update(published_at=now):
+                enqueue_grading(submission_id=submission.pk, version=submission.version, lane=submission.lane)
+                result.republished.append(submission.pk)
+    for user_id, lane in _held_with_room():
+        with transaction.atomic():
+            result.dispatched += _dispatch(user_id=user_id, lane=lane)
+    Sweep.objects.filter(pk=1).update(republished=F("republished") + len(result.republished),
+                                      released=F("released") + len(result.released) + len(result.failed),
+                                      dispatched=F("dispatched") + result.dispatched)
     return result
+
+
+def _held_with_room() -> set[tuple[int, str]]:
+    """(learner, lane) pairs with gradings held by the cap although fewer are in flight: normally
+    none (each finished grading publishes the next), unless a worker died between the two."""
+    cap = _grading_settings()["PER_LEARNER_IN_FLIGHT"]
+    held = set(Submission.objects.filter(status=Status.QUEUED, published_at__isnull=True)
+               .values_list("user_id", "lane").distinct().order_by())
+    if not held or cap <= 0:
+        return held
+    busy = Counter(Submission.objects.filter(Q(status=Status.RUNNING) | Q(status=Status.QUEUED,
+                                                                          published_at__isnull=False))
+                   .values_list("user_id", "lane").order_by())
+    return {pair for pair in held if pair[1] == BACKGROUND or busy[pair] < cap}
+
+
+def record_worker(*, name: str, queues: str = "", started_at: datetime | None = None,
+                  layers: dict | None = None) -> None:
+    """A worker node says it is alive (and, once its grading process has probed them, which
+    sandbox layers it has)."""
+    now = timezone.now()
+    fields = {"seen_at": now}
+    if started_at is not None:
+        fields.update(started_at=started_at, queues=queues)
+    if layers is not None:
+        fields["layers"] = layers
+    if not Worker.objects.filter(pk=name).update(**fields):
+        Worker.objects.update_or_create(pk=name, defaults={"started_at": started_at or now, **fields})

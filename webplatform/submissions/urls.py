@@ -9,4 +9,5 @@ urlpatterns = [
     path("submissions/", views.history, name="history"),
     path("submissions/<int:submission_id>/", views.detail, name="detail"),
     path("submissions/<int:submission_id>/status/", views.status, name="status"),
+    path("submissions/<int:submission_id>/cancel/", views.cancel, name="cancel"),
 ]

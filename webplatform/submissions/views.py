@@ -53,16 +53,34 @@ def _refused(request, problem, exc: ValidationError):
 
 
 def _status_payload(request, submission: Submission) -> dict:
+    place = selectors.queue_place(submission)
     payload = {
         "id": submission.pk, "kind": submission.kind, "status": submission.status, "verdict": submission.verdict,
-        "message": submission.message, "done": submission.is_done,
+        "message": submission.message, "done": submission.is_finished,
+        "position": None if place is None or place.ahead is None else place.ahead + 1,
+        "place": selectors.describe_place(place),
         "url": reverse("submissions:detail", args=[submission.pk]),
         "status_url": reverse("submissions:status", args=[submission.pk]),
+        "cancel_url": reverse("submissions:cancel", args=[submission.pk]),
     }
-    if submission.is_done:
+    if submission.is_finished:
         payload["result_html"] = render_to_string(
             "submissions/_result.html", {"submission": submission, "result": present(submission)}, request=request)
     return payload
+
+
+@login_required
+@require_POST
+def cancel(request, submission_id):
+    """Cancels the learner's own queued or running grading (the JSON endpoint, and the verdict
+    page's button)."""
+    submission = selectors.get_own_submission(user=request.user, submission_id=submission_id)
+    cancelled = services.cancel_submission(user=request.user, submission_id=submission.pk)
+    if wants_json(request):
+        submission.refresh_from_db()
+        return JsonResponse({**_status_payload(request, submission), "cancelled": cancelled},
+                            status=200 if cancelled else 409)
+    return redirect("submissions:detail", submission_id=submission.pk)
 
 
 @login_required
@@ -76,7 +94,9 @@ def status(request, submission_id):
 @require_GET
 def detail(request, submission_id):
     submission = selectors.get_own_submission(user=request.user, submission_id=submission_id)
-    return render(request, "submissions/detail.html", {"submission": submission, "result": present(submission)})
+    return render(request, "submissions/detail.html", {
+        "submission": submission, "result": present(submission),
+        "place": selectors.describe_place(selectors.queue_place(submission))})
 
 
 @login_required

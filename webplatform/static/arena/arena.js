@@ -77,9 +77,23 @@
     tick();
   }
 
+  // The status line: the verdict once graded, else the status and the place in the queue.
   function showStatus(el, data) {
-    el.textContent = data.done ? data.verdict : data.status;
-    el.className = "status " + (data.done ? "verdict " + data.verdict : data.status);
+    var graded = data.done && data.verdict;
+    el.textContent = graded ? data.verdict : data.status;
+    el.className = "status " + (graded ? "verdict " + data.verdict : data.status);
+    var place = document.getElementById("place");
+    if (place) place.textContent = data.done ? "" : data.place || "";
+  }
+
+  // Cancels a queued or running grading; the status poll then shows it cancelled.
+  function cancelGrading(url, button) {
+    var token = document.querySelector("input[name=csrfmiddlewaretoken]");
+    var body = new FormData();
+    if (token) body.set("csrfmiddlewaretoken", token.value);
+    button.disabled = true;
+    fetch(url, { method: "POST", body: body, headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .catch(function () { button.disabled = false; });
   }
 
   function showResult(body, html) {
@@ -164,6 +178,7 @@
     var status = document.getElementById("status");
     var body = document.getElementById("result-body");
     var link = document.getElementById("result-link");
+    var cancel = document.getElementById("cancel-button");
     var notice = document.getElementById("refusal");
     var buttons = form.querySelectorAll("button[type=submit]");
     var waiting = {}; // button id -> true while its limit holds
@@ -194,11 +209,17 @@
           link.href = answer.payload.url;
           link.textContent = "open the verdict page of submission " + answer.payload.id;
           link.hidden = false;
+          if (cancel) {
+            cancel.hidden = false;
+            cancel.disabled = false;
+            cancel.onclick = function () { cancelGrading(answer.payload.cancel_url, cancel); };
+          }
           pollStatus(answer.payload.status_url, function (update) {
             showStatus(status, update);
             if (update.done) {
               showResult(body, update.result_html);
               release();
+              if (cancel) cancel.hidden = true;
             }
           });
         })
@@ -240,7 +261,11 @@
     var status = document.getElementById("status");
     pollStatus(section.dataset.statusUrl, function (update) {
       showStatus(status, update);
-      if (update.done) showResult(document.getElementById("result-body"), update.result_html);
+      if (update.done) {
+        showResult(document.getElementById("result-body"), update.result_html);
+        var form = document.getElementById("cancel-form");
+        if (form) form.hidden = true;
+      }
     });
   }
 

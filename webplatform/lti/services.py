@@ -1,0 +1,2 @@
+def scores_changed(*, standing_ids):
+    pass

@@ -1,4 +1,4 @@
-"""Times on the course pages, in the reader's zone (the current one: ``core.timezones``)."""
+"""Times (in the reader's zone, the current one: ``core.timezones``) and points on the course pages."""
 from datetime import timezone as dt_timezone
 
 from django import template
@@ -30,3 +30,9 @@ def zone_name():
 def state_at(view, now):
     """upcoming, open, late or closed: an assignment for its reader at ``now``."""
     return view.state(now)
+
+
+@register.filter
+def points(value) -> str:
+    """1, 0.7, 1.75: at most two decimals, no trailing zeros."""
+    return f"{float(value):.2f}".rstrip("0").rstrip(".")

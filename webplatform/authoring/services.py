@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid as uuid_module
 from dataclasses import dataclass
 
+from django.apps import apps as global_apps
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
@@ -36,9 +37,10 @@ VALIDATE_TASK = "authoring.validate_draft"
 REJUDGE_TASK = "authoring.rejudge_submissions"
 
 
-def grant_instructor_permissions(*, apps, using="default", **kwargs):
+def grant_instructor_permissions(*, apps=global_apps, using="default", **kwargs):
     """post_migrate receiver: the instructors group exists and holds the authoring permissions
-    (historical models from ``apps``, as a migration would use)."""
+    (historical models from ``apps``, as a migration would use; a flush, as after a test that
+    commits, sends no ``apps``: the installed models then)."""
     group, _ = apps.get_model("auth", "Group").objects.using(using).get_or_create(name=INSTRUCTORS_GROUP)
     codenames = [name.split(".", 1)[1] for name in INSTRUCTOR_PERMISSIONS]
     group.permissions.add(*apps.get_model("auth", "Permission").objects.using(using).filter(

@@ -37,6 +37,15 @@ def urls(klass, submission_id):
     }
 
 
+def test_only_instructors_of_the_site_start_courses(client, make_user):
+    as_user(client, make_user("ada"))
+    assert client.post(reverse("courses:create"), {"title": "Mine"}).status_code == 404
+    assert "Start a course" not in client.get(reverse("courses:index")).content.decode()
+    as_user(client, make_user("iris", instructor=True))
+    made = client.post(reverse("courses:create"), {"title": "Mine", "term": "Fall"})
+    assert made.status_code == 302 and client.get(made["Location"]).status_code == 200
+
+
 def test_instructors_pages_are_a_404_to_learners_and_the_course_to_strangers(klass, client, make_user):
     theirs = graded(klass.grace, klass.a, "accepted", at=klass.day(1))
     as_user(client, klass.ada)

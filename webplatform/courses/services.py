@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -46,8 +46,8 @@ def _new_code_fields() -> dict:
 
 @transaction.atomic
 def create_course(*, user, title: str, term: str = "") -> Course:
-    if not selectors.can_create_courses(user):
-        raise PermissionDenied("only instructors start courses")
+    """A course taught by ``user``: an instructor of the site (the view checks), or of a
+    learning platform's course launching this tool for the first time (LTI)."""
     if not title.strip():
         raise ValidationError("a course needs a title")
     group = Group.objects.create(name=f"course-{uuid.uuid4().hex}")

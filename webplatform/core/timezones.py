@@ -7,6 +7,7 @@ instructor types in it. Without the cookie, or with a name that is no zone, time
 (the settings' ``TIME_ZONE``) and the page says so."""
 from __future__ import annotations
 
+from urllib.parse import unquote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.utils import timezone
@@ -17,6 +18,7 @@ COOKIE = "tz"
 def zone_named(name: str | None):
     if not name or len(name) > 64:
         return None
+    name = unquote(name)  # "Asia%2FKolkata", as some browsers' scripts write it
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):

@@ -42,6 +42,7 @@ class AssignmentForm(forms.Form):
         super().__init__(*args, **kwargs)
         if problems is not None:
             self.fields["problems"].queryset = problems
+        self.fields["problems"].label_from_instance = lambda p: f"{p.title} ({p.slug}, {p.difficulty})"
 
 
 class ExtensionForm(forms.Form):

@@ -5,8 +5,8 @@
   var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (!zone) return;
   var known = document.cookie.split("; ").filter(function (c) { return c.indexOf("tz=") === 0; })[0];
-  if (known === "tz=" + encodeURIComponent(zone)) return;
-  document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax";
+  if (known === "tz=" + zone) return;
+  document.cookie = "tz=" + zone + "; path=/; max-age=31536000; samesite=lax";  // zone names need no quoting
   var format = new Intl.DateTimeFormat(undefined, {
     weekday: "short", day: "numeric", month: "short", year: "numeric",
     hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short", timeZone: zone,

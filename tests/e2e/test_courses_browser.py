@@ -7,8 +7,6 @@ learner's page, the gradebook and its CSV show one on time and one late with its
 Screenshots at 390 and 1366 px go where test_browser.py puts them."""
 import csv
 import re
-import subprocess
-import sys
 import textwrap
 import uuid
 from datetime import datetime, timedelta
@@ -19,7 +17,6 @@ from playwright.sync_api import expect
 
 from ..web.helpers import BANK, correct_source
 from .browser import SCREENSHOTS, submit_and_wait, type_into_editor
-from .conftest import ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
 DEMO_INSTRUCTOR = ("instructor", "instructor-pass-1")
@@ -32,16 +29,6 @@ def shown(moment: datetime, zone: ZoneInfo) -> str:
     """A time as the course pages write it (Django's "D j M Y, H:i T") in ``zone``."""
     local = moment.astimezone(zone)
     return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {local.tzname()}"
-
-
-def manage_shell(site, code: str) -> str:
-    """Runs ``code`` in ``manage.py shell`` against the site's database (as an operator would)."""
-    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", textwrap.dedent(code)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120,
-                          env={"PATH": "/usr/bin:/bin", "DATABASE_URL": f"sqlite:///{site.var / 'db.sqlite3'}",
-                               "REDIS_URL": f"redis://127.0.0.1:{site.redis_port}/0"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
 
 
 def new_context(browser, zone: str, width: int):
@@ -70,6 +57,7 @@ def test_a_class_sees_one_problem_on_time_and_one_late_with_its_penalty(site, br
         due = (datetime.now(INDIA) + timedelta(days=2)).replace(second=0, microsecond=0)
         late = due + timedelta(days=7)
         teacher.fill("input[name=title]", "Week 1")
+        teacher.fill("input[name=opens_at]", (due - timedelta(days=3)).strftime("%Y-%m-%dT%H:%M"))
         teacher.fill("input[name=due_at]", due.strftime("%Y-%m-%dT%H:%M"))
         teacher.fill("input[name=late_until]", late.strftime("%Y-%m-%dT%H:%M"))
         teacher.fill("input[name=late_penalty_percent]", "25")
@@ -103,7 +91,7 @@ def test_a_class_sees_one_problem_on_time_and_one_late_with_its_penalty(site, br
         submit_and_wait(learner, "accepted")
 
         # The due time moves to one second after that acceptance: the second problem is late.
-        moved = manage_shell(site, f"""
+        moved = site.manage("shell", "-c", textwrap.dedent(f"""
             from datetime import timedelta
             from webplatform.courses import selectors, services
             from webplatform.courses.models import Assignment
@@ -113,7 +101,7 @@ def test_a_class_sees_one_problem_on_time_and_one_late_with_its_penalty(site, br
             services.save_assignment(course=a.course, assignment=a, title=a.title, opens_at=a.opens_at,
                                      due_at=first.created_at + timedelta(seconds=1), late_until=a.late_until,
                                      late_penalty_percent=a.late_penalty_percent, problems=selectors.problems_of(a))
-            print(Assignment.objects.get(pk=a.pk).due_at.isoformat())""")
+            print(Assignment.objects.get(pk=a.pk).due_at.isoformat())"""))
         new_due = datetime.fromisoformat(moved.strip().splitlines()[-1])
         learner.goto(f"{site.url}/courses/")
         learner.click(f"#due-soon a:has-text('Week 1')")

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from ..lti_platform import Platform
 from ..web.helpers import correct_source
-from .browser import SCREENSHOTS, submit_and_wait, type_into_editor
+from .browser import submit_and_wait, type_into_editor
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
 
@@ -48,7 +48,6 @@ def test_a_learner_launched_from_the_platform_solves_and_the_platform_gets_the_s
         teacher.check("#problem-choices label:has-text('Checkpoint with a save policy')")
         teacher.click("#save-assignment")
         teacher.goto(f"{site.url}/lti/deep-link/")
-        teacher.screenshot(path=str(SCREENSHOTS / "lti_deep_link_1366.png"), full_page=True)
         teacher.click("#place-assignment")
         expect(teacher.locator("#placed")).to_have_text("Placed 1 activity.")
         (placed,) = platform.state.placed

@@ -156,3 +156,23 @@ def test_the_course_page_gives_instructors_the_code_and_the_roster(klass, client
     client.post(reverse("courses:rotate_code", args=[klass.course.pk]))
     klass.course.refresh_from_db()
     assert klass.course.join_code[:4] + "-" in client.get(reverse("courses:detail", args=[klass.course.pk])).content.decode()
+
+
+def test_extensions_and_co_instructors_from_the_pages(klass, client, make_user):
+    graded(klass.ada, klass.a, "accepted", at=klass.day(8))
+    as_user(client, klass.instructor)
+    client.cookies["tz"] = "UTC"
+    gradebook = urls(klass, 0)["gradebook"]
+    extend = reverse("courses:extension", args=[klass.course.pk, klass.assignment.pk])
+    client.post(extend, {"learner": klass.ada.pk, "due_at": klass.day(8.5).strftime("%Y-%m-%dT%H:%M")})
+    html = client.get(gradebook).content.decode()
+    assert "saved" in html and "1 / 2" in html and "on time" in html
+    refused = client.post(extend, {"learner": klass.ada.pk, "due_at": klass.day(-1).strftime("%Y-%m-%dT%H:%M")},
+                          follow=True)
+    assert "comes after the opening time" in refused.content.decode()
+    assert client.post(extend, {"learner": klass.instructor.pk, "due_at": ""}).status_code == 404  # not a learner
+    make_user("ivan")
+    detail = reverse("courses:detail", args=[klass.course.pk])
+    added = client.post(reverse("courses:add_instructor", args=[klass.course.pk]), {"identifier": "ivan"}, follow=True)
+    assert "ivan teaches this course now." in added.content.decode()
+    assert 'data-user="ivan" data-role="instructor"' in client.get(detail).content.decode()

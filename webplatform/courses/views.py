@@ -24,6 +24,16 @@ def _address(request) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
+def _tell(request, action, done) -> None:
+    """Runs ``action`` (a service call); flashes ``done(its result)``, or what the service refused."""
+    try:
+        result = action()
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, done(result))
+
+
 def _join_refused(request, exc, form, status=400):
     response = render(request, "courses/join.html", {"form": form, "errors": exc.messages}, status=status)
     if isinstance(exc, services.JoinLimited):
@@ -105,12 +115,9 @@ def rotate_code(request, course_id):
 def add_instructor(request, course_id):
     course = selectors.taught(user=request.user, course_id=course_id)
     form = InstructorForm(request.POST)
-    try:
-        if form.is_valid():
-            member = services.add_instructor(course=course, identifier=form.cleaned_data["identifier"])
-            messages.success(request, f"{member.user.username} teaches this course now.")
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
+    if form.is_valid():
+        _tell(request, lambda: services.add_instructor(course=course, identifier=form.cleaned_data["identifier"]),
+              lambda member: f"{member.user.username} teaches this course now.")
     return redirect(reverse("courses:detail", args=[course.pk]) + "#roster")
 
 
@@ -119,11 +126,7 @@ def add_instructor(request, course_id):
 def remove_member(request, course_id, user_id):
     course = selectors.taught(user=request.user, course_id=course_id)
     user = get_object_or_404(get_user_model(), pk=user_id)
-    try:
-        services.remove_member(course=course, user=user)
-        messages.success(request, f"{user.username} left the roster.")
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
+    _tell(request, lambda: services.remove_member(course=course, user=user), lambda _: f"{user.username} left the roster.")
     return redirect(reverse("courses:detail", args=[course.pk]) + "#roster")
 
 
@@ -134,11 +137,8 @@ def publish_draft(request, course_id):
     draft = next((d for d in drafts_for(request.user) if str(d.uuid) == request.POST.get("draft")), None)
     if draft is None:
         raise Http404("no such draft")
-    try:
-        version = services.publish_to_course(course=course, draft=draft)
-        messages.success(request, f"{version.title} is published to this course only.")
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
+    _tell(request, lambda: services.publish_to_course(course=course, draft=draft),
+          lambda version: f"{version.title} is published to this course only.")
     return redirect(reverse("courses:detail", args=[course.pk]) + "#course-problems")
 
 
@@ -232,11 +232,8 @@ def extension(request, course_id, assignment_id):
     form = ExtensionForm(request.POST)
     if form.is_valid():
         learner = get_object_or_404(selectors.learners(course), pk=form.cleaned_data["learner"])
-        try:
-            services.set_extension(assignment=found, user=learner, due_at=form.cleaned_data["due_at"])
-            messages.success(request, f"{learner.username}'s due time is saved.")
-        except ValidationError as exc:
-            messages.error(request, " ".join(exc.messages))
+        _tell(request, lambda: services.set_extension(assignment=found, user=learner, due_at=form.cleaned_data["due_at"]),
+              lambda _: f"{learner.username}'s due time is saved.")
     else:
         messages.error(request, "That is not a time: pick the date and time of the new due time.")
     return redirect("courses:gradebook", course_id=course.pk, assignment_id=found.pk)

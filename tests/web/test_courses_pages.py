@@ -6,11 +6,14 @@ from datetime import datetime, timezone
 
 import pytest
 from django.urls import reverse
+from judge.archive import folder_files
 
+from webplatform.authoring import services as authoring
 from webplatform.courses import services
 from webplatform.courses.models import Assignment
 
 from .courses import make_class
+from .helpers import BANK, copy_package, correct_source, record_validation
 from .scenario import graded
 
 pytestmark = pytest.mark.django_db
@@ -176,3 +179,21 @@ def test_extensions_and_co_instructors_from_the_pages(klass, client, make_user):
     added = client.post(reverse("courses:add_instructor", args=[klass.course.pk]), {"identifier": "ivan"}, follow=True)
     assert "ivan teaches this course now." in added.content.decode()
     assert 'data-user="ivan" data-role="instructor"' in client.get(detail).content.decode()
+
+
+def test_a_problem_kept_for_the_course_opens_to_its_members_and_says_it_ranks_nowhere(klass, client, make_user,
+                                                                                        tmp_path):
+    draft = authoring.create_draft(user=klass.instructor, files=folder_files(
+        copy_package(BANK / "checkpoint_dot_policy", tmp_path, "course_policy")))
+    record_validation(draft)
+    as_user(client, klass.instructor)
+    client.post(reverse("courses:publish_draft", args=[klass.course.pk]), {"draft": str(draft.uuid)})
+    page = reverse("practice:problem_detail", args=["course_policy"])
+    as_user(client, klass.ada)
+    html = client.get(page).content.decode()
+    assert 'id="course-only"' in html and "problem-leaderboard" not in html
+    assert client.post(reverse("submissions:submit", args=["course_policy"]), {"source": correct_source()}).status_code == 302
+    as_user(client, make_user("outsider"))
+    assert client.get(page).status_code == 404
+    assert client.post(reverse("submissions:submit", args=["course_policy"]), {"source": correct_source()}).status_code == 404
+    assert client.get(reverse("leaderboard:problem", args=["course_policy"])).status_code == 404

@@ -106,6 +106,7 @@ def test_a_draft_published_to_a_course_is_seen_by_its_members_only_until_made_pu
     with pytest.raises(Http404):
         get_problem(slug="course_names", user=outsider)
     assert get_problem(slug="course_names", user=klass.ada) == problem
+    assert "course_names" in {p.slug for p in selectors.assignable_problems(klass.course)}
     assert "course_names" not in {p.slug for p in problem_list()}
     # A member's acceptance ranks nowhere while the problem is the course's.
     graded(klass.ada, problem, "accepted")

@@ -27,3 +27,11 @@ cpSync("node_modules/katex/LICENSE", `${KATEX}/LICENSE`);
 for (const font of readdirSync("node_modules/katex/dist/fonts")) {
   if (font.endsWith(".woff2")) cpSync(`node_modules/katex/dist/fonts/${font}`, `${KATEX}/fonts/${font}`);
 }
+
+// axe-core, for the browser tests only (tests/web/test_every_page.py): copied into the tests'
+// assets, never served by the site.
+const AXE = "../tests/assets/axe-core";
+rmSync(AXE, { recursive: true, force: true });
+mkdirSync(AXE, { recursive: true });
+cpSync("node_modules/axe-core/axe.min.js", `${AXE}/axe.min.js`);
+cpSync("node_modules/axe-core/LICENSE", `${AXE}/LICENSE`);

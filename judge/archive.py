@@ -123,18 +123,20 @@ def check_files(files: dict[str, str], folder_name: str | None = None) -> Proble
 
 
 def error_message(exc: PackageError) -> str:
-    """What a PackageError says, without the file and key it names."""
-    where = f"{exc.path}" + (f", key '{exc.key}'" if exc.key else "")
-    return str(exc).removeprefix(f"{where}: ")
+    """What a PackageError says, without the file and key it names (the first, when it lists several)."""
+    return exc.message
 
 
 def relative_error(exc: PackageError, folder: Path) -> PackageError:
-    """The same error with its path made relative to the package folder."""
-    path = Path(exc.path)
-    with contextlib.suppress(ValueError):
-        path = path.relative_to(folder)
-        return PackageError(path.as_posix() if path.parts else ".", exc.key, error_message(exc))
-    return exc
+    """The same errors with their paths made relative to the package folder."""
+    def relative(error: PackageError) -> PackageError:
+        path = Path(error.path)
+        with contextlib.suppress(ValueError):
+            path = path.relative_to(folder)
+            return PackageError(path.as_posix() if path.parts else ".", error.key, error.message)
+        return error
+    first, *more = [relative(error) for error in exc.errors]
+    return PackageError(first.path, first.key, first.message, more=more)
 
 
 def read_zip(data: bytes, *, where: str = "the zip file") -> tuple[str | None, dict[str, str]]:

@@ -2,10 +2,13 @@
 packaged submissions that prove the checker (see README, "Authoring a problem").
 
 Loading validates everything up front and refuses a broken package with a ``PackageError``
-naming the file, the key and what was expected, so that nothing half-valid reaches a grader.
+naming the file, the key and what was expected, so that nothing half-valid reaches a grader. It
+reads on past the first mistake: one ``PackageError`` lists every one found (``errors``), so an
+author fixes them all in one go.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import tomllib
@@ -30,10 +33,37 @@ MAX_PACKAGE_FILE_BYTES = 1 << 20
 
 
 class PackageError(ValueError):
-    def __init__(self, path: Path | str, key: str | None, message: str):
-        self.path, self.key = str(path), key
+    """The file, the key and what was expected. ``errors``: this one and the ``more`` found with
+    it (the message then lists them all, one a line)."""
+
+    def __init__(self, path: Path | str, key: str | None, message: str, *, more=()):
+        self.path, self.key, self.message = str(path), key, message
+        self.errors = [PackageError(path, key, message), *more] if more else [self]
         where = f"{path}" + (f", key '{key}'" if key else "")
-        super().__init__(f"{where}: {message}")
+        super().__init__("\n".join([f"{where}: {message}", *(str(e) for e in more)]))
+
+
+class _Found:
+    """The errors of one package, gathered while loading goes on past them."""
+
+    def __init__(self):
+        self.errors: list[PackageError] = []
+
+    def add(self, path, key: str | None, message: str) -> None:
+        self.errors.append(PackageError(path, key, message))
+
+    @contextlib.contextmanager
+    def reading(self):
+        """Runs a step of the loading; what it raises is noted and the loading goes on."""
+        try:
+            yield
+        except PackageError as exc:
+            self.errors.extend(exc.errors)
+
+    def raise_any(self) -> None:
+        if self.errors:
+            first, *more = self.errors
+            raise PackageError(first.path, first.key, first.message, more=more)
 
 
 @dataclass(frozen=True)
@@ -144,37 +174,41 @@ class Problem:
 
 
 class _Table:
-    """A TOML table read key by key; whatever is left unread at the end is an unknown key."""
+    """A TOML table read key by key; whatever is left unread at the end is an unknown key. A value
+    that is missing or wrong is noted in ``found`` and read as None (or the default), so that
+    the rest is still checked; nothing is built from a package with errors."""
 
-    def __init__(self, data: dict, path: Path, prefix: str = ""):
-        self.data, self.path, self.prefix, self.seen = data, path, prefix, set()
+    def __init__(self, data: dict, path: Path, found: _Found, prefix: str = ""):
+        self.data, self.path, self.found, self.prefix, self.seen = data, path, found, prefix, set()
 
     def key(self, name: str) -> str:
         return f"{self.prefix}{name}"
 
     def get(self, name: str, kind, default=..., check=None, expected: str = ""):
         self.seen.add(name)
+        fallback = None if default is ... else default
         if name not in self.data:
             if default is ...:
-                raise PackageError(self.path, self.key(name), "is missing")
-            return default
+                self.found.add(self.path, self.key(name), "is missing")
+            return fallback
         value = self.data[name]
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
             names = " or ".join(k.__name__ for k in kinds)
-            raise PackageError(self.path, self.key(name), f"expected {expected or names}, got {value!r}")
+            self.found.add(self.path, self.key(name), f"expected {expected or names}, got {value!r}")
+            return fallback
         if check is not None and not check(value):
-            raise PackageError(self.path, self.key(name), f"expected {expected}, got {value!r}")
+            self.found.add(self.path, self.key(name), f"expected {expected}, got {value!r}")
+            return fallback
         return value
 
     def sub(self, name: str, default=...) -> "_Table":
         value = self.get(name, dict, {} if default is ... else default)
-        return _Table(value, self.path, f"{self.prefix}{name}.")
+        return _Table(value, self.path, self.found, f"{self.prefix}{name}.")
 
     def done(self) -> None:
-        unknown = sorted(set(self.data) - self.seen)
-        if unknown:
-            raise PackageError(self.path, self.key(unknown[0]), "unknown key")
+        for unknown in sorted(set(self.data) - self.seen):
+            self.found.add(self.path, self.key(unknown), "unknown key")
 
 
 def _strings(value) -> bool:
@@ -198,66 +232,80 @@ def _read_text(folder: Path, name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def _parse_args(root: _Table, path: Path) -> tuple[Arg, ...]:
+def _parse_args(root: _Table, path: Path) -> tuple[tuple[Arg, ...], bool]:
+    """The arguments, and whether every one of them was read (the cases' dimensions are checked
+    against their specs only then)."""
     raw = root.get("args", list, expected="a list of [[args]] tables")
-    args, names = [], set()
-    for i, item in enumerate(raw):
+    found = root.found
+    args, names, complete = [], set(), raw is not None
+    for i, item in enumerate(raw or []):
         if not isinstance(item, dict):
-            raise PackageError(path, f"args[{i}]", "expected a table")
-        t = _Table(item, path, f"args[{i}].")
+            found.add(path, f"args[{i}]", "expected a table")
+            complete = False
+            continue
+        t = _Table(item, path, found, f"args[{i}].")
         name = t.get("name", str, check=IDENT.match, expected="a Python identifier")
-        if name in names:
-            raise PackageError(path, t.key("name"), f"duplicate argument name {name!r}")
+        if name is not None and name in names:
+            found.add(path, t.key("name"), f"duplicate argument name {name!r}")
         names.add(name)
         if t.get("static", bool, False):
             args.append(Arg(name, None, default=t.get("value", (bool, int, float, str), None)))
         else:
-            try:
-                spec = ArraySpec.parse(t.get("spec", str))
-            except SpecError as exc:
-                raise PackageError(path, t.key("spec"), str(exc)) from None
+            text, spec = t.get("spec", str), None
+            if text is not None:
+                try:
+                    spec = ArraySpec.parse(text)
+                except SpecError as exc:
+                    found.add(path, t.key("spec"), str(exc))
             init = t.get("init", str, "normal", check=lambda v: v in DISTRIBUTIONS,
                          expected=f"one of {', '.join(DISTRIBUTIONS)}")
             scale = float(t.get("scale", (int, float), 1.0))
-            args.append(Arg(name, spec, init, scale))
+            if spec is None:
+                complete = False
+            else:
+                args.append(Arg(name, spec, init, scale))
         t.done()
-    if not args:
-        raise PackageError(path, "args", "at least one argument is needed")
-    return tuple(args)
+    if raw is not None and not raw:
+        found.add(path, "args", "at least one argument is needed")
+    return tuple(args), complete
 
 
-def _parse_cases(root: _Table, path: Path, args: tuple[Arg, ...]) -> tuple[Case, ...]:
+def _parse_cases(root: _Table, path: Path, args: tuple[Arg, ...], args_complete: bool) -> tuple[Case, ...]:
     raw = root.get("cases", list, expected="a list of [[cases]] tables")
+    found = root.found
     symbols = set().union(*(a.spec.symbols() for a in args if a.spec))
     static_names = {a.name for a in args if a.static}
     cases, names = [], set()
-    for i, item in enumerate(raw):
+    for i, item in enumerate(raw or []):
         if not isinstance(item, dict):
-            raise PackageError(path, f"cases[{i}]", "expected a table")
-        t = _Table(item, path, f"cases[{i}].")
-        name = t.get("name", str, check=lambda v: re.match(r"^[A-Za-z0-9_.-]+$", v), expected="a short name")
-        if name in names:
-            raise PackageError(path, t.key("name"), f"duplicate case name {name!r}")
+            found.add(path, f"cases[{i}]", "expected a table")
+            continue
+        t = _Table(item, path, found, f"cases[{i}].")
+        name = t.get("name", str, check=lambda v: re.match(r"^[A-Za-z0-9_.-]+$", v),
+                     expected="a short name: letters, digits, '_', '.' and '-'")
+        if name is not None and name in names:
+            found.add(path, t.key("name"), f"duplicate case name {name!r}")
         names.add(name)
         dims = t.get("dims", dict, {})
-        missing = symbols - set(dims)
-        if missing:
-            raise PackageError(path, t.key("dims"), f"no value for dimension(s) {', '.join(sorted(missing))}")
+        if args_complete:  # a spec that did not load says nothing about which dimensions exist
+            missing = symbols - set(dims)
+            if missing:
+                found.add(path, t.key("dims"), f"no value for dimension(s) {', '.join(sorted(missing))}")
         for sym, value in dims.items():
-            if sym not in symbols:
-                raise PackageError(path, t.key(f"dims.{sym}"), "unknown dimension (no argument spec uses it)")
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1 << 16:
-                raise PackageError(path, t.key(f"dims.{sym}"), f"expected a size between 0 and 65536, got {value!r}")
+            if args_complete and sym not in symbols:
+                found.add(path, t.key(f"dims.{sym}"), "unknown dimension (no argument spec uses it)")
+            elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1 << 16:
+                found.add(path, t.key(f"dims.{sym}"), f"expected a size between 0 and 65536, got {value!r}")
         static = t.get("static", dict, {})
         for key in static:
-            if key not in static_names:
-                raise PackageError(path, t.key(f"static.{key}"), "not a static argument of the entry point")
+            if args_complete and key not in static_names:
+                found.add(path, t.key(f"static.{key}"), "not a static argument of the entry point")
         cases.append(Case(name, t.get("sample", bool, False), t.get("seed", int), dict(dims), dict(static)))
         t.done()
-    if not cases:
-        raise PackageError(path, "cases", "at least one case is needed")
-    if not any(c.sample for c in cases):
-        raise PackageError(path, "cases", "at least one case must have sample = true")
+    if raw is not None and not raw:
+        found.add(path, "cases", "at least one case is needed")
+    elif cases and not any(c.sample for c in cases):
+        found.add(path, "cases", "at least one case must have sample = true")
     return tuple(cases)
 
 
@@ -283,7 +331,7 @@ def _parse_checks(root: _Table, path: Path) -> tuple[ResidualRules, StructureRul
         try:
             policy = policy_names.parse(policy_text)
         except policy_names.PolicyNameError as exc:
-            raise PackageError(path, s.key("policy"), str(exc)) from None
+            s.found.add(path, s.key("policy"), str(exc))
     structure = StructureRules(
         policy=policy,
         policy_text=policy_text,
@@ -353,10 +401,12 @@ def load_problem(folder: Path | str) -> Problem:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PackageError(toml_path, None, f"malformed TOML: {exc}") from None
-    root = _Table(data, toml_path)
-    slug = root.get("slug", str, check=SLUG.match, expected="a slug matching ^[a-z0-9_]+$")
-    if slug != folder.name:
-        raise PackageError(toml_path, "slug", f"must equal the folder name {folder.name!r}, got {slug!r}")
+    found = _Found()
+    root = _Table(data, toml_path, found)
+    slug = root.get("slug", str, check=SLUG.match,
+                    expected="a slug: lowercase letters, digits and _ only, such as 'scan_over_layers'")
+    if slug is not None and slug != folder.name:
+        found.add(toml_path, "slug", f"must equal the folder name {folder.name!r}, got {slug!r}")
     uuid = root.get("uuid", str, check=lambda v: re.match(r"^[0-9a-f-]{36}$", v), expected="a UUID")
     title = root.get("title", str)
     difficulty = root.get("difficulty", str, check=lambda v: v in DIFFICULTIES, expected=" or ".join(DIFFICULTIES))
@@ -368,32 +418,41 @@ def load_problem(folder: Path | str) -> Problem:
     harness_file = entry_table.get("harness", str, None, check=lambda v: re.match(r"^[a-z0-9_]+\.py$", v),
                                    expected="a file name such as 'harness.py'")
     entry_table.done()
-    args = _parse_args(root, toml_path)
+    args, args_complete = _parse_args(root, toml_path)
     grads = root.sub("gradients")
-    wrt = tuple(grads.get("wrt", list, check=_strings, expected="a list of argument names"))
+    wrt = tuple(grads.get("wrt", list, check=_strings, expected="a list of argument names") or ())
     grads.done()
     array_args = {a.name for a in args if not a.static}
-    for name in wrt:
+    for name in wrt if args_complete else ():
         if name not in array_args:
-            raise PackageError(toml_path, "gradients.wrt", f"{name!r} is not an array argument")
+            found.add(toml_path, "gradients.wrt", f"{name!r} is not an array argument")
     tol = root.sub("tolerance", {})
     rtol = float(tol.get("rtol", (int, float), 1e-5))
     atol = float(tol.get("atol", (int, float), 1e-6))
     tol.done()
-    cases = _parse_cases(root, toml_path, args)
+    cases = _parse_cases(root, toml_path, args, args_complete)
     residual_rules, structure_rules, cost_rules = _parse_checks(root, toml_path)
     limits = _parse_limits(root)
     ranking = _parse_ranking(root)
     root.done()
-    explanation_path = folder / "explanation.md"
+    files = {}
+    for name in ("statement.md", "starter.py", "reference.py"):
+        with found.reading():
+            files[name] = _read_text(folder, name)
+    with found.reading():
+        files["harness"] = _read_text(folder, harness_file) if harness_file else ""
+    with found.reading():
+        files["explanation.md"] = _read_text(folder, "explanation.md") if (folder / "explanation.md").exists() else ""
+    with found.reading():
+        submissions = packaged_submissions(folder)
+    found.raise_any()
     return Problem(
         path=folder, slug=slug, uuid=uuid, title=title, difficulty=difficulty, tags=tags,
         device=device, entry=entry, args=args, wrt=wrt, cases=cases, rtol=rtol, atol=atol,
         residual_rules=residual_rules, structure_rules=structure_rules, cost_rules=cost_rules, limits=limits,
         ranking=ranking,
-        statement=_read_text(folder, "statement.md"), starter=_read_text(folder, "starter.py"),
-        reference=_read_text(folder, "reference.py"), hints=hints,
-        harness=_read_text(folder, harness_file) if harness_file else "",
-        explanation=_read_text(folder, "explanation.md") if explanation_path.exists() else "",
-        content_hash=content_hash(folder), submissions=packaged_submissions(folder),
+        statement=files["statement.md"], starter=files["starter.py"], reference=files["reference.py"], hints=hints,
+        harness=files["harness"],
+        explanation=files["explanation.md"],
+        content_hash=content_hash(folder), submissions=submissions,
     )

@@ -131,6 +131,7 @@ STORAGES = {
 
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+CSRF_FAILURE_VIEW = "webplatform.core.errors.csrf_failure"
 
 # --- Celery (read by webplatform/celery.py with namespace CELERY_) ---------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -186,10 +187,11 @@ GRADING = {
     "STALE_RUNNING_S": float(os.environ.get("GRADING_STALE_RUNNING_S", "300")),
 }
 
-# Refused with a message that says so: more submissions ("Run samples" included) than this in any
-# minute (0 switches it off), and code larger than this.
+# Refused with a message that says so: more submissions ("Submit") or sample runs ("Run samples")
+# than these in any minute, each counted apart (0 switches one off), and code larger than this.
 SUBMISSION_LIMITS = {
     "PER_MINUTE": int(os.environ.get("SUBMISSIONS_PER_MINUTE", "6")),
+    "RUNS_PER_MINUTE": int(os.environ.get("RUNS_PER_MINUTE", "20")),
     "MAX_SOURCE_BYTES": int(os.environ.get("SUBMISSION_MAX_SOURCE_BYTES", str(64 * 1024))),
 }
 

@@ -2,9 +2,11 @@
 what the browser tests do in the learners' editor."""
 import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
-from playwright.sync_api import expect
+import pytest
+from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 # A test run must not dirty the work tree; refreshing the README's pictures is a deliberate act.
@@ -13,6 +15,20 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
 GRADING_TIMEOUT_MS = 180_000
+
+
+@contextmanager
+def chromium():
+    """Debian's Chromium, headless, driven by Playwright. While it runs, this thread has a
+    running event loop (Playwright's): Django's ORM refuses to be called beside it unless
+    DJANGO_ALLOW_ASYNC_UNSAFE is set."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make system-deps-test` (installs Debian's chromium)")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        yield browser
+        browser.close()
 
 
 def type_into_editor(page, source: str, editor: str = "#editor") -> None:

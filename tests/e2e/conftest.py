@@ -14,7 +14,7 @@ import pytest
 
 from devstack.processes import Child, free_port, start_redis, wait_until
 
-from .browser import CHROMIUM, CHROMIUM_FLAGS, SCREENSHOTS
+from .browser import chromium
 from .http import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,16 +105,10 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium, headless, for the whole session (every browser test shares it)."""
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make system-deps-test` (installs Debian's chromium)")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+    """For the whole session (every end-to-end browser test shares it; they run after every test
+    that uses the database: pytest-django orders those first)."""
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture

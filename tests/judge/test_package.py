@@ -118,3 +118,25 @@ def test_a_ranking_names_distinct_known_metrics(package):
         error = refusal(package)
         assert error.key == "ranking.metrics" and "residual_bytes, flops, peak_bytes" in str(error)
         edit_toml(package, f"metrics = {wrong}\nwas = ", "metrics = ")
+
+
+def test_every_mistake_of_a_package_is_reported_at_once(package):
+    """An author fixes them all in one go: the loader reads on past the first mistake."""
+    edit_toml(package, 'slug = "checkpoint_dot_policy"', 'slug = "Dot Policy"')
+    edit_toml(package, 'spec = "f32[d,d]"', 'spec = "f32(d,d)"')
+    edit_toml(package, 'policy = "dots_with_no_batch_dims_saveable"', 'policy = "dots_only"')
+    edit_toml(package, 'device = "cpu"', 'device = "cpu"\ncolour = "blue"')
+    (package / "reference.py").unlink()
+    error = refusal(package)
+    assert [(Path(e.path).name, e.key) for e in error.errors] == [
+        ("problem.toml", "slug"), ("problem.toml", "args[0].spec"), ("problem.toml", "checks.structure.policy"),
+        ("problem.toml", "colour"), ("reference.py", None)]
+    assert "lowercase letters, digits and _ only" in error.errors[0].message  # words, not a regular expression
+    assert str(error).splitlines() == [str(e) for e in error.errors]  # the command line prints them all
+
+
+def test_a_spec_that_does_not_load_raises_no_second_guess_about_the_cases(package):
+    """The cases' dimensions are checked against the specs only when every spec loaded: a typo in
+    a spec is one mistake, not one more per case."""
+    edit_toml(package, 'spec = "f32[d,d]"', 'spec = "f32(d,d)"')
+    assert [e.key for e in refusal(package).errors] == ["args[0].spec"]

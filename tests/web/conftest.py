@@ -12,6 +12,7 @@ from webplatform.catalog.services import sync_problems
 from webplatform.celery import app as celery_app
 from webplatform.core import freshness
 
+from ..e2e.browser import chromium
 from .helpers import BANK
 
 
@@ -137,3 +138,13 @@ def staff(db):
 def instructor_client(client, instructor):
     client.force_login(instructor)
     return client
+
+
+@pytest.fixture
+def live_browser(live_server, monkeypatch):
+    """Debian's Chromium beside the site this process serves (pytest-django's live_server), for
+    this test only: the tests after it use the ORM without Playwright's event loop beside it."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # the test reads and grades beside the loop
+    with chromium() as browser:
+        yield browser
+

@@ -3,6 +3,8 @@ import shutil
 import uuid
 from pathlib import Path
 
+from django.test import Client
+
 ROOT = Path(__file__).resolve().parents[2]
 BANK = ROOT / "problems"
 DOT_POLICY = BANK / "checkpoint_dot_policy"
@@ -67,3 +69,13 @@ def record_validation(draft, ok=True, errors=()):
     services.record_validation_progress(run_id=run.pk, attempt=run.attempts, total=1, rows=[row])
     services.complete_validation(run_id=run.pk, attempt=run.attempts, errors=list(errors))
     return run
+
+
+def signed_in(browser, live_server, user, **options):
+    """A browser context on the live site, signed in as ``user`` (None: signed out)."""
+    context = browser.new_context(**{"viewport": {"width": 1366, "height": 900}, "color_scheme": "light", **options})
+    if user is not None:
+        client = Client()
+        client.force_login(user)
+        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    return context

@@ -68,7 +68,7 @@ def errors_of(editor: PackageForms) -> dict:
     ({"cases-0-dims": "N 8"}, "cases-0.dims", "write NAME = VALUE pairs"),
     ({"cases-2-seed": "abc"}, "cases-2.seed", "expected int, got 'abc'"),
     ({"cases-1-name": "sample-1"}, "cases-1.name", "duplicate case name"),
-    ({"slug": "Bad Slug"}, "problem.slug", "a slug matching"),
+    ({"slug": "Bad Slug"}, "problem.slug", "lowercase letters, digits and _ only"),
     ({"title": ""}, "problem.title", "is missing"),
     ({"entry_function": "2fast"}, "problem.entry_function", "a Python identifier"),
     ({"wrt": "w1, nope"}, "problem.wrt", "'nope' is not an array argument"),
@@ -118,3 +118,15 @@ def test_static_arguments_and_case_values_are_toml():
         [a for a in tomllib.loads(files["problem.toml"])["args"] if a.get("static")]
     editor, built = submit(files, **{"args-2-value": "not toml"})
     assert built is None and "write a TOML value" in errors_of(editor)["args-2.value"][0]
+
+
+def test_every_error_of_a_save_comes_back_at_once():
+    """The loader's errors and the form's own (a dimensions list that is not NAME = VALUE pairs)
+    in one answer, each next to its field."""
+    editor, built = submit(folder_files(DOT_POLICY), **{
+        "slug": "Bad Slug", "args-0-spec": "f32(d,d)", "policy": "dots_only", "cases-0-dims": "N 8",
+        "memory_mb": "100"})
+    errors = errors_of(editor)
+    assert built is None
+    assert set(errors) == {"problem.slug", "args-0.spec", "problem.policy", "cases-0.dims", "problem.memory_mb"}
+    assert "write NAME = VALUE pairs" in errors["cases-0.dims"][0] and len(errors["cases-0.dims"]) == 1

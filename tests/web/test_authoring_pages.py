@@ -3,6 +3,7 @@ import and export, statistics; and what learners never see through any page, API
 import io
 import re
 import zipfile
+from html import unescape as html_unescape
 
 import pytest
 from django.urls import URLPattern, reverse
@@ -182,6 +183,57 @@ def test_a_refused_field_is_shown_next_to_it_and_nothing_is_saved(instructor_cli
     before = draft.content_hash
     draft.refresh_from_db()
     assert draft.content_hash == before
+
+
+def test_a_refused_save_lists_every_error_at_the_top_with_a_link_to_each_field(instructor_client, world):
+    """In the order of the page, in words (no regular expression), each link to an input of it."""
+    draft = world["draft"]
+    data = form_data(PackageForms(draft.files))
+    data.update({"slug": "Draft Only", "args-1-spec": "f32(h,d)", "policy": "dots_only", "cases-0-dims": "B 8"})
+    html = instructor_client.post(reverse("authoring:edit", args=[draft.uuid]), data).content.decode()
+    summary = html.split('id="error-summary"', 1)[1].split("</div>", 1)[0]
+    links = re.findall(r'<li><a href="#([^"]+)">([^<]+)</a>: ([^<]+)</li>', summary)
+    assert [(anchor, where) for anchor, where, _ in links] == [
+        ("id_slug", "Slug"), ("id_args-1-spec", "Argument 2, spec"), ("id_cases-0-dims", "Case 1, dimensions"),
+        ("id_policy", "Required policy")]
+    assert "Not saved: 4 things to fix" in summary and "lowercase letters, digits and _ only" in summary
+    assert "^[a-z0-9_]+$" not in html
+    inputs = [html.index(f'id="{anchor}"') for anchor, _, _ in links]  # every link lands on an input
+    assert inputs == sorted(inputs)  # the summary reads in the page's order
+
+
+def test_the_rows_of_the_argument_and_case_tables_have_accessible_names(instructor_client, world):
+    html = instructor_client.get(reverse("authoring:edit", args=[world["draft"].uuid])).content.decode()
+    assert 'aria-label="Spec, argument 2"' in html and 'aria-describedby="args-help-spec"' in html
+    assert '<small class="help" id="args-help-spec">e.g. f32[N,d]</small>' in html
+    assert 'aria-label="Dimensions, case 1"' in html and 'aria-label="Kind, new argument"' in html
+
+
+def test_an_empty_slug_is_made_from_the_title(instructor_client, tmp_path):
+    data = form_data(PackageForms(folder_files(copy_package(BANK / "checkpoint_names", tmp_path, "ignored"))))
+    data.update({"slug": "", "title": "Keep the tanh, not the rest!"})
+    assert instructor_client.post(reverse("authoring:new"), data).status_code == 302
+    assert Draft.objects.filter(slug="keep_the_tanh_not_the_rest").exists()
+
+
+def test_a_new_packaged_submission_starts_from_the_starter(instructor_client, world):
+    draft = world["draft"]
+    html = instructor_client.get(reverse("authoring:submission_new", args=[draft.uuid])).content.decode()
+    source = re.search(r'<textarea name="source"[^>]*>(.*?)</textarea>', html, re.S).group(1)
+    assert source.strip() and html_unescape(source).strip() == draft.files["starter.py"].strip()
+
+
+def test_a_passed_validation_offers_to_publish_its_files(instructor_client, world):
+    draft = world["draft"]
+    run = record_validation(draft)
+    page = instructor_client.get(reverse("authoring:validation", args=[run.pk])).content.decode()
+    assert f'action="{reverse("authoring:publish", args=[draft.uuid])}"' in page and 'id="publish-button"' in page
+    services.update_draft(draft=draft, files=dict(draft.files, **{"statement.md": "# changed\n"}))
+    page = instructor_client.get(reverse("authoring:validation", args=[run.pk])).content.decode()
+    assert 'id="publish-button"' not in page and "validate again before publishing" in page
+    failed = record_validation(draft, ok=False)
+    assert 'id="publish-button"' not in instructor_client.get(
+        reverse("authoring:validation", args=[failed.pk])).content.decode()
 
 
 def test_the_preview_renders_what_learners_will_read_or_what_is_wrong(instructor_client, world):

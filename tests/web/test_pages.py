@@ -72,6 +72,30 @@ def test_anyone_can_read_a_problem_page_with_statement_signature_samples_and_sta
     assert "vendor/editor.js" in html and "vendor/katex/katex.min.js" in html
 
 
+def test_the_problem_list_shows_no_template_text(client, bank):
+    html = client.get(reverse("practice:problem_list")).content.decode()
+    assert not re.search(r"\{#|#\}|\{%|%\}", html)
+
+
+def test_the_problem_page_works_without_javascript_and_says_how_to_use_its_editor(learner_client, dot_policy):
+    """A plain text area holding the starter is the editor until the script replaces it (and what
+    is sent either way); the keys of the editor and the shortcuts are said next to it."""
+    html = learner_client.get(reverse("practice:problem_detail", args=["checkpoint_dot_policy"])).content.decode()
+    form = html.split('id="solve-form"', 1)[1].split("</form>", 1)[0]
+    area = re.search(r'<textarea name="source" id="source"[^>]*>(.*?)</textarea>', form, re.S)
+    assert area and "raise NotImplementedError" in area.group(1) and "hidden" not in area.group(0)
+    assert 'aria-labelledby="editor-title"' in area.group(0) and 'data-label="Your code"' in html
+    assert "press <kbd>Esc</kbd> then <kbd>Tab</kbd>" in html
+    assert 'aria-keyshortcuts="Control+Enter Meta+Enter">Run samples' in form
+    assert 'aria-keyshortcuts="Control+Shift+Enter Meta+Shift+Enter">Submit' in form
+    assert '<a class="skip-link" href="#source">Skip to the editor</a>' in html
+
+
+def test_a_statement_table_comes_in_a_box_that_scrolls_on_its_own():
+    html = render_markdown("| policy | saves |\n| --- | --- |\n| dots_saveable | matmuls |\n")
+    assert html.startswith('<div class="scroll-x"><table>') and html.rstrip().endswith("</table>\n</div>")
+
+
 def test_running_or_submitting_needs_a_login(client, dot_policy):
     response = client.post(reverse("submissions:submit", args=["checkpoint_dot_policy"]), {"source": "x = 1"})
     assert response.status_code == 302 and response.url.startswith(reverse("accounts:login"))

@@ -44,6 +44,7 @@ def test_the_site_tests_pass_on_postgresql(request):
         pytest.skip("no PostgreSQL: none reachable, or --postgres off (pass --postgres URL or TEST_POSTGRES_URL)")
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "tests/web", "-q", "-p", "no:cacheprovider", "--postgres", "off",
+         "-m", "not browser",  # the page audit runs once, in the main run
          "--ignore", str(Path(__file__).relative_to(ROOT)), "--create-db"],
         cwd=ROOT, env={**os.environ, "DATABASE_URL": url, "TEST_DATABASE_NAME": f"test_arena_{os.getpid()}"}, capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, f"on {url}:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"

@@ -7,9 +7,13 @@ field (see ``package_form``). Only what has to be parsed before it can become TO
 """
 from __future__ import annotations
 
+import re
 import tomllib
+import unicodedata
 
 from django import forms
+from django.forms.utils import pretty_name
+from django.utils.text import capfirst
 from judge.package import DEVICES, DIFFICULTIES, RESIDUAL_KINDS
 from judge.specs import DISTRIBUTIONS
 from judge.verdicts import VERDICTS
@@ -31,7 +35,8 @@ def toml_pairs(text: str) -> dict:
 class ProblemForm(forms.Form):
     title = forms.CharField(max_length=200, required=False)
     slug = forms.CharField(max_length=100, required=False, help_text="lowercase letters, digits and _; "
-                           "the problem's address and the folder name of its package")
+                           "the problem's address and the folder name of its package; left empty, it is "
+                           "made from the title")
     difficulty = forms.ChoiceField(choices=[(d, d) for d in DIFFICULTIES])
     device = forms.ChoiceField(choices=[(d, d) for d in DEVICES])
     tags = forms.CharField(required=False, help_text="separated by commas")
@@ -82,6 +87,19 @@ class ProblemForm(forms.Form):
     explanation = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 6}),
                                   help_text="Markdown, shown after solving (optional)")
 
+    def clean(self):
+        data = super().clean()
+        if not data.get("slug") and data.get("title"):
+            data["slug"] = slug_from(data["title"])
+        return data
+
+
+def slug_from(title: str) -> str:
+    """The slug a title proposes: "Keep the tanh!" -> "keep_the_tanh" (authoring.js proposes the
+    same while the title is typed)."""
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", ascii_title.lower()).strip("_")[:100]
+
 
 class ArgForm(forms.Form):
     name = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
@@ -125,8 +143,36 @@ class CaseForm(forms.Form):
         return self._pairs("static")
 
 
-ArgFormSet = forms.formset_factory(ArgForm, extra=0, can_delete=True)
-CaseFormSet = forms.formset_factory(CaseForm, extra=0, can_delete=True)
+class Rows(forms.BaseFormSet):
+    """A table of the form (its rows are forms). The inputs of a row have no label of their own,
+    the column heads say what they are: each gets an accessible name with its column and row, and
+    the column's help as its description."""
+
+    noun = ""
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        for name, field in form.fields.items():
+            column = capfirst(field.label or pretty_name(name))
+            field.widget.attrs["aria-label"] = f"{column}, {self.row(index).lower()}"
+            if field.help_text:  # shown once, under the column's head (authoring/_rows.html)
+                field.widget.attrs["aria-describedby"] = f"{self.prefix}-help-{name}"
+
+    def row(self, index: int | None) -> str:
+        """How the page names a row: "Argument 2" (``index`` from 0), "New argument"."""
+        return f"{self.noun.capitalize()} {index + 1}" if index is not None else f"New {self.noun}"
+
+
+class ArgRows(Rows):
+    noun = "argument"
+
+
+class CaseRows(Rows):
+    noun = "case"
+
+
+ArgFormSet = forms.formset_factory(ArgForm, formset=ArgRows, extra=0, can_delete=True)
+CaseFormSet = forms.formset_factory(CaseForm, formset=CaseRows, extra=0, can_delete=True)
 
 
 class SubmissionFileForm(forms.Form):

@@ -11,8 +11,9 @@ import re
 import tomllib
 from dataclasses import dataclass
 
+from django.forms import BooleanField, MultipleChoiceField
 from judge import PackageError
-from judge.archive import error_message
+from judge.archive import check_files, error_message
 
 from . import toml_writer
 from .forms import ArgFormSet, CaseFormSet, ProblemForm, toml_literal, toml_pairs
@@ -51,6 +52,14 @@ FIELDS = [
     Field("memory_mb", "limits.memory_mb", "number"), Field("output_kb", "limits.output_kb", "number"),
 ]
 BY_KEY = {f.key: f.name for f in FIELDS}
+# The fields in the order the page shows them (authoring/edit.html), the tables of arguments and
+# cases in their places: the order of the error summary at the top of the page.
+PAGE_ORDER = ("title", "slug", "difficulty", "device", "tags", "statement", "hints", "explanation",
+              "entry_function", "starter", "reference", "args", "wrt", "cases", "rtol", "atol",
+              "match_reference", "at_most_reference", "max_bytes", "max_count", "allowed_kinds",
+              "allowed_primitives", "policy", "encloses", "min_checkpoints", "max_checkpoints", "min_depth",
+              "prevent_cse", "allow_custom_vjp", "forbid_checkpoint_at_output", "wall_s", "cpu_s", "memory_mb",
+              "output_kb")
 ARG_KEYS = {"name": "name", "spec": "spec", "init": "init", "scale": "scale", "static": "kind", "value": "value"}
 CASE_KEYS = {"name": "name", "sample": "sample", "seed": "seed", "dims": "dims", "static": "static"}
 _ITEM_KEY = re.compile(r"^(args|cases)(?:\[(\d+)\](?:\.([A-Za-z_]+))?)?")
@@ -133,6 +142,21 @@ def _to_toml(kind: str, value):
     return {"list": _split, "lines": lambda t: _split(t, "\n"), "number": number}.get(kind, str)(text)
 
 
+def _values(form) -> dict:
+    """A form's values: the cleaned ones, and the initial value of each field that did not clean
+    (a form with errors is still read whole, for the loader to check the rest)."""
+    cleaned = getattr(form, "cleaned_data", {})
+    values = {}
+    for name, field in form.fields.items():
+        if name in cleaned:
+            values[name] = cleaned[name]
+        else:
+            initial = form.initial.get(name, field.initial)
+            values[name] = initial if initial is not None else ([] if isinstance(field, MultipleChoiceField) else
+                                                                False if isinstance(field, BooleanField) else "")
+    return values
+
+
 def _pairs_text(value) -> str:
     return ", ".join(f"{k} = {toml_writer.inline(v)}" for k, v in value.items()) if isinstance(value, dict) else ""
 
@@ -171,18 +195,29 @@ class PackageForms:
         return all([self.problem.is_valid(), self.args.is_valid(), self.cases.is_valid()])
 
     def build(self) -> dict[str, str] | None:
-        """The package files the forms describe, or None while a form has errors of its own."""
-        if not self.is_valid():
-            return None
+        """The package files the forms describe, or None while a form has errors of its own. Then
+        the loader still checks the fields the forms accepted (those that did not are read as they
+        were), so that every error of the page comes back in one go."""
+        valid = self.is_valid()
+        files = self._files()
+        if valid:
+            return files
+        try:
+            check_files(files)
+        except PackageError as exc:
+            self.add_error(exc)
+        return None
+
+    def _files(self) -> dict[str, str]:
         data = tomllib.loads(self.base_files.get("problem.toml", ""))
-        cleaned = self.problem.cleaned_data
+        cleaned = _values(self.problem)
         for field in FIELDS:
             _drop(data, field.key)
             value = _to_toml(field.kind, cleaned.get(field.name))
             if value is not None:
                 _set(data, field.key, value)
-        data["args"] = [self._arg(f.cleaned_data) for f in self._rows(self.args, self._written_args)]
-        data["cases"] = [self._case(f.cleaned_data) for f in self._rows(self.cases, self._written_cases)]
+        data["args"] = [self._arg(_values(f)) for f in self._rows(self.args, self._written_args)]
+        data["cases"] = [self._case(_values(f)) for f in self._rows(self.cases, self._written_cases)]
         _prune(data)
         files = dict(self.base_files)
         files["problem.toml"] = toml_writer.dumps(data)
@@ -200,7 +235,7 @@ class PackageForms:
         written.clear()
         for index, form in enumerate(formset.forms):
             blank_new_row = index >= formset.initial_form_count() and not form.has_changed()
-            if not blank_new_row and form not in formset.deleted_forms:
+            if not blank_new_row and not _values(form).get("DELETE"):
                 written.append(form)
         return written
 
@@ -234,24 +269,54 @@ class PackageForms:
         return item
 
     def add_error(self, error: PackageError) -> None:
-        """Puts the loader's (or a service's) error next to the field it is about."""
+        """Puts each of the loader's (or a service's) errors next to the field it is about. A field
+        whose own check already failed keeps that message alone: the loader read its old value."""
+        refused = {(id(form), name) for form in self._forms() for name in form.errors}
+        for single in error.errors:
+            form, name, message = self._place(single)
+            if (id(form), name) not in refused:
+                if form in (self.args, self.cases):
+                    form.non_form_errors().append(message)
+                else:
+                    form.add_error(name, message)
+
+    def _place(self, error: PackageError) -> tuple:
+        """(the form or formset, the field or None, the message) an error of the package is about."""
         message = error_message(error)
         if error.path in FILE_FIELDS and not error.key:
-            self.problem.add_error(FILE_FIELDS[error.path], message)
-            return
+            return self.problem, FILE_FIELDS[error.path], message
         key = error.key or ""
         if key in BY_KEY:
-            self.problem.add_error(BY_KEY[key], message)
-            return
+            return self.problem, BY_KEY[key], message
         match = _ITEM_KEY.match(key)
         if match and error.path == "problem.toml":
             table, index, sub = match.groups()
             formset, written, names = ((self.args, self._written_args, ARG_KEYS) if table == "args"
                                        else (self.cases, self._written_cases, CASE_KEYS))
             if index is not None and int(index) < len(written):
-                form = written[int(index)]
-                form.add_error(names.get(sub) if sub in names else None, message)
-            else:
-                formset.non_form_errors().append(message)
-            return
-        self.problem.add_error(None, str(error) if not key else f"{key}: {message}")
+                return written[int(index)], names.get(sub) if sub in names else None, message
+            return formset, None, message
+        return self.problem, None, str(error) if not key else f"{key}: {message}"
+
+    def _forms(self) -> list:
+        return [self.problem, *self.args.forms, *self.cases.forms]
+
+    def summary(self) -> list[tuple[str, str, str]]:
+        """Every error of the page in its order, for the summary at its top: (the id of the input
+        to go to, or "" for an error of the whole package; where, in the page's words; what)."""
+        items = [("", "", message) for message in self.problem.non_field_errors()]
+        for name in PAGE_ORDER:
+            if name not in ("args", "cases"):
+                field = self.problem[name]
+                items += [(field.auto_id, field.label, message) for message in field.errors]
+                continue
+            formset = getattr(self, name)
+            table = formset.noun.capitalize() + "s"
+            items += [(f"{name}-rows", table, message) for message in formset.non_form_errors()]
+            for index, form in enumerate(formset.forms):
+                for message in form.non_field_errors():
+                    items.append((f"{name}-rows", formset.row(index), message))
+                for field in form.visible_fields():
+                    items += [(field.auto_id, f"{formset.row(index)}, {field.label.lower()}", message)
+                              for message in field.errors]
+        return items

@@ -106,16 +106,16 @@ def preview(request):
     uuid = request.GET.get("draft")
     base = selectors.get_draft(user=request.user, uuid=uuid).files if uuid else services.new_package()
     editor = PackageForms(base, request.POST)
-    files, version, error = editor.build(), None, None
+    files, version, errors = editor.build(), None, []
     if files is not None:
         try:
             with unpacked(files) as package:
                 version = ProblemVersion(**version_fields(package))
         except PackageError as exc:
-            error = str(exc)
+            errors = [str(error) for error in exc.errors]
     html = render_to_string("authoring/_preview.html", {
         "version": version, "statement_html": render_statement(version.statement) if version else "",
-        "error": error, "editor": editor,
+        "errors": errors, "editor": editor,
     }, request=request)
     return JsonResponse({"html": html, "ok": version is not None})
 
@@ -133,7 +133,7 @@ def submission(request, uuid, path=None):
         services.delete_submission_file(draft=draft, path=path)
         messages.success(request, f"Deleted {path}.")
         return redirect("authoring:edit", uuid=draft.uuid)
-    initial = {}
+    initial = {"source": draft.files.get("starter.py", "")}  # a new one starts where a learner starts
     if path:
         _, expected, filename = path.split("/")
         initial = {"expected": expected, "name": filename.removesuffix(".py"), "source": draft.files[path]}
@@ -169,7 +169,8 @@ def validate(request, uuid):
 def validation(request, run_id):
     run = selectors.get_validation(user=request.user, run_id=run_id)
     context = {"run": run, "draft": run.draft, "current": run.content_hash == run.draft.content_hash,
-               "signature": selectors.reference_signature(run)}
+               "signature": selectors.reference_signature(run), "can_publish": selectors.can_publish(request.user),
+               "published": selectors.is_published(run.draft)}
     if wants_json(request):
         return JsonResponse({
             "status": run.status, "done": run.is_done, "graded": len(run.rows), "total": run.total, "ok": run.ok,
@@ -261,7 +262,8 @@ def import_zip(request):
                 raise PackageError(upload.name, None, f"is larger than {MAX_UPLOAD_BYTES >> 20} MiB")
             draft = services.import_package(user=request.user, data=upload.read())
         except PackageError as exc:
-            form.add_error("archive", str(exc))
+            for error in exc.errors:
+                form.add_error("archive", str(error))
         else:
             messages.success(request, f"Imported {draft.slug}. Validate it before publishing.")
             return redirect("authoring:edit", uuid=draft.uuid)

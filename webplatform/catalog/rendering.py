@@ -7,13 +7,15 @@ typesets in the browser. Code spans and fenced blocks are left alone, dollars in
 
 Statements are written in the browser by instructors and shown to every learner, so raw HTML is
 shown as text, not passed through, and links and images may only point to http(s), mailto or
-within the site: no script reaches a learner's page through a statement.
+within the site: no script reaches a learner's page through a statement. A table comes in a box
+of its own, which scrolls sideways on a phone instead of the page.
 """
 from __future__ import annotations
 
 import functools
 import html
 import re
+import xml.etree.ElementTree as etree
 
 import markdown
 from markdown.extensions import Extension
@@ -38,6 +40,19 @@ class _DropUnsafeUrls(Treeprocessor):
                     element.set(attribute, "#")
 
 
+class _ScrollableTables(Treeprocessor):
+    """Each table in a box of its own (``scroll-x``): a wide one scrolls there, not the page."""
+
+    def run(self, root):
+        for parent in list(root.iter()):
+            for index, child in enumerate(list(parent)):
+                if child.tag == "table":
+                    box = etree.Element("div", {"class": "scroll-x"})
+                    parent.remove(child)
+                    box.append(child)
+                    parent.insert(index, box)
+
+
 class _NoRawHtml(Extension):
     """Raw HTML, block or inline, stays text; javascript: and other schemes become '#'."""
 
@@ -45,6 +60,7 @@ class _NoRawHtml(Extension):
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         md.treeprocessors.register(_DropUnsafeUrls(md), "drop_unsafe_urls", 0)
+        md.treeprocessors.register(_ScrollableTables(md), "scrollable_tables", 1)
 
 
 @functools.lru_cache(maxsize=256)

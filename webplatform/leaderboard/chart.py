@@ -116,18 +116,18 @@ def _grid(x_axis: Axis, y_axis: Axis, x, y) -> str:
     lines = []
     for tick in x_axis.ticks:
         lines.append(format_html(
-            '<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e6e9ee"/>'
-            '<text x="{0}" y="{3}" text-anchor="middle" font-size="11" fill="#5e6b78">{4}</text>',
+            '<line class="grid-line" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e6e9ee"/>'
+            '<text class="tick" x="{0}" y="{3}" text-anchor="middle" font-size="11" fill="#5e6b78">{4}</text>',
             x(tick), bottom, top, bottom + 16, humanize(tick, FLOPS.unit)))
     for tick in y_axis.ticks:
         lines.append(format_html(
-            '<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#e6e9ee"/>'
-            '<text x="{3}" y="{4}" text-anchor="end" font-size="11" fill="#5e6b78">{5}</text>',
+            '<line class="grid-line" x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#e6e9ee"/>'
+            '<text class="tick" x="{3}" y="{4}" text-anchor="end" font-size="11" fill="#5e6b78">{5}</text>',
             LEFT, y(tick), WIDTH - RIGHT, LEFT - 6, y(tick) + 4, humanize(tick, RESIDUAL_BYTES.unit)))
     lines.append(format_html(
-        '<text x="{}" y="{}" text-anchor="middle" font-size="12" fill="#1d232b">FLOPs per gradient step '
+        '<text class="ink" x="{}" y="{}" text-anchor="middle" font-size="12" fill="#1d232b">FLOPs per gradient step '
         '(traced: every recomputation counts) \u2192 fewer is better</text>'
-        '<text transform="translate(16 {}) rotate(-90)" text-anchor="middle" font-size="12" fill="#1d232b">'
+        '<text class="ink" transform="translate(16 {}) rotate(-90)" text-anchor="middle" font-size="12" fill="#1d232b">'
         'Residual bytes kept for the backward pass \u2192 fewer is better</text>',
         (LEFT + WIDTH - RIGHT) / 2, HEIGHT - 30, (TOP + HEIGHT - BOTTOM) / 2))
     return "".join(lines)
@@ -167,4 +167,4 @@ def _legend() -> str:
                          '<text x="{}" y="{}">{}</text>', LEFT + 180 * n + 6, base - 4, fill, stroke, width,
                          LEFT + 180 * n + 18, base, label)
              for n, (fill, stroke, width, label) in enumerate(items)]
-    return format_html('<g class="legend" font-size="12" fill="#1d232b">{}</g>', mark_safe("".join(cells)))
+    return format_html('<g class="legend ink" font-size="12" fill="#1d232b">{}</g>', mark_safe("".join(cells)))

@@ -46,7 +46,8 @@ def _grading_settings() -> dict:
 
 
 class RateLimited(ValidationError):
-    """Too many submissions in the last minute; ``retry_after_s`` says when the next one fits."""
+    """Too many runs or submissions in the last minute; ``retry_after_s`` says when the next one
+    fits."""
 
     def __init__(self, message: str, *, retry_after_s: int):
         super().__init__(message, code="rate_limited")
@@ -63,24 +64,34 @@ def _check_source_size(source: str) -> None:
             f"helpers, pasted data) and send it again.", code="source_too_large")
 
 
-def _check_rate(*, user, now: datetime) -> None:
-    """At most ``PER_MINUTE`` submissions ("Run samples" included: each is a grading) in any
-    60 seconds. Called inside the creating transaction with the learner's row locked, so that two
-    requests at once cannot both take the last slot (on SQLite the IMMEDIATE transaction already
-    serialises writers)."""
-    limit = settings.SUBMISSION_LIMITS["PER_MINUTE"]
+# Each kind has its own limit a minute: "Run samples" is how a learner iterates, so it gets more
+# room, and running the samples never uses up the submissions (nor the other way round).
+RATE_LIMITS = {Submission.Kind.SUBMIT: "PER_MINUTE", Submission.Kind.RUN: "RUNS_PER_MINUTE"}
+
+
+def _check_rate(*, user, kind: str, now: datetime) -> None:
+    """At most the kind's limit (``SUBMISSION_LIMITS``, 0 for none) of runs, or of submissions,
+    in any 60 seconds. Called inside the creating transaction with the learner's row locked, so
+    that two requests at once cannot both take the last slot (on SQLite the IMMEDIATE transaction
+    already serialises writers)."""
+    limit = settings.SUBMISSION_LIMITS[RATE_LIMITS[kind]]
     if limit <= 0:  # 0 switches the limit off
         return
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    recent = list(Submission.objects.filter(user=user, created_at__gt=now - timedelta(seconds=RATE_WINDOW_S))
-                  .order_by("-created_at").values_list("created_at", flat=True)[:limit])
+    window = Submission.objects.filter(user=user, kind=kind, created_at__gt=now - timedelta(seconds=RATE_WINDOW_S))
+    recent = list(window.order_by("-created_at").values_list("created_at", flat=True)[:limit])
     if len(recent) < limit:
         return
-    # A slot frees when the limit-th most recent submission leaves the window.
+    # A slot frees when the limit-th most recent one leaves the window.
     wait = max(1, math.ceil((recent[-1] + timedelta(seconds=RATE_WINDOW_S) - now).total_seconds()))
-    raise RateLimited(
-        f"You have sent {limit} submissions in the last minute, the most allowed ({limit} a minute, "
-        f"\"Run samples\" included). Try again in {wait} s.", retry_after_s=wait)
+    if kind == Submission.Kind.RUN:
+        times = "once" if limit == 1 else f"{limit} times"
+        what = f"You have run the samples {times} in the last minute, the most allowed ({limit} a minute)."
+    else:
+        sent = "1 submission" if limit == 1 else f"{limit} submissions"
+        what = (f"You have sent {sent} in the last minute, the most allowed ({limit} a minute; "
+                f"\"Run samples\" has its own limit).")
+    raise RateLimited(f"{what} Try again in {wait} s.", retry_after_s=wait)
 
 
 def create_submission(*, user, problem, source: str, kind: str, version=None) -> Submission:
@@ -104,7 +115,7 @@ def create_submission(*, user, problem, source: str, kind: str, version=None) ->
     if version.problem_id != problem.pk:
         raise ValidationError("that version belongs to another problem", code="unknown_version")
     with transaction.atomic():
-        _check_rate(user=user, now=timezone.now())
+        _check_rate(user=user, kind=kind, now=timezone.now())
         submission = Submission.objects.create(
             user=user, problem=problem, version=version, kind=kind, source=source,
             status=Status.QUEUED, enqueued_at=timezone.now())

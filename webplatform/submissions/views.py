@@ -25,18 +25,31 @@ def create(request, slug, kind):
         submission = services.create_submission(
             user=request.user, problem=problem, source=request.POST.get("source", ""), kind=kind, version=version)
     except ValidationError as exc:
-        limited = isinstance(exc, services.RateLimited)
-        if wants_json(request):
-            response = JsonResponse({"error": " ".join(exc.messages)}, status=429 if limited else 400)
-        else:
-            response = render(request, "submissions/refused.html", {"problem": problem, "errors": exc.messages},
-                              status=429 if limited else 400)
-        if limited:
-            response["Retry-After"] = str(exc.retry_after_s)
-        return response
+        return _refused(request, problem, exc)
     if wants_json(request):
         return JsonResponse(_status_payload(request, submission), status=201)
     return redirect("submissions:detail", submission_id=submission.pk)
+
+
+def _refused(request, problem, exc: ValidationError):
+    """400 (the code) or 429 (the rate limit, with when to try again and the learner's latest
+    attempt at the problem: what they may want to look at meanwhile)."""
+    limited = isinstance(exc, services.RateLimited)
+    latest = next(iter(selectors.recent_attempts(user=request.user, problem=problem, limit=1)), None)
+    if wants_json(request):
+        payload = {"error": " ".join(exc.messages)}
+        if limited:
+            payload["retry_after_s"] = exc.retry_after_s
+            if latest is not None:
+                payload.update(latest_id=latest.pk, latest_url=reverse("submissions:detail", args=[latest.pk]))
+        response = JsonResponse(payload, status=429 if limited else 400)
+    else:
+        response = render(request, "submissions/refused.html", {
+            "problem": problem, "errors": exc.messages, "limited": limited, "latest": latest,
+        }, status=429 if limited else 400)
+    if limited:
+        response["Retry-After"] = str(exc.retry_after_s)
+    return response
 
 
 def _status_payload(request, submission: Submission) -> dict:

@@ -1,6 +1,54 @@
-// Remat Arena's page behaviour: math, the editor with drafts, run/submit, live status.
+// Remat Arena's page behaviour, on every page: the menu on a phone, boxes that scroll reachable by
+// keyboard, math; on a problem page the editor with drafts and shortcuts, run/submit, live status.
 (function () {
   "use strict";
+
+  var MAC = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+
+  // On a phone the site's links fold under a "Menu" button (without JavaScript they wrap).
+  function setUpMenu() {
+    var bar = document.getElementById("topbar");
+    var button = document.getElementById("menu-button");
+    if (!bar || !button) return;
+    button.addEventListener("click", function () {
+      var open = bar.classList.toggle("open");
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && bar.classList.contains("open")) {
+        bar.classList.remove("open");
+        button.setAttribute("aria-expanded", "false");
+        button.focus();
+      }
+    });
+  }
+
+  // A table, a program or a formula wider than its box scrolls inside it; the box then takes the
+  // keyboard's focus so that it can be scrolled without a mouse (and gives it back when it fits).
+  var SCROLL_BOXES = ".scroll-x, pre, .math-display";
+  var resizes = window.ResizeObserver ? new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) { markScrollable(entry.target); });
+  }) : null;
+
+  function markScrollable(box) {
+    var scrolls = box.scrollWidth > box.clientWidth + 1;
+    if (scrolls && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.dataset.scrollFocus = "1";
+    } else if (!scrolls && box.dataset.scrollFocus) {
+      box.removeAttribute("tabindex");
+      delete box.dataset.scrollFocus;
+    }
+  }
+
+  function enhance(root) {
+    renderMath(root);
+    root.querySelectorAll(SCROLL_BOXES).forEach(function (box) {
+      markScrollable(box);
+      if (resizes) resizes.observe(box);
+    });
+    if (MAC) root.querySelectorAll("kbd.mod").forEach(function (key) { key.textContent = "Cmd"; });
+  }
 
   // Statements carry TeX in .math-inline / .math-display spans (see catalog/rendering.py).
   function renderMath(root) {
@@ -34,9 +82,17 @@
     el.className = "status " + (data.done ? "verdict " + data.verdict : data.status);
   }
 
-  function setUpEditor() {
+  function showResult(body, html) {
+    body.innerHTML = html;
+    enhance(body);
+  }
+
+  // The editor replaces the plain text area (which stays in the form, and is what a browser
+  // without JavaScript sends).
+  function setUpEditor(shortcuts) {
     var host = document.getElementById("editor");
-    if (!host || !window.RematEditor) return null;
+    var source = document.getElementById("source");
+    if (!host || !source || !window.RematEditor) return null;
     var starter = JSON.parse(document.getElementById("starter-code").textContent);
     var key = host.dataset.draftKey;
     var draft = null;
@@ -47,18 +103,58 @@
       clearTimeout(saveTimer);
       try { window.localStorage.setItem(key, editor.getText()); } catch (e) { /* storage full or disabled */ }
     }
-    editor = window.RematEditor.createEditor(host, draft !== null ? draft : starter, function () {
+    editor = window.RematEditor.createEditor(host, draft !== null ? draft : starter, function (text) {
+      source.value = text;
       clearTimeout(saveTimer);
       saveTimer = setTimeout(saveDraft, 250);
-    });
+    }, { label: host.dataset.label, describedBy: host.dataset.describedby, shortcuts: shortcuts });
+    source.value = editor.getText();
+    source.hidden = true;
+    host.hidden = false;
     // A reload or a closed tab right after typing must not lose the last keystrokes.
     window.addEventListener("pagehide", saveDraft);
     var reset = document.getElementById("reset-button");
     if (reset) reset.addEventListener("click", function () {
       if (window.confirm("Replace your draft with the starter code?")) editor.setText(starter);
     });
+    document.querySelectorAll("a[href='#source']").forEach(function (link) {
+      link.addEventListener("click", function (event) { event.preventDefault(); editor.focus(); });
+    });
     window.rematEditor = editor; // for the browser tests and the curious
     return editor;
+  }
+
+  // Ctrl/Cmd+Enter runs the samples and Ctrl/Cmd+Shift+Enter submits, from the editor (which
+  // takes the keys first) and from anywhere else on the page.
+  function shortcutsFor(form) {
+    if (!form) return {};
+    var run = function () { form.requestSubmit(document.getElementById("run-button")); };
+    var submit = function () { form.requestSubmit(document.getElementById("submit-button")); };
+    document.addEventListener("keydown", function (event) {
+      if (event.defaultPrevented || event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+      event.preventDefault();
+      (event.shiftKey ? submit : run)();
+    });
+    return { "Mod-Enter": run, "Shift-Mod-Enter": submit };
+  }
+
+  // "Run samples" and "Submit" each have their own limit a minute; a refusal says why and counts
+  // down until the button it was about can be pressed again.
+  function countDown(notice, seconds, button, done) {
+    var text = notice.querySelector(".countdown");
+    var left = seconds;
+    button.disabled = true;
+    function tick() {
+      if (left <= 0) {
+        notice.querySelector(".wait").textContent = "You can send again now.";
+        done();
+        return;
+      }
+      text.textContent = String(left);
+      left -= 1;
+      setTimeout(tick, 1000);
+    }
+    tick();
   }
 
   function setUpSolveForm(editor) {
@@ -68,38 +164,73 @@
     var status = document.getElementById("status");
     var body = document.getElementById("result-body");
     var link = document.getElementById("result-link");
+    var notice = document.getElementById("refusal");
     var buttons = form.querySelectorAll("button[type=submit]");
+    var waiting = {}; // button id -> true while its limit holds
+    function release() {
+      buttons.forEach(function (b) { b.disabled = !!waiting[b.id]; });
+    }
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      var url = event.submitter && event.submitter.id === "run-button" ? form.dataset.runUrl : form.dataset.submitUrl;
+      var button = event.submitter && event.submitter.id === "run-button" ? event.submitter : document.getElementById("submit-button");
+      if (button.disabled) return;
+      var url = button.id === "run-button" ? form.dataset.runUrl : form.dataset.submitUrl;
       var data = new FormData(form);
       data.set("source", editor.getText());
       buttons.forEach(function (b) { b.disabled = true; });
+      notice.hidden = true;
       panel.hidden = false;
+      link.hidden = true; // until it names this submission
       body.innerHTML = "";
       status.textContent = "sending";
       status.className = "status queued";
       fetch(url, { method: "POST", body: data, headers: { Accept: "application/json" }, credentials: "same-origin" })
         .then(function (response) {
-          return response.json().then(function (payload) { return { ok: response.ok, payload: payload }; });
+          return response.json().then(function (payload) { return { status: response.status, payload: payload }; });
         })
         .then(function (answer) {
-          if (!answer.ok) throw new Error(answer.payload.error || "refused");
+          if (answer.status === 429) return refused(answer.payload, button);
+          if (answer.status !== 201) throw new Error(answer.payload.error || "refused");
           link.href = answer.payload.url;
+          link.textContent = "open the verdict page of submission " + answer.payload.id;
+          link.hidden = false;
           pollStatus(answer.payload.status_url, function (update) {
             showStatus(status, update);
             if (update.done) {
-              body.innerHTML = update.result_html;
-              buttons.forEach(function (b) { b.disabled = false; });
+              showResult(body, update.result_html);
+              release();
             }
           });
         })
         .catch(function (error) {
           status.textContent = "not sent: " + error.message;
           status.className = "status error";
-          buttons.forEach(function (b) { b.disabled = false; });
+          release();
         });
     });
+
+    function refused(payload, button) {
+      panel.hidden = true;
+      notice.querySelector(".reason").textContent = payload.error;
+      var latest = notice.querySelector(".latest");
+      latest.hidden = !payload.latest_url;
+      if (payload.latest_url) {
+        latest.querySelector("a").href = payload.latest_url;
+        latest.querySelector("a").textContent = "submission " + payload.latest_id;
+      }
+      notice.querySelector(".wait").innerHTML = "";
+      notice.querySelector(".wait").append("You can press \u201c" + button.textContent.trim() + "\u201d again in ");
+      var seconds = document.createElement("span");
+      seconds.className = "countdown";
+      notice.querySelector(".wait").append(seconds, " s.");
+      notice.hidden = false;
+      waiting[button.id] = true;
+      release();
+      countDown(notice, payload.retry_after_s, button, function () {
+        delete waiting[button.id];
+        release();
+      });
+    }
   }
 
   // The verdict page of a submission still being graded updates itself.
@@ -109,16 +240,18 @@
     var status = document.getElementById("status");
     pollStatus(section.dataset.statusUrl, function (update) {
       showStatus(status, update);
-      if (update.done) document.getElementById("result-body").innerHTML = update.result_html;
+      if (update.done) showResult(document.getElementById("result-body"), update.result_html);
     });
   }
 
   // Shared with authoring.js.
-  window.Arena = { renderMath: renderMath, pollStatus: pollStatus };
+  window.Arena = { enhance: enhance, pollStatus: pollStatus };
 
   document.addEventListener("DOMContentLoaded", function () {
-    renderMath(document);
-    setUpSolveForm(setUpEditor());
+    setUpMenu();
+    enhance(document);
+    var form = document.getElementById("solve-form");
+    setUpSolveForm(setUpEditor(shortcutsFor(form)));
     setUpLiveResult();
   });
 })();

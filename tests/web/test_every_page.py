@@ -1,0 +1,281 @@
+"""Every page of the site, as each kind of visitor sees it, in Debian's headless Chromium at a
+phone's width (390 px) and a laptop's (1366 px), and at the phone's width in the dark theme: the
+page itself never scrolls sideways (a wide table or program scrolls in its own box), no raw
+template text shows, the site's navigation is around it (error pages too), and axe-core (pinned
+from npm, copied into tests/assets/ by `make assets`) finds no serious or critical violation of
+WCAG 2.2 AA (target size included) or of its best practices.
+
+The site runs in this process (pytest-django's live_server), so the test makes each state it
+visits: verdicts graded by the real judge, a passed validation, a learner over the rate limit, a
+database that is down. ``PAGE_AUDIT_REPORT=path.json`` also writes what was measured per page."""
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from django.db import OperationalError, connections
+from judge.archive import folder_files
+from playwright.sync_api import expect
+
+from webplatform.authoring import services as authoring
+from webplatform.authoring.tasks import validate_draft
+from webplatform.submissions import services as submissions
+from webplatform.submissions.models import Submission
+from webplatform.submissions.tasks import grade_submission
+
+from ..e2e.browser import SCREENSHOTS, type_into_editor
+from .helpers import BANK, copy_package, correct_source, no_checkpoint_source, signed_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "tests" / "assets" / "axe-core" / "axe.min.js"
+VIEWS = ((390, "light"), (1366, "light"), (390, "dark"))  # (width in px, colour scheme)
+DOT = "checkpoint_dot_policy"
+# Text a template meant as a comment or a tag, shown as it is: outside code, nothing a page says
+# contains these.
+RAW_TEMPLATE = re.compile(r"\{#|#\}|\{%|%\}|\{\{|\}\}")
+VISIBLE_TEXT = """() => {
+  const skip = (node) => node.parentElement && node.parentElement.closest("pre, code, .katex, script, style, textarea");
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const parts = [];
+  while (walker.nextNode()) if (!skip(walker.currentNode)) parts.push(walker.currentNode.textContent);
+  return parts.join(" ");
+}"""
+# Two frames: what the page does on a resize (its scroll boxes take the focus or give it back) is done.
+SETTLED = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+SIDEWAYS = "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth"
+RUN_AXE = """async () => {
+  const results = await axe.run(document, {resultTypes: ["violations"], rules: {"target-size": {enabled: true}}});
+  return results.violations.map((v) => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
+                                         targets: v.nodes.slice(0, 3).map((n) => n.target.join(" "))}));
+}"""
+
+
+@dataclass
+class Measure:
+    sideways_px: int
+    raw_text: list
+    violations: list  # axe-core's, every impact
+    in_layout: bool  # the site's navigation is around it (an error page too)
+
+    @property
+    def serious(self) -> list:
+        return [v for v in self.violations if v["impact"] in ("serious", "critical")]
+
+
+@dataclass
+class Visit:
+    name: str
+    who: str
+    go: Callable  # (page) -> HTTP status of what the page shows
+    status: int
+    measures: dict = field(default_factory=dict)  # width -> Measure
+    error: str = ""
+
+
+def measure(page) -> Measure:
+    page.evaluate(SETTLED)
+    page.add_script_tag(path=str(AXE))
+    return Measure(sideways_px=page.evaluate(SIDEWAYS),
+                   raw_text=RAW_TEMPLATE.findall(page.evaluate(VISIBLE_TEXT)),
+                   violations=page.evaluate(RUN_AXE),
+                   in_layout=page.locator("header nav a[href='/']").count() > 0)
+
+
+def opened(page, url):
+    """Goes to ``url``; the status of the answer."""
+    return page.goto(url).status
+
+
+def posted_without_script(page, url, source):
+    """The problem page's form sent as a browser without JavaScript sends it; the answer's status."""
+    page.goto(url)
+    with page.expect_navigation() as navigation:
+        page.evaluate("""(source) => {
+            const form = document.getElementById("solve-form");
+            form.querySelector("[name=source]").value = source;
+            form.submit();
+        }""", source)
+    return navigation.value.status
+
+
+def grade(submission_id: int) -> str:
+    return grade_submission.apply(args=[submission_id], task_id=f"grade-{submission_id}").get()
+
+
+@pytest.fixture
+def people(make_user, staff):
+    return {"learner": make_user("ada"), "other": make_user("grace"),
+            "instructor": make_user("iris", instructor=True), "staff": staff}
+
+
+@pytest.fixture
+def scenario(bank, people, broker, tmp_path):
+    """What the pages show: graded verdicts, a validated draft, a published problem's pages."""
+    learner, dot = people["learner"], bank[DOT]
+    ids = {}
+    for name, source in (("accepted", correct_source()), ("violation", no_checkpoint_source())):
+        ids[name] = submissions.create_submission(user=learner, problem=dot, source=source, kind="submit").pk
+        grade(ids[name])
+    ids["others"] = submissions.create_submission(user=people["other"], problem=dot, source="x", kind="submit").pk
+    # The instructor's own problem, trimmed to two packaged submissions so it validates quickly.
+    files = folder_files(copy_package(BANK / "checkpoint_names", tmp_path, "named_tanh"))
+    kept = ("submissions/accepted/decorator_two_names.py", "submissions/policy_violation/dots_instead.py")
+    files = {k: v for k, v in files.items() if not k.startswith("submissions/") or k in kept}
+    draft = authoring.create_draft(user=people["instructor"], files=files)
+    run = authoring.request_validation(draft=draft, user=people["instructor"])
+    assert validate_draft.apply(args=[run.pk], task_id="validate").get() == "done"
+    ids["draft"], ids["validation"] = draft.uuid, run.pk
+    ids["bank_draft"] = authoring.start_draft_from_problem(user=people["staff"], problem=dot).uuid
+    ids["rejudge"] = authoring.start_rejudge(problem=dot, user=people["staff"]).pk
+    return ids
+
+
+def visits(url, ids, settings) -> list[Visit]:
+    problem = url(f"/problems/{DOT}/")
+
+    def solved_under_the_editor(page):
+        page.goto(problem)
+        type_into_editor(page, no_checkpoint_source())
+        page.locator("#submit-button").click()
+        expect(page.locator("#status")).to_have_text(re.compile("queued|running"))
+        latest = Submission.objects.filter(user__username="ada").latest("pk").pk
+        grade(latest)
+        expect(page.locator("#status")).to_have_text("policy_violation", timeout=60_000)
+        return 200
+
+    def rate_limited(page):
+        settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "PER_MINUTE": 1}
+        return posted_without_script(page, problem, correct_source())
+
+    def database_down(page):
+        def refuse(*args, **kwargs):
+            raise OperationalError("the database is down")
+        backend = type(connections["default"])  # every connection, the live server's thread's too
+        real = backend.cursor
+        backend.cursor = refuse
+        try:
+            return opened(page, url("/"))
+        finally:
+            backend.cursor = real
+
+    def bad_csrf(page):
+        page.goto(url("/accounts/login/"))
+        with page.expect_navigation() as navigation:
+            page.evaluate("""() => { const form = document.querySelector("main form");
+                form.querySelector("[name=csrfmiddlewaretoken]").value = "x".repeat(64); form.submit(); }""")
+        return navigation.value.status
+
+    def failed_save(page):
+        page.goto(url("/authoring/new/"))
+        with page.expect_navigation() as navigation:
+            page.locator("#save-button").click()
+        return navigation.value.status
+
+    def new_token(page):
+        page.goto(url("/accounts/tokens/"))
+        page.locator("input[name=name]").fill("laptop")
+        with page.expect_navigation() as navigation:
+            page.locator("#create-token").click()
+        return navigation.value.status
+
+    def go(path):
+        return lambda page: opened(page, url(path))
+
+    return [
+        Visit("problem list", "signed out", go("/"), 200),
+        Visit("problem page", "signed out", go(f"/problems/{DOT}/"), 200),
+        Visit("global leaderboard", "signed out", go("/leaderboard/"), 200),
+        Visit("problem leaderboard", "signed out", go(f"/leaderboard/problems/{DOT}/"), 200),
+        Visit("profile", "signed out", go("/users/ada/"), 200),
+        Visit("log in", "signed out", go("/accounts/login/"), 200),
+        Visit("sign up", "signed out", go("/accounts/signup/"), 200),
+        Visit("404 unknown problem", "signed out", go("/problems/no_such_problem/"), 404),
+        Visit("400 bad request", "signed out", go("/?" + "&".join(["x"] * 1001)), 400),
+        Visit("403 form expired (CSRF)", "signed out", bad_csrf, 403),
+        Visit("500 database down", "signed out", database_down, 500),
+        Visit("problem list", "learner", go("/"), 200),
+        Visit("problem page, solved", "learner", go(f"/problems/{DOT}/"), 200),
+        Visit("problem page, verdict under the editor", "learner", solved_under_the_editor, 200),
+        Visit("verdict page, policy_violation", "learner", go(f"/submissions/{ids['violation']}/"), 200),
+        Visit("verdict page, accepted", "learner", go(f"/submissions/{ids['accepted']}/"), 200),
+        Visit("history", "learner", go("/submissions/"), 200),
+        Visit("profile", "learner", go("/users/ada/"), 200),
+        Visit("global leaderboard", "learner", go("/leaderboard/"), 200),
+        Visit("problem leaderboard", "learner", go(f"/leaderboard/problems/{DOT}/"), 200),
+        Visit("API tokens", "learner", go("/accounts/tokens/"), 200),
+        Visit("API tokens, a new one shown once", "learner", new_token, 200),
+        Visit("403 authoring", "learner", go("/authoring/"), 403),
+        Visit("404 someone else's submission", "learner", go(f"/submissions/{ids['others']}/"), 404),
+        Visit("400 empty code", "learner", lambda page: posted_without_script(page, problem, ""), 400),
+        Visit("429 too many submissions", "learner", rate_limited, 429),
+        Visit("authoring index", "instructor", go("/authoring/"), 200),
+        Visit("authoring form, new problem", "instructor", go("/authoring/new/"), 200),
+        Visit("authoring form, failed save", "instructor", failed_save, 400),
+        Visit("authoring form, draft", "instructor", go(f"/authoring/drafts/{ids['draft']}/"), 200),
+        Visit("new packaged submission", "instructor", go(f"/authoring/drafts/{ids['draft']}/submissions/new/"), 200),
+        Visit("validation, passed", "instructor", go(f"/authoring/validations/{ids['validation']}/"), 200),
+        Visit("authoring index", "staff", go("/authoring/"), 200),
+        Visit("authoring form, bank problem", "staff", go(f"/authoring/drafts/{ids['bank_draft']}/"), 200),
+        Visit("statistics", "staff", go(f"/authoring/problems/{DOT}/statistics/"), 200),
+        Visit("published", "staff", go(f"/authoring/problems/{DOT}/published/"), 200),
+        Visit("rejudge", "staff", go(f"/authoring/rejudges/{ids['rejudge']}/"), 200),
+    ]
+
+
+# The README's pictures: (name, the part a phone's shot starts from, the schemes shot).
+SHOTS = {("learner", "problem page, verdict under the editor"): ("problem_page", "#workbench", ("light", "dark")),
+         ("learner", "verdict page, policy_violation"): ("verdict_page", None, ("light",)),
+         ("instructor", "authoring form, failed save"): ("authoring_form", None, ("light",))}
+
+
+def report(found: list[Visit]) -> str:
+    lines = []
+    for visit in found:
+        if visit.error:
+            lines.append(f"{visit.who:10} {visit.name}: {visit.error}")
+            continue
+        for width, m in visit.measures.items():
+            rules = ", ".join(f"{v['id']} ({v['impact']}, {v['nodes']})" for v in m.serious)
+            lines.append(f"{visit.who:10} {visit.name} @{width}: sideways {m.sideways_px} px, raw {m.raw_text}, "
+                         f"{'' if m.in_layout else 'no site navigation, '}serious/critical: {rules or 'none'}")
+    return "\n".join(lines)
+
+
+def test_every_page_fits_a_phone_and_a_laptop_and_passes_axe(live_browser, live_server, scenario, people, settings):
+    found = visits(lambda path: live_server.url + path, scenario, settings)
+    contexts = {who: signed_in(live_browser, live_server, people.get(who), viewport={"width": 390, "height": 844})
+                for who in ("signed out", "learner", "instructor", "staff")}
+    for visit in found:
+        page = contexts[visit.who].new_page()
+        try:
+            status = visit.go(page)
+            if status != visit.status:
+                visit.error = f"answered {status}, expected {visit.status}"
+            for width, scheme in VIEWS:
+                page.set_viewport_size({"width": width, "height": 844 if width < 800 else 900})
+                page.emulate_media(color_scheme=scheme)
+                view = f"{width}" if scheme == "light" else f"{width} {scheme}"
+                visit.measures[view] = measure(page)
+                name, part, schemes = SHOTS.get((visit.who, visit.name), (None, None, ()))
+                if scheme in schemes:
+                    if part and width < 800:
+                        page.locator(part).evaluate("(part) => part.scrollIntoView({block: 'start'})")
+                    page.screenshot(path=str(SCREENSHOTS / f"{name}_{view.replace(' ', '_')}.png"))
+                    page.evaluate("() => window.scrollTo(0, 0)")
+        except Exception as exc:  # measured as far as it got; reported with the rest
+            visit.error = visit.error or f"{type(exc).__name__}: {str(exc)[:300]}"
+        finally:
+            page.close()
+    if os.environ.get("PAGE_AUDIT_REPORT"):
+        Path(os.environ["PAGE_AUDIT_REPORT"]).write_text(json.dumps([
+            {"name": v.name, "who": v.who, "error": v.error,
+             "measures": {w: {"sideways_px": m.sideways_px, "raw_text": m.raw_text, "violations": m.violations,
+                              "in_layout": m.in_layout}
+                          for w, m in v.measures.items()}} for v in found], indent=1))
+    failing = [v for v in found if v.error or any(m.sideways_px > 0 or m.raw_text or m.serious or not m.in_layout
+                                                  for m in v.measures.values())]
+    assert not failing, report(failing)

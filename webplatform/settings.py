@@ -37,8 +37,11 @@ INSTALLED_APPS = [
     "webplatform.authoring",
     "webplatform.leaderboard",
     "webplatform.monitoring",
+    "webplatform.courses",
     "webplatform.practice",
+    "webplatform.lti",
     "webplatform.api",
+    "lti_tool",  # django-lti: platform registrations, deployments, the tool's keys, launches' ids
     "ninja",  # installed so that /api/docs serves Swagger UI from our static files, not a CDN
 ]
 
@@ -52,6 +55,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "webplatform.core.timezones.TimezoneMiddleware",  # deadlines in the reader's time zone
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -167,6 +171,19 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": SWEEP_EVERY_S,
         "options": {"expires": max(10.0, 3 * SWEEP_EVERY_S)},
     },
+}
+
+# LTI 1.3 launches keep their state and nonce here between the platform's redirects (pylti1p3's
+# Django cache storage), which may reach different web processes: Redis, shared by all of them.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                      "KEY_PREFIX": "arena"}}
+# Grade passback to learning platforms is background work: nobody waits for it on a page.
+CELERY_TASK_ROUTES["lti.send_score"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
+CELERY_TASK_ROUTES["lti.sweep_scores"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
+CELERY_BEAT_SCHEDULE["sweep-scores"] = {
+    "task": "lti.sweep_scores",
+    "schedule": float(os.environ.get("LTI_SWEEP_EVERY_S", "60")),
+    "options": {"expires": 120},
 }
 
 # --- Grading --------------------------------------------------------------------------------

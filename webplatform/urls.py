@@ -16,6 +16,8 @@ urlpatterns = [
     path("accounts/", include("webplatform.accounts.urls")),
     path("api/", api.urls),
     path("authoring/", include("webplatform.authoring.urls")),
+    path("courses/", include("webplatform.courses.urls")),
+    path("lti/", include("webplatform.lti.urls")),
     path("healthz", healthz, name="healthz"),
     path("", include("webplatform.monitoring.urls")),
     path("", include("webplatform.submissions.urls")),

@@ -1,8 +1,10 @@
 """The whole site, started as `make run` starts it (``python -m devstack run``): gunicorn, a Celery
 worker and beat, on a SQLite file; plus a redis-server of the test's own that a test may restart."""
 import json
+import os
 import signal
 import sqlite3
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -47,6 +49,16 @@ class Site:
         if login:
             session.login(*login)
         return session
+
+    def manage(self, *args: str) -> str:
+        """``manage.py`` against the site's database and broker (as its operator would run it);
+        returns what it printed."""
+        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                                                "DATABASE_URL": f"sqlite:///{self.var / 'db.sqlite3'}",
+                                                "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0"})
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout
 
     def wait_for_verdict(self, session: Session, submission_id: int, timeout: float = 180) -> dict:
         deadline = time.monotonic() + timeout

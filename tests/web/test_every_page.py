@@ -12,15 +12,18 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Callable
 
 import pytest
 from django.db import OperationalError, connections
+from django.utils import timezone
 from judge.archive import folder_files
 from playwright.sync_api import expect
 
 from webplatform.authoring import services as authoring
+from webplatform.courses import services as courses
 from webplatform.authoring.tasks import validate_draft
 from webplatform.submissions import services as submissions
 from webplatform.submissions.models import Submission
@@ -117,6 +120,14 @@ def scenario(bank, people, broker, tmp_path):
     """What the pages show: graded verdicts, a validated draft, a published problem's pages."""
     learner, dot = people["learner"], bank[DOT]
     ids = {}
+    # A course ada joined, with an assignment of the problem she submits to below.
+    course = courses.create_course(user=people["instructor"], title="Remat 101", term="Spring 2026")
+    courses.join_course(user=learner, code=course.join_code)
+    now = timezone.now()
+    assignment = courses.save_assignment(
+        course=course, title="Week 1", opens_at=now - timedelta(days=1), due_at=now + timedelta(days=7),
+        late_until=now + timedelta(days=9), late_penalty_percent=20, problems=[dot, bank["checkpoint_names"]])
+    ids["course"], ids["assignment"], ids["join_code"] = course.pk, assignment.pk, course.join_code
     for name, source in (("accepted", correct_source()), ("violation", no_checkpoint_source())):
         ids[name] = submissions.create_submission(user=learner, problem=dot, source=source, kind="submit").pk
         grade(ids[name])
@@ -185,6 +196,16 @@ def visits(url, ids, settings) -> list[Visit]:
     def go(path):
         return lambda page: opened(page, url(path))
 
+    def wrong_join_code(page):
+        page.goto(url("/courses/"))
+        page.locator("#id_code").fill("not-a-code")
+        with page.expect_navigation() as navigation:
+            page.locator("#join-button").click()
+        return navigation.value.status
+
+    course = f"/courses/{ids['course']}/"
+    assignment = f"{course}assignments/{ids['assignment']}/"
+
     return [
         Visit("problem list", "signed out", go("/"), 200),
         Visit("problem page", "signed out", go(f"/problems/{DOT}/"), 200),
@@ -212,6 +233,18 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("404 someone else's submission", "learner", go(f"/submissions/{ids['others']}/"), 404),
         Visit("400 empty code", "learner", lambda page: posted_without_script(page, problem, ""), 400),
         Visit("429 too many submissions", "learner", rate_limited, 429),
+        Visit("courses, due soon", "learner", go("/courses/"), 200),
+        Visit("course", "learner", go(course), 200),
+        Visit("assignment", "learner", go(assignment), 200),
+        Visit("join link", "learner", go(f"/courses/join/{ids['join_code']}/"), 200),
+        Visit("join, wrong code", "learner", wrong_join_code, 400),
+        Visit("404 gradebook", "learner", go(f"{assignment}gradebook/"), 404),
+        Visit("courses", "instructor", go("/courses/"), 200),
+        Visit("course: code, roster, problems", "instructor", go(course), 200),
+        Visit("gradebook", "instructor", go(f"{assignment}gradebook/"), 200),
+        Visit("assignment form", "instructor", go(f"{assignment}edit/"), 200),
+        Visit("course statistics", "instructor", go(f"{assignment}problems/{DOT}/statistics/"), 200),
+        Visit("a learner's submission", "instructor", go(f"{course}submissions/{ids['violation']}/"), 200),
         Visit("authoring index", "instructor", go("/authoring/"), 200),
         Visit("authoring form, new problem", "instructor", go("/authoring/new/"), 200),
         Visit("authoring form, failed save", "instructor", failed_save, 400),

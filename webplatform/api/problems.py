@@ -34,9 +34,9 @@ class ListFilters(Schema):
     difficulty: Difficulty | None = None
 
 
-def _problem(slug: str):
+def _problem(slug: str, user):
     with missing(f"There is no published problem {slug!r}: GET /api/v1/problems lists them."):
-        return catalog.get_problem(slug=slug)
+        return catalog.get_problem(slug=slug, user=user)
 
 
 @router.get("/problems", response={200: ProblemList, 401: Error, 422: Error}, auth=bearer_or_anonymous,
@@ -55,7 +55,7 @@ def list_problems(request: HttpRequest, filters: Query[ListFilters]):
             auth=bearer_or_anonymous, openapi_extra=OPTIONAL_TOKEN, summary="One problem, as its page shows it")
 def get_problem(request: HttpRequest, path: Path[ProblemPath]):
     user = request.auth
-    problem = _problem(path.slug)
+    problem = _problem(path.slug, user)
     version = problem.current_version
     solved = attempts.has_solved(user=user, problem=problem)
     solution = None
@@ -75,7 +75,7 @@ def get_problem(request: HttpRequest, path: Path[ProblemPath]):
 
 
 def _create(request: HttpRequest, slug: str, body: SourceIn, kind: str):
-    problem = _problem(slug)
+    problem = _problem(slug, request.auth)
     version = catalog.version_opened(problem=problem, number=body.version)
     submission = submissions.create_submission(
         user=request.auth, problem=problem, source=body.source, kind=kind, version=version)

@@ -162,9 +162,19 @@ class Statistics:
         return self.accepted / self.attempts if self.attempts else None
 
 
-def problem_statistics(problem: Problem, residual_sample: int = RESIDUAL_SAMPLE) -> Statistics:
+def problem_statistics(problem: Problem, residual_sample: int = RESIDUAL_SAMPLE, *, learners=None,
+                       since=None, until=None) -> Statistics:
+    """``learners`` (user ids or a queryset of them), ``since`` and ``until``: only their
+    submissions, made in that time (a course's, during an assignment); everyone's, always, when
+    None."""
     graded = Submission.objects.filter(problem=problem, kind=Submission.Kind.SUBMIT,
                                        status=Submission.Status.DONE)
+    if learners is not None:
+        graded = graded.filter(user__in=learners)
+    if since is not None:
+        graded = graded.filter(created_at__gte=since)
+    if until is not None:
+        graded = graded.filter(created_at__lte=until)
     totals = graded.aggregate(attempts=Count("id"), learners=Count("user", distinct=True),
                               accepted=Count("id", filter=Q(verdict=verdicts.ACCEPTED)))
     failures = graded.exclude(verdict=verdicts.ACCEPTED).values_list("verdict").annotate(n=Count("id")) \

@@ -215,11 +215,17 @@ class Published:
 
 
 @transaction.atomic
-def publish_draft(*, draft: Draft) -> Published:
+def publish_draft(*, draft: Draft, audience=None) -> Published:
     """Freezes the draft as the problem's new immutable version. Refused unless a validation of
     exactly these files passed (the reference and every packaged submission got their expected
-    verdicts, and at least one packaged submission is accepted)."""
+    verdicts, and at least one packaged submission is accepted). ``audience``: a group (a
+    course's) that alone sees the problem until it is made public; refused for a problem already
+    published to everyone or kept for another group."""
     draft = Draft.objects.select_for_update().get(pk=draft.pk)
+    known = Problem.objects.filter(uuid=draft.uuid).first()
+    if audience is not None and known is not None and known.audience_id != audience.pk:
+        raise ValidationError("this problem is published to everyone already" if known.is_public
+                              else "this problem is kept for another course")
     run = selectors.passing_validation(draft)
     if run is None:
         latest = draft.validations.filter(content_hash=draft.content_hash, status=Status.DONE).first()
@@ -229,7 +235,7 @@ def publish_draft(*, draft: Draft) -> Published:
         if package.content_hash != draft.content_hash:  # never publish other bytes than were validated
             raise ValidationError("the draft's files changed while publishing; validate again")
         _check_slug_free(package.slug, draft.uuid)
-        outcome = sync_problem(package=package, origin=Problem.Origin.AUTHORING)
+        outcome = sync_problem(package=package, origin=Problem.Origin.AUTHORING, audience=audience)
     problem = Problem.objects.select_related("current_version").get(uuid=draft.uuid)
     if draft.problem_id != problem.pk:
         draft.problem = problem

@@ -4,7 +4,9 @@ A ``Problem`` is identified by the package's ``uuid`` (so a renamed slug keeps i
 points at its current version. A ``ProblemVersion`` is one content hash of the package: once
 written it never changes, and every submission names the version it was graded against.
 """
+from django.contrib.auth.models import Group
 from django.db import models
+from django.db.models import Q
 from judge.package import DEFAULT_RANKING, DEVICES, DIFFICULTIES
 
 
@@ -43,6 +45,9 @@ class Problem(models.Model):
     # Where its current version was published from. sync_problems neither retires nor overwrites
     # a problem published in the browser: problems/ is not where that one lives any more.
     origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.BANK)
+    # Who may see it before it is public: the members of this group (a course's, when a draft is
+    # published to one course); everyone when empty. Problem lists and rankings show public ones.
+    audience = models.ForeignKey(Group, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -51,6 +56,14 @@ class Problem(models.Model):
 
     def __str__(self):
         return self.slug
+
+    @property
+    def is_public(self) -> bool:
+        return self.audience_id is None
+
+
+# Listed, ranked and open to everyone: in the bank and not kept for one course.
+PUBLIC = Q(is_active=True, audience__isnull=True)
 
 
 class ProblemVersion(models.Model):

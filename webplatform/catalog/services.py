@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 from judge import PackageError, load_problem
 from judge.archive import folder_files
 
@@ -58,15 +59,16 @@ def version_fields(package) -> dict:
 
 
 @transaction.atomic
-def sync_problem(*, package, origin: str = Problem.Origin.BANK) -> str:
+def sync_problem(*, package, origin: str = Problem.Origin.BANK, audience=None) -> str:
     """Creates or updates one problem from a loaded package; returns created/updated/unchanged.
 
     The one way a package becomes a version, for ``sync_problems`` and for publishing in the
-    browser alike: the same files give the same version."""
+    browser alike: the same files give the same version. ``audience``: the group (a course's)
+    that alone sees a problem created here, until ``make_public``; a known problem keeps its own."""
     problem = Problem.objects.select_for_update().filter(uuid=package.uuid).first()
     outcome = "updated"
     if problem is None:
-        problem = Problem(uuid=package.uuid)
+        problem = Problem(uuid=package.uuid, audience=audience)
         outcome = "created"
     version = ProblemVersion.objects.filter(problem=problem, content_hash=package.content_hash).first() \
         if problem.pk else None
@@ -83,6 +85,13 @@ def sync_problem(*, package, origin: str = Problem.Origin.BANK) -> str:
     problem.current_version = version
     problem.save(update_fields=["current_version", "updated_at"])
     return outcome
+
+
+def make_public(*, problem: Problem) -> bool:
+    """A problem kept for one course opens to everyone (lists, rankings); False if it was public."""
+    # updated_at moves the grading state, so cached lists and rankings take it in at once.
+    return bool(Problem.objects.filter(pk=problem.pk, audience__isnull=False)
+                .update(audience=None, updated_at=timezone.now()))
 
 
 def sync_problems(*, root: Path, retire_missing: bool = True) -> SyncResult:

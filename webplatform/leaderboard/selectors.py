@@ -18,7 +18,7 @@ from django.db.models.functions import Rank, RowNumber
 from django.shortcuts import get_object_or_404
 from judge import verdicts
 
-from webplatform.catalog.models import Problem
+from webplatform.catalog.models import PUBLIC, Problem
 from webplatform.core.freshness import cached
 from webplatform.submissions.models import Submission
 
@@ -29,7 +29,8 @@ from .rules import NOT_COUNTED
 
 PAGE_SIZE = 50
 RECENT_ACTIVITY = 10
-CURRENT = Q(version_id=F("problem__current_version_id"), problem__is_active=True)
+# A public problem's current version (one kept for a course ranks nowhere until it is public).
+CURRENT = Q(version_id=F("problem__current_version_id"), problem__is_active=True, problem__audience__isnull=True)
 
 
 def counted_submissions() -> QuerySet[Submission]:
@@ -127,7 +128,7 @@ def ranked_problem(*, slug: str) -> Problem:
         Problem.objects.select_related("current_version").only(
             "id", "uuid", "slug", "title", "current_version_id", "current_version__title",
             "current_version__ranking"),
-        slug=slug, is_active=True, current_version__isnull=False)
+        PUBLIC, slug=slug, current_version__isnull=False)
 
 
 def accepted_submissions(problem) -> QuerySet[Submission]:
@@ -200,7 +201,8 @@ def profile(*, username: str) -> Profile:
                     .values("problem__slug", "problem__title", "submissions", "first_accepted_at")
                     .order_by(F("first_accepted_at").asc(nulls_last=True), "problem__title"))
     board = global_board()
-    recent = (Submission.objects.filter(user=learner, kind=Submission.Kind.SUBMIT, problem__is_active=True)
+    recent = (Submission.objects.filter(user=learner, kind=Submission.Kind.SUBMIT, problem__is_active=True,
+                                         problem__audience__isnull=True)
               .select_related("problem").only("id", "verdict", "status", "created_at", "problem__slug",
                                               "problem__title", "user_id")
               .order_by("-created_at", "-id")[:RECENT_ACTIVITY])

@@ -26,7 +26,7 @@ def problem_list(request):
 
 @require_GET
 def problem_detail(request, slug):
-    problem = get_problem(slug=slug)
+    problem = get_problem(slug=slug, user=request.user)
     version = problem.current_version
     solved = has_solved(user=request.user, problem=problem)
     show_solution = selectors.can_see_solution(user=request.user, problem=problem, solved=solved)

@@ -19,7 +19,7 @@ from .presenters import present
 @login_required
 @require_POST
 def create(request, slug, kind):
-    problem = get_problem(slug=slug)
+    problem = get_problem(slug=slug, user=request.user)
     try:
         version = version_opened(problem=problem, number=request.POST.get("version"))
         submission = services.create_submission(

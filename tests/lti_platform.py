@@ -1,0 +1,268 @@
+"""A learning platform for the LTI tests: lti1p3platform (a maintained LTI 1.3 platform
+implementation) behind a small WSGI server in a thread, with keys generated for the test.
+
+It does what a school's platform does with a tool: initiates OIDC logins, answers the tool's
+authorisation request with a signed launch (resource link or deep linking), takes deep linking
+responses (placing the link they name, with a line item when they ask for one), issues access
+tokens for a signed client-credentials grant and takes scores on its line items, checking the
+token and scope with lti1p3platform's own Assignment and Grade Services handler. What it took is
+kept for the test to read: ``placed``, ``scores``."""
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import threading
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from jwcrypto.jwk import JWK
+from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
+from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
+from lti1p3platform.oidc_login import OIDCLoginAbstract
+from lti1p3platform.registration import Registration
+from lti1p3platform.request import Request
+from lti1p3platform.score import UpdateScoreStatus
+from lti1p3platform.service_connector import AssignmentsGradesService
+from werkzeug.serving import make_server
+from werkzeug.wrappers import Request as WsgiRequest
+from werkzeug.wrappers import Response
+
+CLIENT_ID = "remat-arena-tool"
+DEPLOYMENT_ID = "deployment-1"
+CONTEXT = {"id": "course-101", "title": "Remat 101 (platform)", "label": "R101"}
+INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+
+
+def key_pair() -> tuple[str, str]:
+    key = JWK.generate(kty="RSA", size=2048)
+    return key.export_to_pem(private_key=True, password=None).decode(), key.export_to_pem().decode()
+
+
+@dataclass
+class Person:
+    sub: str
+    name: str
+    email: str
+    roles: list
+
+
+@dataclass
+class Placed:
+    """A link placed by deep linking: what the tool asked for."""
+    resource_link_id: str
+    title: str
+    custom: dict
+    lineitem_id: str | None
+
+
+@dataclass
+class PlatformState:
+    people: dict = field(default_factory=dict)
+    placed: list = field(default_factory=list)
+    lineitems: dict = field(default_factory=dict)  # id -> {"label", "scoreMaximum", "resourceId"}
+    scores: dict = field(default_factory=dict)  # line item id -> [score JSON, ...] as received
+    refuse_scores: int = 0  # answer 503 to this many score posts first (a platform down for a while)
+    refused: int = 0
+
+
+class WerkzeugRequest(Request):
+    def build_metadata(self, request: WsgiRequest):
+        body = request.get_data(as_text=True)
+        return {"method": request.method, "form_data": request.form.to_dict(), "get_data": request.args.to_dict(),
+                "headers": request.headers, "content_type": request.content_type, "path": request.path,
+                "json": json.loads(body) if body and "json" in (request.content_type or "") else None}
+
+
+class PlatformConfig(LTI1P3PlatformConfAbstract):
+    def init_platform_config(self, *, registration: Registration) -> None:
+        self._registration = registration
+
+    def get_registration_by_params(self, **kwargs) -> Registration:
+        return self._registration
+
+
+class Login(OIDCLoginAbstract):
+    def set_lti_message_hint(self, **kwargs) -> None:
+        self._lti_message_hint = kwargs["hint"]
+
+    def get_redirect(self, url: str) -> Response:
+        return Response(status=302, headers={"Location": url})
+
+
+class Launch(LTIAdvantageMessageLaunchAbstract):
+    def render_launch_form(self, launch_data, **kwargs) -> Response:
+        return autopost(launch_data["launch_url"], {"id_token": launch_data["id_token"], "state": launch_data["state"]})
+
+
+class Grades(AssignmentsGradesService):
+    """The platform's line items and scores, behind lti1p3platform's authenticated handlers."""
+
+    def __init__(self, request, config, platform: "Platform", lineitem_id: str):
+        super().__init__(request, config, f"{platform.url}/lineitems", f"{platform.url}/lineitems/{lineitem_id}")
+        self.platform = platform
+
+    def update_score(self, line_item_id, score):
+        state = self.platform.state
+        state.scores.setdefault(line_item_id, []).append(score)
+        return UpdateScoreStatus.SUCCESS
+
+    def find_lineitems(self, page=1, limit=None, line_item_id=None, resource_link_id=None, resource_id=None, tag=None):
+        items = [{"id": f"{self.platform.url}/lineitems/{key}", **value}
+                 for key, value in self.platform.state.lineitems.items()
+                 if resource_id in (None, value.get("resourceId"))]
+        return {"content": items, "has_next": False, "next": None}
+
+    def find_lineitem(self, line_item_id):
+        return {"id": f"{self.platform.url}/lineitems/{line_item_id}", **self.platform.state.lineitems[line_item_id]}
+
+    def create_lineitem(self, creation_data):
+        return {"id": f"{self.platform.url}/lineitems/{self.platform.new_lineitem(creation_data)}", **creation_data}
+
+    def update_lineitem(self, update_data):
+        raise NotImplementedError("the tests' platform does not edit line items")
+
+    def delete_lineitem(self, line_item_id):
+        raise NotImplementedError("the tests' platform does not delete line items")
+
+    def get_results(self, line_item_id, page=1, limit=None, user_id=None):
+        raise NotImplementedError("the tests' platform keeps scores, not results")
+
+
+def autopost(action: str, fields: dict) -> Response:
+    inputs = "".join(f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">' for k, v in fields.items())
+    return Response(f'<!doctype html><html><body><form method="post" action="{html.escape(action)}" id="autopost">'
+                    f"{inputs}<button>Continue</button></form>"
+                    f'<script>document.getElementById("autopost").submit()</script></body></html>',
+                    content_type="text/html")
+
+
+class Platform:
+    """``start(tool_url, login_path)``, then ``launch_url(sub, link)`` / ``deep_link_url(sub)`` are
+    where a person on the platform clicks."""
+
+    def __init__(self):
+        self.private_key, self.public_key = key_pair()
+        self.state = PlatformState()
+        self.server = make_server("127.0.0.1", 0, self.wsgi, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self._ids = itertools.count(1)
+        self.tool_url = self.login_path = None
+        self.hints: dict[str, dict] = {}
+
+    # -- running ------------------------------------------------------------------------------------
+    def start(self, *, tool_url: str, login_path: str) -> None:
+        self.tool_url, self.login_path = tool_url.rstrip("/"), login_path
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+
+    @property
+    def registration_options(self) -> dict:
+        """What the tool's administrator enters (``manage.py lti_register``)."""
+        return {"issuer": self.url, "client_id": CLIENT_ID, "auth_url": f"{self.url}/authorize",
+                "token_url": f"{self.url}/token", "keyset_url": f"{self.url}/jwks", "deployment_id": DEPLOYMENT_ID}
+
+    def config(self) -> PlatformConfig:
+        registration = (Registration().set_iss(self.url).set_client_id(CLIENT_ID).set_deployment_id(DEPLOYMENT_ID)
+                        .set_launch_url(f"{self.tool_url}/lti/launch/").set_deeplink_launch_url(f"{self.tool_url}/lti/launch/")
+                        .set_oidc_login_url(f"{self.tool_url}{self.login_path}")
+                        .set_tool_key_set_url(f"{self.tool_url}/lti/jwks/")
+                        .set_platform_public_key(self.public_key).set_platform_private_key(self.private_key))
+        return PlatformConfig(registration=registration)
+
+    def person(self, sub: str, name: str, *, instructor: bool = False) -> Person:
+        found = Person(sub, name, f"{sub}@school.example", [INSTRUCTOR if instructor else LEARNER])
+        self.state.people[sub] = found
+        return found
+
+    def launch_url(self, sub: str, placed: Placed) -> str:
+        return f"{self.url}/start?" + urlencode({"user": sub, "link": placed.resource_link_id})
+
+    def deep_link_url(self, sub: str) -> str:
+        return f"{self.url}/start?" + urlencode({"user": sub, "deep_link": "1"})
+
+    def new_lineitem(self, data: dict) -> str:
+        key = str(next(self._ids))
+        self.state.lineitems[key] = {k: data[k] for k in ("label", "scoreMaximum", "resourceId", "tag") if k in data}
+        return key
+
+    # -- the platform's endpoints ------------------------------------------------------------------------
+    def wsgi(self, environ, start_response):
+        request = WsgiRequest(environ)
+        route = {"/start": self.start_login, "/authorize": self.authorize, "/jwks": self.jwks, "/token": self.token,
+                 "/deep_link_return": self.deep_link_return}.get(request.path)
+        if route is None and request.path.startswith("/lineitems/") and request.path.endswith("/scores"):
+            route = self.score
+        response = route(request) if route else Response("not found", status=404)
+        return response(environ, start_response)
+
+    def start_login(self, request) -> Response:
+        hint = f"hint-{next(self._ids)}"
+        self.hints[hint] = {"user": request.args["user"], "link": request.args.get("link"),
+                            "deep_link": bool(request.args.get("deep_link"))}
+        login = Login(WerkzeugRequest(request), self.config())
+        login.set_lti_message_hint(hint=hint)
+        if self.hints[hint]["deep_link"]:
+            login.set_deeplinking_launch_url()
+        return login.initiate_login(request.args["user"])
+
+    def authorize(self, request) -> Response:
+        hint = self.hints.get(request.args.get("lti_message_hint", ""))
+        if hint is None or request.args.get("login_hint") != hint["user"]:
+            return Response("unknown login", status=400)
+        person = self.state.people[hint["user"]]
+        launch = Launch(WerkzeugRequest(request), self.config())
+        launch.set_user_data(person.sub, person.roles, full_name=person.name, email_address=person.email)
+        launch.set_launch_context_claim(CONTEXT["id"], context_title=CONTEXT["title"], context_label=CONTEXT["label"],
+                                        context_types=["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"])
+        if hint["deep_link"]:
+            launch.set_dl(f"{self.url}/deep_link_return", title="Add an activity", accept_types={"ltiResourceLink"})
+        else:
+            placed = next(p for p in self.state.placed if p.resource_link_id == hint["link"])
+            launch.set_resource_link_claim(placed.resource_link_id, title=placed.title)
+            launch.set_custom_parameters_claim(placed.custom)
+            launch.set_ags(f"{self.url}/lineitems",
+                           f"{self.url}/lineitems/{placed.lineitem_id}" if placed.lineitem_id else None)
+        return launch.lti_launch()
+
+    def jwks(self, request) -> Response:
+        return Response(json.dumps(self.config().get_jwks()), content_type="application/json")
+
+    def token(self, request) -> Response:
+        config = self.config()
+        try:
+            answer = config.get_access_token(request.form.to_dict())
+        except Exception as exc:  # an invalid grant is the tool's error: answer it as OAuth 2 does
+            return Response(json.dumps({"error": "invalid_grant", "error_description": str(exc)}), status=400,
+                            content_type="application/json")
+        return Response(json.dumps(answer), content_type="application/json")
+
+    def deep_link_return(self, request) -> Response:
+        config = self.config()
+        items = config.validate_deeplinking_resp(request.form.to_dict())
+        for item in items:
+            lineitem = item.get("lineItem")
+            self.state.placed.append(Placed(f"link-{next(self._ids)}", item.get("title", ""), item.get("custom", {}),
+                                            self.new_lineitem(lineitem) if lineitem else None))
+        return Response(f"<!doctype html><p id='placed'>Placed {len(items)} activit{'y' if len(items) == 1 else 'ies'}.</p>",
+                        content_type="text/html")
+
+    def score(self, request) -> Response:
+        if self.state.refused < self.state.refuse_scores:
+            self.state.refused += 1
+            return Response("down for maintenance", status=503)
+        config = self.config()
+        lineitem_id = request.path.split("/")[2]
+        if lineitem_id not in self.state.lineitems:
+            return Response("no such line item", status=404)
+        grades = Grades(WerkzeugRequest(request), config, self, lineitem_id)
+        try:
+            answer = grades.handle_update_score(lineitem_id)
+        except Exception as exc:  # lti1p3platform raises on a bad token instead of answering
+            status = getattr(exc, "status_code", 401)
+            return Response(json.dumps({"error": str(exc)}), status=status, content_type="application/json")
+        return Response(json.dumps({"message": answer.message}), status=answer.code, content_type="application/json")

@@ -1,0 +1,172 @@
+"""LTI 1.3 against a real platform implementation (tests/lti_platform.py: lti1p3platform, keys
+generated here): a deep linking launch places an assignment with its line item, learners launch
+it and become site users of the course, and their score arrives at the platform, retried while
+the platform refuses it, sent once however often the task runs."""
+import html
+import re
+from datetime import timedelta
+
+import pytest
+import requests
+from django.core.management import call_command
+from django.utils import timezone
+from lti_tool.models import LtiRegistration, LtiUser
+
+from webplatform.courses.models import Membership
+from webplatform.lti import services
+from webplatform.lti.models import AssignmentLink, CourseContext, ScoreReport
+
+from ..lti_platform import Platform
+from .scenario import graded
+
+pytestmark = pytest.mark.django_db(transaction=True)
+SELF_POSTING = re.compile(r'<form[^>]*action="([^"]*)"[^>]*id="(?:autopost|deep-link-return)"[^>]*>(.*?)</form>', re.S)
+FIELD = re.compile(r'<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"', re.I)
+
+
+@pytest.fixture(autouse=True)
+def shared_cache(settings):
+    # The launch's state and nonce wait in Django's cache between redirects; here the tool runs in
+    # this process (live_server), so its memory is shared enough.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+@pytest.fixture
+def platform(live_server, bank, broker):
+    platform = Platform()
+    options = platform.registration_options
+    call_command("lti_register", name="Test platform", site_url=live_server.url, issuer=options["issuer"],
+                 client_id=options["client_id"], auth_url=options["auth_url"], token_url=options["token_url"],
+                 keyset_url=options["keyset_url"], deployment_id=[options["deployment_id"]], stdout=open("/dev/null", "w"))
+    registration = LtiRegistration.objects.get(issuer=platform.url)
+    platform.start(tool_url=live_server.url, login_path=f"/lti/login/{registration.uuid}/")
+    yield platform
+    platform.stop()
+
+
+class Browser:
+    """A person's browser, as far as LTI needs one: cookies, redirects, and the pages that post
+    themselves (the platform's launch form, the tool's deep linking answer, pylti1p3's check that
+    cookies work, which a browser's script passes by reloading with ``lti1p3_new_window``)."""
+
+    def __init__(self):
+        self.session = requests.Session()
+
+    def open(self, url: str) -> requests.Response:
+        return self.settle(self.session.get(url, timeout=30))
+
+    def settle(self, response):
+        for _ in range(10):
+            text = response.text
+            if "lti1p3-warning-msg" in text:
+                response = self.session.get(response.url + "&lti1p3_new_window=1", timeout=30)
+            elif 'id="autopost"' in text or 'id="deep-link-return"' in text:
+                action, body = SELF_POSTING.search(text).groups()
+                fields = {name: html.unescape(value) for name, value in FIELD.findall(body)}
+                response = self.session.post(html.unescape(action), data=fields, timeout=30)
+            else:
+                return response
+        raise AssertionError("a page kept posting itself")
+
+    def post_form(self, url: str, data: dict) -> requests.Response:
+        page = self.session.get(url, timeout=30)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        return self.settle(self.session.post(url, data={"csrfmiddlewaretoken": token, **data},
+                                             headers={"Referer": url}, timeout=30))
+
+
+def place_assignment(platform, live_server, bank) -> tuple:
+    """The instructor's deep linking launch, an assignment made for it, the link placed."""
+    teacher = Browser()
+    platform.person("t-1", "Tess Teacher", instructor=True)
+    chooser = teacher.open(platform.deep_link_url("t-1"))
+    assert chooser.url.endswith("/lti/deep-link/") and "no assignment yet" in chooser.text
+    course = CourseContext.objects.get().course
+    opens = timezone.localtime() - timedelta(hours=1)
+    made = teacher.post_form(f"{live_server.url}/courses/{course.pk}/assignments/new/", {
+        "title": "LTI week", "opens_at": opens.strftime("%Y-%m-%dT%H:%M"),
+        "due_at": (opens + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"), "late_penalty_percent": "0",
+        "problems": [str(bank["checkpoint_dot_policy"].pk), str(bank["checkpoint_names"].pk)]})
+    assert made.status_code == 200, made.text[-2000:]
+    assignment = course.assignments.get()
+    placed = teacher.post_form(f"{live_server.url}/lti/deep-link/", {"assignment": str(assignment.pk)})
+    assert "Placed 1 activity" in placed.text
+    return course, assignment, platform.state.placed[0]
+
+
+def test_deep_link_launch_and_a_score_that_arrives(platform, live_server, bank, broker):
+    course, assignment, placed = place_assignment(platform, live_server, bank)
+    assert placed.custom == {"assignment_id": str(assignment.pk)} and placed.title == "LTI week"
+    assert platform.state.lineitems[placed.lineitem_id]["scoreMaximum"] == 2
+    assert Membership.objects.get(course=course, user__lti_users__sub="t-1").role == "instructor"
+
+    learner = Browser()
+    platform.person("s-1", "Sam Student")
+    page = learner.open(platform.launch_url("s-1", placed))
+    assert page.url.endswith(f"/courses/{course.pk}/assignments/{assignment.pk}/") and "LTI week" in page.text
+    user = LtiUser.objects.get(sub="s-1").auth_user
+    assert (user.first_name, user.email) == ("Sam Student", "s-1@school.example") and not user.has_usable_password()
+    assert Membership.objects.get(course=course, user=user).role == "learner"
+    link = AssignmentLink.objects.get()
+    assert link.lineitem_url == f"{platform.url}/lineitems/{placed.lineitem_id}"
+
+    # A second launch is the same person.
+    Browser().open(platform.launch_url("s-1", placed))
+    assert LtiUser.objects.get(sub="s-1").auth_user == user
+
+    graded(user, bank["checkpoint_dot_policy"], "accepted")
+    report = ScoreReport.objects.get()
+    assert (report.score_given, report.score_maximum, report.state) == (1.0, 2.0, "pending")
+    assert [m["args"] for m in broker.messages("cpu") if m["task"] == "lti.send_score"] == [[report.pk]]
+
+    assert services.send_score(report_id=report.pk) == "sent"
+    (score,) = platform.state.scores[placed.lineitem_id]
+    assert (score["userId"], score["scoreGiven"], score["scoreMaximum"]) == ("s-1", 1.0, 2.0)
+    assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
+    # Idempotent: the same message again sends nothing new.
+    assert services.send_score(report_id=report.pk) == "already"
+    assert len(platform.state.scores[placed.lineitem_id]) == 1
+
+
+def test_a_score_the_platform_refuses_is_tried_again_later_until_it_is_taken(platform, live_server, bank, broker):
+    course, assignment, placed = place_assignment(platform, live_server, bank)
+    platform.person("s-2", "Ria Retry")
+    Browser().open(platform.launch_url("s-2", placed))
+    user = LtiUser.objects.get(sub="s-2").auth_user
+    platform.state.refuse_scores = 2
+    graded(user, bank["checkpoint_names"], "accepted")
+    report = ScoreReport.objects.get()
+    broker.client.flushdb()
+    assert services.send_score(report_id=report.pk) == "retrying"
+    report.refresh_from_db()
+    assert report.attempts == 1 and "503" in report.last_error and report.state == "pending"
+    (message,) = broker.messages("cpu")
+    assert message["task"] == "lti.send_score" and message["eta"] is not None  # published again, later
+    assert services.send_score(report_id=report.pk) == "retrying"
+    report.refresh_from_db()
+    assert report.attempts == 2 and report.next_try_at > timezone.now() + timedelta(seconds=15)
+    assert services.send_score(report_id=report.pk) == "sent"
+    assert [s["scoreGiven"] for s in platform.state.scores[placed.lineitem_id]] == [1.0]
+
+
+def test_a_lost_message_is_published_again_by_the_sweep(platform, live_server, bank, broker):
+    course, assignment, placed = place_assignment(platform, live_server, bank)
+    platform.person("s-3", "Lou Lost")
+    Browser().open(platform.launch_url("s-3", placed))
+    graded(LtiUser.objects.get(sub="s-3").auth_user, bank["checkpoint_names"], "accepted")
+    report = ScoreReport.objects.get()
+    broker.client.flushdb()  # the broker lost it
+    assert services.sweep_scores() == []  # not overdue yet
+    assert services.sweep_scores(now=timezone.now() + timedelta(minutes=5)) == [report.pk]
+    assert [m["args"] for m in broker.messages("cpu")] == [[report.pk]]
+
+
+def test_a_link_copied_to_another_course_opens_nothing_and_forged_launches_are_refused(platform, live_server, bank):
+    course, assignment, placed = place_assignment(platform, live_server, bank)
+    platform.person("s-4", "Eve Forger")
+    placed.custom = {"assignment_id": str(assignment.pk + 1000)}
+    page = Browser().open(platform.launch_url("s-4", placed))
+    assert page.status_code == 404 and "opens nothing here" in page.text
+    # An id token signed by another key than the platform's: refused, nobody logged in.
+    forged = requests.post(f"{live_server.url}/lti/launch/", data={"id_token": "a.b.c", "state": "state-x"}, timeout=30)
+    assert forged.status_code == 400 and "could not be verified" in forged.text

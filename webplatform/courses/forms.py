@@ -1,0 +1,50 @@
+"""Forms of the course pages. Times are typed in the reader's time zone (the current one, see
+``core.timezones``), which Django's fields apply to what they parse."""
+from django import forms
+
+from webplatform.catalog.models import Problem
+
+LOCAL = "%Y-%m-%dT%H:%M"
+
+
+def local_time_field(label: str, required: bool = True, help_text: str = "") -> forms.DateTimeField:
+    return forms.DateTimeField(
+        label=label, required=required, help_text=help_text, input_formats=[LOCAL, "%Y-%m-%dT%H:%M:%S"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=LOCAL))
+
+
+class CourseForm(forms.Form):
+    title = forms.CharField(max_length=200, label="Title")
+    term = forms.CharField(max_length=100, required=False, label="Term", help_text="For example: Spring 2026")
+
+
+class JoinForm(forms.Form):
+    code = forms.CharField(max_length=40, label="Join code", help_text="12 letters and digits, from your instructor")
+
+
+class InstructorForm(forms.Form):
+    identifier = forms.CharField(max_length=254, label="Username or email",
+                                 help_text="They must have an account on this site already.")
+
+
+class AssignmentForm(forms.Form):
+    title = forms.CharField(max_length=200, label="Title")
+    opens_at = local_time_field("Opens")
+    due_at = local_time_field("Due")
+    late_until = local_time_field("Late submissions until", required=False,
+                                  help_text="Leave empty for no late window.")
+    late_penalty_percent = forms.IntegerField(min_value=0, max_value=100, initial=0, label="Late penalty (%)",
+                                              help_text="Taken off a problem accepted in the late window.")
+    problems = forms.ModelMultipleChoiceField(queryset=Problem.objects.none(), label="Problems",
+                                              widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, problems=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if problems is not None:
+            self.fields["problems"].queryset = problems
+        self.fields["problems"].label_from_instance = lambda p: f"{p.title} ({p.slug}, {p.difficulty})"
+
+
+class ExtensionForm(forms.Form):
+    learner = forms.IntegerField(widget=forms.HiddenInput)
+    due_at = local_time_field("New due time", required=False, help_text="Empty: back to the assignment's.")

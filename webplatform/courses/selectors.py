@@ -1,0 +1,243 @@
+"""Reads of courses: who belongs, what is due, the cells of the gradebook, and who may see what.
+
+A course's pages are for its members; its gradebook, statistics and its learners' code for its
+instructors. Anything a user may not see is a 404, as if it did not exist (a course id says
+nothing about whether the course exists)."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.db.models import Q, QuerySet
+from django.http import Http404
+from django.utils import timezone
+
+from webplatform.accounts.selectors import is_instructor
+from webplatform.authoring.selectors import drafts_for, passing_validation
+from webplatform.catalog.models import PUBLIC, Problem
+from webplatform.leaderboard.selectors import counted_submissions
+from webplatform.submissions.models import Submission
+
+from . import rules
+from .models import Assignment, Course, Extension, Membership, Standing
+
+Role = Membership.Role
+
+
+def can_create_courses(user) -> bool:
+    """Instructors (who author problems) and staff start courses; anyone may be made a co-instructor."""
+    return is_instructor(user)
+
+
+def courses_of(user) -> list[Membership]:
+    if not user.is_authenticated:
+        return []
+    return list(Membership.objects.filter(user=user).select_related("course").order_by("-course__created_at"))
+
+
+def membership(*, user, course_id: int) -> Membership:
+    """The user's membership of the course, or 404."""
+    found = (Membership.objects.select_related("course").filter(course_id=course_id, user_id=user.pk).first()
+             if user.is_authenticated else None)
+    if found is None:
+        raise Http404("no such course")
+    return found
+
+
+def taught(*, user, course_id: int) -> Course:
+    """A course the user teaches, or 404 (learners and strangers alike)."""
+    found = membership(user=user, course_id=course_id)
+    if found.role != Role.INSTRUCTOR:
+        raise Http404("no such course")
+    return found.course
+
+
+def assignment_of(*, course: Course, assignment_id: int) -> Assignment:
+    found = course.assignments.filter(pk=assignment_id).first()
+    if found is None:
+        raise Http404("no such assignment")
+    return found
+
+
+def learners(course: Course) -> QuerySet:
+    return get_user_model().objects.filter(course_memberships__course=course,
+                                           course_memberships__role=Role.LEARNER).order_by("username")
+
+
+def roster(course: Course) -> list[Membership]:
+    return list(course.memberships.select_related("user").order_by("role", "user__username"))
+
+
+def problems_of(assignment: Assignment) -> list[Problem]:
+    return [item.problem for item in assignment.items.select_related("problem").order_by("position", "id")]
+
+
+def assignable_problems(course: Course) -> QuerySet[Problem]:
+    """What an assignment of the course may set: public problems and those kept for this course."""
+    return Problem.objects.filter(PUBLIC | Q(is_active=True, audience=course.audience_id),
+                                  current_version__isnull=False).order_by("title")
+
+
+def course_problems(course: Course) -> QuerySet[Problem]:
+    """Problems published to this course only."""
+    return Problem.objects.filter(audience=course.audience_id).order_by("title")
+
+
+def publishable_drafts(*, user, course: Course) -> list:
+    """The user's drafts that may be published to this course: validated as they are, never
+    published to everyone nor to another course."""
+    return [draft for draft in drafts_for(user)
+            if passing_validation(draft) is not None
+            and (draft.problem is None or draft.problem.audience_id == course.audience_id)]
+
+
+# --- deadlines and cells ------------------------------------------------------------------------
+
+def deadlines_for(assignment: Assignment, extended_to: datetime | None = None) -> rules.Deadlines:
+    return rules.deadlines(opens_at=assignment.opens_at, due_at=assignment.due_at, late_until=assignment.late_until,
+                           penalty_percent=assignment.late_penalty_percent, extended_to=extended_to)
+
+
+def extensions(assignment: Assignment, user_ids=None) -> dict[int, datetime]:
+    found = Extension.objects.filter(assignment=assignment)
+    if user_ids is not None:
+        found = found.filter(user_id__in=list(user_ids))
+    return dict(found.values_list("user_id", "due_at"))
+
+
+def cells(assignment: Assignment, user_ids, problems: list[Problem] | None = None) -> dict[int, list[rules.Cell]]:
+    """{user id: a cell per problem of the assignment, in its order}: one query over the counted
+    submissions of these learners to these problems (id, time and verdict only)."""
+    problems = problems_of(assignment) if problems is None else problems
+    user_ids = list(user_ids)
+    extended = extensions(assignment, user_ids)
+    attempts = defaultdict(list)
+    rows = (counted_submissions().filter(user_id__in=user_ids, problem__in=problems)
+            .order_by("created_at", "id").values_list("user_id", "problem_id", "id", "created_at", "verdict"))
+    for user_id, problem_id, *attempt in rows.iterator(chunk_size=2000):
+        attempts[user_id, problem_id].append(tuple(attempt))
+    return {user_id: [rules.cell(attempts[user_id, p.pk], deadlines_for(assignment, extended.get(user_id)))
+                      for p in problems]
+            for user_id in user_ids}
+
+
+# --- the learner's pages ------------------------------------------------------------------------
+
+@dataclass
+class AssignmentView:
+    """One assignment as a learner sees it: their own deadlines, cells and score."""
+    assignment: Assignment
+    deadlines: rules.Deadlines
+    extended: bool
+    problems: list = field(default_factory=list)  # (problem, cell)
+    score: rules.Score | None = None
+
+    def state(self, now: datetime) -> str:
+        """upcoming, open, late (in the late window) or closed."""
+        if now < self.deadlines.opens_at:
+            return "upcoming"
+        if now <= self.deadlines.due_at:
+            return "open"
+        return "late" if now <= self.deadlines.closes_at else "closed"
+
+
+def assignment_view(*, assignment: Assignment, user) -> AssignmentView:
+    extended_to = extensions(assignment, [user.pk]).get(user.pk)
+    problems = problems_of(assignment)
+    row = cells(assignment, [user.pk], problems)[user.pk]
+    return AssignmentView(assignment, deadlines_for(assignment, extended_to), extended_to is not None,
+                          list(zip(problems, row)), rules.score(row, len(problems)))
+
+
+def visible_assignments(*, course: Course, user, instructor: bool) -> list[AssignmentView]:
+    """The course's assignments for this user: every one for instructors, those already open for
+    learners (an upcoming one is listed with its opening time, its problems hidden)."""
+    views = []
+    for assignment in course.assignments.order_by("due_at", "id"):
+        if instructor:
+            views.append(AssignmentView(assignment, deadlines_for(assignment), False))
+        else:
+            views.append(assignment_view(assignment=assignment, user=user))
+    return views
+
+
+def due_soon(*, user, now: datetime | None = None) -> list[tuple[Course, AssignmentView]]:
+    """Across the learner's courses: open assignments (or in their late window) not solved in
+    full, soonest deadline first."""
+    now = now or timezone.now()
+    found = []
+    for member in courses_of(user):
+        if member.role != Role.LEARNER:
+            continue
+        for view in visible_assignments(course=member.course, user=user, instructor=False):
+            if view.state(now) in ("open", "late") and view.score.solved < view.score.out_of:
+                found.append((member.course, view))
+    return sorted(found, key=lambda pair: pair[1].deadlines.due_at)
+
+
+def standing_of(*, assignment: Assignment, user) -> Standing | None:
+    return Standing.objects.filter(assignment=assignment, user=user).first()
+
+
+# --- the gradebook --------------------------------------------------------------------------------
+
+SHOW = {
+    "all": "every learner",
+    "missing": "not solved in full",
+    "late": "with a late acceptance",
+    "complete": "solved in full",
+    "none": "no attempt yet",
+}
+
+
+@dataclass
+class Row:
+    learner: object
+    cells: list
+    score: rules.Score
+    extended_to: datetime | None
+
+
+@dataclass
+class Gradebook:
+    assignment: Assignment
+    problems: list
+    rows: list
+    total: int  # learners before filtering
+
+
+def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") -> Gradebook:
+    """Learners by problems: each cell the best verdict that counts, attempts, time of acceptance
+    and whether late. ``search``: part of a username, name or email; ``show``: a key of SHOW."""
+    problems = problems_of(assignment)
+    everyone = list(learners(assignment.course))
+    table = cells(assignment, [u.pk for u in everyone], problems)
+    extended = extensions(assignment)
+    rows = [Row(u, table[u.pk], rules.score(table[u.pk], len(problems)), extended.get(u.pk)) for u in everyone]
+    needle = search.strip().lower()
+    if needle:
+        rows = [r for r in rows if needle in " ".join((r.learner.username, r.learner.get_full_name(),
+                                                       r.learner.email)).lower()]
+    keep = {
+        "missing": lambda r: r.score.solved < r.score.out_of,
+        "late": lambda r: r.score.late > 0,
+        "complete": lambda r: r.score.out_of and r.score.solved == r.score.out_of,
+        "none": lambda r: not any(c.attempts for c in r.cells),
+    }.get(show)
+    if keep is not None:
+        rows = [r for r in rows if keep(r)]
+    return Gradebook(assignment, problems, rows, len(everyone))
+
+
+def course_submission(*, course: Course, submission_id: int) -> Submission:
+    """A learner's submission to a problem of one of the course's assignments, for its
+    instructors; anything else is a 404."""
+    problem_ids = course.assignments.values_list("items__problem_id", flat=True)
+    found = (Submission.objects.select_related("problem", "version", "user")
+             .filter(pk=submission_id, problem_id__in=problem_ids, user__course_memberships__course=course,
+                     user__course_memberships__role=Role.LEARNER).first())
+    if found is None:
+        raise Http404("no such submission")
+    return found

@@ -1,0 +1,38 @@
+"""Times (in the reader's zone, the current one: ``core.timezones``) and points on the course pages."""
+from datetime import timezone as dt_timezone
+
+from django import template
+from django.utils import timezone
+from django.utils.dateformat import format as date_format
+from django.utils.html import format_html
+
+register = template.Library()
+SHOWN = "D j M Y, H:i T"
+
+
+@register.simple_tag
+def local_time(moment):
+    """``<time>`` with the moment in ISO (UTC) for machines and the script that shows it in the
+    browser's zone before the server knows it, and in the current zone for people."""
+    if moment is None:
+        return ""
+    local = timezone.localtime(moment)
+    return format_html('<time datetime="{}" data-local>{}</time>', moment.astimezone(dt_timezone.utc).isoformat(),
+                       date_format(local, SHOWN))
+
+
+@register.simple_tag
+def zone_name():
+    return timezone.get_current_timezone_name()
+
+
+@register.filter
+def state_at(view, now):
+    """upcoming, open, late or closed: an assignment for its reader at ``now``."""
+    return view.state(now)
+
+
+@register.filter
+def points(value) -> str:
+    """1, 0.7, 1.75: at most two decimals, no trailing zeros."""
+    return f"{float(value):.2f}".rstrip("0").rstrip(".")

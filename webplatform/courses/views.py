@@ -1,0 +1,261 @@
+"""Thin views of the course pages: parse, call a selector or a service, render. Every page needs a
+login; a course is a 404 to anyone outside it, and its instructors' pages to its learners."""
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from webplatform.authoring.selectors import drafts_for, problem_statistics
+from webplatform.submissions.presenters import present
+
+from . import codes, selectors, services
+from .export import gradebook_csv
+from .forms import AssignmentForm, CourseForm, ExtensionForm, InstructorForm, JoinForm
+
+Role = selectors.Role
+
+
+def _address(request) -> str:
+    return request.META.get("REMOTE_ADDR", "")
+
+
+def _tell(request, action, done) -> None:
+    """Runs ``action`` (a service call); flashes ``done(its result)``, or what the service refused."""
+    try:
+        result = action()
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, done(result))
+
+
+def _join_refused(request, exc, form, status=400):
+    response = render(request, "courses/join.html", {"form": form, "errors": exc.messages}, status=status)
+    if isinstance(exc, services.JoinLimited):
+        response.status_code = 429
+        response["Retry-After"] = str(exc.retry_after_s)
+    return response
+
+
+@login_required
+@require_GET
+def index(request):
+    return render(request, "courses/index.html", {
+        "memberships": selectors.courses_of(request.user),
+        "due": selectors.due_soon(user=request.user),
+        "can_create": selectors.can_create_courses(request.user),
+        "join_form": JoinForm(), "course_form": CourseForm(),
+    })
+
+
+@login_required
+@require_POST
+def create(request):
+    form = CourseForm(request.POST)
+    if not selectors.can_create_courses(request.user):
+        raise Http404("no such page")
+    if form.is_valid():
+        course = services.create_course(user=request.user, **form.cleaned_data)
+        return redirect("courses:detail", course_id=course.pk)
+    return render(request, "courses/index.html", {
+        "memberships": selectors.courses_of(request.user), "due": selectors.due_soon(user=request.user),
+        "can_create": True, "join_form": JoinForm(), "course_form": form}, status=400)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def join(request, code=""):
+    """The join form (POST a code), or a join link (GET shows what joining means, POST joins)."""
+    form = JoinForm(request.POST or None, initial={"code": code})
+    if request.method == "POST" and form.is_valid():
+        try:
+            course = services.join_course(user=request.user, code=form.cleaned_data["code"], address=_address(request))
+        except ValidationError as exc:
+            return _join_refused(request, exc, form)
+        messages.success(request, f"You joined {course}.")
+        return redirect("courses:detail", course_id=course.pk)
+    return render(request, "courses/join.html", {"form": form, "from_link": bool(code)},
+                  status=400 if request.method == "POST" else 200)
+
+
+@login_required
+@require_GET
+def detail(request, course_id):
+    member = selectors.membership(user=request.user, course_id=course_id)
+    course, teaching = member.course, member.role == Role.INSTRUCTOR
+    context = {"course": course, "teaching": teaching, "now": timezone.now(),
+               "assignments": selectors.visible_assignments(course=course, user=request.user, instructor=teaching)}
+    if teaching:
+        context.update({
+            "roster": selectors.roster(course), "instructor_form": InstructorForm(),
+            "join_code": codes.shown(course.join_code),
+            "join_link": request.build_absolute_uri(reverse("courses:join_link", args=[course.join_code])),
+            "course_problems": selectors.course_problems(course),
+            "drafts": selectors.publishable_drafts(user=request.user, course=course),
+        })
+    return render(request, "courses/detail.html", context)
+
+
+@login_required
+@require_POST
+def rotate_code(request, course_id):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    services.rotate_join_code(course=course)
+    messages.success(request, "A new join code and link: the old ones join nothing any more.")
+    return redirect("courses:detail", course_id=course.pk)
+
+
+@login_required
+@require_POST
+def add_instructor(request, course_id):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    form = InstructorForm(request.POST)
+    if form.is_valid():
+        _tell(request, lambda: services.add_instructor(course=course, identifier=form.cleaned_data["identifier"]),
+              lambda member: f"{member.user.username} teaches this course now.")
+    return redirect(reverse("courses:detail", args=[course.pk]) + "#roster")
+
+
+@login_required
+@require_POST
+def remove_member(request, course_id, user_id):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    user = get_object_or_404(get_user_model(), pk=user_id)
+    _tell(request, lambda: services.remove_member(course=course, user=user), lambda _: f"{user.username} left the roster.")
+    return redirect(reverse("courses:detail", args=[course.pk]) + "#roster")
+
+
+@login_required
+@require_POST
+def publish_draft(request, course_id):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    draft = next((d for d in drafts_for(request.user) if str(d.uuid) == request.POST.get("draft")), None)
+    if draft is None:
+        raise Http404("no such draft")
+    _tell(request, lambda: services.publish_to_course(course=course, draft=draft),
+          lambda version: f"{version.title} is published to this course only.")
+    return redirect(reverse("courses:detail", args=[course.pk]) + "#course-problems")
+
+
+@login_required
+@require_POST
+def make_public(request, course_id, slug):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    problem = get_object_or_404(selectors.course_problems(course), slug=slug)
+    services.publish_to_everyone(course=course, problem=problem)
+    messages.success(request, f"{problem.title} is public now.")
+    return redirect(reverse("courses:detail", args=[course.pk]) + "#course-problems")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def edit_assignment(request, course_id, assignment_id=None):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    assignment = selectors.assignment_of(course=course, assignment_id=assignment_id) if assignment_id else None
+    initial = {}
+    if assignment is not None:
+        initial = {"title": assignment.title, "opens_at": assignment.opens_at, "due_at": assignment.due_at,
+                   "late_until": assignment.late_until, "late_penalty_percent": assignment.late_penalty_percent,
+                   "problems": [p.pk for p in selectors.problems_of(assignment)]}
+    else:
+        initial = {"opens_at": timezone.now().replace(second=0, microsecond=0)}
+    form = AssignmentForm(request.POST or None, initial=initial, problems=selectors.assignable_problems(course))
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        chosen = {p.pk: p for p in data.pop("problems")}
+        order = [int(pk) for pk in request.POST.getlist("problems") if pk.isdigit() and int(pk) in chosen]
+        try:
+            saved = services.save_assignment(course=course, assignment=assignment,
+                                             problems=[chosen[pk] for pk in dict.fromkeys(order)], **data)
+        except ValidationError as exc:
+            _errors_into(form, exc)
+        else:
+            messages.success(request, f"Saved {saved.title}; every learner's standing follows the new settings.")
+            return redirect("courses:assignment", course_id=course.pk, assignment_id=saved.pk)
+    return render(request, "courses/assignment_form.html", {"course": course, "assignment": assignment, "form": form},
+                  status=400 if request.method == "POST" else 200)
+
+
+def _errors_into(form, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.message_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, exc.messages)
+
+
+@login_required
+@require_GET
+def assignment(request, course_id, assignment_id):
+    member = selectors.membership(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=member.course, assignment_id=assignment_id)
+    if member.role == Role.INSTRUCTOR:
+        return redirect("courses:gradebook", course_id=course_id, assignment_id=assignment_id)
+    return render(request, "courses/assignment.html", {
+        "course": member.course, "view": selectors.assignment_view(assignment=found, user=request.user),
+        "now": timezone.now()})
+
+
+@login_required
+@require_GET
+def gradebook(request, course_id, assignment_id):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=course, assignment_id=assignment_id)
+    show = request.GET.get("show") if request.GET.get("show") in selectors.SHOW else "all"
+    search = request.GET.get("q", "")[:100]
+    book = selectors.gradebook(assignment=found, search=search, show=show)
+    return render(request, "courses/gradebook.html", {
+        "course": course, "assignment": found, "book": book, "show": show, "search": search,
+        "choices": selectors.SHOW, "extension_form": ExtensionForm(), "now": timezone.now()})
+
+
+@login_required
+@require_GET
+def gradebook_export(request, course_id, assignment_id):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=course, assignment_id=assignment_id)
+    response = HttpResponse(gradebook_csv(selectors.gradebook(assignment=found)), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="gradebook-{course.pk}-{found.pk}.csv"'
+    return response
+
+
+@login_required
+@require_POST
+def extension(request, course_id, assignment_id):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=course, assignment_id=assignment_id)
+    form = ExtensionForm(request.POST)
+    if form.is_valid():
+        learner = get_object_or_404(selectors.learners(course), pk=form.cleaned_data["learner"])
+        _tell(request, lambda: services.set_extension(assignment=found, user=learner, due_at=form.cleaned_data["due_at"]),
+              lambda _: f"{learner.username}'s due time is saved.")
+    else:
+        messages.error(request, "That is not a time: pick the date and time of the new due time.")
+    return redirect("courses:gradebook", course_id=course.pk, assignment_id=found.pk)
+
+
+@login_required
+@require_GET
+def statistics(request, course_id, assignment_id, slug):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=course, assignment_id=assignment_id)
+    problem = next((p for p in selectors.problems_of(found) if p.slug == slug), None)
+    if problem is None:
+        raise Http404("no such problem in this assignment")
+    stats = problem_statistics(problem, learners=selectors.learners(course).values("pk"), since=found.opens_at)
+    return render(request, "courses/statistics.html", {"course": course, "assignment": found, "problem": problem,
+                                                       "stats": stats})
+
+
+@login_required
+@require_GET
+def submission(request, course_id, submission_id):
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.course_submission(course=course, submission_id=submission_id)
+    return render(request, "courses/submission.html", {"course": course, "submission": found,
+                                                       "result": present(found)})

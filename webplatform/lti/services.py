@@ -1,0 +1,213 @@
+"""Writes of the LTI tool: what a launch makes of the platform's ids (a site user per platform
+user, a course per platform course, an assignment per placed link), and the scores owed to
+platforms, sent by a task until accepted.
+
+Who is who comes from the launch's verified claims only (the platform signed them): ``sub``
+under the registration is the user, the context the course, the roles claim the role."""
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+from lti_tool.models import LtiContext, LtiUser
+
+from webplatform.core.queues import enqueue
+from webplatform.courses import services as courses
+from webplatform.courses.models import Membership, Standing
+
+from . import ags
+from .models import AssignmentLink, CourseContext, ScoreReport
+
+logger = logging.getLogger(__name__)
+SEND_TASK = "lti.send_score"  # the task (tasks.py) these services enqueue, by name
+INSTRUCTOR_ROLES = ("#Instructor", "#Administrator", "#ContentDeveloper", "#TeachingAssistant")
+# Waits between tries of a score the platform did not take: 10 s, 20 s, ... at most an hour.
+FIRST_RETRY_S, LONGEST_RETRY_S = 10, 3600
+Role = Membership.Role
+
+
+def is_instructor_role(roles) -> bool:
+    """Any teaching role of the LTI vocabulary (context roles, full URIs or short names)."""
+    return any(role.endswith(INSTRUCTOR_ROLES) or role in ("Instructor", "Administrator") for role in roles or ())
+
+
+# --- launches ----------------------------------------------------------------------------------------
+
+def site_user(*, platform_user: LtiUser):
+    """The site user the platform user is: made at their first launch, named after them (a short
+    hash of their platform id keeps names apart), with no password: they come in through the
+    platform. Later launches refresh their name and email."""
+    with transaction.atomic():
+        platform_user = LtiUser.objects.select_for_update().get(pk=platform_user.pk)
+        user = platform_user.auth_user
+        if user is None:
+            user = _new_user(platform_user)
+            platform_user.auth_user = user
+            platform_user.save(update_fields=["auth_user", "datetime_modified"])
+        names = {"first_name": platform_user.given_name[:150], "last_name": platform_user.family_name[:150],
+                 "email": platform_user.email}
+        if not names["first_name"] and platform_user.name:
+            names["first_name"] = platform_user.name[:150]
+        changed = [field for field, value in names.items() if value and getattr(user, field) != value]
+        for field in changed:
+            setattr(user, field, names[field])
+        if changed:
+            user.save(update_fields=changed)
+    return user
+
+
+def _new_user(platform_user: LtiUser):
+    label = platform_user.email.split("@")[0] or platform_user.given_name or platform_user.name or "learner"
+    base = re.sub(r"[^\w.+-]", "", label.replace(" ", ".").lower())[:100] or "learner"
+    digest = hashlib.sha256(f"{platform_user.registration.uuid}:{platform_user.sub}".encode()).hexdigest()
+    users = get_user_model().objects
+    for length in (6, 10, 16, 64):
+        name = f"{base}-{digest[:length]}"
+        if not users.filter(username=name).exists():
+            user = users.create_user(username=name)
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+            return user
+    raise IntegrityError(f"no free username for {platform_user}")
+
+
+def course_of(*, context, user, instructor: bool, title: str, term: str):
+    """The course a platform's course is; a platform instructor's first launch makes it (taught by
+    them). None when no instructor has launched from it yet."""
+    with transaction.atomic():
+        LtiContext.objects.select_for_update().filter(pk=context.pk).first()  # one first launch at a time
+        found = CourseContext.objects.filter(context=context).select_related("course").first()
+        if found is not None:
+            return found.course
+        if not instructor:
+            return None
+        course = courses.create_course(user=user, title=title or "Course from the learning platform", term=term)
+        CourseContext.objects.create(context=context, course=course)
+        return course
+
+
+def join(*, course, user, instructor: bool) -> None:
+    courses.enrol(course=course, user=user, role=Role.INSTRUCTOR if instructor else Role.LEARNER)
+
+
+def link_assignment(*, resource_link, assignment, endpoint: dict | None) -> AssignmentLink:
+    """The placed link opens this assignment; ``endpoint``: the launch's AGS claim (its line item
+    and scopes), kept for passback."""
+    endpoint = endpoint or {}
+    link, _ = AssignmentLink.objects.update_or_create(resource_link=resource_link, defaults={
+        "assignment": assignment, "lineitem_url": endpoint.get("lineitem", ""),
+        "lineitems_url": endpoint.get("lineitems", ""), "scopes": list(endpoint.get("scope", []))})
+    return link
+
+
+# --- scores ---------------------------------------------------------------------------------------------
+
+def scores_changed(*, standing_ids) -> None:
+    """``courses.signals.standings_changed`` receiver (inside the transaction that moved them):
+    each learner launched from a placed link of the assignment is owed their new score there."""
+    standings = Standing.objects.filter(pk__in=list(standing_ids)).select_related("assignment")
+    for standing in standings:
+        for link in AssignmentLink.objects.filter(assignment=standing.assignment).select_related(
+                "resource_link__context__deployment__registration"):
+            registration = link.resource_link.context.deployment.registration
+            platform_user = LtiUser.objects.filter(registration=registration, auth_user=standing.user_id).first()
+            if platform_user is not None:
+                owe(link=link, standing=standing, platform_user=platform_user)
+
+
+def owe(*, link: AssignmentLink, standing: Standing, platform_user: LtiUser) -> ScoreReport:
+    """Records the score the platform is owed and sends it once committed; nothing new to send
+    when it already has this very score."""
+    out_of = standing.assignment.items.count()
+    fields = {"score_given": standing.score, "score_maximum": float(out_of), "timestamp": standing.updated_at}
+    report = ScoreReport.objects.filter(link=link, user_id=standing.user_id).first()
+    if report is not None and report.state == ScoreReport.State.SENT and all(
+            getattr(report, name) == value for name, value in fields.items()):
+        return report
+    report, _ = ScoreReport.objects.update_or_create(link=link, user_id=standing.user_id, defaults={
+        **fields, "platform_user": platform_user, "state": ScoreReport.State.PENDING, "attempts": 0,
+        "last_error": "", "next_try_at": timezone.now()})
+    transaction.on_commit(lambda: _publish(report.pk))
+    return report
+
+
+def report_standing(*, link: AssignmentLink, user) -> None:
+    """A learner's launch: their standing, if they have one, is owed to this link (a learner who
+    solved problems before the link was placed gets their score at once)."""
+    standing = Standing.objects.filter(assignment=link.assignment, user=user).select_related("assignment").first()
+    platform_user = LtiUser.objects.filter(registration=link.resource_link.context.deployment.registration,
+                                           auth_user=user).first()
+    if standing is not None and platform_user is not None:
+        with transaction.atomic():
+            owe(link=link, standing=standing, platform_user=platform_user)
+
+
+def _publish(report_id: int, countdown: float | None = None) -> None:
+    try:
+        enqueue(SEND_TASK, report_id, countdown=countdown)
+    except OperationalError as exc:  # the sweep publishes it again
+        logger.warning("could not enqueue score report %s (%s); the sweep will retry", report_id, exc)
+
+
+def retry_delay(attempts: int) -> float:
+    return min(LONGEST_RETRY_S, FIRST_RETRY_S * 2 ** max(0, attempts - 1))
+
+
+def send_score(*, report_id: int) -> str:
+    """Sends the report's score to the platform: "sent", "already" (nothing left to send),
+    "changed" (a newer score arrived while sending: its own message sends it), or "retrying"
+    (refused or unreachable: the task is published again after a growing delay)."""
+    report = ScoreReport.objects.filter(pk=report_id).select_related(
+        "link__assignment", "link__resource_link__context__deployment__registration", "platform_user").first()
+    if report is None or report.state == ScoreReport.State.SENT:
+        return "already"
+    snapshot = {"score_given": report.score_given, "timestamp": report.timestamp, "state": ScoreReport.State.PENDING}
+    assignment = report.link.assignment
+    try:
+        ags.send_score(registration=report.link.resource_link.context.deployment.registration, link=report.link,
+                       platform_user_id=report.platform_user.sub, score_given=report.score_given,
+                       score_maximum=report.score_maximum, timestamp=report.timestamp.isoformat(),
+                       label=assignment.title, resource_id=f"assignment-{assignment.pk}")
+    except ags.Refused as exc:
+        attempts = report.attempts + 1
+        delay = retry_delay(attempts)
+        moved = ScoreReport.objects.filter(pk=report_id, **snapshot).update(
+            attempts=attempts, last_error=str(exc)[:2000], next_try_at=timezone.now() + timedelta(seconds=delay))
+        logger.warning("score report %s refused (attempt %s, next in %s s): %s", report_id, attempts, delay, exc)
+        if not moved:
+            return "changed"
+        _publish(report_id, countdown=delay)
+        return "retrying"
+    sent = ScoreReport.objects.filter(pk=report_id, **snapshot).update(
+        state=ScoreReport.State.SENT, sent_at=timezone.now(), last_error="", next_try_at=None)
+    return "sent" if sent else "changed"
+
+
+def sweep_scores(*, now=None, grace_s: float = 60) -> list[int]:
+    """Publishes again the pending reports whose next try is overdue (a message lost with the
+    broker, or a worker that died holding it). Returns their ids."""
+    now = now or timezone.now()
+    overdue = list(ScoreReport.objects.filter(state=ScoreReport.State.PENDING,
+                                              next_try_at__lt=now - timedelta(seconds=grace_s))
+                   .values_list("pk", flat=True)[:1000])
+    for report_id in overdue:
+        ScoreReport.objects.filter(pk=report_id).update(next_try_at=now)
+        _publish(report_id)
+    return overdue
+
+
+def check_assignment(*, course, assignment_id) -> object:
+    """The assignment a link names, which must be the course's (a custom parameter is signed by
+    the platform, but names our ids: a link copied into another platform course names nothing)."""
+    found = course.assignments.filter(pk=assignment_id).first() if str(assignment_id).isdigit() else None
+    if found is None:
+        raise ValidationError("This link opens an assignment of another course, or one that was deleted: "
+                              "your instructor places it again with the platform's content selection.")
+    return found

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import views
+
+app_name = "lti"
+urlpatterns = [
+    path("jwks/", views.jwks, name="jwks"),
+    path("login/<uuid:registration_uuid>/", views.Login.as_view(), name="login"),
+    path("launch/", views.Launch.as_view(), name="launch"),
+    path("deep-link/", views.deep_link, name="deep_link"),
+]

@@ -1,0 +1,134 @@
+"""The LTI 1.3 tool's endpoints: the JWKS, OIDC login initiation, the launch (resource links and
+deep linking requests), and the deep linking page where an instructor picks the assignment a new
+link opens. django-lti (``lti_tool``) and pylti1p3 verify every message: the platform's
+signature against its JWKS, the nonce and the state cookie set at login."""
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from lti_tool.models import LtiDeployment, LtiRegistration
+from lti_tool.views import LtiLaunchBaseView, OIDCLoginInitView, jwks
+from pylti1p3.deep_link import DeepLink
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.exception import LtiException
+from pylti1p3.lineitem import LineItem
+
+from webplatform.courses import selectors as courses
+
+from . import services
+
+__all__ = ["jwks", "Login", "Launch", "deep_link"]
+DEEP_LINK_SESSION_KEY = "lti-deep-link"
+BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def refused(request, title: str, message: str, status: int = 400):
+    return render(request, "lti/message.html", {"title": title, "message": message}, status=status)
+
+
+class Login(OIDCLoginInitView):
+    """OIDC login initiation: the platform names the registration in the URL; the browser goes on
+    to the platform's authorisation endpoint, which posts the signed launch to ``Launch``."""
+
+    def get_redirect_url(self, target_link_uri: str) -> str:
+        # Whatever the request says, the id token goes to our own launch endpoint only.
+        return self.request.build_absolute_uri(reverse("lti:launch"))
+
+    def get_oidc_response(self, request, registration_uuid, params):
+        try:
+            return super().get_oidc_response(request, registration_uuid, params)
+        except LtiException as exc:
+            return refused(request, "The learning platform's login was refused",
+                           f"{exc}. The platform's administrator checks the tool's registration (issuer, "
+                           f"client id, login URL) against what this site's administrator entered.")
+
+
+class Launch(LtiLaunchBaseView):
+    def post(self, request, *args, **kwargs):
+        try:
+            return super().post(request, *args, **kwargs)
+        except LtiException as exc:
+            return refused(request, "The launch could not be verified",
+                           f"{exc}. Open the activity again from the learning platform; if it fails again, "
+                           f"its administrator checks the tool's registration.")
+
+    def _enter(self, request, lti_launch):
+        """The launcher as a site user, logged in, in the course this platform course is."""
+        user = services.site_user(platform_user=lti_launch.user)
+        login(request, user, backend=BACKEND)
+        teaching = services.is_instructor_role(lti_launch.roles_claim)
+        claim = lti_launch.context_claim or {}
+        course = services.course_of(context=lti_launch.context, user=user, instructor=teaching,
+                                    title=claim.get("title", ""), term=claim.get("label", ""))
+        if course is not None:
+            services.join(course=course, user=user, instructor=teaching)
+        return user, teaching, course
+
+    def handle_resource_launch(self, request, lti_launch):
+        user, teaching, course = self._enter(request, lti_launch)
+        if course is None:
+            return refused(request, "This course is not set up yet",
+                           "Your instructor opens it from the learning platform once first; try again after.",
+                           status=409)
+        assignment_id = lti_launch.get_custom_claim("assignment_id")
+        if not assignment_id:
+            messages.info(request, "This link opens the course: place a link to an assignment with the "
+                                   "platform's content selection (deep linking).")
+            return redirect("courses:detail", course_id=course.pk)
+        try:
+            assignment = services.check_assignment(course=course, assignment_id=assignment_id)
+        except ValidationError as exc:
+            return refused(request, "This link opens nothing here", " ".join(exc.messages), status=404)
+        link = services.link_assignment(resource_link=lti_launch.resource_link, assignment=assignment,
+                                        endpoint=lti_launch.ags_claim)
+        if not teaching:
+            services.report_standing(link=link, user=user)
+        return redirect("courses:assignment", course_id=course.pk, assignment_id=assignment.pk)
+
+    def handle_deep_linking_launch(self, request, lti_launch):
+        user, teaching, course = self._enter(request, lti_launch)
+        if not teaching:
+            return refused(request, "Only instructors place activities", "Ask your instructor to add it.", status=403)
+        request.session[DEEP_LINK_SESSION_KEY] = {
+            "registration": lti_launch.registration.pk, "deployment": lti_launch.deployment.pk,
+            "course": course.pk,
+            "settings": lti_launch.get_claim("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"),
+        }
+        return redirect("lti:deep_link")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def deep_link(request):
+    """The instructor picks the assignment the new link opens; the answer goes back to the
+    platform as a signed deep linking response, with a line item for its scores."""
+    pending = request.session.get(DEEP_LINK_SESSION_KEY)
+    if not pending:
+        return refused(request, "No content selection in progress",
+                       "Start again from the learning platform's content selection.", status=404)
+    course = courses.taught(user=request.user, course_id=pending["course"])
+    assignments = list(course.assignments.order_by("due_at", "id"))
+    if request.method == "POST":
+        chosen = next((a for a in assignments if str(a.pk) == request.POST.get("assignment")), None)
+        if chosen is not None:
+            del request.session[DEEP_LINK_SESSION_KEY]
+            return _respond(request, pending, chosen)
+        messages.error(request, "Pick one of the course's assignments.")
+    return render(request, "lti/deep_link.html", {"course": course, "assignments": assignments})
+
+
+def _respond(request, pending: dict, assignment):
+    registration = LtiRegistration.objects.get(pk=pending["registration"])
+    deployment = LtiDeployment.objects.get(pk=pending["deployment"])
+    out_of = assignment.items.count()
+    resource = (DeepLinkResource().set_url(request.build_absolute_uri(reverse("lti:launch")))
+                .set_title(assignment.title).set_custom_params({"assignment_id": str(assignment.pk)})
+                .set_lineitem(LineItem().set_label(assignment.title).set_score_maximum(out_of)
+                              .set_resource_id(f"assignment-{assignment.pk}").set_tag("remat-arena")))
+    answer = DeepLink(registration.to_registration(), deployment.deployment_id, pending["settings"] or {})
+    return render(request, "lti/deep_link_return.html", {
+        "return_url": pending["settings"]["deep_link_return_url"], "jwt": answer.get_response_jwt([resource]),
+        "assignment": assignment})

@@ -117,7 +117,7 @@ def test_deep_link_launch_and_a_score_that_arrives(platform, live_server, bank, 
     graded(user, bank["checkpoint_dot_policy"], "accepted")
     report = ScoreReport.objects.get()
     assert (report.score_given, report.score_maximum, report.state) == (1.0, 2.0, "pending")
-    assert [m["args"] for m in broker.messages("cpu") if m["task"] == "lti.send_score"] == [[report.pk]]
+    assert [m["args"] for m in broker.messages("cpu.background") if m["task"] == "lti.send_score"] == [[report.pk]]
 
     assert services.send_score(report_id=report.pk) == "sent"
     (score,) = platform.state.scores[placed.lineitem_id]
@@ -140,7 +140,7 @@ def test_a_score_the_platform_refuses_is_tried_again_later_until_it_is_taken(pla
     assert services.send_score(report_id=report.pk) == "retrying"
     report.refresh_from_db()
     assert report.attempts == 1 and "503" in report.last_error and report.state == "pending"
-    (message,) = broker.messages("cpu")
+    (message,) = broker.messages("cpu.background")
     assert message["task"] == "lti.send_score" and message["eta"] is not None  # published again, later
     assert services.send_score(report_id=report.pk) == "retrying"
     report.refresh_from_db()
@@ -158,7 +158,7 @@ def test_a_lost_message_is_published_again_by_the_sweep(platform, live_server, b
     broker.client.flushdb()  # the broker lost it
     assert services.sweep_scores() == []  # not overdue yet
     assert services.sweep_scores(now=timezone.now() + timedelta(minutes=5)) == [report.pk]
-    assert [m["args"] for m in broker.messages("cpu")] == [[report.pk]]
+    assert [m["args"] for m in broker.messages("cpu.background")] == [[report.pk]]
 
 
 def test_a_link_copied_to_another_course_opens_nothing_and_forged_launches_are_refused(platform, live_server, bank):

@@ -16,6 +16,11 @@ _ORIGINS = {
     "named": ("the value named '{what}'", "named '{what}'"),
     "primitive": ("output of {what}", "output of {what}"),
 }
+# Where a value is kept, by JAX's names of the memories: the accelerator's own, or the page-locked
+# host memory an offloading policy moves it to. Reports before the judge read memories say nothing:
+# every residual they list was read as on the device.
+DEVICE = "device"
+MEMORY_KINDS = (DEVICE, "pinned_host")
 
 
 @dataclass(frozen=True)
@@ -24,14 +29,16 @@ class Aval:
     dtype: str
     shape: list[int]
     bytes: int | None = None  # the verifier counts them; the child's output types leave them out
+    memory: str = DEVICE  # one of MEMORY_KINDS
 
     def to_dict(self) -> dict:
         found = {"dtype": self.dtype, "shape": list(self.shape)}
-        return found if self.bytes is None else found | {"bytes": self.bytes}
+        found |= {} if self.bytes is None else {"bytes": self.bytes}
+        return found if self.memory == DEVICE else found | {"memory": self.memory}
 
     @classmethod
     def from_dict(cls, data: dict) -> Aval:
-        return cls(data.get("dtype", ""), list(data.get("shape", [])), data.get("bytes"))
+        return cls(data.get("dtype", ""), list(data.get("shape", [])), data.get("bytes"), data.get("memory", DEVICE))
 
 
 @dataclass
@@ -47,6 +54,11 @@ class Residual:
     policy_saved: bool = False  # a checkpoint's policy chose to keep it
     stacked: int | None = None  # a scan's per-step value, stacked over this many steps
     kept_by: int | None = None  # the index of the checkpoint whose policy kept it
+    memory: str = DEVICE  # where it is kept between the passes: one of MEMORY_KINDS
+
+    @property
+    def offloaded(self) -> bool:
+        return self.memory != DEVICE
 
     def origin(self) -> str:
         """Where it comes from, as a table's cell: "argument w1", "output of dot_general (x4 scan steps)"."""
@@ -69,6 +81,8 @@ class Residual:
             found["stacked"] = self.stacked
         if self.kept_by is not None:
             found["kept_by"] = self.kept_by
+        if self.offloaded:
+            found["memory"] = self.memory
         return found | {"dtype": self.dtype, "shape": list(self.shape), "type": self.type, "bytes": self.bytes}
 
     @classmethod
@@ -76,7 +90,7 @@ class Residual:
         return cls(kind=data.get("kind", ""), what=data.get("what", ""), line=data.get("line"),
                    dtype=data.get("dtype", ""), shape=list(data.get("shape", [])), type=data.get("type", ""),
                    bytes=data.get("bytes", 0), policy_saved=bool(data.get("policy_saved")),
-                   stacked=data.get("stacked"))
+                   stacked=data.get("stacked"), memory=data.get("memory", DEVICE))
 
 
 @dataclass

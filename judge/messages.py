@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import policy_names, verdicts
-from .evidence import POLICY_ORIGINS, Aval, Checkpoint, Cost, CustomDerivative, OnPath, Residual, Structure
+from .evidence import (DEVICE, MEMORY_KINDS, POLICY_ORIGINS, Aval, Checkpoint, Cost, CustomDerivative, OnPath, Residual,
+                       Structure)
 
 FILENAME = "submission.py"  # the name the submission's code has in the child (tracebacks, lines)
 VERIFY = "verify"  # a request's "mode": the verifier's; a submission's child's has none
@@ -250,7 +251,9 @@ def _shape(value) -> list[int]:
 def _aval(data, sized: bool) -> Aval:
     _expect(isinstance(data, dict) and isinstance(data.get("dtype"), str), "array type")
     _expect(not sized or _is_int(data.get("bytes")), "array size")
-    return Aval(data["dtype"], _shape(data.get("shape")), data["bytes"] if sized else None)
+    _expect(data.get("memory", DEVICE) in MEMORY_KINDS, "memory kind")
+    return Aval(data["dtype"], _shape(data.get("shape")), data["bytes"] if sized else None,
+                data.get("memory", DEVICE))
 
 
 def _avals(items, sized: bool) -> list[Aval]:
@@ -269,11 +272,11 @@ def _residual(data) -> Residual:
     _expect(isinstance(data, dict) and all(isinstance(data.get(k), str) for k in ("kind", "what", "dtype", "type"))
             and _is_int(data.get("bytes")) and _is_int_or_none(data.get("line"))
             and isinstance(data.get("policy_saved", False), bool) and _is_int_or_none(data.get("stacked"))
-            and _is_int_or_none(data.get("kept_by")), "residual")
+            and _is_int_or_none(data.get("kept_by")) and data.get("memory", DEVICE) in MEMORY_KINDS, "residual")
     return Residual(kind=data["kind"], what=data["what"], line=data.get("line"), dtype=data["dtype"],
                     shape=_shape(data.get("shape")), type=data["type"], bytes=data["bytes"],
                     policy_saved=data.get("policy_saved", False), stacked=data.get("stacked"),
-                    kept_by=data.get("kept_by"))
+                    kept_by=data.get("kept_by"), memory=data.get("memory", DEVICE))
 
 
 def _checkpoint(data) -> Checkpoint:

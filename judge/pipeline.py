@@ -134,7 +134,7 @@ def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs
 
 
 def _types(avals) -> list:
-    return [(a.dtype, tuple(a.shape)) for a in avals]
+    return [(a.dtype, tuple(a.shape), a.memory) for a in avals]
 
 
 def _limit_failure(result: ChildResult) -> tuple[str, str]:

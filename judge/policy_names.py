@@ -28,9 +28,20 @@ WITH_NAMES = (
     "save_anything_except_these_names",
 )
 WITH_POLICIES = ("save_from_both_policies",)
+# The offloading policies: the values they keep are moved from one memory to another
+# (``offload_src``, ``offload_dst``: "device", "pinned_host"...), written in problem.toml as
+# offload_dot_with_no_batch_dims("device", "pinned_host") and
+# save_and_offload_only_these_names(names_which_can_be_saved=["a"], names_which_can_be_offloaded=["b"],
+#                                   offload_src="device", offload_dst="pinned_host").
+OFFLOAD_DOTS = "offload_dot_with_no_batch_dims"
+OFFLOAD_NAMES = "save_and_offload_only_these_names"
+OFFLOADING = (OFFLOAD_DOTS, OFFLOAD_NAMES)
+_OFFLOAD_NAMES_KEYWORDS = ("names_which_can_be_saved", "names_which_can_be_offloaded", "offload_src", "offload_dst")
 
 # A canonical policy is a tuple: ("dots_saveable",), ("save_only_these_names", ("a", "b")),
-# ("save_from_both_policies", frozenset of two canonical policies), or ("custom", "<qualname>").
+# ("save_from_both_policies", frozenset of two canonical policies), ("offload_dot_with_no_batch_dims",
+# src, dst), ("save_and_offload_only_these_names", saved names, offloaded names, src, dst), or
+# ("custom", "<qualname>").
 Canonical = tuple
 
 
@@ -54,6 +65,19 @@ def both(first: Canonical, second: Canonical) -> Canonical:
     return ("save_from_both_policies", frozenset((first, second)))
 
 
+def offload_dots(src: str, dst: str) -> Canonical:
+    return (OFFLOAD_DOTS, src, dst)
+
+
+def offload_names(saved, offloaded, src: str, dst: str) -> Canonical:
+    return (OFFLOAD_NAMES, tuple(sorted(set(saved))), tuple(sorted(set(offloaded))), src, dst)
+
+
+def destination(policy: Canonical) -> str | None:
+    """Where an offloading policy moves what it offloads (None: the policy offloads nothing)."""
+    return policy[-1] if policy[0] in OFFLOADING else None
+
+
 def parse(text: str) -> Canonical:
     try:
         tree = ast.parse(text.strip(), mode="eval").body
@@ -70,9 +94,12 @@ def _from_node(node: ast.AST, text: str) -> Canonical:
         if name in PLAIN:
             return (name,)
         raise PolicyNameError(f"unknown policy {node.id!r} in {text!r}; expected one of "
-                              f"{', '.join(PLAIN + WITH_NAMES + WITH_POLICIES)}")
+                              f"{', '.join(PLAIN + WITH_NAMES + WITH_POLICIES + OFFLOADING)}")
+    func = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else \
+        getattr(getattr(node, "func", None), "id", None)
+    if func in OFFLOADING:
+        return _offloading(func, node, text)
     if isinstance(node, ast.Call) and not node.keywords:
-        func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
         if func in WITH_NAMES:
             if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args):
                 raise PolicyNameError(f"{func} takes names as strings, in {text!r}")
@@ -84,8 +111,38 @@ def _from_node(node: ast.AST, text: str) -> Canonical:
     raise PolicyNameError(f"{text!r} is not a policy name or a call of one")
 
 
+def _strings(node: ast.AST, func: str, text: str) -> list[str]:
+    items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in items):
+        raise PolicyNameError(f"{func} takes names and memories as strings, in {text!r}")
+    return [a.value for a in items]
+
+
+def _offloading(func: str, node: ast.Call, text: str) -> Canonical:
+    """As JAX takes them: offload_dot_with_no_batch_dims(src, dst), by position or by keyword;
+    save_and_offload_only_these_names by keyword only."""
+    if func == OFFLOAD_DOTS:
+        given = dict(zip(("offload_src", "offload_dst"), node.args)) | {k.arg: k.value for k in node.keywords}
+        if sorted(given) != ["offload_dst", "offload_src"] or len(node.args) > 2:
+            raise PolicyNameError(f"{func} takes offload_src and offload_dst, in {text!r}")
+        return offload_dots(*(_strings(given[k], func, text)[0] for k in ("offload_src", "offload_dst")))
+    given = {k.arg: k.value for k in node.keywords}
+    if node.args or sorted(given) != sorted(_OFFLOAD_NAMES_KEYWORDS):
+        raise PolicyNameError(f"{func} takes the keywords {', '.join(_OFFLOAD_NAMES_KEYWORDS)}, in {text!r}")
+    saved, offloaded = (_strings(given[k], func, text) for k in _OFFLOAD_NAMES_KEYWORDS[:2])
+    if set(saved) & set(offloaded):  # JAX refuses it too, when the policy is made
+        raise PolicyNameError(f"{func} takes each name in one list only, in {text!r}")
+    src, dst = (_strings(given[k], func, text)[0] for k in _OFFLOAD_NAMES_KEYWORDS[2:])
+    return offload_names(saved, offloaded, src, dst)
+
+
 def render(policy: Canonical) -> str:
     kind = policy[0]
+    if kind == OFFLOAD_DOTS:
+        return f"{kind}({policy[1]!r}, {policy[2]!r})"
+    if kind == OFFLOAD_NAMES:
+        return (f"{kind}(names_which_can_be_saved={list(policy[1])!r}, names_which_can_be_offloaded="
+                f"{list(policy[2])!r}, offload_src={policy[3]!r}, offload_dst={policy[4]!r})")
     if kind in WITH_NAMES:
         return f"{kind}({', '.join(repr(n) for n in policy[1])})"
     if kind == "save_from_both_policies":
@@ -101,6 +158,8 @@ def to_wire(policy: Canonical) -> list:
         return [policy[0], sorted((to_wire(p) for p in policy[1]), key=repr)]
     if policy[0] in WITH_NAMES:
         return [policy[0], list(policy[1])]
+    if policy[0] == OFFLOAD_NAMES:
+        return [policy[0], list(policy[1]), list(policy[2]), policy[3], policy[4]]
     return list(policy)
 
 
@@ -111,4 +170,6 @@ def from_wire(policy) -> Canonical:
         return both(from_wire(policy[1][0]), from_wire(policy[1][1]))
     if kind in WITH_NAMES:
         return with_names(kind, policy[1])
+    if kind == OFFLOAD_NAMES:
+        return offload_names(*policy[1:])
     return tuple(policy)

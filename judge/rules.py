@@ -39,7 +39,8 @@ def residual_key(r: Residual, saved: Saved) -> tuple:
     """What makes two residuals the same for the rules: where they come from, dtype and shape.
 
     Arguments, named values and values a checkpoint's policy kept are compared by their
-    provenance (which policy kept a value is ``check_keepers``' concern). Other intermediates are
+    provenance (which policy kept a value is ``check_keepers``' concern), and every residual by the
+    memory it is kept in (on the device, or offloaded to the host). Other intermediates are
     compared by type only: whether plain autodiff keeps ``2 * h`` (for ``h ** 2``) or ``h`` (for
     ``h * h``) is a matter of style, not of policy. Axes of size one are ignored: ``jnp.matmul``
     may drop a unit batch axis that ``einsum`` keeps, and the array held in memory is the same.
@@ -47,8 +48,29 @@ def residual_key(r: Residual, saved: Saved) -> tuple:
     shape = tuple(d for d in r.shape if d != 1)
     kept = saved.keeper(r) is not None
     if r.kind == "primitive" and not kept:
-        return ("intermediate", r.dtype, shape, r.stacked)
-    return (r.kind, r.what, r.dtype, shape, r.stacked, kept)
+        return ("intermediate", r.dtype, shape, r.stacked, r.memory)
+    return (r.kind, r.what, r.dtype, shape, r.stacked, kept, r.memory)
+
+
+def _elsewhere(row: ResidualRow, wanted: ResidualRow, who: str) -> str:
+    """The same value, kept in another memory than the required policy keeps it."""
+    if wanted.offloaded:
+        return f"saved on the device; {who} offloads it to {wanted.memory}"
+    return f"offloaded to {row.memory}; {who} keeps it on the device"
+
+
+def _pair_by_memory(rows: list[ResidualRow], missing: list[tuple], mine: Saved, who: str) -> None:
+    """A saved value the reference keeps in another memory is one difference, told as such: the
+    submission's row says where it should be, and the reference's is not listed as missing too.
+    ``missing``: (the reference's row, its key) pairs."""
+    for row in rows:
+        if not row.offending:
+            continue
+        key = residual_key(row, mine)[:-1]
+        wanted = next((pair for pair in missing if pair[1][:-1] == key and pair[0].memory != row.memory), None)
+        if wanted is not None:
+            missing.remove(wanted)
+            row.reason = _elsewhere(row, wanted[0], who)
 
 
 def check_keepers(mine: Saved, rules: StructureRules) -> list[str]:
@@ -82,6 +104,7 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
     missing: list[ResidualRow] = []
     who = _who(structure)
     if rules.match_reference:
+        unmatched: list[tuple] = []
         remaining = Counter(residual_key(r, reference) for r in theirs)
         for row in decided:
             key = residual_key(row, mine)
@@ -94,8 +117,10 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
             key = residual_key(r, reference)
             if remaining[key] > 0:
                 remaining[key] -= 1
-                missing.append(ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True,
-                                           reason=f"{who} saves this; your code recomputes it"))
+                unmatched.append((ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True,
+                                              reason=f"{who} saves this; your code recomputes it"), key))
+        _pair_by_memory(rows, unmatched, mine, who)
+        missing = [row for row, _ in unmatched]
         for row in sorted((r for r in rows if r.offending), key=_prominence) + sorted(missing, key=_prominence):
             problems.append(f"{row.phrase()}: {row.reason}")
     for row in decided:

@@ -14,7 +14,8 @@ exactly the residuals the forward one produces, compiles the pair as one XLA pro
   hidden cotangent, so that a program that merely knows the answers for the inputs it was
   given (constants baked in by a lying child) fails.
 
-What this guarantees: the values, gradients and the count, types and bytes of the residuals are
+What this guarantees: the values, gradients and the count, types, bytes and memories (device or
+host, as the exported program types them) of the residuals are
 those of the program that will really run; a child cannot make wrong numbers pass or claim to
 save less than its program saves. What it does not: the identity of the checkpoint policy and
 the provenance of each residual (which primitive, which line) are only visible in the traced
@@ -128,9 +129,12 @@ def serve(message: dict) -> dict:
 
 
 def _aval(aval) -> dict:
+    from .inspection.jax_internals import aval_memory
+
     shape = [int(d) for d in aval.shape]
     dtype = np.dtype(aval.dtype)
-    return {"dtype": dtype.name, "shape": shape, "bytes": int(np.prod(shape, dtype=np.int64)) * dtype.itemsize}
+    return {"dtype": dtype.name, "shape": shape, "bytes": int(np.prod(shape, dtype=np.int64)) * dtype.itemsize,
+            "memory": aval_memory(aval)}
 
 
 def _same(avals, arrays) -> bool:

@@ -43,6 +43,8 @@ CheckpointName = _ac.CheckpointName  # checkpoint_name under JAX_REMAT3
 HI_PRIMITIVE = "call_hi_primitive"
 NAME = _ac.name_p
 REDUCE_PRECISION = _lax.reduce_precision_p
+# An offloading policy's move of a value between memories (device -> pinned_host and back).
+MOVES = "device_put"
 LOOPS = {"scan", "while", "fori_loop"}
 CUTS_GRADIENT = {"stop_gradient"}
 ALIASING = {"optimization_barrier"}  # its results are its operands
@@ -253,9 +255,26 @@ def full_precision(eqn) -> bool:
     return eqn.params["exponent_bits"] == info.nexp and eqn.params["mantissa_bits"] == info.nmant
 
 
+def memory_kind(v) -> str:
+    """Where ``v`` lives, by JAX's own name of its memory: "device" or "pinned_host". (JAX 0.10.2
+    maps every other destination, "unpinned_host" included, to the device.)"""
+    return aval_memory(getattr(v, "aval", None))
+
+
+def aval_memory(aval) -> str:
+    return "pinned_host" if getattr(aval, "memory_space", None) == _core.MemorySpace.Host else "device"
+
+
+def moves_memory(eqn) -> bool:
+    """A ``device_put`` that puts one value in another memory (what an offloading policy adds):
+    the value is its operand's, moved."""
+    return (eqn.primitive.name == MOVES and len(eqn.invars) == len(eqn.outvars)
+            and any(memory_kind(a) != memory_kind(b) for a, b in zip(eqn.invars, eqn.outvars)))
+
+
 def device_bytes(v) -> int:
     """What ``v`` occupies in device memory (a value offloaded to the host: nothing)."""
-    return 0 if getattr(getattr(v, "aval", None), "memory_space", None) == _core.MemorySpace.Host else var_bytes(v)
+    return 0 if memory_kind(v) != "device" else var_bytes(v)
 
 
 def var_bytes(v) -> int:

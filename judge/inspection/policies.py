@@ -43,17 +43,16 @@ class _Registry:
                                                                   _ac.SaveAnyNamesButThese)}
         self.factories = {name: getattr(cp, name) for name in policy_names.WITH_NAMES + policy_names.WITH_POLICIES}
         self.codes = {fn: fn.__code__ for fn in [*self.classes.values(), *self.factories.values(),
-                                                  cp.everything_saveable, cp.nothing_saveable]}
+                                                  cp.everything_saveable, cp.nothing_saveable,
+                                                  cp.offload_dot_with_no_batch_dims,
+                                                  cp.save_and_offload_only_these_names]}
         self.both = cp.save_from_both_policies(cp.nothing_saveable, cp.nothing_saveable).__code__
         self.except_names = cp.save_anything_except_these_names().__code__
-        # JAX's offloading policies, which policy_names has no form for yet: known, kept as they are.
-        offloading = [
-            (cp.offload_dot_with_no_batch_dims("device", "pinned_host"), "offload_dot_with_no_batch_dims"),
-            (cp.save_and_offload_only_these_names(names_which_can_be_saved=(), names_which_can_be_offloaded=(),
-                                                  offload_src="device", offload_dst="pinned_host"),
-             "save_and_offload_only_these_names")]
-        # by identity: code objects compare equal by content, whatever file they come from
-        self.offloading = {id(policy.__code__): (policy.__code__, name) for policy, name in offloading}
+        # JAX's offloading policies are closures of their factories: known by their code.
+        self.offload_dots = cp.offload_dot_with_no_batch_dims("device", "pinned_host").__code__
+        self.offload_names = cp.save_and_offload_only_these_names(
+            names_which_can_be_saved=(), names_which_can_be_offloaded=(), offload_src="device",
+            offload_dst="pinned_host").__code__
 
     def intact(self) -> bool:
         """Nothing of it was changed in place (by string-keyed reflection, say) since the judge started."""
@@ -75,6 +74,28 @@ def _names(value) -> tuple | None:
     if type(value) is not frozenset or not all(type(n) is str for n in value):
         return None
     return tuple(sorted(value))
+
+
+def _cells(policy, code) -> dict:
+    return dict(zip(code.co_freevars, (cell.cell_contents for cell in policy.__closure__ or ())))
+
+
+def _offloading(policy, code) -> Policy:
+    """JAX's offloading policy, read from what its factory closed over (memories as strings, names
+    as sets of strings, exclusive), and made again by the factory from those."""
+    cp, cells = REGISTRY.cp, _cells(policy, code)
+    src, dst = cells.get("offload_src"), cells.get("offload_dst")
+    if type(src) is not str or type(dst) is not str:
+        return Policy(("custom", f"{code.co_name} with memories that are not strings"), origin="forged")
+    if code is REGISTRY.offload_dots:
+        return Policy(policy_names.offload_dots(src, dst), cp.offload_dot_with_no_batch_dims(src, dst))
+    saved, offloaded = (cells.get(k) for k in ("names_which_can_be_saved", "names_which_can_be_offloaded"))
+    if not all(type(v) is set and all(type(n) is str for n in v) for v in (saved, offloaded)) or saved & offloaded:
+        return Policy(("custom", f"{code.co_name} with names that are not two sets of strings"), origin="forged")
+    saved, offloaded = tuple(sorted(saved)), tuple(sorted(offloaded))
+    return Policy(policy_names.offload_names(saved, offloaded, src, dst),
+                  cp.save_and_offload_only_these_names(names_which_can_be_saved=saved, names_which_can_be_offloaded=offloaded,
+                                                       offload_src=src, offload_dst=dst))
 
 
 def _describe(policy, filename: str) -> Policy:
@@ -100,7 +121,7 @@ def _describe(policy, filename: str) -> Policy:
     if kind is _FUNCTION:
         code = policy.__code__
         if code is REGISTRY.both:
-            cells = dict(zip(code.co_freevars, (cell.cell_contents for cell in policy.__closure__)))
+            cells = _cells(policy, code)
             first, second = _describe(cells["policy_1"], filename), _describe(cells["policy_2"], filename)
             rebuilt = None
             if first.rebuilt is not None and second.rebuilt is not None:
@@ -111,9 +132,8 @@ def _describe(policy, filename: str) -> Policy:
             # JAX 0.10.2 drops the names here (the policy saves everything), so none can be read.
             return Policy(policy_names.with_names("save_anything_except_these_names", ()),
                           cp.save_anything_except_these_names())
-        known = REGISTRY.offloading.get(id(code))
-        if known is not None and known[0] is code:
-            return Policy(("custom", known[1]), origin="jax")
+        if code is REGISTRY.offload_dots or code is REGISTRY.offload_names:
+            return _offloading(policy, code)
         line = code.co_firstlineno if code.co_filename == filename else None
         return Policy(("custom", code.co_name), origin="yours", line=line)
     return Policy(("custom", kind.__name__), origin="yours")

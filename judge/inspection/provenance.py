@@ -4,7 +4,9 @@ checkpoint kept it.
 Read from the case's one differentiation (``replay.differentiate`` of the marked program): each
 residual of the forward program is followed back, through calls, checkpoints and ``scan``
 bodies, to what made it: an argument, a ``checkpoint_name`` value, or the output of a primitive
-at a line of the submission. A residual made by checkpoint ``k``'s forward part (its token is in
+at a line of the submission; the memory it is kept in ("device", or "pinned_host" for a value an
+offloading policy moved there) is read from the residual itself, and the move is looked through.
+A residual made by checkpoint ``k``'s forward part (its token is in
 the name stack of what made it, or of a call around that) and read by its backward part was kept
 by that checkpoint's policy (``kept_by``); nothing the submission writes can say so, since the
 token is drawn after it ran. A ``reduce_precision`` at a dtype's full precision changes no value
@@ -16,14 +18,16 @@ import numpy as np
 
 from ..specs import short_type
 from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, NAME, REDUCE_PRECISION, CheckpointName, _line_of,
-                            _primitive_label, bodies, full_precision, jex_core)
+                            _primitive_label, bodies, full_precision, jex_core, memory_kind, moves_memory)
 
 
-def aval_fields(aval) -> dict:
+def aval_fields(var) -> dict:
+    aval = var.aval
     dtype = np.dtype(aval.dtype).name
     shape = [int(d) for d in aval.shape]
     return {"dtype": dtype, "shape": shape, "type": short_type(dtype, shape),
-            "bytes": int(np.prod(shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize}
+            "bytes": int(np.prod(shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize,
+            "memory": memory_kind(var)}
 
 
 class _Resolver:
@@ -53,6 +57,8 @@ class _Resolver:
         line = _line_of(eqn.source_info, self.filename)
         if eqn.primitive is REDUCE_PRECISION and full_precision(eqn):
             return self.resolve(jaxpr, eqn.invars[0], from_invar, outside)
+        if moves_memory(eqn):  # an offloaded value is the value it copies; where it lives is read apart
+            return self.resolve(jaxpr, eqn.invars[index], from_invar, outside)
         if eqn.primitive is NAME:
             return {"kind": "named", "what": str(eqn.params["name"]), "line": line, "within": within}
         if name == HI_PRIMITIVE and type(eqn.params.get("_prim")) is CheckpointName:
@@ -106,6 +112,6 @@ def saved_residuals(derivative, marked, arg_names, filename: str) -> list[dict]:
         kept = [k for k in within if k in readers] if entry["kind"] not in ("argument", "constant", "literal") else []
         entry["kept_by"] = kept[0] if kept else None
         entry["policy_saved"] = bool(kept)
-        entry.update(aval_fields(var.aval))
+        entry.update(aval_fields(var))
         out.append(entry)
     return out

@@ -1,0 +1,2 @@
+def offload_mlp(w1, w2, x):
+    raise NotImplementedError

@@ -17,6 +17,7 @@ import numpy as np
 from . import compare, gate, rules, verdicts
 from .boundary import Runner
 from .expected import ExpectedCache, ReferenceError_, default_directory
+from .evidence import DEVICE
 from .messages import TracedCase
 from .package import Problem
 from .pipeline import run as run_pipeline
@@ -135,8 +136,11 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
     if not report.residuals:  # the first inspected case is the one shown
         report.residuals, report.missing_residuals = rows, missing
         report.reference_residuals = want.residuals
-        report.residual_bytes = sum(r.bytes for r in got.residual_types)  # as the verifier counted
-        report.reference_residual_bytes = sum(r.bytes for r in want.residuals)
+        # as the verifier counted; on the device and offloaded to the host apart
+        report.residual_bytes = sum(r.bytes for r in got.residual_types if r.memory == DEVICE)
+        report.host_residual_bytes = sum(r.bytes for r in got.residual_types if r.memory != DEVICE)
+        report.reference_residual_bytes = sum(r.bytes for r in want.residuals if not r.offloaded)
+        report.reference_host_residual_bytes = sum(r.bytes for r in want.residuals if r.offloaded)
         report.structure = got.structure
         report.programs = got.programs or {}
     if problems:

@@ -42,7 +42,7 @@ class Report:
     residuals: list[ResidualRow] = field(default_factory=list)
     missing_residuals: list[ResidualRow] = field(default_factory=list)
     reference_residuals: list[Residual] = field(default_factory=list)
-    residual_bytes: int = 0
+    residual_bytes: int = 0  # on the device (what rankings count): an offloaded residual is below
     reference_residual_bytes: int = 0
     structure: Structure | None = None  # the same case's checkpoints
     programs: dict[str, str] = field(default_factory=dict)  # printed "forward" and "backward", when asked
@@ -51,6 +51,9 @@ class Report:
     time_s: float | None = 0.0  # None: a stored report that did not say
     notes: list[str] = field(default_factory=list)  # about the judge itself, such as missing sandbox layers
     submission: str = ""  # the file graded, on the command line
+    # Residual bytes an offloading policy moved to host memory (pinned_host), counted apart.
+    host_residual_bytes: int = 0
+    reference_host_residual_bytes: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -63,7 +66,9 @@ class Report:
             "structure": self.structure.to_dict() if self.structure is not None else {},
             "programs": self.programs, "cost": self.cost.to_dict() if self.cost is not None else {},
             "stdout": self.stdout, "time_s": self.time_s, "notes": self.notes, "submission": self.submission,
-        }
+        } | ({"host_residual_bytes": self.host_residual_bytes,
+              "reference_host_residual_bytes": self.reference_host_residual_bytes}
+             if self.host_residual_bytes or self.reference_host_residual_bytes else {})
 
     @classmethod
     def from_dict(cls, data: dict) -> Report:
@@ -78,7 +83,8 @@ class Report:
             structure=Structure.from_dict(data["structure"]) if _table(data.get("structure")) else None,
             programs=data.get("programs") or {}, cost=Cost.from_dict(data["cost"]) if _table(data.get("cost")) else None,
             stdout=data.get("stdout", ""), time_s=data.get("time_s"), notes=list(data.get("notes") or []),
-            submission=data.get("submission", ""))
+            submission=data.get("submission", ""), host_residual_bytes=data.get("host_residual_bytes", 0),
+            reference_host_residual_bytes=data.get("reference_host_residual_bytes", 0))
 
 
 def _table(value) -> bool:

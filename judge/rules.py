@@ -129,9 +129,9 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
         elif (rules.allowed_primitives is not None and row.kind == "primitive"
               and row.what not in rules.allowed_primitives):
             _flag(row, problems, f"only outputs of {', '.join(rules.allowed_primitives)} may be saved")
-    total = sum(r.bytes for r in decided)
+    total = sum(r.bytes for r in decided if not r.offloaded)  # device memory: what a budget is about
     if rules.at_most_reference:
-        ref_total = sum(r.bytes for r in theirs)
+        ref_total = sum(r.bytes for r in theirs if not r.offloaded)
         if len(decided) > len(theirs) or total > ref_total:
             problems.append(f"your code saves {len(decided)} residuals ({total} bytes); {who} saves "
                             f"{len(theirs)} ({ref_total} bytes) on this case, and yours may not save more")

@@ -13,11 +13,12 @@ def table(headers: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
-def residual_rows(residuals: list[Residual], mark: bool = True) -> list[list]:
-    """``mark``: the rows are a report's (``ResidualRow``), marked where the rules object."""
+def residual_rows(residuals: list[Residual], mark: bool = True, memory: bool = False) -> list[list]:
+    """``mark``: the rows are a report's (``ResidualRow``), marked where the rules object;
+    ``memory``: with the memory each is kept in (when something is offloaded)."""
     rows = []
     for r in residuals:
-        row = [r.type, r.bytes, r.origin(), r.line or ""]
+        row = [r.type, r.bytes, r.origin(), r.line or ""] + ([r.memory] if memory else [])
         if mark:
             row.insert(0, "!!" if r.offending else "")
             row.append(r.reason)
@@ -25,11 +26,11 @@ def residual_rows(residuals: list[Residual], mark: bool = True) -> list[list]:
     return rows
 
 
-def residual_table(residuals: list[Residual], mark: bool = True) -> str:
-    headers = ["type", "bytes", "saved value", "line"]
+def residual_table(residuals: list[Residual], mark: bool = True, memory: bool = False) -> str:
+    headers = ["type", "bytes", "saved value", "line"] + (["memory"] if memory else [])
     if mark:
         headers = [""] + headers + ["why it is marked"]
-    return table(headers, residual_rows(residuals, mark))
+    return table(headers, residual_rows(residuals, mark, memory))
 
 
 def checkpoint_lines(structure: Structure | None, depth: bool = True) -> list[str]:
@@ -52,9 +53,13 @@ def render_report(report: Report) -> str:
                 for c in report.cases]
         out += ["", table(["case", "sample", "verdict", "max error", "message"], rows)]
     if report.residuals or report.missing_residuals:
-        out += ["", f"Saved residuals (yours: {report.residual_bytes} bytes; "
-                    f"reference: {report.reference_residual_bytes} bytes):",
-                residual_table(report.residuals + report.missing_residuals)]
+        shown = report.residuals + report.missing_residuals
+        memory = any(r.offloaded for r in shown + report.reference_residuals)
+        host = (f"; offloaded to the host: yours {report.host_residual_bytes} bytes, reference "
+                f"{report.reference_host_residual_bytes} bytes" if memory else "")
+        out += ["", f"Saved residuals (yours: {report.residual_bytes} bytes{' on the device' if memory else ''}; "
+                    f"reference: {report.reference_residual_bytes} bytes{host}):",
+                residual_table(shown, memory=memory)]
         if report.missing_residuals:
             out.append("(rows without a line are saved by the required policy but missing from yours)")
     out += checkpoint_lines(report.structure)

@@ -19,6 +19,11 @@ class ResidualRow:
     offending: bool = False
     missing: bool = False  # saved by the required policy, not by the submission
     reason: str = ""
+    memory: str = "device"  # where it is kept: "device", or "pinned_host" when offloaded
+
+    @property
+    def offloaded(self) -> bool:
+        return self.memory != "device"
 
 
 @dataclass
@@ -29,8 +34,10 @@ class Result:
     cases: list = field(default_factory=list)
     yours: list[ResidualRow] = field(default_factory=list)
     required: list[ResidualRow] = field(default_factory=list)
-    your_bytes: int = 0
+    your_bytes: int = 0  # on the device (what rankings count)
     required_bytes: int = 0
+    your_host_bytes: int = 0  # offloaded to host memory, counted apart
+    required_host_bytes: int = 0
     checkpoints: list = field(default_factory=list)
     forward: str = ""
     backward: str = ""
@@ -46,6 +53,10 @@ class Result:
         return bool(self.yours or self.required)
 
     @property
+    def offloads(self) -> bool:
+        return bool(self.your_host_bytes or self.required_host_bytes)
+
+    @property
     def bytes_over(self) -> int:
         """Bytes the submission saves beyond what the policy keeps (negative: fewer)."""
         return self.your_bytes - self.required_bytes
@@ -53,7 +64,7 @@ class Result:
 
 def residual_row(residual: Residual, offending: bool = False, reason: str = "", missing: bool = False) -> ResidualRow:
     return ResidualRow(type=residual.type, bytes=residual.bytes, saved_value=residual.origin(), line=residual.line,
-                       offending=offending, reason=reason, missing=missing)
+                       offending=offending, reason=reason, missing=missing, memory=residual.memory)
 
 
 def present(submission: Submission) -> Result | None:
@@ -71,6 +82,8 @@ def present(submission: Submission) -> Result | None:
         required=[residual_row(r) for r in report.reference_residuals],
         your_bytes=report.residual_bytes,
         required_bytes=report.reference_residual_bytes,
+        your_host_bytes=report.host_residual_bytes,
+        required_host_bytes=report.reference_host_residual_bytes,
         checkpoints=report.structure.checkpoints if report.structure is not None else [],
         forward=report.programs.get("forward", ""),
         backward=report.programs.get("backward", ""),

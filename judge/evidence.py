@@ -207,6 +207,7 @@ class Cost:
     # (``judge.inspection.memory``), and the same for the program without its checkpoints.
     held_peak_bytes: int | None = None
     plain_held_peak_bytes: int | None = None
+    held_host_bytes: int | None = None  # residuals an offloading policy keeps in host memory (None: none)
     revision: int | None = None  # the COST_REVISION that counted flops and peak_bytes; None: before revisions
 
     def to_dict(self) -> dict:

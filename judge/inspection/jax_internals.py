@@ -43,7 +43,7 @@ CheckpointName = _ac.CheckpointName  # checkpoint_name under JAX_REMAT3
 HI_PRIMITIVE = "call_hi_primitive"
 NAME = _ac.name_p
 REDUCE_PRECISION = _lax.reduce_precision_p
-# An offloading policy's move of a value between memories (device -> pinned_host and back).
+# An offloading policy's copy of a value between memories (device -> pinned_host and back).
 MOVES = "device_put"
 LOOPS = {"scan", "while", "fori_loop"}
 CUTS_GRADIENT = {"stop_gradient"}
@@ -266,10 +266,10 @@ def aval_memory(aval) -> str:
 
 
 def moves_memory(eqn) -> bool:
-    """A ``device_put`` that puts one value in another memory (what an offloading policy adds):
-    the value is its operand's, moved."""
-    return (eqn.primitive.name == MOVES and len(eqn.invars) == len(eqn.outvars)
-            and any(memory_kind(a) != memory_kind(b) for a, b in zip(eqn.invars, eqn.outvars)))
+    """A ``device_put``: each result is a copy of its operand, in the same memory or another (an
+    offloading policy adds them; one whose destination JAX does not map to the host copies from
+    the device to the device)."""
+    return eqn.primitive.name == MOVES and len(eqn.invars) == len(eqn.outvars)
 
 
 def device_bytes(v) -> int:

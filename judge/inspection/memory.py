@@ -17,7 +17,7 @@ a whole chain recomputes, and holds, the whole chain at once.
 """
 from __future__ import annotations
 
-from .jax_internals import ALIASING, bodies, device_bytes, jex_core
+from .jax_internals import ALIASING, bodies, device_bytes, jex_core, memory_kind, var_bytes
 
 _UNCOUNTED = ("argument", "constant", "literal")
 
@@ -29,6 +29,12 @@ def held_peak(derivative, residuals: list[dict]) -> int:
     counted = [r["kind"] not in _UNCOUNTED and dep for r, dep in zip(residuals, from_inputs)]
     n_cot = len(bwd.invars) - n_res
     return _peak(bwd, counted + [False] * n_cot, [False] * n_res + [True] * n_cot, from_inputs + [False] * n_cot)
+
+
+def held_on_host(derivative) -> int:
+    """The bytes the backward pass finds in host memory: the residuals an offloading policy moved
+    there, counted apart from ``held_peak`` (device memory, which is what a budget ranks)."""
+    return sum(var_bytes(v) for v in derivative.fwd.jaxpr.outvars[derivative.n_out:] if memory_kind(v) != "device")
 
 
 def depends_on_inputs(jaxpr, marked_in) -> list[bool]:

@@ -54,6 +54,9 @@ class _Registry:
             names_which_can_be_saved=(), names_which_can_be_offloaded=(), offload_src="device",
             offload_dst="pinned_host").__code__
 
+        self.factory_names = {id(fn): (fn, name) for name, fn in [
+            *self.factories.items(), *((name, getattr(cp, name)) for name in policy_names.OFFLOADING)]}
+
     def intact(self) -> bool:
         """Nothing of it was changed in place (by string-keyed reflection, say) since the judge started."""
         return all(cls.__dict__.get("__call__") is call for cls, call in self.classes.items()) and all(
@@ -74,6 +77,12 @@ def _names(value) -> tuple | None:
     if type(value) is not frozenset or not all(type(n) is str for n in value):
         return None
     return tuple(sorted(value))
+
+
+def factory_name(policy) -> str | None:
+    """The name of the JAX factory ``policy`` is (a factory passed where its policy belongs), or None."""
+    known = REGISTRY.factory_names.get(id(policy))
+    return known[1] if known is not None and known[0] is policy else None
 
 
 def _cells(policy, code) -> dict:

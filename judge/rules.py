@@ -89,6 +89,8 @@ def check_keepers(mine: Saved, rules: StructureRules) -> list[str]:
 
 
 def _who(structure: StructureRules) -> str:
+    if structure.policy is not None and structure.policy[0] in policy_names.OFFLOADING:
+        return f"the {structure.policy[0]} policy"  # its arguments are told once, by the structure rules
     if structure.policy is not None and structure.policy != policy_names.plain("nothing_saveable"):
         return f"the {policy_names.render(structure.policy)} policy"
     return "the required checkpointing"

@@ -33,6 +33,31 @@ def test_jax_policies_and_objects_built_from_jax_classes_with_exact_fields_are_r
     assert described(both.rebuilt).canonical == both.canonical  # the rebuilt object is what it says
 
 
+def test_offloading_policies_are_known_by_their_factorys_code_and_rebuilt_from_what_it_closed_over():
+    dots = described(cp.offload_dot_with_no_batch_dims(offload_src="device", offload_dst="pinned_host"))
+    assert dots.canonical == policy_names.parse('offload_dot_with_no_batch_dims("device", "pinned_host")')
+    assert dots.origin == "jax" and described(dots.rebuilt).canonical == dots.canonical
+    names = described(cp.save_and_offload_only_these_names(
+        names_which_can_be_saved=("h2",), names_which_can_be_offloaded=["h1"], offload_src="device",
+        offload_dst="pinned_host"))
+    assert names.canonical == policy_names.offload_names(["h2"], ["h1"], "device", "pinned_host")
+    assert described(names.rebuilt).canonical == names.canonical
+
+
+def test_an_offloading_policy_with_forged_cells_is_not_jax_policy():
+    policy = cp.offload_dot_with_no_batch_dims("device", "pinned_host")
+    cells = dict(zip(policy.__code__.co_freevars, policy.__closure__))
+    cells["offload_dst"].cell_contents = type("Sly", (str,), {})("pinned_host")  # a str that is not a str
+    found = described(policy)
+    assert found.canonical[0] == "custom" and found.origin == "forged" and found.rebuilt is None
+
+
+def test_a_factory_passed_as_the_policy_is_named():
+    assert policies.factory_name(cp.offload_dot_with_no_batch_dims) == "offload_dot_with_no_batch_dims"
+    assert policies.factory_name(cp.save_only_these_names) == "save_only_these_names"
+    assert policies.factory_name(cp.dots_saveable) is None and policies.factory_name(lambda *a: a) is None
+
+
 @pytest.mark.parametrize("forged", [
     DotsSaveable(1),  # compares equal to the no-batch policy, but its field is not a bool
     DotsSaveable(type("Truthy", (), {"__eq__": lambda self, other: other is True, "__bool__": lambda self: False,

@@ -110,7 +110,7 @@ def test_the_values_a_policy_keeps_are_read_through_jit_nesting_scan_and_names()
     assert kept(nested) == [("primitive", "dot_general", 0)] * 2  # the outer policy decides the forward pass
     assert kept(named_jitted) == [("named", "hidden", 0)]
     assert kept(scanned_jitted_step) == [("primitive", "dot_general", 0)]
-    assert kept(offloaded) == [("primitive", "device_put", 0)] * 2  # moved to the host by the policy
+    assert kept(offloaded) == [("primitive", "dot_general", 0)] * 2  # the products, the policy's copy looked through
     # nothing_saveable nested in everything_saveable: the outer policy keeps what is inside the inner one
     assert {kind for kind, _, index in kept(everything_nested_in_nothing)} == {"primitive"}
 
@@ -197,6 +197,17 @@ def test_the_whole_chain_recomputed_at_once_holds_it_all():
 def test_host_memory_is_not_held_on_the_device():
     reading = read(offloaded, measure=True)
     assert reading.cost["held_peak_bytes"] < read(honest, measure=True).cost["held_peak_bytes"]
+    moved = [r for r in reading.residuals if r["memory"] == "pinned_host"]
+    assert reading.cost["held_host_bytes"] == sum(r["bytes"] for r in moved) > 0  # counted apart
+    assert "held_host_bytes" not in read(honest, measure=True).cost
+
+
+def test_each_residual_says_which_memory_it_is_kept_in():
+    memories = {(r["what"], r["memory"]) for r in read(offloaded).residuals}
+    assert memories == {("w1", "device"), ("w2", "device"), ("x", "device"), ("dot_general", "pinned_host")}
+    unpinned = read(lambda w1, w2, x: jax.checkpoint(pipeline, policy=cp.offload_dot_with_no_batch_dims(
+        "device", "unpinned_host"))(w1, w2, x)).residuals
+    assert {r["memory"] for r in unpinned} == {"device"}  # JAX 0.10.2 maps only pinned_host to the host
 
 
 def test_remat3_reads_the_same_policy_kept_values():

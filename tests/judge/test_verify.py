@@ -204,3 +204,22 @@ def test_a_child_that_stops_early_without_a_failure_sent_back_a_malformed_result
 
     report = _grade(problem, forge)
     assert report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+
+
+def test_claiming_that_device_residuals_were_offloaded_is_not_believed():
+    """The memory each residual is kept in is the exported program's, not the child's word: the
+    products kept on the device, claimed to be in host memory, do not pass the offloading problem."""
+    offload = load_problem(ROOT / "problems" / "offload_dots_to_host")
+    on_device = (ROOT / "problems" / "offload_dots_to_host" / "submissions" / "policy_violation" / "dots_on_device.py").read_text()
+
+    def forge(request, response):
+        for case in response["cases"]:
+            for residual in case["residuals"]:
+                if residual["kind"] == "primitive":
+                    residual["memory"] = "pinned_host"
+            for checkpoint in case["structure"]["checkpoints"]:  # and the policy's identity, too
+                checkpoint["policy"] = ["offload_dot_with_no_batch_dims", "device", "pinned_host"]
+
+    report = _grade(offload, forge, source=on_device)
+    assert report.verdict == "runtime_error"
+    assert "reported residuals that its program does not save" in report.message

@@ -211,8 +211,6 @@ def _policy_as_written(c: Checkpoint) -> str:
         return c.policy_text
     if c.policy_origin == "forged":
         return f"{policy[1]}, which is not JAX's own policy object"
-    if c.policy_origin == "jax":  # one of JAX's that policy_names has no name for (offloading)
-        return f"JAX's {policy[1]}"
     defined = f", defined at line {c.policy_line}" if c.policy_line else ""
     return f"a custom policy ({policy[1]}{defined})"
 

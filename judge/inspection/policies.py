@@ -53,7 +53,7 @@ class _Registry:
         self.offload_names = cp.save_and_offload_only_these_names(
             names_which_can_be_saved=(), names_which_can_be_offloaded=(), offload_src="device",
             offload_dst="pinned_host").__code__
-
+        # a factory passed where its policy belongs (``factory_name``)
         self.factory_names = {id(fn): (fn, name) for name, fn in [
             *self.factories.items(), *((name, getattr(cp, name)) for name in policy_names.OFFLOADING)]}
 
@@ -102,9 +102,9 @@ def _offloading(policy, code) -> Policy:
     if not all(type(v) is set and all(type(n) is str for n in v) for v in (saved, offloaded)) or saved & offloaded:
         return Policy(("custom", f"{code.co_name} with names that are not two sets of strings"), origin="forged")
     saved, offloaded = tuple(sorted(saved)), tuple(sorted(offloaded))
-    return Policy(policy_names.offload_names(saved, offloaded, src, dst),
-                  cp.save_and_offload_only_these_names(names_which_can_be_saved=saved, names_which_can_be_offloaded=offloaded,
-                                                       offload_src=src, offload_dst=dst))
+    rebuilt = cp.save_and_offload_only_these_names(names_which_can_be_saved=saved, names_which_can_be_offloaded=offloaded,
+                                                   offload_src=src, offload_dst=dst)
+    return Policy(policy_names.offload_names(saved, offloaded, src, dst), rebuilt)
 
 
 def _describe(policy, filename: str) -> Policy:

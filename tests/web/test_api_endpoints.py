@@ -144,9 +144,12 @@ def test_a_graded_submission_carries_the_verdict_pages_report(api, learner, dot_
     marked = [(r["saved_value"], r["offending"], r["missing"]) for r in result["residuals"]]
     assert marked == [("argument x", False, False), ("output of relu", True, False),
                       ("output of dot_general", True, True)]
-    assert result["required_residuals"] == [{"type": "f32[8,16]", "bytes": 512, "saved_value": "argument x"},
-                                            {"type": "f32[8,16]", "bytes": 512, "saved_value": "output of dot_general"}]
+    assert result["required_residuals"] == [
+        {"type": "f32[8,16]", "bytes": 512, "saved_value": "argument x", "memory": "device"},
+        {"type": "f32[8,16]", "bytes": 512, "saved_value": "output of dot_general", "memory": "device"}]
+    assert {r["memory"] for r in result["residuals"]} == {"device"}  # nothing offloaded here
     assert result["memory"] == {"residual_bytes": 1536, "required_residual_bytes": 1024, "bytes_over": 512,
+                                "host_residual_bytes": 0, "required_host_residual_bytes": 0,
                                 "flops": 1200, "peak_bytes": 900, "xla_flops": 1000, "xla_peak_bytes": 800}
     assert result["checkpoints"] == [{"line": 4, "policy": "nothing_saveable", "depth": 0}]
     assert "FORWARD" in result["programs"]["forward"] and result["stdout"] == "hello from print"

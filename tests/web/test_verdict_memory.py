@@ -8,6 +8,7 @@ from judge.report import Report
 from webplatform.submissions import services
 
 from ..e2e.browser import SCREENSHOTS
+from .api import api_for
 from .helpers import correct_source, signed_in
 from .test_every_page import measure
 
@@ -46,6 +47,16 @@ def test_each_residual_row_says_its_memory_and_host_bytes_are_told_apart(client,
     assert yours.count('<span class="memory-kind">on the device</span>') == 2
     assert '<span class="memory-kind on-host">on the host (pinned_host)</span>' in required
     assert "These are device bytes. Offloaded to host memory: yours <strong>0 bytes</strong>" in html
+
+
+def test_the_api_says_the_same(client, bank, learner):
+    submission = graded(learner, bank["offload_dots_to_host"], kept_on_the_device())
+    result = api_for(client, learner).get(f"/submissions/{submission.pk}").json()["result"]
+    assert [r["memory"] for r in result["residuals"]] == ["device", "device"]
+    assert [r["memory"] for r in result["required_residuals"]] == ["device", "pinned_host"]
+    memory = result["memory"]
+    assert (memory["residual_bytes"], memory["host_residual_bytes"]) == (640, 0)
+    assert (memory["required_residual_bytes"], memory["required_host_residual_bytes"]) == (128, 512)
 
 
 def test_a_problem_that_offloads_nothing_shows_no_memories(client, bank, learner):

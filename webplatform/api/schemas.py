@@ -137,12 +137,15 @@ class ResidualRow(Schema):
     offending: bool = Field(description="differs from what the required policy saves")
     missing: bool = Field(description="saved by the required policy, not by the submission")
     reason: str
+    memory: str = Field("device", description="where it is kept for the backward pass: device, or pinned_host "
+                                              "when an offloading policy moved it to host memory")
 
 
 class RequiredResidual(Schema):
     type: str
     bytes: int
     saved_value: str
+    memory: str = Field("device", description="device, or pinned_host (offloaded)")
 
 
 class Checkpoint(Schema):
@@ -152,8 +155,11 @@ class Checkpoint(Schema):
 
 
 class Memory(Schema):
-    residual_bytes: int = Field(description="saved for the backward pass by the submission (first case)")
-    required_residual_bytes: int = Field(description="what the required policy saves")
+    residual_bytes: int = Field(description="saved for the backward pass by the submission (first case), on the "
+                                            "device: what rankings count")
+    required_residual_bytes: int = Field(description="what the required policy saves on the device")
+    host_residual_bytes: int = Field(0, description="offloaded to host memory by the submission (first case)")
+    required_host_residual_bytes: int = Field(0, description="what the required policy offloads to host memory")
     bytes_over: int = Field(description="residual_bytes minus required_residual_bytes")
     flops: int | None = Field(description="one gradient step, every recomputation counted (submissions only)")
     peak_bytes: int | None = Field(description="largest total of live values in a gradient step")

@@ -45,7 +45,7 @@ def _summary(submission: SubmissionRow) -> dict:
 def _result(result: Result) -> dict:
     def row(r):
         return {"type": r.type, "bytes": r.bytes, "saved_value": r.saved_value, "line": r.line,
-                "offending": r.offending, "missing": r.missing, "reason": r.reason}
+                "offending": r.offending, "missing": r.missing, "reason": r.reason, "memory": r.memory}
 
     def figure(name):
         value = result.cost.get(name)
@@ -57,9 +57,11 @@ def _result(result: Result) -> dict:
                    "message": c.message} for c in result.cases],
         "residuals": [row(r) for r in result.yours],
         # What the policy keeps, without the reference's line numbers (the reference is not shown).
-        "required_residuals": [{"type": r.type, "bytes": r.bytes, "saved_value": r.saved_value}
+        "required_residuals": [{"type": r.type, "bytes": r.bytes, "saved_value": r.saved_value, "memory": r.memory}
                                for r in result.required],
         "memory": {"residual_bytes": result.your_bytes or 0, "required_residual_bytes": result.required_bytes or 0,
+                   "host_residual_bytes": result.your_host_bytes,
+                   "required_host_residual_bytes": result.required_host_bytes,
                    "bytes_over": result.bytes_over, "flops": figure("flops"), "peak_bytes": figure("peak_bytes"),
                    "xla_flops": figure("xla_flops"), "xla_peak_bytes": figure("xla_peak_bytes")},
         "checkpoints": [{"line": c.line, "policy": c.policy_text, "depth": c.depth}

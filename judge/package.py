@@ -162,6 +162,10 @@ class Problem:
     ranking: tuple[str, ...] = DEFAULT_RANKING  # the leaderboard's metrics, most important first
     content_hash: str = ""
     submissions: dict = field(default_factory=dict)  # verdict -> list of Paths
+    # [remat3]: the verdicts packaged files get under JAX_REMAT3=true where they differ from their
+    # folder's ({path in the package: verdict}), and why (``judge.validate`` reads them).
+    remat3_expected: dict = field(default_factory=dict)
+    remat3_reason: str = ""
 
     @property
     def samples(self) -> tuple[Case, ...]:
@@ -384,6 +388,20 @@ def _parse_ranking(root: _Table) -> tuple[str, ...]:
     return tuple(metrics)
 
 
+def _parse_remat3(root: _Table, path: Path) -> tuple[dict, str]:
+    """JAX 0.10.2's newer remat (``JAX_REMAT3=true``) keeps nothing under some policies and drops
+    ``prevent_cse``: a packaged submission may then get another verdict, which the package says,
+    with the reason, rather than the check being loosened for both."""
+    t = root.sub("remat3", {})
+    expected = t.get("expected", dict, {}, check=lambda v: all(isinstance(x, str) and x in VERDICTS for x in v.values()),
+                     expected="a table of file = verdict")
+    reason = t.get("reason", str, "")
+    if expected and not reason:
+        t.found.add(path, t.key("reason"), "is missing: say why these verdicts differ under JAX_REMAT3")
+    t.done()
+    return dict(expected or {}), reason
+
+
 def packaged_submissions(folder: Path) -> dict[str, list[Path]]:
     """``submissions/<verdict>/*.py`` -> {verdict: [paths]}; a folder that is not a verdict is an error."""
     root = folder / "submissions"
@@ -440,6 +458,7 @@ def load_problem(folder: Path | str) -> Problem:
     residual_rules, structure_rules, cost_rules = _parse_checks(root, toml_path)
     limits = _parse_limits(root)
     ranking = _parse_ranking(root)
+    remat3_expected, remat3_reason = _parse_remat3(root, toml_path)
     root.done()
     files = {}
     for name in ("statement.md", "starter.py", "reference.py"):
@@ -449,8 +468,12 @@ def load_problem(folder: Path | str) -> Problem:
         files["harness"] = _read_text(folder, harness_file) if harness_file else ""
     with found.reading():
         files["explanation.md"] = _read_text(folder, "explanation.md") if (folder / "explanation.md").exists() else ""
+    submissions: dict = {}
     with found.reading():
         submissions = packaged_submissions(folder)
+    packaged = {"reference.py"} | {p.relative_to(folder).as_posix() for paths in submissions.values() for p in paths}
+    for name in sorted(set(remat3_expected) - packaged):
+        found.add(toml_path, "remat3.expected", f"{name!r} is not the reference or a packaged submission")
     found.raise_any()
     return Problem(
         path=folder, slug=slug, uuid=uuid, title=title, difficulty=difficulty, tags=tags,
@@ -461,4 +484,5 @@ def load_problem(folder: Path | str) -> Problem:
         harness=files["harness"],
         explanation=files["explanation.md"],
         content_hash=content_hash(folder), submissions=submissions,
+        remat3_expected=remat3_expected, remat3_reason=remat3_reason,
     )

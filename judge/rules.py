@@ -119,8 +119,9 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
             key = residual_key(r, reference)
             if remaining[key] > 0:
                 remaining[key] -= 1
+                saves = f"offloads this to {r.memory}" if r.offloaded else "saves this"
                 unmatched.append((ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True,
-                                              reason=f"{who} saves this; your code recomputes it"), key))
+                                              reason=f"{who} {saves}; your code recomputes it"), key))
         _pair_by_memory(rows, unmatched, mine, who)
         missing = [row for row, _ in unmatched]
         for row in sorted((r for r in rows if r.offending), key=_prominence) + sorted(missing, key=_prominence):

@@ -81,3 +81,10 @@ def test_a_child_naming_a_memory_the_judge_does_not_know_is_malformed(memory):
     sent = product("device").to_dict() | {"memory": memory}
     with pytest.raises(messages.Malformed):
         messages._residual(sent)
+
+
+def test_a_value_the_policy_offloads_and_the_code_recomputes_is_missing_with_its_memory():
+    problems, _, missing = judged([ARGUMENT], [ARGUMENT, product("pinned_host")])
+    assert problems == ["f32[8,16] output of dot_general: the offload_dot_with_no_batch_dims policy offloads this "
+                        "to pinned_host; your code recomputes it"]
+    assert [m.memory for m in missing] == ["pinned_host"]

@@ -101,7 +101,7 @@ def cmd_inspect(args) -> int:
                           "structure": case.structure.to_dict(), "programs": case.programs or {}}))
         return 0
     print(f"{function}({', '.join(args.specs)}) saves {len(residuals)} residuals, {total} bytes:")
-    print(text.residual_table(residuals, mark=False))
+    print(text.residual_table(residuals, mark=False, memory=any(r.offloaded for r in residuals)))
     for line in text.checkpoint_lines(case.structure, depth=False):
         print(line)
     if args.fwd_bwd:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .evidence import Cost, Residual, ResidualRow, Structure
+from .evidence import Cost, Residual, ResidualRow, Structure, Timeline
 
 
 @dataclass
@@ -51,6 +51,9 @@ class Report:
     time_s: float | None = 0.0  # None: a stored report that did not say
     notes: list[str] = field(default_factory=list)  # about the judge itself, such as missing sandbox layers
     submission: str = ""  # the file graded, on the command line
+    # The reference's memory over the same case's gradient step: its curve is drawn beside the
+    # submission's (``cost.timeline``); never its code. None in reports from before it.
+    reference_timeline: Timeline | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -63,7 +66,7 @@ class Report:
             "structure": self.structure.to_dict() if self.structure is not None else {},
             "programs": self.programs, "cost": self.cost.to_dict() if self.cost is not None else {},
             "stdout": self.stdout, "time_s": self.time_s, "notes": self.notes, "submission": self.submission,
-        }
+        } | ({"reference_timeline": self.reference_timeline.to_dict()} if self.reference_timeline is not None else {})
 
     @classmethod
     def from_dict(cls, data: dict) -> Report:
@@ -78,7 +81,9 @@ class Report:
             structure=Structure.from_dict(data["structure"]) if _table(data.get("structure")) else None,
             programs=data.get("programs") or {}, cost=Cost.from_dict(data["cost"]) if _table(data.get("cost")) else None,
             stdout=data.get("stdout", ""), time_s=data.get("time_s"), notes=list(data.get("notes") or []),
-            submission=data.get("submission", ""))
+            submission=data.get("submission", ""),
+            reference_timeline=Timeline.from_dict(data["reference_timeline"]) if _table(data.get("reference_timeline"))
+            else None)
 
 
 def _table(value) -> bool:

@@ -53,7 +53,7 @@ def read_case(fn, arrays, wrt, arg_names, filename: str, *, measure: bool = Fals
     residuals = provenance.saved_residuals(derivative, marked, arg_names, filename)
     reading = Reading(found, residuals, derivative)
     if measure:
-        reading.cost = cost.step_cost(derivative, xla=xla) | {"held_peak_bytes": memory.held_peak(derivative, residuals)}
+        reading.cost = cost.step_cost(derivative, xla=xla, filename=filename) | {"held_peak_bytes": memory.held_peak(derivative, residuals)}
         if baseline and not found["custom_derivatives"]:  # their rules would run a second time
             without = replay.differentiate(replay.without_checkpoints(closed), arrays, wrt)
             kinds = provenance.saved_residuals(without, replay.Marked(closed), arg_names, filename)  # nothing marked

@@ -102,7 +102,7 @@ def draw(timeline: Timeline | None, residuals: list[Residual] | None = None, *, 
     lanes_top = recompute_row + 30
     height = lanes_top + len(spans) * LANE + (18 if left_out else 0) + 8
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="memory-picture" id="{ident}" role="img" '
-             f'viewBox="0 0 {WIDTH} {height}" aria-labelledby="{ident}-title {ident}-desc">',
+             f'viewBox="0 0 {WIDTH} {height}" aria-labelledby="{ident}-title" aria-describedby="{ident}-desc">',
              f'<title id="{ident}-title">{escape(title)}</title>',
              f'<desc id="{ident}-desc">{escape(describe(timeline, residuals))}</desc>',
              f"<style>{STYLE}</style>",
@@ -128,9 +128,10 @@ def draw(timeline: Timeline | None, residuals: list[Residual] | None = None, *, 
                  f'peak {timeline.peak_bytes} bytes</text>')
     parts.append(f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{PLOT_TOP + 10}" text-anchor="end">{_bytes(top)}</text>')
     parts.append(f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{base}" text-anchor="end">0</text>')
-    parts.append(f'<text class="mp-muted" x="{PLOT_LEFT}" y="{base + 14}">operations in the order they run</text>')
+    parts.append(f'<text class="mp-muted" x="{PLOT_LEFT}" y="{base + 14}">operations in the order they run; '
+                 f'below, hatched: those the backward pass recomputes</text>')
     # the recomputed operations, in a row of their own
-    parts.append(f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{recompute_row + 10}" text-anchor="end">recomputed</text>')
+    parts.append(f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{recompute_row + 10}" text-anchor="end">recomp.</text>')
     for i, step in enumerate(steps):
         if step.recomputed:
             label = f"{step.primitive}, line {step.line}" if step.line and residuals is not None else "recomputed"

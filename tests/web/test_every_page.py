@@ -131,6 +131,9 @@ def scenario(bank, people, broker, tmp_path):
     for name, source in (("accepted", correct_source()), ("violation", no_checkpoint_source())):
         ids[name] = submissions.create_submission(user=learner, problem=dot, source=source, kind="submit").pk
         grade(ids[name])
+    ids["inspection"] = submissions.create_submission(user=learner, problem=dot, source=correct_source(),
+                                                      kind="inspect").pk
+    assert grade(ids["inspection"]) == "inspected"
     ids["others"] = submissions.create_submission(user=people["other"], problem=dot, source="x", kind="submit").pk
     # The instructor's own problem, trimmed to two packaged submissions so it validates quickly.
     files = folder_files(copy_package(BANK / "checkpoint_names", tmp_path, "named_tanh"))
@@ -156,6 +159,16 @@ def visits(url, ids, settings) -> list[Visit]:
         latest = Submission.objects.filter(user__username="ada").latest("pk").pk
         grade(latest)
         expect(page.locator("#status")).to_have_text("policy_violation", timeout=60_000)
+        return 200
+
+    def inspected_under_the_editor(page):
+        page.goto(problem)
+        type_into_editor(page, correct_source())
+        page.locator("#inspect-button").click()
+        expect(page.locator("#status")).to_have_text(re.compile("queued|running"))
+        latest = Submission.objects.filter(user__username="ada").latest("pk").pk
+        grade(latest)
+        expect(page.locator("#result-body #verdict")).to_have_text("inspected", timeout=60_000)
         return 200
 
     def rate_limited(page):
@@ -221,6 +234,8 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("problem list", "learner", go("/"), 200),
         Visit("problem page, solved", "learner", go(f"/problems/{DOT}/"), 200),
         Visit("problem page, verdict under the editor", "learner", solved_under_the_editor, 200),
+        Visit("problem page, inspection under the editor", "learner", inspected_under_the_editor, 200),
+        Visit("inspection page, memory picture", "learner", go(f"/submissions/{ids['inspection']}/"), 200),
         Visit("verdict page, policy_violation", "learner", go(f"/submissions/{ids['violation']}/"), 200),
         Visit("verdict page, accepted", "learner", go(f"/submissions/{ids['accepted']}/"), 200),
         Visit("history", "learner", go("/submissions/"), 200),

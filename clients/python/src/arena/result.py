@@ -124,8 +124,7 @@ class Result:
         if self.cost_line():
             out += ["", self.cost_line()]
         if self.site:
-            out += ["", f"The {'result' if self.kind == 'inspect' else 'verdict'} page (with the memory picture): "
-                        f"{self.url}"]
+            out += ["", f"The {'result' if self.kind == 'inspect' else 'verdict'} page: {self.url}"]
         return "\n".join(out)
 
     def __str__(self) -> str:

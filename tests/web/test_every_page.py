@@ -151,25 +151,21 @@ def scenario(bank, people, broker, tmp_path):
 def visits(url, ids, settings) -> list[Visit]:
     problem = url(f"/problems/{DOT}/")
 
-    def solved_under_the_editor(page):
-        page.goto(problem)
-        type_into_editor(page, no_checkpoint_source())
-        page.locator("#submit-button").click()
-        expect(page.locator("#status")).to_have_text(re.compile("queued|running"))
-        latest = Submission.objects.filter(user__username="ada").latest("pk").pk
-        grade(latest)
-        expect(page.locator("#status")).to_have_text("policy_violation", timeout=60_000)
-        return 200
+    def under_the_editor(source, button, shown):
+        """The code typed, sent with ``button``, graded, and its result ``shown`` under the editor."""
+        def go(page):
+            page.goto(problem)
+            type_into_editor(page, source)
+            page.locator(button).click()
+            expect(page.locator("#status")).to_have_text(re.compile("queued|running"))
+            latest = Submission.objects.filter(user__username="ada").latest("pk").pk
+            grade(latest)
+            expect(page.locator("#result-body #verdict")).to_have_text(shown, timeout=60_000)
+            return 200
+        return go
 
-    def inspected_under_the_editor(page):
-        page.goto(problem)
-        type_into_editor(page, correct_source())
-        page.locator("#inspect-button").click()
-        expect(page.locator("#status")).to_have_text(re.compile("queued|running"))
-        latest = Submission.objects.filter(user__username="ada").latest("pk").pk
-        grade(latest)
-        expect(page.locator("#result-body #verdict")).to_have_text("inspected", timeout=60_000)
-        return 200
+    solved_under_the_editor = under_the_editor(no_checkpoint_source(), "#submit-button", "policy_violation")
+    inspected_under_the_editor = under_the_editor(correct_source(), "#inspect-button", "inspected")
 
     def rate_limited(page):
         settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "PER_MINUTE": 1}

@@ -91,3 +91,23 @@ def test_the_timeline_travels_and_old_reports_read_without_it(inspected):
     with pytest.raises(Malformed):
         _cost(broken)  # a step past the end of the step
     assert Timeline.from_dict({}).peak_bytes == 0
+
+
+BANK = sorted(p.name for p in (ROOT / "problems").iterdir() if (p / "problem.toml").exists())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("slug", BANK)
+def test_every_references_timeline_reaches_its_peak_and_places_its_residuals(slug):
+    """Scans, loops, nested checkpoints, custom rules, offloading: the walk written down is the
+    walk that counted the peak, and every saved residual is placed on it."""
+    problem = load_problem(ROOT / "problems" / slug)
+    report = inspect(problem, problem.reference, default_runner())
+    assert report.verdict == "", report.message
+    timeline = report.cost.timeline
+    assert timeline.peak_bytes == report.cost.peak_bytes
+    assert 0 < timeline.backward_from < len(timeline.steps)
+    held = {span.index for span in timeline.residuals}
+    assert held <= set(range(len(report.residuals)))
+    assert {i for i, r in enumerate(report.residuals) if r.kind not in ("literal", "constant")} <= held | {
+        i for i, r in enumerate(report.residuals) if r.bytes == 0}

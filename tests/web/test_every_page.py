@@ -172,7 +172,10 @@ def visits(url, ids, settings) -> list[Visit]:
         # the minute's one submission made just now: the earlier ones may be over a minute old
         # by the time the audit gets here on a busy machine
         ada = Submission.objects.filter(user__username="ada").latest("pk")
-        submissions.create_submission(user=ada.user, problem=ada.problem, source=correct_source(), kind="submit")
+        try:
+            submissions.create_submission(user=ada.user, problem=ada.problem, source=correct_source(), kind="submit")
+        except submissions.RateLimited:
+            pass  # one is still in the minute
         return posted_without_script(page, problem, correct_source())
 
     def database_down(page):

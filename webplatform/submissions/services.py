@@ -100,7 +100,7 @@ def _check_rate(*, user, kind: str, now: datetime) -> None:
     else:
         sent = "1 submission" if limit == 1 else f"{limit} submissions"
         what = (f"You have sent {sent} in the last minute, the most allowed ({limit} a minute; "
-                f"\"Run samples\" has its own limit).")
+                f"\"Run samples\" and \"Inspect\" have their own).")
     raise RateLimited(f"{what} Try again in {wait} s.", retry_after_s=wait)
 
 

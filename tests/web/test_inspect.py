@@ -97,3 +97,15 @@ def test_the_verdict_page_draws_the_learners_memory_beside_the_references_curve(
     reference = reference[:reference.index("</svg>")]
     assert not re.search(r"line \d", reference)  # no line of the reference's code
     assert "output of" not in reference and "dot_general" not in reference  # nor what it saves
+
+
+def test_the_history_and_recent_attempts_say_inspected_not_an_empty_verdict(learner_client, learner, dot_policy,
+                                                                            broker):
+    answer = inspect(learner_client, dot_policy, correct_source())
+    grade_submission.apply(args=[answer.json()["id"]], task_id="m").get()
+    history = learner_client.get(reverse("submissions:history"), {"kind": "inspect"}).content.decode()
+    assert '<span class="status done">inspected</span>' in history and "inspections only" in history
+    page = learner_client.get(reverse("practice:problem_detail", args=[dot_policy.slug])).content.decode()
+    assert 'id="inspect-button"' in page and '<span class="status done">inspected</span>' in page
+    detail = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
+    assert re.search(r'<span id="status" class="[^"]*">inspected</span>', detail)

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import gate, messages, text
+from . import inspecting, messages, text
 from .grader import grade
 from .package import ArraySpec, PackageError, load_problem
 from .specs import SpecError, generate
@@ -72,28 +72,15 @@ def cmd_inspect(args) -> int:
     rng = np.random.default_rng(args.seed)
     arrays = [generate(s, s.shape({}), "normal", 1.0, rng) for s in specs]
     source = Path(file).read_text(encoding="utf-8")
-    refusal = gate.check(source)
-    if refusal:
-        print(f"inspect: {refusal.verdict}: {refusal.message}", file=sys.stderr)
-        return 1
     names = _parameter_names(source, function, len(specs))
     case = messages.CaseInput("inspect", args.seed, [False] * len(specs), arrays, sample=True)  # its output shown
     request = messages.ChildRequest(source=source, entry=function, arg_names=names, wrt=list(range(len(specs))),
                                     cases=[case], fwd_bwd=args.fwd_bwd)
-    result = _runner().run(request.to_wire(), Limits())
-    if result.outcome != "ok":
-        print(f"inspect: the function did not finish: {result.outcome} ({result.detail})", file=sys.stderr)
+    found = inspecting.look(request, _runner(), Limits())  # the site's "Inspect" takes the same path
+    if found.failure is not None:
+        print(f"inspect: {found.failure[0]}: {found.failure[1]}", file=sys.stderr)
         return 1
-    try:
-        response = messages.parse_child_response(result.response, ["inspect"])
-    except messages.Malformed as exc:
-        print(f"inspect: the function's process sent back a malformed result ({exc})", file=sys.stderr)
-        return 1
-    error = response.error or response.cases[0].error
-    if error:
-        print(f"inspect: {error.text()}", file=sys.stderr)
-        return 1
-    case = response.cases[0]
+    case = found.case
     residuals = case.residuals
     total = sum(r.bytes for r in residuals)
     if args.json:

@@ -196,6 +196,55 @@ COST_REVISION = 2
 
 
 @dataclass(frozen=True)
+class Step:
+    """One operation of a gradient step, in the order it runs (``judge.inspection.cost``)."""
+    primitive: str
+    line: int | None  # the submission's line that made it, when it did
+    live_bytes: int  # bytes alive while it runs, as the step's peak counts them
+    backward: bool
+    recomputed: bool  # on the backward pass, made from saved or input values only: recomputation
+
+    def to_list(self) -> list:
+        return [self.primitive, self.line, self.live_bytes, self.backward, self.recomputed]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A saved residual over the step: where it is made (-1: an input, alive from the start) and
+    the first and last operations of the backward pass that read it (None: none reads it)."""
+    index: int  # its place in the residual list
+    bytes: int
+    made: int
+    first_use: int | None
+    last_use: int | None
+
+    def to_list(self) -> list:
+        return [self.index, self.bytes, self.made, self.first_use, self.last_use]
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Live bytes over one gradient step: the walk that counts ``Cost.peak_bytes``, step by step."""
+    steps: list[Step] = field(default_factory=list)
+    residuals: list[Span] = field(default_factory=list)
+    backward_from: int = 0  # the first step of the backward pass
+    start_bytes: int = 0  # the inputs, alive before the first step
+
+    @property
+    def peak_bytes(self) -> int:
+        return max([self.start_bytes] + [s.live_bytes for s in self.steps])
+
+    def to_dict(self) -> dict:
+        return {"steps": [s.to_list() for s in self.steps], "residuals": [r.to_list() for r in self.residuals],
+                "backward_from": self.backward_from, "start_bytes": self.start_bytes}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Timeline:
+        return cls([Step(*s) for s in data.get("steps", [])], [Span(*r) for r in data.get("residuals", [])],
+                   data.get("backward_from", 0), data.get("start_bytes", 0))
+
+
+@dataclass(frozen=True)
 class Cost:
     """One whole gradient step: ours from the traced program, XLA's estimates beside them."""
     flops: float | None = None
@@ -209,10 +258,14 @@ class Cost:
     plain_held_peak_bytes: int | None = None
     held_host_bytes: int | None = None  # residuals an offloading policy keeps in host memory (None: none)
     revision: int | None = None  # the COST_REVISION that counted flops and peak_bytes; None: before revisions
+    timeline: Timeline | None = None  # how peak_bytes came about; None in reports from before it
 
     def to_dict(self) -> dict:
-        return {name: value for name, value in vars(self).items() if value is not None}
+        found = {name: value for name, value in vars(self).items() if value is not None and name != "timeline"}
+        return found | ({"timeline": self.timeline.to_dict()} if self.timeline is not None else {})
 
     @classmethod
     def from_dict(cls, data: dict) -> Cost:
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+        found = {name: data[name] for name in cls.__dataclass_fields__ if name in data and name != "timeline"}
+        timeline = data.get("timeline")
+        return cls(**found, timeline=Timeline.from_dict(timeline) if isinstance(timeline, dict) else None)

@@ -20,7 +20,8 @@ from . import messages, pipeline, protocol
 from .package import Problem
 from .paths import PROJECT_ROOT
 
-FORMAT = 3  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held)
+FORMAT = 4  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held;
+# 4: the reference is always measured, with its timeline)
 FILE_CAP = 256 << 20
 
 
@@ -78,7 +79,8 @@ class ExpectedCache:
 
     def _compute(self, problem: Problem, cases, runner, key: str) -> dict:
         salt = secrets.randbits(62)
-        outcome = pipeline.run(problem, problem.reference, cases, runner, salt=salt)
+        # measured always: its memory over a gradient step is drawn beside the submission's
+        outcome = pipeline.run(problem, problem.reference, cases, runner, salt=salt, cost=True)
         if outcome.failure:
             verdict, message = outcome.failure
             raise ReferenceError_(f"the reference of {problem.slug} failed: {verdict}: {message}")

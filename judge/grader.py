@@ -143,6 +143,7 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
         report.reference_host_residual_bytes = sum(r.bytes for r in want.residuals if r.offloaded)
         report.structure = got.structure
         report.programs = got.programs or {}
+        report.reference_timeline = want.cost.timeline if want.cost is not None else None
     if problems:
         row.verdict, row.message = verdicts.POLICY_VIOLATION, summarize(problems)
 

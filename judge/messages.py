@@ -15,7 +15,7 @@ import numpy as np
 
 from . import policy_names, verdicts
 from .evidence import (DEVICE, MEMORY_KINDS, POLICY_ORIGINS, Aval, Checkpoint, Cost, CustomDerivative, OnPath, Residual,
-                       Structure)
+                       Span, Step, Structure, Timeline)
 
 FILENAME = "submission.py"  # the name the submission's code has in the child (tracebacks, lines)
 VERIFY = "verify"  # a request's "mode": the verifier's; a submission's child's has none
@@ -318,8 +318,27 @@ def _structure(data) -> Structure:
 
 def _cost(data) -> Cost:
     _expect(isinstance(data, dict) and all(_is_number(data.get(k)) for k in ("flops", "peak_bytes", "held_peak_bytes"))
-            and all(k in Cost.__dataclass_fields__ and _is_number(v) for k, v in data.items()), "cost")
-    return Cost(**data)
+            and all(k in Cost.__dataclass_fields__ and _is_number(v) for k, v in data.items() if k != "timeline"),
+            "cost")
+    figures = {k: v for k, v in data.items() if k != "timeline"}
+    return Cost(**figures, timeline=_timeline(data["timeline"]) if "timeline" in data else None)
+
+
+def _timeline(data) -> Timeline:
+    _expect(isinstance(data, dict) and isinstance(data.get("steps"), list) and isinstance(data.get("residuals"), list)
+            and _is_int(data.get("backward_from")) and _is_int(data.get("start_bytes")), "timeline")
+    steps = []
+    for s in data["steps"]:
+        _expect(isinstance(s, list) and len(s) == 5 and isinstance(s[0], str) and _is_int_or_none(s[1])
+                and _is_int(s[2]) and isinstance(s[3], bool) and isinstance(s[4], bool), "timeline step")
+        steps.append(Step(*s))
+    spans = []
+    for r in data["residuals"]:
+        _expect(isinstance(r, list) and len(r) == 5 and all(_is_int(x) for x in r[:3])
+                and all(_is_int_or_none(x) for x in r[3:])
+                and all(x is None or -1 <= x < len(steps) for x in r[2:]), "timeline residual")
+        spans.append(Span(*r))
+    return Timeline(steps, spans, data["backward_from"], data["start_bytes"])
 
 
 def _traced_case(data) -> TracedCase:

@@ -68,7 +68,7 @@ def run(problem: Problem, source: str, cases, runner: Runner, *, salt: int,
         result = runner.run(request.to_wire(), problem.limits)
         outcome = Outcome(stdout=result.stdout)
         if result.outcome != "ok":
-            outcome.failure = _limit_failure(result)
+            outcome.failure = limit_failure(result)
             return outcome
         try:
             response = messages.parse_child_response(result.response, [c.name for c in cases])
@@ -106,7 +106,7 @@ def _verify_case(problem: Problem, case: Case, request: ChildRequest, outputs: l
 def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs: dict) -> None:
     """Put the verifier's numbers into the child's cases, or turn its failure into the outcome's."""
     if checked.outcome != "ok":
-        outcome.failure = _limit_failure(checked)
+        outcome.failure = limit_failure(checked)
         return
     try:
         response = messages.parse_verify_response(checked.response, [c.name for c in traced])
@@ -137,7 +137,7 @@ def _types(avals) -> list:
     return [(a.dtype, tuple(a.shape), a.memory) for a in avals]
 
 
-def _limit_failure(result: ChildResult) -> tuple[str, str]:
+def limit_failure(result: ChildResult) -> tuple[str, str]:
     verdict = verdicts.CHILD_OUTCOMES[result.outcome]
     if verdict == verdicts.INTERNAL_ERROR:
         return verdict, result.detail

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .evidence import Cost, Residual, ResidualRow, Structure
+from .evidence import Cost, Residual, ResidualRow, Structure, Timeline
 
 
 @dataclass
@@ -54,6 +54,9 @@ class Report:
     # Residual bytes an offloading policy moved to host memory (pinned_host), counted apart.
     host_residual_bytes: int = 0
     reference_host_residual_bytes: int = 0
+    # The reference's memory over the same case's gradient step: its curve is drawn beside the
+    # submission's (``cost.timeline``); never its code. None in reports from before it.
+    reference_timeline: Timeline | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -68,7 +71,8 @@ class Report:
             "stdout": self.stdout, "time_s": self.time_s, "notes": self.notes, "submission": self.submission,
         } | ({"host_residual_bytes": self.host_residual_bytes,
               "reference_host_residual_bytes": self.reference_host_residual_bytes}
-             if self.host_residual_bytes or self.reference_host_residual_bytes else {})
+             if self.host_residual_bytes or self.reference_host_residual_bytes else {}) \
+          | ({"reference_timeline": self.reference_timeline.to_dict()} if self.reference_timeline is not None else {})
 
     @classmethod
     def from_dict(cls, data: dict) -> Report:
@@ -84,7 +88,9 @@ class Report:
             programs=data.get("programs") or {}, cost=Cost.from_dict(data["cost"]) if _table(data.get("cost")) else None,
             stdout=data.get("stdout", ""), time_s=data.get("time_s"), notes=list(data.get("notes") or []),
             submission=data.get("submission", ""), host_residual_bytes=data.get("host_residual_bytes", 0),
-            reference_host_residual_bytes=data.get("reference_host_residual_bytes", 0))
+            reference_host_residual_bytes=data.get("reference_host_residual_bytes", 0),
+            reference_timeline=Timeline.from_dict(data["reference_timeline"]) if _table(data.get("reference_timeline"))
+            else None)
 
 
 def _table(value) -> bool:

@@ -214,11 +214,13 @@ GRADING = {
     "DATABASE_PATIENCE_S": float(os.environ.get("GRADING_DATABASE_PATIENCE_S", "300")),
 }
 
-# Refused with a message that says so: more submissions ("Submit") or sample runs ("Run samples")
-# than these in any minute, each counted apart (0 switches one off), and code larger than this.
+# Refused with a message that says so: more submissions ("Submit"), sample runs ("Run samples") or
+# inspections ("Inspect") than these in any minute, each counted apart (0 switches one off), and
+# code larger than this.
 SUBMISSION_LIMITS = {
     "PER_MINUTE": int(os.environ.get("SUBMISSIONS_PER_MINUTE", "6")),
     "RUNS_PER_MINUTE": int(os.environ.get("RUNS_PER_MINUTE", "20")),
+    "INSPECTS_PER_MINUTE": int(os.environ.get("INSPECTS_PER_MINUTE", "20")),
     "MAX_SOURCE_BYTES": int(os.environ.get("SUBMISSION_MAX_SOURCE_BYTES", str(64 * 1024))),
 }
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..evidence import COST_REVISION
-from .jax_internals import _closed, _jaxpr_as_fun, _jit, _make_jaxpr, jex_core, var_bytes
+from .jax_internals import _closed, _jaxpr_as_fun, _jit, _line_of, _make_jaxpr, jex_core, var_bytes
 from .replay import structs
 
 
@@ -276,12 +276,17 @@ def _count_flops(jaxpr) -> float:
     return total
 
 
-def _peak_live_bytes(jaxpr) -> int:
+def _peak_live_bytes(jaxpr, trace: _Trace | None = None, base: int = 0, marks: list | None = None) -> int:
     """Most bytes alive at once while the program runs in order, inputs included.
 
     A value lives from the equation that makes it to its last use. Calls, checkpoints and loop
     bodies add their own peak above their inputs while they run, so the memory a checkpoint
     needs when its recomputation happens on the backward pass is counted where it happens.
+
+    With a ``trace`` (the timeline of ``step_timeline``), the same walk also writes down each
+    operation that runs, innermost first, with the bytes alive while it runs (``base``: what the
+    enclosing program holds around this one; ``marks``: per input, its flags in the trace), so
+    that the curve's highest point is this peak.
     """
     last_use = {}
     for index, eqn in enumerate(jaxpr.eqns):
@@ -294,12 +299,18 @@ def _peak_live_bytes(jaxpr) -> int:
     live = {v: var_bytes(v) for v in list(jaxpr.invars) + list(jaxpr.constvars)}
     current = sum(live.values())
     peak = current
+    flags = dict(zip(jaxpr.invars, marks or [])) if trace is not None else {}
     for index, eqn in enumerate(jaxpr.eqns):
-        inner = 0
+        inner, widest = 0, None
         for sub in jex_core.jaxprs_in_params(eqn.params):
-            inner = max(inner, _peak_live_bytes(sub) - sum(var_bytes(v) for v in sub.invars))
+            above = _peak_live_bytes(sub) - sum(var_bytes(v) for v in sub.invars)
+            if widest is None or above > inner:
+                widest = sub
+            inner = max(inner, above)
         made = sum(var_bytes(v) for v in eqn.outvars)
         peak = max(peak, current + max(inner, 0) + made)
+        if trace is not None:
+            flags.update(trace.run(eqn, index, widest, base + current + made, flags))
         for v in eqn.outvars:
             if not isinstance(v, jex_core.DropVar) and v in last_use:
                 live[v] = var_bytes(v)
@@ -310,7 +321,57 @@ def _peak_live_bytes(jaxpr) -> int:
     return peak
 
 
-def step_cost(derivative, xla: bool = False) -> dict:
+class _Trace:
+    """The operations of one gradient step in the order they run, written down by
+    ``_peak_live_bytes``: each one's bytes alive, whether it belongs to the backward pass, whether
+    it recomputes (it makes a value from saved or input values, none of it from the cotangent,
+    on the backward pass), and which saved residuals it reads.
+
+    Flags per value: ``"t"`` it depends on the cotangent; ``"r<i>"`` it is residual ``i``."""
+
+    def __init__(self, top_lines: list, backward_from: int, residual_of: dict, line_of):
+        self.steps: list[list] = []
+        self.top_lines, self.backward_from, self.residual_of, self.line_of = top_lines, backward_from, residual_of, line_of
+        self.top = None  # the index of the top-level equation being walked
+        self.ranges: dict[int, tuple[int, int]] = {}  # top-level equation -> its steps
+        self.uses: dict[int, list[int]] = {}  # residual -> the steps that read it
+
+    def run(self, eqn, index: int, body, around: int, flags: dict) -> dict:
+        top = self.top is None
+        if top:
+            self.top = index
+        first = len(self.steps)
+        ins = [flags.get(v, frozenset()) if isinstance(v, jex_core.Var) else frozenset() for v in eqn.invars]
+        if body is not None:
+            # align the body's inputs with the equation's from the end (a cond's branches leave out
+            # its index, a loop's condition its body's constants)
+            n = min(len(body.invars), len(ins))
+            inner = [frozenset()] * (len(body.invars) - n) + ins[len(ins) - n:]
+            _peak_live_bytes(body, self, around - sum(var_bytes(v) for v in body.invars), inner)
+        else:
+            # a top-level equation of the step was made again by tracing the step: its line is
+            # the one of the forward or backward program's equation it stands for
+            line = self.top_lines[index] if top and index < len(self.top_lines) else self.line_of(eqn)
+            self._step(eqn, around, ins, line)
+        tangent = any("t" in f for f in ins)
+        if top:
+            self.ranges[index] = (first, max(first, len(self.steps) - 1))
+            self.top = None
+        out = frozenset({"t"}) if tangent else frozenset()
+        return {v: out | self.residual_of.get(v, frozenset()) for v in eqn.outvars if isinstance(v, jex_core.Var)}
+
+    def _step(self, eqn, live: int, ins: list, line) -> None:
+        backward = self.top >= self.backward_from
+        variables = [f for f, v in zip(ins, eqn.invars) if isinstance(v, jex_core.Var)]
+        recomputed = backward and bool(variables) and not any("t" in f for f in variables)
+        for f in ins:
+            for mark in f:
+                if mark.startswith("r"):
+                    self.uses.setdefault(int(mark[1:]), []).append(len(self.steps))
+        self.steps.append([eqn.primitive.name, line, int(live), backward, recomputed])
+
+
+def step_cost(derivative, xla: bool = False, filename: str | None = None) -> dict:
     """The cost of one whole gradient step (forward, residuals, backward), from the case's one
     differentiation.
 
@@ -319,7 +380,8 @@ def step_cost(derivative, xla: bool = False) -> dict:
     estimates (the ``xla_`` fields, ``xla=True``: a compilation) count a loop body once, may merge
     recomputations and reschedule freely on CPU, so they cannot rank checkpointing strategies;
     they are reported beside ours for reference. The cotangent is an input of the step: nothing
-    is run to make one.
+    is run to make one. ``timeline`` is the walk that found ``peak_bytes``, step by step
+    (``step_timeline``); ``filename``: the submission's, for the lines of its operations.
     """
     def step(arrays, cotangents):
         flat = _jaxpr_as_fun(derivative.fwd)(*arrays)
@@ -330,6 +392,9 @@ def step_cost(derivative, xla: bool = False) -> dict:
     program = _make_jaxpr(step)(*inputs).jaxpr
     found = {"flops": float(_count_flops(program)), "peak_bytes": int(_peak_live_bytes(program)),
              "revision": COST_REVISION}
+    timeline = step_timeline(derivative, program, filename)
+    if timeline is not None:
+        found["timeline"] = timeline
     if xla:
         compiled = _jit(step).lower(*inputs).compile()
         analysis = compiled.cost_analysis()
@@ -340,6 +405,50 @@ def step_cost(derivative, xla: bool = False) -> dict:
                   "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
                   "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0))}
     return found
+
+
+def step_timeline(derivative, program, filename: str | None) -> dict | None:
+    """The memory of one gradient step over time, as ``_peak_live_bytes`` counts it: per operation
+    run (forward, then backward; inside calls and checkpoints, their operations), the bytes alive
+    while it runs, its line, and whether it recomputes; per saved residual, where it is made and
+    where the backward pass reads it. The wire form of ``judge.evidence.Timeline``.
+
+    None where the step's program does not line up with the forward and backward programs (it
+    is traced from them, one equation for each)."""
+    fwd, bwd = derivative.fwd.jaxpr, derivative.bwd.jaxpr
+    if len(program.eqns) != len(fwd.eqns) + len(bwd.eqns):
+        return None
+    originals = list(fwd.eqns) + list(bwd.eqns)
+    line_of = (lambda eqn: _line_of(eqn.source_info, filename)) if filename else (lambda eqn: None)
+    made_by = {v: (k, q) for k, eqn in enumerate(fwd.eqns) for q, v in enumerate(eqn.outvars)}
+    residual_of, marks, produced = {}, [frozenset()] * len(program.invars), {}
+    n_in = len(fwd.invars)
+    for i, v in enumerate(fwd.outvars[derivative.n_out:]):
+        if not isinstance(v, jex_core.Var):
+            continue  # a literal: nothing is held
+        if v in fwd.invars:
+            j = fwd.invars.index(v)
+            marks[j] = marks[j] | {f"r{i}"}
+            produced[i] = None
+        elif v in made_by:
+            k, q = made_by[v]
+            residual_of.setdefault(program.eqns[k].outvars[q], set()).add(f"r{i}")
+            produced[i] = k
+    marks[n_in:] = [frozenset({"t"})] * (len(program.invars) - n_in)
+    trace = _Trace([line_of(e) for e in originals], len(fwd.eqns),
+                   {v: frozenset(m) for v, m in residual_of.items()}, line_of)
+    _peak_live_bytes(program, trace, 0, marks)
+    starts = [trace.ranges[k][0] for k in range(len(fwd.eqns), len(program.eqns)) if k in trace.ranges]
+    backward_from = min(starts) if starts else len(trace.steps)
+    residuals = []
+    for i, v in enumerate(fwd.outvars[derivative.n_out:]):
+        if i not in produced:
+            continue
+        made = -1 if produced[i] is None else trace.ranges[produced[i]][1]
+        used = [u for u in trace.uses.get(i, []) if u >= backward_from]  # read by the backward pass
+        residuals.append([i, var_bytes(v), made, min(used) if used else None, max(used) if used else None])
+    return {"steps": trace.steps, "residuals": residuals, "backward_from": backward_from,
+            "start_bytes": int(sum(var_bytes(v) for v in program.invars[:n_in]))}
 
 
 def xla_operations(analysis: dict) -> float:

@@ -58,7 +58,7 @@ def read_case(fn, arrays, wrt, arg_names, filename: str, *, measure: bool = Fals
     residuals = provenance.saved_residuals(derivative, marked, arg_names, filename)
     reading = Reading(found, residuals, derivative)
     if measure:
-        reading.cost = cost.step_cost(derivative, xla=xla) | {"held_peak_bytes": memory.held_peak(derivative, residuals)}
+        reading.cost = cost.step_cost(derivative, xla=xla, filename=filename) | {"held_peak_bytes": memory.held_peak(derivative, residuals)}
         if memory.held_on_host(derivative):  # offloaded residuals, apart from the device's
             reading.cost["held_host_bytes"] = memory.held_on_host(derivative)
         if baseline and not found["custom_derivatives"]:  # their rules would run a second time

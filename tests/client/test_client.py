@@ -132,3 +132,68 @@ def test_the_module_api_waits_for_the_verdict(home, monkeypatch):
     monkeypatch.setattr(sys.modules["arena.client"], "POLL_START_S", 0.0)
     result = arena.submit("checkpoint_dot_policy", "x = 1\n")
     assert result.verdict == "policy_violation" and result.residuals[0]["offending"]
+
+
+INSPECTION = {
+    **SUBMISSION, "id": 8, "kind": "inspect", "verdict": None, "message": "on the sample case sample-1: ...",
+    "url": "/submissions/8/",
+    "result": {**SUBMISSION["result"], "verdict": None, "description": "", "cases": [], "required_residuals": [],
+               "residuals": [{"type": "f32[8,16]", "bytes": 512, "saved_value": "output of relu", "line": 6,
+                              "offending": False, "missing": False, "reason": ""}],
+               "checkpoints": [{"line": 5, "policy": "dots_with_no_batch_dims_saveable", "depth": 0}],
+               "memory": {"residual_bytes": 512, "required_residual_bytes": 0, "bytes_over": 512, "flops": 25599,
+                          "peak_bytes": 7812, "xla_flops": None, "xla_peak_bytes": None, "recomputed_operations": 3,
+                          "description": "Live bytes ...", "picture_svg": '<svg class="memory-picture"></svg>'}},
+}
+
+
+def test_an_inspection_prints_what_the_code_saves_its_checkpoints_and_peak_memory():
+    result = Result(INSPECTION, site="http://site.example")
+    assert result.inspected and not result.accepted
+    text = result.render(width=100)
+    assert text.startswith("checkpoint_dot_policy #8 (inspection, first sample case): inspected (no verdict)")
+    assert "Saved for the backward pass: 512 bytes." in text and "more than needed" not in text
+    assert any("output of relu" in line and line.split()[0] == "f32[8,16]" for line in text.splitlines())  # unmarked
+    assert "checkpoint at line 5: policy dots_with_no_batch_dims_saveable" in text
+    assert "peak 7812 bytes live; the backward pass recomputes 3 operations." in text
+    assert "XLA" not in text and "What the required policy keeps" not in text
+    html = result._repr_html_()
+    assert "inspected</span> (no verdict)" in html and '<svg class="memory-picture">' in html  # the site's picture
+    assert "What the required policy keeps" not in html
+
+
+def test_arena_inspect_sends_to_the_inspections_and_exits_0_when_it_ran(home, monkeypatch, tmp_path, capsys):
+    answer = {"graded": INSPECTION}
+    sent = []
+
+    def handler(request):
+        if request.method == "POST":
+            sent.append(request.url.path)
+            return httpx.Response(201, json={**INSPECTION, "status": "queued", "done": False, "result": None})
+        return httpx.Response(200, json=answer["graded"])
+
+    monkeypatch.setattr(cli, "_client", lambda: fake_site(handler))
+    (tmp_path / "f.py").write_text("x = 1\n")
+    assert cli.main(["inspect", "checkpoint_dot_policy", str(tmp_path / "f.py")]) == cli.ACCEPTED
+    out = capsys.readouterr()
+    assert sent == ["/api/v1/problems/checkpoint_dot_policy/inspections"] and "Inspecting as #8" in out.err
+    assert "inspected (no verdict)" in out.out and "output of relu" in out.out
+    # code that could not be inspected: the failure's verdict, exit 1
+    answer["graded"] = {**INSPECTION, "verdict": "runtime_error", "message": "NameError: name 'y' is not defined",
+                        "result": {**INSPECTION["result"], "verdict": "runtime_error", "residuals": [],
+                                   "message": "NameError: name 'y' is not defined"}}
+    assert cli.main(["inspect", "checkpoint_dot_policy", str(tmp_path / "f.py")]) == cli.REJECTED
+    assert "NameError" in capsys.readouterr().out
+
+
+def test_the_module_api_inspects(home, monkeypatch):
+    def handler(request):
+        if request.method == "POST":
+            assert request.url.path.endswith("/inspections")
+            return httpx.Response(201, json={**INSPECTION, "status": "queued", "done": False, "result": None})
+        return httpx.Response(200, json=INSPECTION)
+
+    monkeypatch.setattr(arena, "_client", fake_site(handler))
+    monkeypatch.setattr(sys.modules["arena.client"], "POLL_START_S", 0.0)
+    result = arena.inspect("checkpoint_dot_policy", "x = 1\n")
+    assert result.inspected and result.memory["peak_bytes"] == 7812

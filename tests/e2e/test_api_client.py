@@ -75,6 +75,23 @@ def test_the_client_logs_in_fetches_and_submits_from_a_terminal(site, token, hom
     assert queued.returncode == 3 and "arena status" in queued.stdout
 
 
+def test_the_client_inspects_before_submitting(site, token, home):
+    assert arena(home, "login", site.url, stdin=token).returncode == 0
+    looked = arena(home, "inspect", "checkpoint_dot_policy", str(PACKAGE / "reference.py"))
+    print(looked.stdout)
+    assert looked.returncode == 0, looked.stdout + looked.stderr
+    lines = looked.stdout.splitlines()
+    assert lines[0].endswith("(inspection, first sample case): inspected (no verdict)")
+    assert "Saved for the backward pass: 3584 bytes." in looked.stdout
+    assert sum("output of dot_general" in line for line in lines) == 2 and "!!" not in looked.stdout
+    assert "policy dots_with_no_batch_dims_saveable" in looked.stdout
+    assert "peak" in looked.stdout and "the backward pass recomputes" in looked.stdout
+    inspection = site.submission(int(looked.stdout.split("The result page: ")[1].split("/submissions/")[1].strip("/\n ")))
+    assert inspection["kind"] == "inspect" and inspection["verdict"] == ""  # no verdict, nothing ranked
+    wrong = arena(home, "inspect", "checkpoint_dot_policy", str(WRONG_POLICY))
+    assert wrong.returncode == 0 and "policy everything_saveable" in wrong.stdout
+
+
 def test_the_environment_takes_precedence_and_refusals_exit_2(site, token, home):
     assert arena(home, "login", site.url, stdin=token).returncode == 0
     wrong = arena(home, "whoami", extra_env={"ARENA_TOKEN": "arena_not-a-real-token"})

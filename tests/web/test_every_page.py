@@ -131,6 +131,9 @@ def scenario(bank, people, broker, tmp_path):
     for name, source in (("accepted", correct_source()), ("violation", no_checkpoint_source())):
         ids[name] = submissions.create_submission(user=learner, problem=dot, source=source, kind="submit").pk
         grade(ids[name])
+    ids["inspection"] = submissions.create_submission(user=learner, problem=dot, source=correct_source(),
+                                                      kind="inspect").pk
+    assert grade(ids["inspection"]) == "inspected"
     ids["others"] = submissions.create_submission(user=people["other"], problem=dot, source="x", kind="submit").pk
     # The instructor's own problem, trimmed to two packaged submissions so it validates quickly.
     files = folder_files(copy_package(BANK / "checkpoint_names", tmp_path, "named_tanh"))
@@ -148,18 +151,31 @@ def scenario(bank, people, broker, tmp_path):
 def visits(url, ids, settings) -> list[Visit]:
     problem = url(f"/problems/{DOT}/")
 
-    def solved_under_the_editor(page):
-        page.goto(problem)
-        type_into_editor(page, no_checkpoint_source())
-        page.locator("#submit-button").click()
-        expect(page.locator("#status")).to_have_text(re.compile("queued|running"))
-        latest = Submission.objects.filter(user__username="ada").latest("pk").pk
-        grade(latest)
-        expect(page.locator("#status")).to_have_text("policy_violation", timeout=60_000)
-        return 200
+    def under_the_editor(source, button, shown):
+        """The code typed, sent with ``button``, graded, and its result ``shown`` under the editor."""
+        def go(page):
+            page.goto(problem)
+            type_into_editor(page, source)
+            page.locator(button).click()
+            expect(page.locator("#status")).to_have_text(re.compile("queued|running"))
+            latest = Submission.objects.filter(user__username="ada").latest("pk").pk
+            grade(latest)
+            expect(page.locator("#result-body #verdict")).to_have_text(shown, timeout=60_000)
+            return 200
+        return go
+
+    solved_under_the_editor = under_the_editor(no_checkpoint_source(), "#submit-button", "policy_violation")
+    inspected_under_the_editor = under_the_editor(correct_source(), "#inspect-button", "inspected")
 
     def rate_limited(page):
         settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "PER_MINUTE": 1}
+        # the minute's one submission made just now: the earlier ones may be over a minute old
+        # by the time the audit gets here on a busy machine
+        ada = Submission.objects.filter(user__username="ada").latest("pk")
+        try:
+            submissions.create_submission(user=ada.user, problem=ada.problem, source=correct_source(), kind="submit")
+        except submissions.RateLimited:
+            pass  # one is still in the minute
         return posted_without_script(page, problem, correct_source())
 
     def database_down(page):
@@ -221,6 +237,8 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("problem list", "learner", go("/"), 200),
         Visit("problem page, solved", "learner", go(f"/problems/{DOT}/"), 200),
         Visit("problem page, verdict under the editor", "learner", solved_under_the_editor, 200),
+        Visit("problem page, inspection under the editor", "learner", inspected_under_the_editor, 200),
+        Visit("inspection page, memory picture", "learner", go(f"/submissions/{ids['inspection']}/"), 200),
         Visit("verdict page, policy_violation", "learner", go(f"/submissions/{ids['violation']}/"), 200),
         Visit("verdict page, accepted", "learner", go(f"/submissions/{ids['accepted']}/"), 200),
         Visit("history", "learner", go("/submissions/"), 200),

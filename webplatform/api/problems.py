@@ -91,6 +91,13 @@ def run_samples(request: HttpRequest, path: Path[ProblemPath], body: SourceIn):
     return _create(request, path.slug, body, "run")
 
 
+@router.post("/problems/{slug}/inspections", response=CREATE_RESPONSES, auth=bearer,
+             summary="Inspect: what code saves for the backward pass, its checkpoints and its memory over a "
+                     "gradient step, on the first sample case (no verdict, not recorded, a rate limit of its own)")
+def inspect(request: HttpRequest, path: Path[ProblemPath], body: SourceIn):
+    return _create(request, path.slug, body, "inspect")
+
+
 @router.post("/problems/{slug}/submissions", response=CREATE_RESPONSES, auth=bearer,
              summary="Submit: grade code on every case, recorded and ranked")
 def submit(request: HttpRequest, path: Path[ProblemPath], body: SourceIn):

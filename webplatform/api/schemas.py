@@ -13,7 +13,7 @@ from pydantic import field_validator
 
 Verdict = Literal[VERDICTS]
 Difficulty = Literal[DIFFICULTIES]
-Kind = Literal["run", "submit"]
+Kind = Literal["run", "inspect", "submit"]
 Status = Literal["queued", "running", "done"]
 StaticValue = bool | int | float | str | None
 
@@ -165,6 +165,12 @@ class Memory(Schema):
     peak_bytes: int | None = Field(description="largest total of live values in a gradient step")
     xla_flops: int | None = Field(description="XLA's estimate; a loop body counted once")
     xla_peak_bytes: int | None
+    recomputed_operations: int | None = Field(None, description=(
+        "operations the backward pass recomputes (made from saved values, none from the cotangent); null where "
+        "the step was not measured"))
+    description: str = Field("", description="the memory over one gradient step, in words")
+    picture_svg: str | None = Field(None, description=(
+        "the memory over one gradient step as the site draws it (SVG, with a title and a description)"))
 
 
 class Programs(Schema):
@@ -173,7 +179,7 @@ class Programs(Schema):
 
 
 class Result(Schema):
-    verdict: Verdict
+    verdict: Verdict | None = Field(description="null for an inspection that ran: it has no verdict")
     description: str = Field(description="what the verdict means")
     message: str = Field(description="the cause, in terms of the submitted code")
     cases: list[Case]
@@ -193,7 +199,8 @@ class SubmissionSummary(Schema):
     problem: str = Field(description="the problem's slug")
     problem_title: str
     version: int
-    kind: Kind = Field(description="run: the sample cases, not recorded; submit: every case, ranked")
+    kind: Kind = Field(description="run: the sample cases, not recorded; inspect: what the code saves on a sample "
+                                   "case, no verdict, not recorded; submit: every case, ranked")
     status: Status
     done: bool
     verdict: Verdict | None = Field(description="null until graded")

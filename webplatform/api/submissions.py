@@ -52,7 +52,7 @@ def _result(result: Result) -> dict:
         return round(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     return {
-        "verdict": result.verdict, "description": result.description, "message": result.message,
+        "verdict": result.verdict or None, "description": result.description, "message": result.message,
         "cases": [{"name": c.name, "sample": c.sample, "verdict": c.verdict, "max_error": c.max_error,
                    "message": c.message} for c in result.cases],
         "residuals": [row(r) for r in result.yours],
@@ -63,7 +63,9 @@ def _result(result: Result) -> dict:
                    "host_residual_bytes": result.your_host_bytes,
                    "required_host_residual_bytes": result.required_host_bytes,
                    "bytes_over": result.bytes_over, "flops": figure("flops"), "peak_bytes": figure("peak_bytes"),
-                   "xla_flops": figure("xla_flops"), "xla_peak_bytes": figure("xla_peak_bytes")},
+                   "xla_flops": figure("xla_flops"), "xla_peak_bytes": figure("xla_peak_bytes"),
+                   "recomputed_operations": sum(op.recomputed for op in result.operations[1]) if result.memory
+                   else None, "description": result.memory_text, "picture_svg": str(result.memory) or None},
         "checkpoints": [{"line": c.line, "policy": c.policy_text, "depth": c.depth}
                         for c in result.checkpoints],
         "programs": {"forward": result.forward, "backward": result.backward}
@@ -80,7 +82,7 @@ def submission_out(submission: SubmissionRow) -> dict:
 
 
 @router.get("/submissions", response={200: SubmissionList, 401: Error, 422: Error},
-            summary="Your submissions and sample runs, newest first")
+            summary="Your submissions, sample runs and inspections, newest first")
 def history(request: HttpRequest, filters: Query[HistoryFilters]):
     rows = selectors.user_history(user=request.auth, problem_slug=filters.problem, kind=filters.kind)
     page = rows[filters.offset:filters.offset + filters.limit]

@@ -1,4 +1,5 @@
-"""One row per attempt: a "Run samples" (kind ``run``) or a recorded submission (``submit``).
+"""One row per attempt: a "Run samples" (kind ``run``), an "Inspect" (``inspect``: what the code
+saves, no verdict) or a recorded submission (``submit``).
 
 ``status`` moves queued -> running -> done (or cancelled) only through guarded updates in
 ``services``; the verdict names are the judge's own (``judge.VERDICTS``)."""
@@ -9,13 +10,14 @@ from judge import VERDICTS
 from webplatform.catalog.models import Problem, ProblemVersion
 from webplatform.core import queues
 
-LANE_OF_KIND = {"run": queues.QUICK, "submit": queues.SUBMIT}
+LANE_OF_KIND = {"run": queues.QUICK, "inspect": queues.QUICK, "submit": queues.SUBMIT}
 
 
 class Submission(models.Model):
     class Kind(models.TextChoices):
         RUN = "run", "run samples"
         SUBMIT = "submit", "submit"
+        INSPECT = "inspect", "inspect"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

@@ -7,6 +7,7 @@ from judge.evidence import Residual
 from judge.report import Report
 from judge.verdicts import DESCRIPTIONS
 
+from . import memory_picture
 from .models import Submission
 
 
@@ -47,6 +48,13 @@ class Result:
     # The judge's cost figures of a recorded submission (flops, peak_bytes, xla_flops,
     # xla_peak_bytes); empty for "Run samples", which is not measured.
     cost: dict = field(default_factory=dict)
+    # The memory pictures of one gradient step (``memory_picture``): the learner's, and the
+    # reference's curve beside it on the same scale; empty where the step was not measured.
+    memory: str = ""
+    reference_memory: str = ""
+    memory_text: str = ""
+    operations: tuple = ((), ())  # the forward and backward operations, recomputed ones marked
+    inspection: bool = False  # an "Inspect": what the code saves, no verdict
 
     @property
     def has_residuals(self) -> bool:
@@ -72,7 +80,7 @@ def present(submission: Submission) -> Result | None:
     if not submission.is_done:
         return None
     report = Report.from_dict(submission.report or {})
-    return Result(
+    result = Result(
         verdict=submission.verdict,
         description=DESCRIPTIONS.get(submission.verdict, ""),
         message=submission.message,
@@ -91,4 +99,22 @@ def present(submission: Submission) -> Result | None:
         time_s=report.time_s,
         notes=report.notes,
         cost=report.cost.to_dict() if report.cost is not None else {},
+        inspection=submission.kind == Submission.Kind.INSPECT,
     )
+    return _with_memory(result, report)
+
+
+def _with_memory(result: Result, report: Report) -> Result:
+    timeline = report.cost.timeline if report.cost is not None else None
+    if timeline is None:
+        return result
+    reference = report.reference_timeline
+    scale = max(timeline.peak_bytes, reference.peak_bytes if reference is not None else 0)
+    result.memory = memory_picture.draw(timeline, report.residuals, title="Your gradient step's memory",
+                                        scale_bytes=scale, ident="memory-yours")
+    result.memory_text = memory_picture.describe(timeline, report.residuals)
+    result.operations = memory_picture.operations(timeline)
+    if reference is not None:
+        result.reference_memory = memory_picture.draw(reference, None, title="The reference's memory, as a curve",
+                                                      scale_bytes=scale, ident="memory-reference")
+    return result

@@ -71,9 +71,10 @@ def _check_source_size(source: str) -> None:
             f"helpers, pasted data) and send it again.", code="source_too_large")
 
 
-# Each kind has its own limit a minute: "Run samples" is how a learner iterates, so it gets more
-# room, and running the samples never uses up the submissions (nor the other way round).
-RATE_LIMITS = {Submission.Kind.SUBMIT: "PER_MINUTE", Submission.Kind.RUN: "RUNS_PER_MINUTE"}
+# Each kind has its own limit a minute: "Run samples" and "Inspect" are how a learner iterates, so
+# they get more room, and neither uses up the submissions nor the other (nor the other way round).
+RATE_LIMITS = {Submission.Kind.SUBMIT: "PER_MINUTE", Submission.Kind.RUN: "RUNS_PER_MINUTE",
+               Submission.Kind.INSPECT: "INSPECTS_PER_MINUTE"}
 
 
 def _check_rate(*, user, kind: str, now: datetime) -> None:
@@ -91,13 +92,15 @@ def _check_rate(*, user, kind: str, now: datetime) -> None:
         return
     # A slot frees when the limit-th most recent one leaves the window.
     wait = max(1, math.ceil((recent[-1] + timedelta(seconds=RATE_WINDOW_S) - now).total_seconds()))
+    times = "once" if limit == 1 else f"{limit} times"
     if kind == Submission.Kind.RUN:
-        times = "once" if limit == 1 else f"{limit} times"
         what = f"You have run the samples {times} in the last minute, the most allowed ({limit} a minute)."
+    elif kind == Submission.Kind.INSPECT:
+        what = f"You have inspected your code {times} in the last minute, the most allowed ({limit} a minute)."
     else:
         sent = "1 submission" if limit == 1 else f"{limit} submissions"
         what = (f"You have sent {sent} in the last minute, the most allowed ({limit} a minute; "
-                f"\"Run samples\" has its own limit).")
+                f"\"Run samples\" and \"Inspect\" have their own).")
     raise RateLimited(f"{what} Try again in {wait} s.", retry_after_s=wait)
 
 
@@ -242,12 +245,16 @@ def metrics_of(report: dict) -> dict:
 
 def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bool:
     """running -> done with the judge's verdict and the leaderboard's figures; only the attempt
-    that claimed it may finish it."""
+    that claimed it may finish it. An inspection that ran has no verdict (empty): only an
+    inspection may end so."""
     report = jsonable(report)
-    if report.get("verdict") not in verdicts.VERDICTS:
+    if report.get("verdict") not in verdicts.VERDICTS and report.get("verdict") != "":
         raise ValueError(f"not a verdict: {report.get('verdict')!r}")
+    claimed = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt)
+    if report["verdict"] == "":
+        claimed = claimed.filter(kind=Submission.Kind.INSPECT)
     with transaction.atomic():
-        updated = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt).update(
+        updated = claimed.update(
             status=Status.DONE, verdict=report["verdict"], message=report.get("message", ""), report=report,
             finished_at=timezone.now(), **metrics_of(report))
         if updated:

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 from judge import grade, verdicts
+from judge.inspecting import inspect
 
 from webplatform.catalog.package_cache import problem_for_version
 from webplatform.core.database import DatabaseUnavailable, is_unavailable, patiently
@@ -69,10 +70,13 @@ def grade_submission(self, submission_id: int) -> str:
         with beat:
             problem = problem_for_version(submission.version)
             recorded = submission.kind == Submission.Kind.SUBMIT
-            # A recorded submission is also measured (FLOPs, peak memory) for the leaderboard; a
-            # "Run samples" is a quick check and skips that.
-            report = grade(problem, submission.source, samples_only=not recorded, fwd_bwd=True,
-                           measure_cost=recorded, runner=runner)
+            if submission.kind == Submission.Kind.INSPECT:  # what the code saves, on a sample: no verdict
+                report = inspect(problem, submission.source, runner)
+            else:
+                # A recorded submission is also measured (FLOPs, peak memory) for the leaderboard;
+                # a "Run samples" is a quick check and skips that.
+                report = grade(problem, submission.source, samples_only=not recorded, fwd_bwd=True,
+                               measure_cost=recorded, runner=runner)
     except Exception as exc:  # a failure of the judge, never the submission's (its code runs in a child)
         if beat.lost:
             return "stopped"  # cancelled (or released) while grading: the child was killed on purpose
@@ -81,13 +85,13 @@ def grade_submission(self, submission_id: int) -> str:
     if beat.lost:
         return "stopped"
     # One line per grading that ran to its end (the burst benchmark counts them: never two).
-    logger.info("graded submission %s, attempt %s: %s", submission_id, attempt, report.verdict)
+    logger.info("graded submission %s, attempt %s: %s", submission_id, attempt, report.verdict or "inspected")
     if report.verdict == verdicts.INTERNAL_ERROR:
         return fail(report.message, report.to_dict())
     stored = _patiently(lambda: services.complete_submission(
         submission_id=submission_id, attempt=attempt, report=report.to_dict()),
         f"storing the verdict of submission {submission_id}")
-    return report.verdict if stored else "stale"
+    return (report.verdict or "inspected") if stored else "stale"
 
 
 def _report_layers(node: str, runner) -> None:

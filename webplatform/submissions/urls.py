@@ -6,6 +6,7 @@ app_name = "submissions"
 urlpatterns = [
     path("problems/<slug:slug>/run/", views.create, {"kind": "run"}, name="run"),
     path("problems/<slug:slug>/submit/", views.create, {"kind": "submit"}, name="submit"),
+    path("problems/<slug:slug>/inspect/", views.create, {"kind": "inspect"}, name="inspect"),
     path("submissions/", views.history, name="history"),
     path("submissions/<int:submission_id>/", views.detail, name="detail"),
     path("submissions/<int:submission_id>/status/", views.status, name="status"),

@@ -187,9 +187,10 @@
     }
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      var button = event.submitter && event.submitter.id === "run-button" ? event.submitter : document.getElementById("submit-button");
+      // "Run samples" and "Inspect" name their URL (formaction); anything else submits
+      var button = event.submitter && event.submitter.getAttribute("formaction") ? event.submitter : document.getElementById("submit-button");
       if (button.disabled) return;
-      var url = button.id === "run-button" ? form.dataset.runUrl : form.dataset.submitUrl;
+      var url = button.getAttribute("formaction") || form.dataset.submitUrl;
       var data = new FormData(form);
       data.set("source", editor.getText());
       buttons.forEach(function (b) { b.disabled = true; });

@@ -15,7 +15,7 @@ from .client import ArenaError, Client  # noqa: E402
 from .result import Result  # noqa: E402
 from .source import SourceError, source_text  # noqa: E402
 
-__all__ = ["ArenaError", "Client", "Result", "SourceError", "configure", "problem", "problems", "run", "submit"]
+__all__ = ["ArenaError", "Client", "Result", "SourceError", "configure", "inspect", "problem", "problems", "run", "submit"]
 _client: Client | None = None
 
 
@@ -51,6 +51,13 @@ def submit(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300, 
     """Grades on every case, recorded and ranked; returns the graded ``Result`` (``wait=False``:
     at once, ungraded)."""
     return _send("submit", slug, fn_or_source, wait=wait, timeout=timeout, version=version)
+
+
+def inspect(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300,
+            version: int | None = None) -> Result:
+    """What the code saves for the backward pass, its checkpoints and its memory over a gradient
+    step, on the first sample case (as the page's "Inspect"): no verdict, not recorded."""
+    return _send("inspect", slug, fn_or_source, wait=wait, timeout=timeout, version=version)
 
 
 def run(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300, version: int | None = None) -> Result:

@@ -1,7 +1,7 @@
 """The ``arena`` command.
 
-Exit status: 0 when the code was accepted (`run`, `submit --wait`, `status`) or the command
-did what it says; 1 for any other verdict; 2 when the site refused or could not be reached (the
+Exit status: 0 when the code was accepted (`run`, `submit --wait`, `status`), inspected
+(`inspect`: it ran, there is no verdict) or the command did what it says; 1 for any other verdict; 2 when the site refused or could not be reached (the
 reason is printed); 3 when a submission is queued but not graded yet (`submit` without
 `--wait`)."""
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _color() -> bool:
 
 def _print_result(result: Result) -> int:
     print(result.render(color=_color()))
-    return ACCEPTED if result.accepted else REJECTED
+    return ACCEPTED if result.accepted or result.inspected else REJECTED
 
 
 def _status_line(status: str) -> None:
@@ -109,12 +109,17 @@ def _send(args, kind: str, wait: bool) -> int:
             print(f"Submitted as #{created['id']} ({created['status']}). "
                   f"The verdict: arena status {created['id']} --wait, or {site.url}{created['url']}")
             return PENDING
-        print(f"{'Running the samples' if kind == 'run' else 'Submitted'} as #{created['id']}", file=sys.stderr)
+        doing = {"run": "Running the samples", "inspect": "Inspecting"}.get(kind, "Submitted")
+        print(f"{doing} as #{created['id']}", file=sys.stderr)
         return _print_result(site.wait(created["id"], timeout=args.timeout, on_status=_status_line))
 
 
 def cmd_run(args) -> int:
     return _send(args, "run", wait=True)
+
+
+def cmd_inspect(args) -> int:
+    return _send(args, "inspect", wait=True)
 
 
 def cmd_submit(args) -> int:
@@ -157,6 +162,8 @@ def parser() -> argparse.ArgumentParser:
     show.set_defaults(func=cmd_show)
 
     for name, func, text in (("run", cmd_run, "grade FILE on the sample cases (not recorded)"),
+                             ("inspect", cmd_inspect, "what FILE saves for the backward pass, its checkpoints and "
+                                                      "its peak memory, on a sample case (no verdict, not recorded)"),
                              ("submit", cmd_submit, "submit FILE: every case, recorded and ranked")):
         command = sub.add_parser(name, help=text)
         command.add_argument("slug")

@@ -13,6 +13,7 @@ from .result import Result
 API = "/api/v1"
 POLL_START_S = 0.25  # the first look at a new submission; then slower, up to POLL_MAX_S
 POLL_MAX_S = 2.0
+COLLECTIONS = {"run": "runs", "inspect": "inspections", "submit": "submissions"}  # where each kind is sent
 
 
 class ArenaError(Exception):
@@ -84,9 +85,10 @@ class Client:
         return self._call("GET", f"/problems/{slug}")
 
     def create(self, slug: str, source: str, *, kind: str, version: int | None = None) -> dict:
-        """``kind``: "run" (sample cases, not recorded) or "submit" (every case, ranked)."""
+        """``kind``: "run" (sample cases, not recorded), "inspect" (what the code saves on a sample
+        case, no verdict) or "submit" (every case, ranked)."""
         body = {"source": source} if version is None else {"source": source, "version": version}
-        return self._call("POST", f"/problems/{slug}/{'runs' if kind == 'run' else 'submissions'}", json=body)
+        return self._call("POST", f"/problems/{slug}/{COLLECTIONS[kind]}", json=body)
 
     def submission(self, submission_id: int) -> dict:
         return self._call("GET", f"/submissions/{submission_id}")

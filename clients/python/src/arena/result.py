@@ -1,5 +1,6 @@
 """A graded submission, for people: ``str(result)`` for a terminal, ``_repr_html_`` for a
-notebook (the verdict, the message, the cases and the residual table)."""
+notebook (the verdict, the message, the cases and the residual table; for an inspection, what
+the code saves, its checkpoints and its memory, with the site's picture in a notebook)."""
 from __future__ import annotations
 
 import html
@@ -53,6 +54,11 @@ class Result:
         return self.verdict == ACCEPTED
 
     @property
+    def inspected(self) -> bool:
+        """An inspection that ran: it has no verdict (one that could not run has the failure's)."""
+        return self.kind == "inspect" and self.data.get("done") is True and self.verdict is None
+
+    @property
     def url(self) -> str:
         return self.site + self.data.get("url", "")
 
@@ -69,6 +75,8 @@ class Result:
                  r["saved_value"], r["line"]] for r in self.residuals]
 
     def bytes_line(self) -> str:
+        if self.kind == "inspect":
+            return f"Saved for the backward pass: {self.memory.get('residual_bytes', 0)} bytes."
         yours, required = self.memory.get("residual_bytes", 0), self.memory.get("required_residual_bytes", 0)
         over = yours - required
         comparison = (f"{over} bytes more than needed" if over > 0 else
@@ -76,18 +84,23 @@ class Result:
         return f"Saved for the backward pass: yours {yours} bytes, the required policy's {required} bytes: {comparison}."
 
     def cost_line(self) -> str:
-        """The measured gradient step (recorded submissions only: a sample run is not measured)."""
+        """The measured gradient step (recorded submissions and inspections: a sample run is not
+        measured)."""
         if self.memory.get("flops") is None:
             return ""
-        return (f"One gradient step: {self.memory['flops']} FLOPs, peak {self.memory['peak_bytes']} bytes live "
-                f"(XLA's estimates: {self.memory['xla_flops']} FLOPs, peak {self.memory['xla_peak_bytes']} bytes).")
+        line = f"One gradient step: {self.memory['flops']} FLOPs, peak {self.memory['peak_bytes']} bytes live"
+        if self.memory.get("xla_flops") is not None:
+            line += f" (XLA's estimates: {self.memory['xla_flops']} FLOPs, peak {self.memory['xla_peak_bytes']} bytes)"
+        if self.memory.get("recomputed_operations") is not None:
+            line += f"; the backward pass recomputes {self.memory['recomputed_operations']} operations"
+        return line + "."
 
     def render(self, *, width: int | None = None, color: bool = False) -> str:
         width = width or shutil.get_terminal_size((120, 24)).columns
-        verdict = self.verdict or self.data.get("status", "")
+        verdict = "inspected (no verdict)" if self.inspected else self.verdict or self.data.get("status", "")
         if color:
-            verdict = f"\033[1;{32 if self.accepted else 31}m{verdict}\033[0m"
-        scope = "sample cases" if self.kind == "run" else "all cases"
+            verdict = f"\033[1;{32 if self.accepted or self.inspected else 31}m{verdict}\033[0m"
+        scope = {"run": "sample cases", "inspect": "inspection, first sample case"}.get(self.kind, "all cases")
         out = [f"{self.problem} #{self.id} ({scope}): {verdict}"]
         if self.description:
             out.append(f"  {self.description}")
@@ -111,7 +124,7 @@ class Result:
         if self.cost_line():
             out += ["", self.cost_line()]
         if self.site:
-            out += ["", f"The verdict page: {self.url}"]
+            out += ["", f"The {'result' if self.kind == 'inspect' else 'verdict'} page: {self.url}"]
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -124,6 +137,9 @@ class Result:
         good = self.accepted
         badge = (f'<span style="padding:0 .4em;border-radius:4px;color:#fff;font-weight:700;'
                  f'background:{"#1d7a46" if good else "#b3261e"}">{e(self.verdict or "")}</span>')
+        if self.inspected:
+            badge = '<span style="font-weight:700">inspected</span> (no verdict)'
+        
         parts = ['<div class="arena-result"><style>.arena-result th, .arena-result td {text-align: left !important}</style>',
                  f'<p>{e(self.problem)} #{self.id}: {badge} '
                  f'<span style="color:#5e6b78">{e(self.description)}</span></p>']
@@ -144,9 +160,15 @@ class Result:
                          f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
             required = "".join(f'<tr><td><code>{e(r["type"])}</code></td><td>{r["bytes"]}</td>'
                                f'<td>{e(r["saved_value"])}</td></tr>' for r in self.required_residuals)
-            parts.append('<table><caption style="text-align:left">What the required policy keeps</caption>'
-                         f'<thead><tr><th>type</th><th>bytes</th><th>saved value</th></tr></thead>'
-                         f'<tbody>{required}</tbody></table>')
+            if required:
+                parts.append('<table><caption style="text-align:left">What the required policy keeps</caption>'
+                             f'<thead><tr><th>type</th><th>bytes</th><th>saved value</th></tr></thead>'
+                             f'<tbody>{required}</tbody></table>')
+        for checkpoint in self.checkpoints:
+            where = f" at line {checkpoint['line']}" if checkpoint.get("line") else ""
+            parts.append(f"<p>checkpoint{where}: policy <code>{e(checkpoint['policy'])}</code></p>")
+        if self.memory.get("picture_svg"):  # drawn by the site, its text escaped there
+            parts.append(f'<div style="max-width:720px">{self.memory["picture_svg"]}</div>')
         if self.site:
             parts.append(f'<p><a href="{e(self.url)}" target="_blank">the verdict page</a></p>')
         parts.append("</div>")

@@ -1,0 +1,68 @@
+"""A look at what a source saves, before it is graded: one case traced in the submission's child,
+the same sandbox and runner as a grading, and no verdict.
+
+``look`` runs a ready request (the command line builds one from argument specs); ``inspect``
+builds it from a problem's first sample case, as the site's "Inspect" button does. Neither runs
+the verifier nor compares anything: what comes back is what the child read from the traced
+program (residuals, checkpoints, the printed programs and the step's memory over time).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from . import gate, messages, verdicts
+from .boundary import Runner
+from .evidence import ResidualRow
+from .messages import ChildRequest, TracedCase
+from .package import Limits, Problem
+from .pipeline import MALFORMED, child_request, limit_failure
+from .report import Report
+
+
+@dataclass
+class Look:
+    """Either why the source could not be inspected (a verdict's name and its message), or the case."""
+    failure: tuple[str, str] | None = None
+    case: TracedCase | None = None
+    stdout: str = ""
+
+
+def look(request: ChildRequest, runner: Runner, limits: Limits) -> Look:
+    """The first case of ``request``, traced in a child of ``runner``: nothing is compared."""
+    refusal = gate.check(request.source)
+    if refusal:
+        return Look((refusal.verdict, refusal.message))
+    result = runner.run(request.to_wire(), limits)
+    if result.outcome != "ok":
+        return Look(limit_failure(result), stdout=result.stdout)
+    try:
+        response = messages.parse_child_response(result.response, [c.name for c in request.cases])
+    except messages.Malformed:
+        return Look((verdicts.RUNTIME_ERROR, MALFORMED), stdout=result.stdout)
+    error = response.error or response.cases[0].error
+    if error is not None:
+        return Look((error.verdict, error.text()), stdout=result.stdout)
+    return Look(case=response.cases[0], stdout=result.stdout)
+
+
+def inspect(problem: Problem, source: str, runner: Runner) -> Report:
+    """What ``source`` saves on the problem's first sample case, as a report without a verdict
+    (``verdict`` empty; on a failure, the failure's verdict and message, as "Run samples" says
+    them): its residuals, unmarked, its checkpoints, its forward and backward programs and its
+    gradient step's cost with the timeline of its memory."""
+    started = time.monotonic()
+    sample = problem.samples[0] if problem.samples else problem.cases[0]
+    found = look(child_request(problem, source, [sample], fwd_bwd=True, cost=True), runner, problem.limits)
+    report = Report(problem.slug, "", "", stdout=found.stdout)
+    if found.failure is not None:
+        report.verdict, report.message = found.failure
+    else:
+        case = found.case
+        report.residuals = [ResidualRow(**vars(r)) for r in case.residuals]
+        report.residual_bytes = sum(r.bytes for r in case.residuals)
+        report.structure, report.programs, report.cost = case.structure, case.programs or {}, case.cost
+        report.message = (f"on the sample case {sample.name}: your code saves {len(case.residuals)} residuals, "
+                          f"{report.residual_bytes} bytes")
+    report.time_s = round(time.monotonic() - started, 4)
+    return report

@@ -1,0 +1,111 @@
+"""Inspect before submitting: the problem page's third action runs the learner's code on the
+sample shapes through the same worker path as "Run samples" (a QUICK-lane message, the grading
+task, the judge's runner) and shows what it saves, its checkpoints, the operations of both passes
+and the memory picture; no verdict, nothing in rankings or progress, a rate limit of its own."""
+import re
+
+import pytest
+from django.urls import reverse
+
+from webplatform.leaderboard import selectors as leaderboard
+from webplatform.leaderboard.models import Progress
+from webplatform.submissions import selectors, services
+from webplatform.submissions.models import Submission
+from webplatform.submissions.tasks import grade_submission
+
+from .helpers import correct_source, no_checkpoint_source
+
+pytestmark = pytest.mark.django_db
+
+
+def inspect(client, problem, source):
+    return client.post(reverse("submissions:inspect", args=[problem.slug]), {"source": source},
+                       HTTP_ACCEPT="application/json")
+
+
+def test_inspect_goes_through_the_quick_lane_and_shows_what_the_code_saves(
+        learner_client, learner, dot_policy, broker, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = inspect(learner_client, dot_policy, no_checkpoint_source())
+    assert answer.status_code == 201
+    inspection = Submission.objects.get(pk=answer.json()["id"])
+    assert (inspection.kind, inspection.lane) == ("inspect", "quick")
+    [message] = broker.messages("cpu")
+    assert message["task"] == services.GRADE_TASK and message["args"] == [inspection.pk]
+    assert message["priority"] == 3  # the quick lane's, as "Run samples"
+    assert grade_submission.apply(args=[inspection.pk], task_id="m").get() == "inspected"
+    inspection.refresh_from_db()
+    assert (inspection.status, inspection.verdict) == ("done", "")
+    html = learner_client.get(reverse("submissions:status", args=[inspection.pk])).json()["result_html"]
+    assert "inspected" in html and "no verdict" in html
+    assert 'id="residual-table"' in html and "output of relu" in html  # what it saves, without a checkpoint
+    assert "required-residual-table" not in html and "!!" not in html  # nothing is judged
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="memory-picture"' in html
+    assert re.search(r"<title id=\"memory-yours-title\">Your gradient step&#x27;s memory</title>", html)
+    assert "backward pass recomputes 0 operations" in html  # no checkpoint: nothing recomputed
+    assert 'id="forward-operations"' in html and 'id="backward-operations"' in html
+
+
+def test_the_picture_marks_what_a_checkpoint_recomputes_and_names_its_policy(learner_client, dot_policy, broker):
+    answer = inspect(learner_client, dot_policy, correct_source())
+    grade_submission.apply(args=[answer.json()["id"]], task_id="m").get()
+    html = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
+    assert "policy <code>dots_with_no_batch_dims_saveable</code>" in html
+    recomputed = re.findall(r'<tr class="recomputed"><td><code>(\w+)</code></td><td>(\d*)</td>', html)
+    assert ("max", "9") in recomputed  # the relu the policy drops, made again at the learner's line
+    assert 'class="mp-recompute"' in html and "<title>max, line 9</title>" in html
+
+
+def test_inspect_records_nothing_in_rankings_or_progress(learner, learner_client, dot_policy, broker):
+    answer = inspect(learner_client, dot_policy, correct_source())
+    grade_submission.apply(args=[answer.json()["id"]], task_id="m").get()
+    assert not Progress.objects.filter(user=learner).exists()
+    assert not selectors.has_solved(user=learner, problem=dot_policy)
+    assert not leaderboard.counted_submissions().filter(user=learner).exists()
+    assert leaderboard.problem_board(dot_policy).standing_of(learner) is None
+
+
+def test_inspect_has_a_limit_of_its_own(learner, learner_client, dot_policy, settings):
+    settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "INSPECTS_PER_MINUTE": 2, "RUNS_PER_MINUTE": 1,
+                                  "PER_MINUTE": 1}
+    assert settings.SUBMISSION_LIMITS["INSPECTS_PER_MINUTE"] == 2
+    for _ in range(2):
+        assert inspect(learner_client, dot_policy, correct_source()).status_code == 201
+    refused = inspect(learner_client, dot_policy, correct_source())
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert refused.json()["error"].startswith("You have inspected your code 2 times in the last minute, the most "
+                                              "allowed (2 a minute).")
+    # inspecting used up neither the runs nor the submissions, and they use up no inspection
+    for kind in ("run", "submit"):
+        services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind=kind)
+    with pytest.raises(services.RateLimited, match="You have run the samples once"):
+        services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind="run")
+
+
+def test_a_default_of_twenty_inspections_a_minute(settings):
+    assert settings.SUBMISSION_LIMITS["INSPECTS_PER_MINUTE"] == 20
+
+
+def test_the_verdict_page_draws_the_learners_memory_beside_the_references_curve(learner_client, learner, dot_policy,
+                                                                                broker):
+    submission = services.create_submission(user=learner, problem=dot_policy, source=no_checkpoint_source(),
+                                            kind="submit")
+    assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "policy_violation"
+    html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    assert 'id="memory-yours"' in html and 'id="memory-reference"' in html
+    reference = html[html.index('id="memory-reference"'):]
+    reference = reference[:reference.index("</svg>")]
+    assert not re.search(r"line \d", reference)  # no line of the reference's code
+    assert "output of" not in reference and "dot_general" not in reference  # nor what it saves
+
+
+def test_the_history_and_recent_attempts_say_inspected_not_an_empty_verdict(learner_client, learner, dot_policy,
+                                                                            broker):
+    answer = inspect(learner_client, dot_policy, correct_source())
+    grade_submission.apply(args=[answer.json()["id"]], task_id="m").get()
+    history = learner_client.get(reverse("submissions:history"), {"kind": "inspect"}).content.decode()
+    assert '<span class="status done">inspected</span>' in history and "inspections only" in history
+    page = learner_client.get(reverse("practice:problem_detail", args=[dot_policy.slug])).content.decode()
+    assert 'id="inspect-button"' in page and '<span class="status done">inspected</span>' in page
+    detail = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
+    assert re.search(r'<span id="status" class="[^"]*">inspected</span>', detail)

@@ -51,6 +51,10 @@ class Report:
     time_s: float | None = 0.0  # None: a stored report that did not say
     notes: list[str] = field(default_factory=list)  # about the judge itself, such as missing sandbox layers
     submission: str = ""  # the file graded, on the command line
+    # A policy_violation's structural cause, in one sentence, and one thing to try (``judge.explain``);
+    # the message opens with them, the verdict page shows them above the residual table.
+    cause: str = ""
+    advice: str = ""
 
     def to_dict(self) -> dict:
         return {
@@ -63,7 +67,7 @@ class Report:
             "structure": self.structure.to_dict() if self.structure is not None else {},
             "programs": self.programs, "cost": self.cost.to_dict() if self.cost is not None else {},
             "stdout": self.stdout, "time_s": self.time_s, "notes": self.notes, "submission": self.submission,
-        }
+        } | ({"cause": self.cause, "advice": self.advice} if self.cause else {})
 
     @classmethod
     def from_dict(cls, data: dict) -> Report:
@@ -78,7 +82,7 @@ class Report:
             structure=Structure.from_dict(data["structure"]) if _table(data.get("structure")) else None,
             programs=data.get("programs") or {}, cost=Cost.from_dict(data["cost"]) if _table(data.get("cost")) else None,
             stdout=data.get("stdout", ""), time_s=data.get("time_s"), notes=list(data.get("notes") or []),
-            submission=data.get("submission", ""))
+            submission=data.get("submission", ""), cause=data.get("cause", ""), advice=data.get("advice", ""))
 
 
 def _table(value) -> bool:

@@ -62,7 +62,7 @@ def check_keepers(mine: Saved, rules: StructureRules) -> list[str]:
         keeper = mine.keeper(r)
         if keeper is not None and policy_names.from_wire(keeper.policy) != rules.policy:
             problems.append(f"{r.phrase()} is kept by the jax.checkpoint{_at(keeper.line)} with "
-                            f"{_policy_as_written(keeper)}, not by one with policy={required}")
+                            f"{policy_as_written(keeper)}, not by one with policy={required}")
     return problems
 
 
@@ -90,14 +90,26 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
             else:
                 row.offending = True
                 row.reason = f"{who} recomputes this; your code saved it"
+        unmatched = []
         for r in theirs:
             key = residual_key(r, reference)
             if remaining[key] > 0:
                 remaining[key] -= 1
-                missing.append(ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True,
-                                           reason=f"{who} saves this; your code recomputes it"))
-        for row in sorted((r for r in rows if r.offending), key=_prominence) + sorted(missing, key=_prominence):
-            problems.append(f"{row.phrase()}: {row.reason}")
+                unmatched.append(r)
+        # The same value reached by another path (a custom_vjp's own forward pass, a checkpoint
+        # nested in the required one, jit, scan, vmap) is kept by another hand: it is the same
+        # operation's output, of the same type and size, on both sides. Not a difference to show
+        # (which checkpoint kept it is check_keepers' and the structure rules' concern).
+        same_value = Counter(_same_value(r) for r in unmatched)
+        for row in decided:
+            if row.offending and same_value[_same_value(row)] > 0:
+                same_value[_same_value(row)] -= 1
+                row.offending, row.reason = False, ""
+                unmatched.remove(next(r for r in unmatched if _same_value(r) == _same_value(row)))
+        for r in unmatched:
+            missing.append(ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True,
+                                       reason=f"{who} saves this; your code recomputes it"))
+        problems += row_problems(rows, missing)
     for row in decided:
         if rules.allowed_kinds is not None and row.kind not in rules.allowed_kinds:
             _flag(row, problems, f"only {', '.join(rules.allowed_kinds)} may be saved")
@@ -115,6 +127,17 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
     if rules.max_count is not None and len(decided) > rules.max_count:
         problems.append(f"your code saves {len(decided)} residuals; at most {rules.max_count} are allowed")
     return problems, rows, missing
+
+
+def _same_value(r: Residual) -> tuple:
+    """An operation's output by what it is, whichever path made or kept it."""
+    return (r.kind, r.what, r.dtype, tuple(d for d in r.shape if d != 1), r.stacked, r.bytes)
+
+
+def row_problems(rows: list[ResidualRow], missing: list[ResidualRow]) -> list[str]:
+    """One problem per marked row: the submission's own, then those it misses."""
+    return [f"{row.phrase()}: {row.reason}"
+            for row in sorted((r for r in rows if r.offending), key=_prominence) + sorted(missing, key=_prominence)]
 
 
 # Operations JAX's own differentiation rules add; a learner recognises the values they wrote.
@@ -173,19 +196,23 @@ def _uses_policy(found: Structure, rules: StructureRules) -> list[str]:
         return [f"your jax.checkpoint with policy={required}{_at(idle[0].line)} is not on the path from your "
                 f"inputs to the output (its inputs are behind stop_gradient, or its result is not used), so it "
                 f"changes nothing in your gradient; the computation must run inside it"]
-    used = "; ".join(f"{_policy_as_written(c)}{_at(c.line)}" for c in found.checkpoints)
+    used = "; ".join(f"{policy_as_written(c)}{_at(c.line)}" for c in found.checkpoints)
     return [f"your jax.checkpoint uses {used}, but the problem requires policy={required}"]
 
 
-def _policy_as_written(c: Checkpoint) -> str:
+def policy_as_written(c: Checkpoint) -> str:
     """A checkpoint's policy as the learner wrote it: JAX's by its name, their own by theirs."""
     policy = policy_names.from_wire(c.policy)
+    if c.policy_origin == "default":
+        return "no policy, which means nothing_saveable"
     if policy[0] != "custom":
         return c.policy_text
     if c.policy_origin == "forged":
         return f"{policy[1]}, which is not JAX's own policy object"
     if c.policy_origin == "jax":  # one of JAX's that policy_names has no name for (offloading)
         return f"JAX's {policy[1]}"
+    if policy[1] == "<lambda>":
+        return f"a lambda at line {c.policy_line}" if c.policy_line else "a lambda"
     defined = f", defined at line {c.policy_line}" if c.policy_line else ""
     return f"a custom policy ({policy[1]}{defined})"
 
@@ -289,10 +316,15 @@ STRUCTURE_CHECKS = (
 
 
 def check_structure(found: Structure, rules: StructureRules) -> list[str]:
-    problems: list[str] = []
+    return [problem for _, problem in structure_problems(found, rules)]
+
+
+def structure_problems(found: Structure, rules: StructureRules) -> list[tuple[str, str]]:
+    """The structure rules' problems, each with the name of the check that found it."""
+    problems: list[tuple[str, str]] = []
     for step in STRUCTURE_CHECKS:
         found_here = step.check(found, rules)
-        problems += found_here
+        problems += [(step.check.__name__, problem) for problem in found_here]
         if found_here and step.stops:
             break
     return problems

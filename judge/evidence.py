@@ -55,12 +55,13 @@ class Residual:
     # when unknown (a stored report from before: ``what`` is shown as it was).
     expr: str = ""
     op: str = ""
+    in_terms: bool = False  # read so (else: a report from before, whose ``what`` is shown as it was)
 
     def origin(self) -> str:
         """Where it comes from, as a table's cell: "argument w1 (an input, kept)", "jax.nn.relu(x @ w1) (relu)"."""
         if self.kind == "argument":
             text = f"argument {self.what} (an input, kept)"
-        elif self.kind == "primitive" and (self.expr or self.op):
+        elif self.kind == "primitive" and self.in_terms:
             text = self._written()
         else:
             text = _ORIGINS[self.kind][1].format(what=self.what) if self.kind in _ORIGINS else self.kind
@@ -68,8 +69,8 @@ class Residual:
 
     def phrase(self) -> str:
         """The residual as a message names it: "f32[8,16] from jax.nn.relu(x @ w1) (relu) at line 6"."""
-        if self.kind == "primitive" and (self.expr or self.op):
-            where = f"from {self._written()}"
+        if self.kind == "primitive" and self.in_terms:
+            where = f"from {self._written()}" if self.expr else self._written()
         elif self.kind == "argument":
             where = f"the argument {self.what} (an input, kept)"
         else:
@@ -81,7 +82,7 @@ class Residual:
 
     def _written(self) -> str:
         if not self.expr:
-            return f"a value of {self.op}" if self.op else "an intermediate value"
+            return f"output of {self.op}" if self.op else "an intermediate value JAX computes for your code"
         if not self.op or self.op == self.expr:
             return f"`{self.expr}`"
         return f"`{self.expr}` ({self.op})"
@@ -94,7 +95,7 @@ class Residual:
             found["stacked"] = self.stacked
         if self.kept_by is not None:
             found["kept_by"] = self.kept_by
-        for key in ("span", "expr", "op"):
+        for key in ("span", "expr", "op", "in_terms"):
             if getattr(self, key):
                 found[key] = getattr(self, key)
         return found | {"dtype": self.dtype, "shape": list(self.shape), "type": self.type, "bytes": self.bytes}
@@ -105,7 +106,7 @@ class Residual:
                    dtype=data.get("dtype", ""), shape=list(data.get("shape", [])), type=data.get("type", ""),
                    bytes=data.get("bytes", 0), policy_saved=bool(data.get("policy_saved")),
                    stacked=data.get("stacked"), span=data.get("span"), expr=data.get("expr", ""),
-                   op=data.get("op", ""))
+                   op=data.get("op", ""), in_terms=bool(data.get("in_terms")))
 
 
 @dataclass
@@ -125,8 +126,7 @@ class ResidualRow(Residual):
 
 # Where a checkpoint's policy comes from: JAX's own policy object (or one JAX's factories make
 # from JAX's own), the submission's own function or class, or JAX's class with fields of other types.
-# "default": none was given (jax.checkpoint's own default, nothing_saveable).
-POLICY_ORIGINS = ("jax", "yours", "forged", "default")
+POLICY_ORIGINS = ("jax", "yours", "forged")
 
 
 @dataclass(frozen=True)

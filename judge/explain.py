@@ -20,8 +20,8 @@ from .package import StructureRules
 from .rules import policy_as_written
 
 # Which structure checks (``rules.STRUCTURE_CHECKS``, by name) a cause already says.
-NO_CHECKPOINT, HAND_WRITTEN, POLICY, OUTSIDE, STRUCTURE, BYTES = (
-    "no_checkpoint", "hand_written", "policy", "outside", "structure", "bytes")
+NO_CHECKPOINT, HAND_WRITTEN, POLICY, OUTSIDE, STRUCTURE, BYTES, COST = (
+    "no_checkpoint", "hand_written", "policy", "outside", "structure", "bytes", "cost")
 _SAYS = {NO_CHECKPOINT: ("_has_checkpoint",), HAND_WRITTEN: ("_no_hand_written_derivative",),
          POLICY: ("_uses_policy",), OUTSIDE: ("_encloses",)}
 
@@ -32,6 +32,9 @@ class Cause:
     sentence: str  # one sentence, ending with a full stop
     advice: str  # one "what to try" sentence
     covers: tuple[str, ...] = ()  # the rules' problems it says (not repeated after it)
+    # Its figures, after the sentence: they may differ between remat implementations (what JAX
+    # keeps is its own choice) where the cause does not.
+    detail: str = ""
 
 
 def required_words(rules: StructureRules) -> str:
@@ -65,12 +68,15 @@ def _custom_line(found: Structure, source: Source) -> int | None:
 
 def cause(found: Structure, rules: StructureRules, reference: Structure, said: list[tuple[str, str]],
           rows: list[ResidualRow], missing: list[ResidualRow], mine_bytes: int, their_bytes: int,
-          source: Source, keepers: list[str]) -> Cause | None:
+          source: Source, keepers: list[str], cost: list[str] = ()) -> Cause | None:
     """The first structural cause there is, with what to try; None when nothing differs.
 
-    ``said``: the structure rules' problems, by the name of the check that found each.
+    ``said``: the structure rules' problems, by the name of the check that found each; ``cost``:
+    the cost rules' (the last cause: what a gradient step costs follows from its structure).
     """
     found_cause = _first_cause(found, rules, reference, said, rows, missing, mine_bytes, their_bytes, source, keepers)
+    if found_cause is None and cost:
+        found_cause = _cost_cause(cost[0])
     if found_cause is None:
         return None
     covers = [p for check, p in said if check in _SAYS.get(found_cause.kind, ())]
@@ -104,7 +110,7 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
                                    f"choice, not the policy's.",
                      f"Try: remove the {kind} and wrap the plain function in {use}; JAX then derives "
                      f"the backward pass and the policy decides what it saves.")
-    policy = _policy_cause(found, rules, said, keepers)
+    policy = _policy_cause(found, rules, said, keepers, source)
     if policy is not None:
         return policy
     outside = _outside(found, rules, rows, source)
@@ -118,7 +124,7 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
     return None
 
 
-def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[str]) -> Cause | None:
+def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[str], source: Source) -> Cause | None:
     if rules.policy is None:
         return None
     required = policy_names.render(rules.policy)
@@ -131,7 +137,7 @@ def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[s
                          "Try: call the checkpointed function on your inputs and return what it computes.")
         used = [c for c in found.checkpoints if c.on_path is not False] or found.checkpoints
         first = used[0]
-        return Cause(POLICY, f"Your jax.checkpoint{_at(first.line)} uses {policy_as_written(first)}, where this "
+        return Cause(POLICY, f"Your jax.checkpoint{_at(first.line)} uses {policy_as_written(first, source.names)}, where this "
                              f"problem requires {required}.",
                      f"Try: policy={_spelled(rules)} on that jax.checkpoint.")
     if keepers:
@@ -178,21 +184,45 @@ def _structure_advice(check: str) -> str:
     return _STRUCTURE_ADVICE.get(check, "Try: the change the sentence above names.")
 
 
+def _cost_cause(problem: str) -> Cause:
+    detail = problem[0].upper() + problem[1:] + "."
+    if "FLOPs" in problem:
+        return Cause(COST, "Your gradient step recomputes more than this problem allows.",
+                     "Try: recompute less: checkpoint larger segments, or let the policy save the values that "
+                     "are expensive to compute again.", (problem,), detail)
+    if "saves no memory" in problem:
+        return Cause(COST, "Your checkpoints save no memory in the backward pass.",
+                     "Try: checkpoint a part whose saved values outweigh its inputs.", (problem,), detail)
+    return Cause(COST, "Your gradient step holds more memory at once than this problem allows.",
+                 "Try: hold less at once: checkpoint smaller segments (or nest checkpoints), so that the "
+                 "backward pass keeps fewer values alive together.", (problem,), detail)
+
+
 def _bytes_cause(rules: StructureRules, rows, missing, mine: int, theirs: int) -> Cause:
     who = f"the required policy ({policy_names.render(rules.policy)})" if rules.policy is not None else \
         "the reference solution"
-    if mine != theirs:
-        sentence = f"Your code saves {mine} bytes of residuals where {who} saves {theirs}."
+    if mine > theirs:
+        sentence = f"Your code saves more for the backward pass than {who}."
+    elif mine < theirs:
+        sentence = f"Your code saves less for the backward pass than {who}, and recomputes more."
     else:
-        sentence = f"Your code saves {mine} bytes of residuals, as {who} does, but not the same values."
+        sentence = f"Your code saves other values for the backward pass than {who}, of the same total size."
+    detail = f"It saves {mine} bytes of residuals where {who} saves {theirs}."
+    found = _bytes_advice(who, rows, missing, mine, theirs)
+    return Cause(BYTES, sentence, found, detail=detail)
+
+
+def _bytes_advice(who: str, rows, missing, mine: int, theirs: int) -> str:
     extra = sorted((r for r in rows if r.offending), key=lambda r: -r.bytes)
     if extra and (mine >= theirs or not missing):
-        return Cause(BYTES, sentence, f"Try: let {_named(extra[0])} be recomputed in the backward pass "
-                                      f"instead of saved.")
+        if extra[0].kind == "argument":
+            return (f"Try: change your code so that its backward pass no longer needs the argument "
+                    f"{extra[0].what} (the reference's does not read it).")
+        return f"Try: let {_named(extra[0])} be recomputed in the backward pass instead of saved."
     wanted = sorted(missing, key=lambda r: -r.bytes)
     if wanted:
-        return Cause(BYTES, sentence, f"Try: keep {_named(wanted[0])} for the backward pass, as {who} does.")
-    return Cause(BYTES, sentence, "Try: compare your rows with the policy's in the residual table.")
+        return f"Try: keep {_named(wanted[0])} for the backward pass, as {who} does."
+    return "Try: compare your rows with the policy's in the residual table."
 
 
 def _named(row: ResidualRow) -> str:
@@ -201,6 +231,8 @@ def _named(row: ResidualRow) -> str:
         return text + (f" (line {row.line})" if row.line else "")
     if row.kind == "named":
         return f"the value named '{row.what}'"
+    if row.kind == "argument":
+        return f"the argument {row.what}"
     return f"the {row.type} {row.kind}"
 
 
@@ -245,4 +277,5 @@ def message(found_cause: Cause | None, rows: list[ResidualRow], missing: list[Re
         text += f" (and {len(parts) - shown} more: see the residual table)"
     if found_cause is None:
         return text
-    return f"{found_cause.sentence} {found_cause.advice}" + (f" Differences: {text}" if text else "")
+    detail = f" {found_cause.detail}" if found_cause.detail else ""
+    return f"{found_cause.sentence}{detail} {found_cause.advice}" + (f" Differences: {text}" if text else "")

@@ -142,7 +142,7 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
     problems += [p for _, p in said] + keepers + cost
     if not report.residuals and row.sample:  # the first inspected sample is the one shown
         report.residuals, report.missing_residuals = rows, missing
-        report.reference_residuals = want.residuals
+        report.reference_residuals = missing_in_terms(want.residuals, got.structure, source)
         report.residual_bytes = sum(r.bytes for r in got.residual_types)  # as the verifier counted
         report.reference_residual_bytes = sum(r.bytes for r in want.residuals)
         report.structure = got.structure
@@ -151,7 +151,7 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
         return
     decided = lambda found: sum(r.bytes for r in found if r.kind not in rules.UNDECIDED)  # noqa: E731
     found = explain.cause(got.structure, problem.structure_rules, want.structure, said, rows, missing,
-                          decided(mine.residuals), decided(want.residuals), source, keepers)
+                          decided(mine.residuals), decided(want.residuals), source, keepers, cost)
     already = set(rules.row_problems(rows, missing)) | set(found.covers if found is not None else ())
     others = [p for p in problems if p not in already]
     row.verdict, row.message = verdicts.POLICY_VIOLATION, explain.message(found, rows, missing, others)

@@ -104,7 +104,7 @@ def in_terms(residual: Residual, source: Source) -> Residual:
         expr = source.line(residual.line)
     if not op and residual.what in source.names:  # a function of theirs (custom_jvp), or jnp.exp...
         op = residual.what
-    return replace(residual, expr=_short(expr), op=op)
+    return replace(residual, expr=_short(expr), op=op, in_terms=True)
 
 
 def missing_in_terms(rows: list, structure: Structure | None, source: Source) -> list:
@@ -128,7 +128,7 @@ def missing_in_terms(rows: list, structure: Structure | None, source: Source) ->
         expr, op = _doing(row.what, line, source)
         if not op and row.what in source.names:
             op = row.what
-        found.append(replace(row, expr=_short(expr), op=op, line=None, span=None))
+        found.append(replace(row, expr=_short(expr), op=op, line=None, span=None, in_terms=True))
     return found
 
 

@@ -89,7 +89,8 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
                 remaining[key] -= 1
             else:
                 row.offending = True
-                row.reason = f"{who} recomputes this; your code saved it"
+                row.reason = (f"{who} does not keep this input; your code keeps it" if row.kind == "argument"
+                              else f"{who} recomputes this; your code saved it")
         unmatched = []
         for r in theirs:
             key = residual_key(r, reference)
@@ -108,7 +109,8 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
                 unmatched.remove(next(r for r in unmatched if _same_value(r) == _same_value(row)))
         for r in unmatched:
             missing.append(ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True,
-                                       reason=f"{who} saves this; your code recomputes it"))
+                                       reason=(f"{who} keeps this input; your code does not" if r.kind == "argument"
+                                               else f"{who} saves this; your code recomputes it")))
         problems += row_problems(rows, missing)
     for row in decided:
         if rules.allowed_kinds is not None and row.kind not in rules.allowed_kinds:
@@ -200,10 +202,14 @@ def _uses_policy(found: Structure, rules: StructureRules) -> list[str]:
     return [f"your jax.checkpoint uses {used}, but the problem requires policy={required}"]
 
 
-def policy_as_written(c: Checkpoint) -> str:
-    """A checkpoint's policy as the learner wrote it: JAX's by its name, their own by theirs."""
+def policy_as_written(c: Checkpoint, source_names: set[str] | None = None) -> str:
+    """A checkpoint's policy as the learner wrote it: JAX's by its name, their own by theirs.
+
+    ``source_names``: the identifiers of the learner's source; nothing_saveable where they never
+    wrote it is jax.checkpoint's default (neither remat implementation keeps that difference)."""
     policy = policy_names.from_wire(c.policy)
-    if c.policy_origin == "default":
+    if policy == policy_names.plain("nothing_saveable") and source_names is not None \
+            and "nothing_saveable" not in source_names:
         return "no policy, which means nothing_saveable"
     if policy[0] != "custom":
         return c.policy_text

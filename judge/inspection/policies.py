@@ -25,9 +25,7 @@ _FUNCTION = types.FunctionType
 class Policy:
     canonical: tuple  # policy_names' canonical form; ("custom", name) for the submission's own
     rebuilt: object = None  # JAX's object for it, when it is one of JAX's (else None: keep the submission's)
-    # "jax", "yours" (a function or class of the submission), "forged" (JAX's class, wrong fields),
-    # "default" (no policy given)
-    origin: str = "jax"
+    origin: str = "jax"  # "jax", "yours" (a function or class of the submission), "forged" (JAX's class, wrong fields)
     line: int | None = None  # where the submission's own policy is defined
 
     @property
@@ -82,7 +80,7 @@ def _names(value) -> tuple | None:
 def _describe(policy, filename: str) -> Policy:
     cp = REGISTRY.cp
     if policy is None:
-        return Policy(policy_names.plain("nothing_saveable"), None, origin="default")
+        return Policy(policy_names.plain("nothing_saveable"), None)
     for name, known in REGISTRY.plain.items():
         if policy is known:
             return Policy(policy_names.plain(name), known)

@@ -58,8 +58,9 @@ def test_a_new_learner_solves_checkpoint_dot_policy_in_the_browser(site, page):
 
     type_into_editor(page, no_checkpoint_source())
     submit_and_wait(page, "policy_violation")
-    expect(page.locator("#message")).to_contain_text("output of relu")
-    relu_row = page.locator("#residual-table tr.offending", has_text="output of relu")
+    expect(page.locator("#message")).to_contain_text("Your program has no jax.checkpoint")
+    expect(page.locator("#cause")).to_contain_text("Your program has no jax.checkpoint")
+    relu_row = page.locator("#residual-table tr.offending", has_text="(relu)")
     expect(relu_row).to_contain_text("your code saved it")
     page.locator("#result").screenshot(path=str(SCREENSHOTS / "policy_violation.png"))
 

@@ -131,8 +131,8 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
                   source: Source) -> None:
     mine = rules.Saved([in_terms(r, source) for r in got.residuals], got.structure)
     theirs = rules.Saved(want.residuals, want.structure)
-    problems, rows, missing = rules.check_residuals(mine, theirs, problem.residual_rules, problem.structure_rules)
-    missing = missing_in_terms(missing, got.structure, source)
+    problems, rows, as_found = rules.check_residuals(mine, theirs, problem.residual_rules, problem.structure_rules)
+    missing = missing_in_terms(as_found, got.structure, source)
     said = rules.structure_problems(got.structure, problem.structure_rules)
     keepers = rules.check_keepers(mine, problem.structure_rules)
     cost = []
@@ -152,10 +152,10 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
     decided = lambda found: sum(r.bytes for r in found if r.kind not in rules.UNDECIDED)  # noqa: E731
     found = explain.cause(got.structure, problem.structure_rules, want.structure, said, rows, missing,
                           decided(mine.residuals), decided(want.residuals), source, keepers, cost)
-    already = set(rules.row_problems(rows, missing)) | set(found.covers if found is not None else ())
+    already = set(rules.row_problems(rows, as_found)) | set(found.covers if found is not None else ())
     others = [p for p in problems if p not in already]
     row.verdict, row.message = verdicts.POLICY_VIOLATION, explain.message(found, rows, missing, others)
-    if found is not None and not report.cause and row.sample:
+    if found is not None and not report.cause:  # samples come first; a cause tells no case's sizes
         report.cause, report.advice = found.sentence, found.advice
 
 

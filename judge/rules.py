@@ -239,15 +239,25 @@ def _encloses(found: Structure, rules: StructureRules) -> list[str]:
             first_outside.setdefault(op.primitive, op.line)
     problems = []
     for primitive, count in sorted(Counter(rules.encloses).items()):
+        words = _operation_words(primitive)
         if inside[primitive] < count:
-            problems.append(f"the checkpoint with policy {required} must enclose {count} {primitive} "
-                            f"operation(s); yours encloses {inside[primitive]}, so part of the "
-                            f"computation runs outside it")
+            problems.append(f"the checkpoint with policy {required} must enclose {count} {words}; yours encloses "
+                            f"{inside[primitive]}, so part of the computation runs outside it"
+                            + (f" (line {first_outside[primitive]})" if first_outside.get(primitive) else ""))
         elif outside[primitive]:
-            problems.append(f"{outside[primitive]} {primitive} operation(s) on the path to your output run outside "
+            problems.append(f"{outside[primitive]} {words} on the path to your output run outside "
                             f"the checkpoint with policy {required}{_at(first_outside[primitive])}: the whole "
                             f"computation must run inside it")
     return problems
+
+
+# How a problem's required operations read in a sentence: as a learner writes them.
+_OPERATION_WORDS = {"dot_general": "matrix product(s) (`@`, `jnp.dot`, `einsum`)",
+                    "iota": "`jnp.arange` table(s)", "logistic": "sigmoid(s)", "integer_pow": "power(s) (`**`)"}
+
+
+def _operation_words(primitive: str) -> str:
+    return _OPERATION_WORDS.get(primitive, f"`{primitive}` operation(s)")
 
 
 def _ancestors(found: Structure, index: int) -> set[int]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judge import load_problem, verdicts
+from judge import load_problem, policy_names, verdicts
 from judge.grader import default_runner
 from judge.learner_terms import names_written
 from judge.validate import package_errors, run_step, steps
@@ -17,6 +17,20 @@ from judge.zygote_runner import ZygoteRunner
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").exists())
 REMATS = ("jax_remat", "remat3")
+# What JAX 0.10.2's remat3 cannot show the judge, so that these verdicts differ under it (found once
+# the expected results were kept per remat implementation; before, remat3 graded against the
+# default remat's reference). Asserted exactly: a fix, or a JAX that keeps them, fails here first.
+REMAT3_DIFFERS = {
+    # jax.checkpoint drops prevent_cse under remat3: the program no longer says what was written.
+    "prevent_cse_in_scan": {"reference.py", "submissions/accepted/explicit_flags.py",
+                            "submissions/accepted/jitted_decorators.py",
+                            "submissions/policy_violation/false_everywhere.py",
+                            "submissions/policy_violation/swapped.py"},
+    # a policy function that tests prim.name == "name" never sees checkpoint_name under remat3 (it is
+    # another primitive there), so the reference's own policy keeps what the wrong labels keep.
+    "save_anything_except_these_names": {"submissions/policy_violation/library_helper.py",
+                                         "submissions/policy_violation/wrong_label.py"},
+}
 
 
 def test_the_bank_has_the_first_problems():  # the grading engine issue's four
@@ -50,9 +64,16 @@ def graded(name: str, remat: str) -> dict:
 @pytest.mark.parametrize("folder", PROBLEMS, ids=[p.name for p in PROBLEMS])
 def test_problem_validates(folder, remat):
     problem = load_problem(folder)
+    reports = graded(folder.name, remat)
+    known = REMAT3_DIFFERS.get(folder.name, set()) if remat == "remat3" else set()
     failures = [f"{name}: expected {expected}, got {report.verdict}: {report.message}"
-                for name, (expected, report) in graded(folder.name, remat).items() if report.verdict != expected]
+                for name, (expected, report) in reports.items() if report.verdict != expected and name not in known]
     assert not failures and not package_errors(problem), "\n".join(failures + package_errors(problem))
+    if known:  # the known differences: the verdicts that differ, or the first sentence that does
+        plain = graded(folder.name, "jax_remat")
+        assert {name for name, (_, report) in reports.items()
+                if (report.verdict, first_sentence(report.message)) !=
+                (plain[name][1].verdict, first_sentence(plain[name][1].message))} == known
     assert problem.submissions.get(verdicts.ACCEPTED)
     assert problem.submissions.get(verdicts.POLICY_VIOLATION), "a checkpoint problem must show a policy_violation"
 
@@ -70,11 +91,15 @@ def test_a_policy_violation_opens_with_its_cause_the_same_under_both_remats(fold
     assert violations
     for name in violations:
         report, other = plain[name][1], remat3[name][1]
+        assert report.cause and report.advice.startswith("Try: "), name
+        assert_names_its_structural_cause(folder, name, report)
+        if name in REMAT3_DIFFERS.get(folder.name, ()):
+            continue  # asserted in test_problem_validates
+        assert_names_its_structural_cause(folder, name, other)
         assert first_sentence(report.message) == first_sentence(other.message), name
-        assert report.cause and report.cause == other.cause and report.advice.startswith("Try: "), name
+        assert report.cause == other.cause, name
         opening = re.sub(r"^case [^:]+: ", "", report.message)
         assert opening.startswith(report.cause) and report.advice in opening, name
-        assert_names_its_structural_cause(folder, name, report)
 
 
 def assert_names_its_structural_cause(folder, name, report):
@@ -88,8 +113,8 @@ def assert_names_its_structural_cause(folder, name, report):
             assert f"hand-written {found.custom_derivatives[0].kind}" in report.cause, (name, report.cause)
     elif found.custom_derivatives and not rules.allow_custom_vjp:
         assert "hand-written" in report.cause, (name, report.cause)
-    elif required_policy and not any(c.policy_text == problem.structure_rules.policy_text or
-                                     c.policy == list(rules.policy) for c in found.checkpoints):
+    elif required_policy and not any(policy_names.from_wire(c.policy) == rules.policy and c.on_path is not False
+                                     for c in found.checkpoints):
         assert " uses " in report.cause and "where this problem requires" in report.cause, (name, report.cause)
 
 
@@ -122,6 +147,10 @@ def test_checkpoint_dot_policys_violations_say_their_cause(remat):
     assert found == DOT_POLICY
 
 
+# JAX primitives whose names are English words too: a sentence's "and" is not bitwise.
+ENGLISH = {"and", "or", "not"}
+
+
 @pytest.mark.parametrize("remat", REMATS)
 def test_no_message_or_row_names_an_operation_the_learner_did_not_write(remat):
     """JAX's primitives (dot_general, gt, select_n, broadcast_in_dim...) are named only where the
@@ -136,7 +165,7 @@ def test_no_message_or_row_names_an_operation_the_learner_did_not_write(remat):
             shown = [report.message, report.cause, report.advice] + [c.message for c in report.cases]
             shown += [f"{r.origin()} {r.phrase()} {r.reason}" for r in report.residuals + report.missing_residuals]
             shown += [f"{r.origin()} {r.phrase()}" for r in report.reference_residuals]
-            for primitive in sorted(jax_names - written):
+            for primitive in sorted(jax_names - written - ENGLISH):
                 hits = [text for text in shown if re.search(rf"(?<![\w.]){re.escape(primitive)}(?![\w(])", text)]
                 if hits:
                     problems.append(f"{folder.name}/{name} names {primitive}: {hits[0][:200]}")

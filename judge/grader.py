@@ -155,8 +155,9 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
     already = set(rules.row_problems(rows, as_found)) | set(found.covers if found is not None else ())
     others = [p for p in problems if p not in already]
     row.verdict, row.message = verdicts.POLICY_VIOLATION, explain.message(found, rows, missing, others)
-    if found is not None and not report.cause:  # samples come first; a cause tells no case's sizes
-        report.cause, report.advice = found.sentence, found.advice
+    if found is not None and not report.cause:  # samples come first; a hidden case's sizes are not told
+        tell = (lambda text: text) if row.sample else hidden_wording  # noqa: E731
+        report.cause, report.advice = tell(found.sentence), tell(found.advice)
 
 
 def hidden_wording(message: str) -> str:

@@ -189,6 +189,7 @@ def test_the_verdict_page_says_the_cause_first_and_folds_a_derivative_rules_valu
     finish(submission, "policy_violation", **EXPLAINED)
     html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
     assert html.index('id="cause"') < html.index('id="residual-table"')
+    assert "{#" not in html and "endcomment" not in html  # the partials' notes stay in the templates
     assert "Your program has no jax.checkpoint" in html and 'id="advice">Try: wrap' in html
     yours = html[html.index('id="residual-table"'):html.index('id="required-residual-table"')]
     rows = re.findall(r"<tr class=\"offending[^\"]*\">(.*?)</tr>", yours, re.S)

@@ -68,8 +68,19 @@ class Runner(Protocol):
         return [layers.missing_note(missing)] if missing else []
 
 
-def child_environment() -> dict:
-    """A scrubbed environment: nothing from the grader's (secrets, database URLs) goes through."""
+REMAT3 = "JAX_REMAT3"
+
+
+def remat3_chosen() -> str | None:
+    """The grader's choice of remat implementation (``JAX_REMAT3``), None when it made none."""
+    return os.environ.get(REMAT3)
+
+
+def child_environment(remat3: str | None = None) -> dict:
+    """A scrubbed environment: nothing from the grader's (secrets, database URLs) goes through.
+
+    ``remat3``: the value of ``JAX_REMAT3`` for the children; None: the grader's own choice."""
+    remat3 = remat3 if remat3 is not None else remat3_chosen()
     return {
         "PATH": "/usr/bin:/bin",
         "OPENBLAS_NUM_THREADS": "1",  # numpy's BLAS threads would make the zygote unsafe to fork
@@ -90,7 +101,7 @@ def child_environment() -> dict:
         "LANG": "C.UTF-8",
         # Which remat implementation JAX uses is part of what is judged: the grader's choice
         # (JAX 0.10.2's `jax_remat3`, the next release's default) must reach the children.
-        **({"JAX_REMAT3": os.environ["JAX_REMAT3"]} if "JAX_REMAT3" in os.environ else {}),
+        **({REMAT3: remat3} if remat3 is not None else {}),
     }
 
 

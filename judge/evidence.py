@@ -55,23 +55,49 @@ class Residual:
     stacked: int | None = None  # a scan's per-step value, stacked over this many steps
     kept_by: int | None = None  # the index of the checkpoint whose policy kept it
     memory: str = DEVICE  # where it is kept between the passes: one of MEMORY_KINDS
+    # Where the submission wrote it: [line, column, end line, end column] of the expression
+    # (the child reads it from the equation's traceback; None: not in the submission's file).
+    span: list[int] | None = None
+    # In the learner's terms (``judge.learner_terms``, from their source): the expression as they
+    # wrote it ("jax.nn.relu(x @ w1)") and the operation they called ("relu", "@", "**"); empty
+    # when unknown (a stored report from before: ``what`` is shown as it was).
+    expr: str = ""
+    op: str = ""
+    in_terms: bool = False  # read so (else: a report from before, whose ``what`` is shown as it was)
 
     @property
     def offloaded(self) -> bool:
         return self.memory != DEVICE
 
     def origin(self) -> str:
-        """Where it comes from, as a table's cell: "argument w1", "output of dot_general (x4 scan steps)"."""
-        text = _ORIGINS[self.kind][1].format(what=self.what) if self.kind in _ORIGINS else self.kind
+        """Where it comes from, as a table's cell: "argument w1 (an input, kept)", "jax.nn.relu(x @ w1) (relu)"."""
+        if self.kind == "argument":
+            text = f"argument {self.what} (an input, kept)"
+        elif self.kind == "primitive" and self.in_terms:
+            text = self._written()
+        else:
+            text = _ORIGINS[self.kind][1].format(what=self.what) if self.kind in _ORIGINS else self.kind
         return text + (f" (x{self.stacked} scan steps)" if self.stacked else "")
 
     def phrase(self) -> str:
-        """The residual as a message names it: "f32[8,16] output of relu at line 6"."""
-        where = _ORIGINS[self.kind][0].format(what=self.what) if self.kind in _ORIGINS else f"a {self.kind}"
+        """The residual as a message names it: "f32[8,16] from jax.nn.relu(x @ w1) (relu) at line 6"."""
+        if self.kind == "primitive" and self.in_terms:
+            where = f"from {self._written()}" if self.expr else self._written()
+        elif self.kind == "argument":
+            where = f"the argument {self.what} (an input, kept)"
+        else:
+            where = _ORIGINS[self.kind][0].format(what=self.what) if self.kind in _ORIGINS else f"a {self.kind}"
         if self.stacked:
             where += f", stacked over {self.stacked} scan steps"
         line = f" at line {self.line}" if self.line else ""
         return f"{self.type} {where}{line}"
+
+    def _written(self) -> str:
+        if not self.expr:
+            return f"output of {self.op}" if self.op else "an intermediate value JAX computes for your code"
+        if not self.op or self.op == self.expr:
+            return f"`{self.expr}`"
+        return f"`{self.expr}` ({self.op})"
 
     def to_dict(self) -> dict:
         found = {"kind": self.kind, "what": self.what, "line": self.line}
@@ -83,6 +109,9 @@ class Residual:
             found["kept_by"] = self.kept_by
         if self.offloaded:
             found["memory"] = self.memory
+        for key in ("span", "expr", "op", "in_terms"):
+            if getattr(self, key):
+                found[key] = getattr(self, key)
         return found | {"dtype": self.dtype, "shape": list(self.shape), "type": self.type, "bytes": self.bytes}
 
     @classmethod
@@ -90,7 +119,8 @@ class Residual:
         return cls(kind=data.get("kind", ""), what=data.get("what", ""), line=data.get("line"),
                    dtype=data.get("dtype", ""), shape=list(data.get("shape", [])), type=data.get("type", ""),
                    bytes=data.get("bytes", 0), policy_saved=bool(data.get("policy_saved")),
-                   stacked=data.get("stacked"), memory=data.get("memory", DEVICE))
+                   stacked=data.get("stacked"), memory=data.get("memory", DEVICE), span=data.get("span"),
+                   expr=data.get("expr", ""), op=data.get("op", ""), in_terms=bool(data.get("in_terms")))
 
 
 @dataclass

@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import messages, pipeline, protocol
+from .boundary import remat3_chosen
 from .package import Problem
 from .paths import PROJECT_ROOT
 
@@ -45,15 +46,16 @@ class ExpectedCache:
         self._locks: dict = {}
         self._lock = threading.Lock()
 
-    def key(self, problem: Problem, cases) -> str:
-        # JAX_REMAT3 chooses the remat the children trace with: the reference's residuals may differ
-        remat = f"remat3={os.environ.get('JAX_REMAT3', '')}"
-        text = "\n".join([str(FORMAT), metadata.version("jax"), remat, problem.content_hash, *(c.name for c in cases)])
+    def key(self, problem: Problem, cases, runner=None) -> str:
+        """Also by the runner's remat implementation: the reference's residuals may differ under it."""
+        remat3 = getattr(runner, "remat3", None) or remat3_chosen() or ""
+        text = "\n".join([str(FORMAT), metadata.version("jax"), problem.content_hash, *(c.name for c in cases)]
+                          + (["remat3"] if remat3.strip().lower() in ("1", "true", "yes", "on") else []))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, problem: Problem, cases, runner) -> dict:
         """``{"salt": int, "cases": {name: TracedCase}}``; raises ``ReferenceError_``."""
-        key = self.key(problem, cases)
+        key = self.key(problem, cases, runner)
         with self._lock:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:  # one computation per key, however many graders ask at once

@@ -9,13 +9,15 @@ on hidden ones), saved residuals, checkpoint structure.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import replace
 
 import numpy as np
 
-from . import compare, gate, rules, verdicts
+from . import compare, explain, gate, rules, verdicts
 from .boundary import Runner
+from .learner_terms import Source, in_terms, missing_in_terms
 from .expected import ExpectedCache, ReferenceError_, default_directory
 from .evidence import DEVICE
 from .messages import TracedCase
@@ -78,12 +80,12 @@ def grade(problem: Problem, source: str, *, samples_only: bool = False, runner: 
     if outcome.failure:
         report.verdict, report.message = outcome.failure
     else:
-        _check_cases(problem, cases, outcome.cases, expected["cases"], report)
+        _check_cases(problem, cases, outcome.cases, expected["cases"], report, Source(source))
     return finish(report)
 
 
 def _check_cases(problem: Problem, cases, sent: list[TracedCase], expected: dict[str, TracedCase],
-                 report: Report) -> None:
+                 report: Report, source: Source) -> None:
     by_name = {c.name: c for c in sent}
     case_verdicts = []
     first_message = {}
@@ -102,7 +104,9 @@ def _check_cases(problem: Problem, cases, sent: list[TracedCase], expected: dict
             if message:
                 row.verdict, row.message = verdicts.WRONG_ANSWER, message
             else:
-                _check_policy(problem, got, want, row, report)
+                _check_policy(problem, got, want, row, report, source)
+        if not case.sample:
+            row.message = hidden_wording(row.message)
         report.cases.append(row)
         if not row.skipped:
             case_verdicts.append(row.verdict)
@@ -124,18 +128,22 @@ def _compare_numbers(problem: Problem, got: TracedCase, want: TracedCase) -> tup
     return None, max(err, hidden_err)
 
 
-def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: CaseRow, report: Report) -> None:
-    mine = rules.Saved(got.residuals, got.structure)
-    problems, rows, missing = rules.check_residuals(
-        mine, rules.Saved(want.residuals, want.structure), problem.residual_rules, problem.structure_rules)
-    problems += rules.check_structure(got.structure, problem.structure_rules)
-    problems += rules.check_keepers(mine, problem.structure_rules)
+def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: CaseRow, report: Report,
+                  source: Source) -> None:
+    mine = rules.Saved([in_terms(r, source) for r in got.residuals], got.structure)
+    theirs = rules.Saved(want.residuals, want.structure)
+    problems, rows, as_found = rules.check_residuals(mine, theirs, problem.residual_rules, problem.structure_rules)
+    missing = missing_in_terms(as_found, got.structure, source)
+    said = rules.structure_problems(got.structure, problem.structure_rules)
+    keepers = rules.check_keepers(mine, problem.structure_rules)
+    cost = []
     if got.cost is not None:
         report.cost = report.cost or got.cost  # the first case stands for the program
-        problems += rules.check_cost(got.cost, want.cost, got.structure, problem.cost_rules)
-    if not report.residuals:  # the first inspected case is the one shown
+        cost = rules.check_cost(got.cost, want.cost, got.structure, problem.cost_rules)
+    problems += [p for _, p in said] + keepers + cost
+    if not report.residuals and row.sample:  # the first inspected sample is the one shown
         report.residuals, report.missing_residuals = rows, missing
-        report.reference_residuals = want.residuals
+        report.reference_residuals = missing_in_terms(want.residuals, got.structure, source)
         # as the verifier counted; on the device and offloaded to the host apart
         report.residual_bytes = sum(r.bytes for r in got.residual_types if r.memory == DEVICE)
         report.host_residual_bytes = sum(r.bytes for r in got.residual_types if r.memory != DEVICE)
@@ -144,12 +152,27 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
         report.structure = got.structure
         report.programs = got.programs or {}
         report.reference_timeline = want.cost.timeline if want.cost is not None else None
-    if problems:
-        row.verdict, row.message = verdicts.POLICY_VIOLATION, summarize(problems)
+    if not problems:
+        return
+    decided = lambda found: sum(r.bytes for r in found if r.kind not in rules.UNDECIDED)  # noqa: E731
+    found = explain.cause(got.structure, problem.structure_rules, want.structure, said, rows, missing,
+                          decided(mine.residuals), decided(want.residuals), source, keepers, cost)
+    already = set(rules.row_problems(rows, as_found)) | set(found.covers if found is not None else ())
+    others = [p for p in problems if p not in already]
+    row.verdict, row.message = verdicts.POLICY_VIOLATION, explain.message(found, rows, missing, others)
+    if found is not None and not report.cause:  # samples come first; a hidden case's sizes are not told
+        tell = (lambda text: text) if row.sample else hidden_wording  # noqa: E731
+        report.cause, report.advice = tell(found.sentence), tell(found.advice)
 
 
-def summarize(problems: list[str], shown: int = 3) -> str:
-    text = "; ".join(problems[:shown])
-    if len(problems) > shown:
-        text += f" (and {len(problems) - shown} more: see the residual table)"
-    return text
+def hidden_wording(message: str) -> str:
+    """A hidden case's message, without its sizes: array types, shapes, indices and byte counts
+    would tell the case's dimensions, which the learner is not shown."""
+    message = _TYPE.sub(lambda m: f"{m.group(1)}[…]", message)
+    message = _TUPLE.sub("(…)", message)
+    return _BYTES.sub("… bytes", message)
+
+
+_TYPE = re.compile(r"\b([a-z]+\d*)\[[\d, ]*\]")
+_TUPLE = re.compile(r"\(\d+(?:, ?\d+)*,?\)")
+_BYTES = re.compile(r"\b\d+ bytes")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from . import gate, messages, verdicts
 from .boundary import Runner
 from .evidence import ResidualRow
+from .learner_terms import Source, in_terms
 from .messages import ChildRequest, TracedCase
 from .package import Limits, Problem
 from .pipeline import MALFORMED, child_request, limit_failure
@@ -59,8 +60,11 @@ def inspect(problem: Problem, source: str, runner: Runner) -> Report:
         report.verdict, report.message = found.failure
     else:
         case = found.case
-        report.residuals = [ResidualRow(**vars(r)) for r in case.residuals]
-        report.residual_bytes = sum(r.bytes for r in case.residuals)
+        # named by the learner's own expressions, as a verdict's rows are
+        written = Source(source)
+        report.residuals = [ResidualRow(**vars(in_terms(r, written))) for r in case.residuals]
+        report.residual_bytes = sum(r.bytes for r in case.residuals if not r.offloaded)  # on the device
+        report.host_residual_bytes = sum(r.bytes for r in case.residuals if r.offloaded)
         report.structure, report.programs, report.cost = case.structure, case.programs or {}, case.cost
         report.message = (f"on the sample case {sample.name}: your code saves {len(case.residuals)} residuals, "
                           f"{report.residual_bytes} bytes")

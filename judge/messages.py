@@ -272,11 +272,18 @@ def _residual(data) -> Residual:
     _expect(isinstance(data, dict) and all(isinstance(data.get(k), str) for k in ("kind", "what", "dtype", "type"))
             and _is_int(data.get("bytes")) and _is_int_or_none(data.get("line"))
             and isinstance(data.get("policy_saved", False), bool) and _is_int_or_none(data.get("stacked"))
-            and _is_int_or_none(data.get("kept_by")) and data.get("memory", DEVICE) in MEMORY_KINDS, "residual")
+            and _is_int_or_none(data.get("kept_by")) and data.get("memory", DEVICE) in MEMORY_KINDS
+            and _is_span(data.get("span")), "residual")
     return Residual(kind=data["kind"], what=data["what"], line=data.get("line"), dtype=data["dtype"],
                     shape=_shape(data.get("shape")), type=data["type"], bytes=data["bytes"],
                     policy_saved=data.get("policy_saved", False), stacked=data.get("stacked"),
-                    kept_by=data.get("kept_by"), memory=data.get("memory", DEVICE))
+                    kept_by=data.get("kept_by"), memory=data.get("memory", DEVICE), span=data.get("span"))
+
+
+def _is_span(value) -> bool:
+    """Where in the source: None, or [line, column, end line, end column] (the learner's terms
+    are the parent's reading of its own copy of the source: a child cannot word them)."""
+    return value is None or (isinstance(value, list) and len(value) == 4 and all(_is_int(v) and v >= 0 for v in value))
 
 
 def _checkpoint(data) -> Checkpoint:

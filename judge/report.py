@@ -57,6 +57,10 @@ class Report:
     # The reference's memory over the same case's gradient step: its curve is drawn beside the
     # submission's (``cost.timeline``); never its code. None in reports from before it.
     reference_timeline: Timeline | None = None
+    # A policy_violation's structural cause, in one sentence, and one thing to try (``judge.explain``);
+    # the message opens with them, the verdict page shows them above the residual table.
+    cause: str = ""
+    advice: str = ""
 
     def to_dict(self) -> dict:
         return {
@@ -72,7 +76,8 @@ class Report:
         } | ({"host_residual_bytes": self.host_residual_bytes,
               "reference_host_residual_bytes": self.reference_host_residual_bytes}
              if self.host_residual_bytes or self.reference_host_residual_bytes else {}) \
-          | ({"reference_timeline": self.reference_timeline.to_dict()} if self.reference_timeline is not None else {})
+          | ({"reference_timeline": self.reference_timeline.to_dict()} if self.reference_timeline is not None else {}) \
+          | ({"cause": self.cause, "advice": self.advice} if self.cause else {})
 
     @classmethod
     def from_dict(cls, data: dict) -> Report:
@@ -90,7 +95,8 @@ class Report:
             submission=data.get("submission", ""), host_residual_bytes=data.get("host_residual_bytes", 0),
             reference_host_residual_bytes=data.get("reference_host_residual_bytes", 0),
             reference_timeline=Timeline.from_dict(data["reference_timeline"]) if _table(data.get("reference_timeline"))
-            else None)
+            else None,
+            cause=data.get("cause", ""), advice=data.get("advice", ""))
 
 
 def _table(value) -> bool:

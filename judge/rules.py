@@ -84,7 +84,7 @@ def check_keepers(mine: Saved, rules: StructureRules) -> list[str]:
         keeper = mine.keeper(r)
         if keeper is not None and policy_names.from_wire(keeper.policy) != rules.policy:
             problems.append(f"{r.phrase()} is kept by the jax.checkpoint{_at(keeper.line)} with "
-                            f"{_policy_as_written(keeper)}, not by one with policy={required}")
+                            f"{policy_as_written(keeper)}, not by one with policy={required}")
     return problems
 
 
@@ -114,18 +114,28 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
                 remaining[key] -= 1
             else:
                 row.offending = True
-                row.reason = f"{who} recomputes this; your code saved it"
+                row.reason = (f"{who} does not keep this input; your code keeps it" if row.kind == "argument"
+                              else f"{who} recomputes this; your code saved it")
         for r in theirs:
             key = residual_key(r, reference)
             if remaining[key] > 0:
                 remaining[key] -= 1
-                saves = f"offloads this to {r.memory}" if r.offloaded else "saves this"
-                unmatched.append((ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True,
-                                              reason=f"{who} {saves}; your code recomputes it"), key))
-        _pair_by_memory(rows, unmatched, mine, who)
-        missing = [row for row, _ in unmatched]
-        for row in sorted((r for r in rows if r.offending), key=_prominence) + sorted(missing, key=_prominence):
-            problems.append(f"{row.phrase()}: {row.reason}")
+                unmatched.append((r, key))
+        # The same value reached by another path (a custom_vjp's own forward pass, a checkpoint
+        # nested in the required one, jit, scan, vmap) is kept by another hand: it is the same
+        # operation's output, of the same type and size, in the same memory, on both sides. Not a
+        # difference to show (which checkpoint kept it is check_keepers' and the structure rules' concern).
+        same_value = Counter(_same_value(r) for r, _ in unmatched)
+        for row in decided:
+            if row.offending and same_value[_same_value(row)] > 0:
+                same_value[_same_value(row)] -= 1
+                row.offending, row.reason = False, ""
+                unmatched.remove(next(p for p in unmatched if _same_value(p[0]) == _same_value(row)))
+        pairs = [(ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True, reason=_recomputed(r, who)), key)
+                 for r, key in unmatched]
+        _pair_by_memory(rows, pairs, mine, who)  # the same value in another memory: one difference
+        missing = [row for row, _ in pairs]
+        problems += row_problems(rows, missing)
     for row in decided:
         if rules.allowed_kinds is not None and row.kind not in rules.allowed_kinds:
             _flag(row, problems, f"only {', '.join(rules.allowed_kinds)} may be saved")
@@ -143,6 +153,25 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
     if rules.max_count is not None and len(decided) > rules.max_count:
         problems.append(f"your code saves {len(decided)} residuals; at most {rules.max_count} are allowed")
     return problems, rows, missing
+
+
+def _same_value(r: Residual) -> tuple:
+    """An operation's output by what it is and where it is kept, whichever path made or kept it."""
+    return (r.kind, r.what, r.dtype, tuple(d for d in r.shape if d != 1), r.stacked, r.bytes, r.memory)
+
+
+def _recomputed(r: Residual, who: str) -> str:
+    """Why a value the reference keeps and the submission does not is marked."""
+    if r.kind == "argument":
+        return f"{who} keeps this input; your code does not"
+    saves = f"offloads this to {r.memory}" if r.offloaded else "saves this"
+    return f"{who} {saves}; your code recomputes it"
+
+
+def row_problems(rows: list[ResidualRow], missing: list[ResidualRow]) -> list[str]:
+    """One problem per marked row: the submission's own, then those it misses."""
+    return [f"{row.phrase()}: {row.reason}"
+            for row in sorted((r for r in rows if r.offending), key=_prominence) + sorted(missing, key=_prominence)]
 
 
 # Operations JAX's own differentiation rules add; a learner recognises the values they wrote.
@@ -201,17 +230,25 @@ def _uses_policy(found: Structure, rules: StructureRules) -> list[str]:
         return [f"your jax.checkpoint with policy={required}{_at(idle[0].line)} is not on the path from your "
                 f"inputs to the output (its inputs are behind stop_gradient, or its result is not used), so it "
                 f"changes nothing in your gradient; the computation must run inside it"]
-    used = "; ".join(f"{_policy_as_written(c)}{_at(c.line)}" for c in found.checkpoints)
+    used = "; ".join(f"{policy_as_written(c)}{_at(c.line)}" for c in found.checkpoints)
     return [f"your jax.checkpoint uses {used}, but the problem requires policy={required}"]
 
 
-def _policy_as_written(c: Checkpoint) -> str:
-    """A checkpoint's policy as the learner wrote it: JAX's by its name, their own by theirs."""
+def policy_as_written(c: Checkpoint, source_names: set[str] | None = None) -> str:
+    """A checkpoint's policy as the learner wrote it: JAX's by its name, their own by theirs.
+
+    ``source_names``: the identifiers of the learner's source; nothing_saveable where they never
+    wrote it is jax.checkpoint's default (neither remat implementation keeps that difference)."""
     policy = policy_names.from_wire(c.policy)
+    if policy == policy_names.plain("nothing_saveable") and source_names is not None \
+            and "nothing_saveable" not in source_names:
+        return "no policy, which means nothing_saveable"
     if policy[0] != "custom":
         return c.policy_text
     if c.policy_origin == "forged":
         return f"{policy[1]}, which is not JAX's own policy object"
+    if policy[1] == "<lambda>":
+        return f"a lambda at line {c.policy_line}" if c.policy_line else "a lambda"
     defined = f", defined at line {c.policy_line}" if c.policy_line else ""
     return f"a custom policy ({policy[1]}{defined})"
 
@@ -232,15 +269,25 @@ def _encloses(found: Structure, rules: StructureRules) -> list[str]:
             first_outside.setdefault(op.primitive, op.line)
     problems = []
     for primitive, count in sorted(Counter(rules.encloses).items()):
+        words = _operation_words(primitive)
         if inside[primitive] < count:
-            problems.append(f"the checkpoint with policy {required} must enclose {count} {primitive} "
-                            f"operation(s); yours encloses {inside[primitive]}, so part of the "
-                            f"computation runs outside it")
+            problems.append(f"the checkpoint with policy {required} must enclose {count} {words}; yours encloses "
+                            f"{inside[primitive]}, so part of the computation runs outside it"
+                            + (f" (line {first_outside[primitive]})" if first_outside.get(primitive) else ""))
         elif outside[primitive]:
-            problems.append(f"{outside[primitive]} {primitive} operation(s) on the path to your output run outside "
+            problems.append(f"{outside[primitive]} {words} on the path to your output run outside "
                             f"the checkpoint with policy {required}{_at(first_outside[primitive])}: the whole "
                             f"computation must run inside it")
     return problems
+
+
+# How a problem's required operations read in a sentence: as a learner writes them.
+_OPERATION_WORDS = {"dot_general": "matrix product(s) (`@`, `jnp.dot`, `einsum`)",
+                    "iota": "`jnp.arange` table(s)", "logistic": "sigmoid(s)", "integer_pow": "power(s) (`**`)"}
+
+
+def _operation_words(primitive: str) -> str:
+    return _OPERATION_WORDS.get(primitive, f"`{primitive}` operation(s)")
 
 
 def _ancestors(found: Structure, index: int) -> set[int]:
@@ -315,10 +362,15 @@ STRUCTURE_CHECKS = (
 
 
 def check_structure(found: Structure, rules: StructureRules) -> list[str]:
-    problems: list[str] = []
+    return [problem for _, problem in structure_problems(found, rules)]
+
+
+def structure_problems(found: Structure, rules: StructureRules) -> list[tuple[str, str]]:
+    """The structure rules' problems, each with the name of the check that found it."""
+    problems: list[tuple[str, str]] = []
     for step in STRUCTURE_CHECKS:
         found_here = step.check(found, rules)
-        problems += found_here
+        problems += [(step.check.__name__, problem) for problem in found_here]
         if found_here and step.stops:
             break
     return problems

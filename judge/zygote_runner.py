@@ -22,7 +22,8 @@ import time
 
 from . import protocol
 from .package import Limits
-from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump
+from .boundary import (RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump,
+                       remat3_chosen)
 from .paths import PROJECT_ROOT
 from .sandbox import layers
 
@@ -40,7 +41,10 @@ class ZygoteUnavailable(RuntimeError):
 class ZygoteRunner(Runner):
     name = "warm zygote"
 
-    def __init__(self):
+    def __init__(self, remat3: str | None = None):
+        """``remat3``: ``JAX_REMAT3`` for this runner's children ("true": JAX 0.10.2's remat3);
+        None: the grader's own environment decides."""
+        self.remat3 = remat3 if remat3 is not None else remat3_chosen()
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self._control: socket.socket | None = None
@@ -61,7 +65,7 @@ class ZygoteRunner(Runner):
             [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
              "from judge.sandbox.zygote_server import main; main(int(sys.argv[2]))",
              str(PROJECT_ROOT), str(zygote_end.fileno())],
-            pass_fds=(zygote_end.fileno(),), env=child_environment(), cwd="/",
+            pass_fds=(zygote_end.fileno(),), env=child_environment(self.remat3), cwd="/",
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
         zygote_end.close()
         parent_end.settimeout(START_TIMEOUT_S)

@@ -64,13 +64,22 @@ _FUNCTION = types.FunctionType
 
 def _line_of(source_info, filename: str) -> int | None:
     """The innermost line of the submission's own file in an equation's traceback."""
+    span = _span_of(source_info, filename)
+    return span[0] if span else None
+
+
+def _span_of(source_info, filename: str) -> list[int] | None:
+    """Where in the submission's own file (its innermost frame there) an equation was made:
+    [start line, start column, end line, end column], the expression the learner wrote
+    (``jax.nn.relu(x @ w1)`` for relu's derivative rule's own operations too)."""
     traceback = getattr(source_info, "traceback", None)
     if traceback is None:
         return None
     codes, lasti = traceback.raw_frames()
     for code, offset in zip(codes, lasti):
         if code.co_filename == filename:
-            return _source_info.raw_frame_to_frame(code, offset).start_line
+            frame = _source_info.raw_frame_to_frame(code, offset)
+            return [int(frame.start_line), int(frame.start_column), int(frame.end_line), int(frame.end_column)]
     return None
 
 

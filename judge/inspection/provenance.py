@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..specs import short_type
-from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, NAME, REDUCE_PRECISION, CheckpointName, _line_of,
-                            _primitive_label, bodies, full_precision, jex_core, memory_kind, moves_memory)
+from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, NAME, REDUCE_PRECISION, CheckpointName,
+                            _primitive_label, _span_of, bodies, full_precision, jex_core, memory_kind, moves_memory)
 
 
 def aval_fields(var) -> dict:
@@ -54,7 +54,8 @@ class _Resolver:
 
         within = outside + tuple(k for k in self.marked.tokens(eqn) if k not in outside)
         name = eqn.primitive.name
-        line = _line_of(eqn.source_info, self.filename)
+        span = _span_of(eqn.source_info, self.filename)
+        line = span[0] if span else None
         if eqn.primitive is REDUCE_PRECISION and full_precision(eqn):
             return self.resolve(jaxpr, eqn.invars[0], from_invar, outside)
         if moves_memory(eqn):  # an offloaded value is the value it copies; where it lives is read apart
@@ -80,7 +81,7 @@ class _Resolver:
         if len(found) == 1 and not found[0].carries and name not in ("cond", "while"):
             body = found[0].jaxpr
             return self.resolve(body, body.outvars[index], outer, within)
-        return {"kind": "primitive", "what": _primitive_label(eqn), "line": line, "within": within}
+        return {"kind": "primitive", "what": _primitive_label(eqn), "line": line, "within": within, "span": span}
 
 
 def _readers(jaxpr, var, marked) -> set:

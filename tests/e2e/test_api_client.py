@@ -129,5 +129,5 @@ def test_from_python_a_function_is_submitted_and_its_result_displays_in_a_notebo
     assert done.returncode == 0, done.stderr
     first, html = done.stdout.split("\n", 1)
     assert first.endswith("(submit): policy_violation>")
-    assert ">policy_violation</span>" in html and "Saved residuals" in html and "output of relu" in html
+    assert ">policy_violation</span>" in html and "Saved residuals" in html and "(relu)" in html
     assert "What the required policy keeps" in html and "<script" not in html

@@ -58,10 +58,18 @@ def test_a_new_learner_solves_checkpoint_dot_policy_in_the_browser(site, page):
 
     type_into_editor(page, no_checkpoint_source())
     submit_and_wait(page, "policy_violation")
-    expect(page.locator("#message")).to_contain_text("output of relu")
-    relu_row = page.locator("#residual-table tr.offending", has_text="output of relu")
+    expect(page.locator("#message")).to_contain_text("Your program has no jax.checkpoint")
+    expect(page.locator("#cause")).to_contain_text("Your program has no jax.checkpoint")
+    relu_row = page.locator("#residual-table tr.offending", has_text="(relu)")
     expect(relu_row).to_contain_text("your code saved it")
+    folded = relu_row.locator("details.folded li", has_text="broadcast_in_dim")
+    expect(folded).to_be_hidden()  # relu's rule's own values: folded under it, shown on demand
+    relu_row.locator("details.folded summary").click()
+    expect(folded).to_be_visible()
     page.locator("#result").screenshot(path=str(SCREENSHOTS / "policy_violation.png"))
+    for width in (390, 1366):  # the cause above the table, on a phone and on a laptop
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator("#result").screenshot(path=str(SCREENSHOTS / f"policy_violation_cause_{width}.png"))
 
     page.click("#result-link")  # the verdict page of that submission, with the code as submitted
     expect(page.locator("#verdict")).to_have_text("policy_violation")

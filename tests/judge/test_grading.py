@@ -1,5 +1,6 @@
 """Grading through the real process boundary: verdicts, messages, limits, the report's fields."""
 import dataclasses
+import re
 import textwrap
 from pathlib import Path
 
@@ -41,14 +42,31 @@ def test_accepted_report_has_the_fields_the_site_shows(problem):
     assert report["structure"]["checkpoints"][0]["policy_text"] == "dots_with_no_batch_dims_saveable"
 
 
-def test_no_checkpoint_names_the_saved_relu_output_and_its_line(problem):
+def test_no_checkpoint_says_so_first_then_names_the_saved_relu_output_as_written(problem):
     report = grade(problem, source("policy_violation/no_checkpoint.py"))
     assert report.verdict == "policy_violation"
+    assert report.message.startswith("case sample-1: Your program has no jax.checkpoint")
+    assert report.cause.startswith("Your program has no jax.checkpoint") and report.advice.startswith("Try: wrap")
     relu = [r for r in report.residuals if r.what == "relu"]
     assert relu and relu[0].offending and relu[0].line == 6 and relu[0].type == "f32[8,16]"
-    assert "f32[8,16] output of relu at line 6" in report.message
+    assert (relu[0].expr, relu[0].op) == ("jax.nn.relu(x @ w1)", "relu")
+    # relu's derivative rule keeps a mask and a broadcast: they read as the call the learner wrote
+    folded = [r for r in report.residuals if r.line == 6 and r.what != "relu"]
+    assert {r.what for r in folded} == {"gt", "broadcast_in_dim"} and all(r.expr == relu[0].expr for r in folded)
+    assert "f32[8,16] from `jax.nn.relu(x @ w1)` (relu) at line 6" in report.message
     assert "recomputes this; your code saved it" in report.message
+    assert not re.search(r"\b(gt|broadcast_in_dim|dot_general|select_n|mul)\b", report.message)
     assert report.residual_bytes == 4224
+
+
+def test_a_hidden_cases_message_keeps_its_sizes_to_itself(problem):
+    report = grade(problem, source("policy_violation/no_checkpoint.py"))
+    hidden = [c for c in report.cases if not c.sample]
+    assert hidden and all(c.verdict == "policy_violation" for c in hidden)
+    for case in hidden:  # tall is 64x32: neither its types, its shapes nor its byte counts are told
+        assert not re.search(r"\[\d|\(\d|\d+ bytes", case.message), case.message
+        assert case.message.startswith("Your program has no jax.checkpoint")
+    assert "f32[8,16]" in report.cases[0].message  # a sample's are
 
 
 def test_bare_checkpoint_is_told_the_policy_would_save_the_matmuls(problem):
@@ -56,8 +74,13 @@ def test_bare_checkpoint_is_told_the_policy_would_save_the_matmuls(problem):
     assert report.verdict == "policy_violation"
     assert len(report.missing_residuals) == 2
     assert all(r.what == "dot_general" for r in report.missing_residuals)
-    assert "requires policy=dots_with_no_batch_dims_saveable" in report.message or \
-        "saves this; your code recomputes it" in report.message
+    assert report.message.startswith("case sample-1: Your jax.checkpoint uses no policy, which means "
+                                      "nothing_saveable, where this problem requires dots_with_no_batch_dims_saveable.")
+    assert report.advice == ("Try: policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable on that "
+                             "jax.checkpoint.")
+    # the matmuls the policy would save are named as the learner wrote them, at their lines
+    assert [(r.expr, r.op) for r in report.missing_residuals] == [("x @ w1", "@"), ("y @ w2", "@")]
+    assert "f32[8,16] from `x @ w1` (@): the dots_with_no_batch_dims_saveable policy saves this" in report.message
     assert report.residual_bytes == 2560
 
 

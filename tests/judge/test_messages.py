@@ -42,6 +42,8 @@ def test_an_honest_answer_parses_into_typed_cases():
     traced("a", structure=STRUCTURE | {"checkpoints": [CHECKPOINT | {"policy_origin": "trust me"}]}),
     traced("a", structure=STRUCTURE | {"on_path": [["dot_general", 11, [3], 2]]}),  # no checkpoint 3
     traced("a", residuals=[RELU | {"kept_by": 1}]),  # kept by a checkpoint the program does not have
+    traced("a", residuals=[RELU | {"span": [6, 8]}]),  # where in the source: four numbers
+    traced("a", residuals=[RELU | {"span": [6, 8, 6, "relu"]}]),
     traced("a", cost={"flops": "many", "peak_bytes": 1, "xla_flops": 1, "xla_temp_bytes": 1, "xla_peak_bytes": 1}),
     {"name": "a", "error": {"kind": "accepted", "message": "trust me"}},  # a kind a child may not report
     {"name": "a", "error": {"kind": "runtime_error", "message": "boom", "line": "six"}},
@@ -76,7 +78,13 @@ def test_a_residual_is_described_once_for_messages_and_tables():
     assert stacked.phrase() == "f32[8,16] output of relu, stacked over 4 scan steps at line 6"
     assert stacked.origin() == "output of relu (x4 scan steps)"
     argument = Residual(**RELU | {"kind": "argument", "what": "w1", "line": None})
-    assert (argument.phrase(), argument.origin()) == ("f32[8,16] the argument w1", "argument w1")
+    assert (argument.phrase(), argument.origin()) == ("f32[8,16] the argument w1 (an input, kept)",
+                                                      "argument w1 (an input, kept)")
+    written = Residual(**RELU | {"what": "gt", "expr": "jax.nn.relu(x @ w1)", "op": "relu", "in_terms": True})
+    assert written.phrase() == "f32[8,16] from `jax.nn.relu(x @ w1)` (relu) at line 6"
+    assert written.origin() == "`jax.nn.relu(x @ w1)` (relu)"
+    unknown = Residual(**RELU | {"what": "select_n", "line": None, "in_terms": True})
+    assert unknown.phrase() == "f32[8,16] an intermediate value JAX computes for your code"
     named = Residual(**RELU | {"kind": "named", "what": "h"})
     assert (named.phrase(), named.origin()) == ("f32[8,16] the value named 'h' at line 6", "named 'h'")
 
@@ -92,6 +100,10 @@ def test_a_report_round_trips_and_an_old_one_reads_with_what_it_has():
                                        "xla_peak_bytes": 96},
               "stdout": "", "time_s": 0.5, "notes": [], "submission": ""}
     assert Report.from_dict(stored).to_dict() == stored
+    explained = stored | {"cause": "Your program has no jax.checkpoint.", "advice": "Try: wrap it.",
+                          "residuals": [RELU | {"span": [6, 8, 6, 27], "expr": "jax.nn.relu(x @ w1)", "op": "relu",
+                                                "in_terms": True, "offending": True, "reason": "saved"}]}
+    assert Report.from_dict(explained).to_dict() == explained
     old = Report.from_dict({"verdict": "policy_violation", "message": "m", "residuals": [RELU | {"offending": True}]})
     assert old.missing_residuals == [] and old.cost is None and old.structure is None and old.time_s is None
     assert old.residuals[0].origin() == "output of relu" and old.residuals[0].reason == ""

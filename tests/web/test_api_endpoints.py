@@ -142,10 +142,10 @@ def test_a_graded_submission_carries_the_verdict_pages_report(api, learner, dot_
     assert result["cases"] == [{"name": "sample-1", "sample": True, "verdict": "policy_violation",
                                 "max_error": 0.0, "message": "relu saved"}]
     marked = [(r["saved_value"], r["offending"], r["missing"]) for r in result["residuals"]]
-    assert marked == [("argument x", False, False), ("output of relu", True, False),
+    assert marked == [("argument x (an input, kept)", False, False), ("output of relu", True, False),
                       ("output of dot_general", True, True)]
     assert result["required_residuals"] == [
-        {"type": "f32[8,16]", "bytes": 512, "saved_value": "argument x", "memory": "device"},
+        {"type": "f32[8,16]", "bytes": 512, "saved_value": "argument x (an input, kept)", "memory": "device"},
         {"type": "f32[8,16]", "bytes": 512, "saved_value": "output of dot_general", "memory": "device"}]
     assert {r["memory"] for r in result["residuals"]} == {"device"}  # nothing offloaded here
     assert result["memory"] == {"residual_bytes": 1536, "required_residual_bytes": 1024, "bytes_over": 512,

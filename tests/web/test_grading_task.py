@@ -53,7 +53,8 @@ def test_run_samples_grades_the_sample_cases_only_and_names_the_saved_relu(learn
     assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "policy_violation"
     submission.refresh_from_db()
     assert [c["name"] for c in submission.report["cases"]] == ["sample-1", "sample-2"]
-    assert "output of relu" in submission.message
+    assert submission.message.startswith("case sample-1: Your program has no jax.checkpoint")
+    assert "(relu) at line" in submission.message
     offending = [r["what"] for r in submission.report["residuals"] if r["offending"]]
     assert "relu" in offending
     # A quick check: not measured, and (not accepted) nothing for the leaderboard.

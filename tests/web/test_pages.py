@@ -166,6 +166,43 @@ def test_the_verdict_page_shows_cases_residuals_side_by_side_programs_timing_and
     assert "jnp.dot(x, w1)" in html  # the submitted code
 
 
+EXPLAINED = REPORT | {
+    "cause": "Your program has no jax.checkpoint, so reverse mode saves every intermediate value its backward "
+             "pass needs; this problem requires jax.checkpoint with policy=dots_with_no_batch_dims_saveable.",
+    "advice": "Try: wrap the computation in jax.checkpoint(...).",
+    "residuals": [
+        {"kind": "argument", "what": "x", "type": "f32[8,16]", "bytes": 512, "line": None, "offending": False,
+         "reason": ""},
+        *({"kind": "primitive", "what": what, "type": kind, "bytes": size, "line": 6, "expr": "jax.nn.relu(x @ w1)",
+           "op": "relu", "in_terms": True, "offending": True, "reason": "the policy recomputes this; your code saved it"}
+          for what, kind, size in (("gt", "bool[8,16]", 128), ("relu", "f32[8,16]", 512),
+                                   ("broadcast_in_dim", "f32[8,16]", 512)))],
+    "missing_residuals": [{"kind": "primitive", "what": "dot_general", "type": "f32[8,16]", "bytes": 512,
+                           "line": None, "expr": "x @ w1", "op": "@", "in_terms": True,
+                           "reason": "the policy saves this; your code recomputes it"}],
+}
+
+
+def test_the_verdict_page_says_the_cause_first_and_folds_a_derivative_rules_values(learner_client, learner,
+                                                                                  dot_policy):
+    submission = submit(learner, dot_policy)
+    finish(submission, "policy_violation", **EXPLAINED)
+    html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    assert html.index('id="cause"') < html.index('id="residual-table"')
+    assert "{#" not in html and "endcomment" not in html  # the partials' notes stay in the templates
+    assert "Your program has no jax.checkpoint" in html and 'id="advice">Try: wrap' in html
+    yours = html[html.index('id="residual-table"'):html.index('id="required-residual-table"')]
+    rows = re.findall(r"<tr class=\"offending[^\"]*\">(.*?)</tr>", yours, re.S)
+    assert len(rows) == 2  # relu's output with its rule's two values folded under it, and the missing matmul
+    relu, matmul = rows
+    assert "`jax.nn.relu(x @ w1)` (relu)" in relu and "<td>1152</td>" in relu
+    shown, folded = relu.split("<details")
+    assert "gt" not in shown and "broadcast_in_dim" not in shown  # JAX's operations: on demand only
+    assert "2 more values from this expression" in folded and "output of gt" in folded
+    assert "`x @ w1` (@)" in matmul and "dot_general" not in matmul
+    assert "argument x (an input, kept)" in yours
+
+
 def test_the_status_endpoint_carries_the_result_once_done(learner_client, learner, dot_policy):
     submission = submit(learner, dot_policy)
     finish(submission, "policy_violation", **REPORT)

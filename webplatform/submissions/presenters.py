@@ -12,6 +12,14 @@ from .models import Submission
 
 
 @dataclass
+class Folded:
+    """One value of a row's expression beside the one the row names (a derivative rule's own)."""
+    what: str
+    type: str
+    bytes: int
+
+
+@dataclass
 class ResidualRow:
     type: str
     bytes: int
@@ -21,6 +29,9 @@ class ResidualRow:
     missing: bool = False  # saved by the required policy, not by the submission
     reason: str = ""
     memory: str = "device"  # where it is kept: "device", or "pinned_host" when offloaded
+    # The other values the same expression of the learner's code made (relu's derivative rule
+    # keeps a mask and a broadcast beside relu's output): shown on demand, never on their own row.
+    folded: list[Folded] = field(default_factory=list)
 
     @property
     def offloaded(self) -> bool:
@@ -45,6 +56,8 @@ class Result:
     stdout: str = ""
     time_s: float | None = None
     notes: list = field(default_factory=list)
+    cause: str = ""  # a policy_violation's structural cause, one sentence (empty in older reports)
+    advice: str = ""  # one thing to try
     # The judge's cost figures of a recorded submission (flops, peak_bytes, xla_flops,
     # xla_peak_bytes); empty for "Run samples", which is not measured.
     cost: dict = field(default_factory=dict)
@@ -75,6 +88,27 @@ def residual_row(residual: Residual, offending: bool = False, reason: str = "", 
                        offending=offending, reason=reason, missing=missing, memory=residual.memory)
 
 
+def residual_rows(residuals: list[Residual], marked: bool = True, missing: bool = False) -> list[ResidualRow]:
+    """One row per expression of the learner's code: the values one expression made (read from
+    its source by the judge: ``Residual.expr``) are one row, named by the largest, its bytes
+    the sum, the others folded under it. Older reports (no ``expr``) keep one row per value."""
+    groups: dict = {}
+    for r in residuals:
+        offending = (getattr(r, "offending", False) or missing) if marked else False
+        reason = getattr(r, "reason", "") if marked else ""
+        key = (r.line, r.expr, r.stacked, offending, reason) if r.kind == "primitive" and r.expr else id(r)
+        groups.setdefault(key, []).append((r, offending, reason))
+    rows = []
+    for members in groups.values():
+        ordered = sorted(members, key=lambda m: (-m[0].bytes, m[0].what != m[0].op))
+        first, offending, reason = ordered[0]
+        row = residual_row(first, offending, reason, missing)
+        row.bytes = sum(m[0].bytes for m in members)
+        row.folded = [Folded(m[0].what, m[0].type, m[0].bytes) for m in ordered[1:]]
+        rows.append(row)
+    return rows
+
+
 def present(submission: Submission) -> Result | None:
     """None while the submission is not graded yet."""
     if not submission.is_done:
@@ -85,9 +119,8 @@ def present(submission: Submission) -> Result | None:
         description=DESCRIPTIONS.get(submission.verdict, ""),
         message=submission.message,
         cases=report.cases,
-        yours=[residual_row(r, r.offending, r.reason) for r in report.residuals]
-        + [residual_row(r, True, r.reason, missing=True) for r in report.missing_residuals],
-        required=[residual_row(r) for r in report.reference_residuals],
+        yours=residual_rows(report.residuals) + residual_rows(report.missing_residuals, missing=True),
+        required=residual_rows(report.reference_residuals, marked=False),
         your_bytes=report.residual_bytes,
         required_bytes=report.reference_residual_bytes,
         your_host_bytes=report.host_residual_bytes,
@@ -98,6 +131,8 @@ def present(submission: Submission) -> Result | None:
         stdout=report.stdout,
         time_s=report.time_s,
         notes=report.notes,
+        cause=report.cause,
+        advice=report.advice,
         cost=report.cost.to_dict() if report.cost is not None else {},
         inspection=submission.kind == Submission.Kind.INSPECT,
     )

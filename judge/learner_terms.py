@@ -1,0 +1,149 @@
+"""A residual in the learner's terms: the expression of their own source that made it.
+
+The child says where each value was made (``Residual.span``: the innermost frame of the
+submission's file in the equation's traceback, with its columns); the parent reads that
+expression from its own copy of the source (``jax.nn.relu(x @ w1)``) and the operation the
+learner called there (``relu``, ``@``, ``**``). The operations JAX's derivative rules add (the
+``gt``, ``select_n`` and ``broadcast_in_dim`` of relu's rule, the ``mul`` of ``** 2``'s) carry the
+traceback of the call they belong to, so they read as that call: they are folded under it.
+
+A value the required policy saves and the submission does not has no span of the submission
+(it is the reference's): it is found among the submission's own operations of the same kind
+(``Structure.on_path``, by line), and named by the expression there that does that operation.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+
+from .evidence import Residual, Structure
+
+# An expression longer than this is cut (a message names it, a table cell shows it).
+LONGEST = 60
+_SYMBOLS = {ast.MatMult: "@", ast.Pow: "**", ast.Mult: "*", ast.Add: "+", ast.Sub: "-", ast.Div: "/",
+            ast.FloorDiv: "//", ast.Mod: "%", ast.USub: "-", ast.UAdd: "+", ast.Not: "not", ast.Invert: "~",
+            ast.BitAnd: "&", ast.BitOr: "|", ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=",
+            ast.Eq: "==", ast.NotEq: "!="}
+# How a value the submission did not save may be written, by the primitive that makes it: used
+# only to find, on a line of the submission that runs that primitive, the expression doing it.
+_WRITTEN_AS = {
+    "dot_general": {"@", "matmul", "dot", "einsum", "tensordot", "inner", "vdot", "outer", "dot_general"},
+    "mul": {"*", "multiply"}, "add": {"+", "add"}, "sub": {"-", "subtract"}, "div": {"/", "divide"},
+    "integer_pow": {"**", "power", "square"}, "pow": {"**", "power"}, "max": {"maximum", "relu"},
+    "conv_general_dilated": {"conv", "conv_general_dilated", "convolve"},
+}
+
+
+class Source:
+    """The submission's source, read once: its lines and its syntax tree."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.lines = text.splitlines()
+        try:
+            self.tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            self.tree = None
+        self.names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+    def segment(self, span: list[int]) -> str:
+        """The text of [line, column, end line, end column] (columns count UTF-8 bytes, as Python's do)."""
+        start, column, end, end_column = span
+        if not 1 <= start <= end <= len(self.lines):
+            return ""
+        chunk = [line.encode() for line in self.lines[start - 1:end]]
+        if start == end:
+            chunk = [chunk[0][column:end_column]]
+        else:
+            chunk[0], chunk[-1] = chunk[0][column:], chunk[-1][:end_column]
+        return " ".join(part.decode(errors="replace").strip() for part in chunk).strip()
+
+    def line(self, number: int | None) -> str:
+        return self.lines[number - 1].strip() if number and 1 <= number <= len(self.lines) else ""
+
+    def on_line(self, number: int):
+        """The expressions that start on a line, outermost first."""
+        if self.tree is None:
+            return []
+        return [n for n in ast.walk(self.tree) if isinstance(n, ast.expr) and getattr(n, "lineno", None) == number]
+
+
+def operation(node: ast.AST | None) -> str:
+    """The operation an expression calls: a function's own name, an operator's symbol."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        return _SYMBOLS.get(type(node.op), "")
+    if isinstance(node, ast.Compare) and node.ops:
+        return _SYMBOLS.get(type(node.ops[0]), "")
+    if isinstance(node, ast.Subscript):
+        return "indexing"
+    return ""
+
+
+def _parsed(text: str) -> ast.AST | None:
+    try:
+        return ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= LONGEST else text[:LONGEST - 1].rstrip() + "…"
+
+
+def in_terms(residual: Residual, source: Source) -> Residual:
+    """A copy of one of the submission's residuals, with its expression and operation."""
+    if residual.kind != "primitive":
+        return residual
+    expr = source.segment(residual.span) if residual.span else ""
+    op = operation(_parsed(expr)) if expr else ""
+    if not expr and residual.line:
+        expr = source.line(residual.line)
+    if not op and residual.what in source.names:  # a function of theirs (custom_jvp), or jnp.exp...
+        op = residual.what
+    return replace(residual, expr=_short(expr), op=op, in_terms=True)
+
+
+def missing_in_terms(rows: list, structure: Structure | None, source: Source) -> list:
+    """Copies of the reference's residuals the submission does not save, each named by the
+    submission's own expression that computes the same operation (the k-th value of a kind, by the
+    k-th line of the submission's code that runs it), or plainly when there is none."""
+    lines: dict[str, list[int]] = {}
+    for op in structure.on_path if structure is not None else []:
+        if op.line is not None and op.line not in lines.setdefault(op.primitive, []):
+            lines[op.primitive].append(op.line)
+    taken: dict[str, int] = {}
+    found = []
+    for row in rows:
+        if row.kind != "primitive":
+            found.append(row)
+            continue
+        candidates = sorted(lines.get(row.what, []))
+        index = taken.get(row.what, 0)
+        taken[row.what] = index + 1
+        line = candidates[index] if index < len(candidates) else (candidates[-1] if candidates else None)
+        expr, op = _doing(row.what, line, source)
+        if not op and row.what in source.names:
+            op = row.what
+        found.append(replace(row, expr=_short(expr), op=op, line=None, span=None, in_terms=True))
+    return found
+
+
+def _doing(primitive: str, line: int | None, source: Source) -> tuple[str, str]:
+    """On ``line``, the expression that runs ``primitive`` as the learner wrote it, and its operation."""
+    if line is None:
+        return "", ""
+    written = _WRITTEN_AS.get(primitive, {primitive})
+    for node in source.on_line(line):
+        op = operation(node)
+        if op in written:
+            return ast.get_source_segment(source.text, node) or source.line(line), op
+    return source.line(line), ""
+
+
+def names_written(source: str) -> set[str]:
+    """Every identifier of a source: what a learner may be told they wrote."""
+    return Source(source).names

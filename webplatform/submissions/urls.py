@@ -8,6 +8,8 @@ urlpatterns = [
     path("problems/<slug:slug>/submit/", views.create, {"kind": "submit"}, name="submit"),
     path("submissions/", views.history, name="history"),
     path("submissions/<int:submission_id>/", views.detail, name="detail"),
+    path("submissions/<int:submission_id>/source/", views.source, name="source"),
+    path("submissions/compare/", views.compare, name="compare"),
     path("submissions/<int:submission_id>/status/", views.status, name="status"),
     path("submissions/<int:submission_id>/cancel/", views.cancel, name="cancel"),
 ]

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from webplatform.catalog.selectors import get_problem, version_opened
 from webplatform.core.http import wants_json
 
-from . import selectors, services
+from . import diffing, selectors, services
 from .models import Submission
 from .presenters import present
 
@@ -97,6 +97,34 @@ def detail(request, submission_id):
     return render(request, "submissions/detail.html", {
         "submission": submission, "result": present(submission),
         "place": selectors.describe_place(selectors.queue_place(submission))})
+
+
+@login_required
+@require_GET
+def source(request, submission_id):
+    """The code of the learner's own attempt, for the problem page's "Load into the editor"."""
+    submission = selectors.get_own_submission(user=request.user, submission_id=submission_id)
+    return JsonResponse({"id": submission.pk, "problem": submission.problem.slug, "source": submission.source})
+
+
+@login_required
+@require_GET
+def compare(request):
+    """Two of the learner's attempts, the older one's code against the newer one's, line by line
+    (``?id=A&id=B``, as the recent attempts' checkboxes send them)."""
+    try:
+        ids = sorted({int(i) for i in request.GET.getlist("id")})
+    except ValueError:
+        ids = []
+    if len(ids) != 2:
+        return render(request, "submissions/compare.html", {"error": "Choose exactly two attempts to compare."},
+                      status=400)
+    older, newer = selectors.own_submissions(user=request.user, ids=ids)
+    lines = diffing.diff_lines(older.source, newer.source)
+    return render(request, "submissions/compare.html", {
+        "older": older, "newer": newer, "lines": lines,
+        "removed": sum(line.change == diffing.REMOVED for line in lines),
+        "added": sum(line.change == diffing.ADDED for line in lines)})
 
 
 @login_required

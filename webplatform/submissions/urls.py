@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import stream, views
 
 app_name = "submissions"
 urlpatterns = [
@@ -11,5 +11,6 @@ urlpatterns = [
     path("submissions/<int:submission_id>/source/", views.source, name="source"),
     path("submissions/compare/", views.compare, name="compare"),
     path("submissions/<int:submission_id>/status/", views.status, name="status"),
+    path("submissions/<int:submission_id>/events/", stream.events, name="events"),
     path("submissions/<int:submission_id>/cancel/", views.cancel, name="cancel"),
 ]

@@ -1,0 +1,114 @@
+"""A grading's status, pushed to the page that waits for it.
+
+Every change a learner waits for (claimed, graded, failed back to the queue, cancelled) is
+announced on one Redis pub/sub channel, after its transaction commits, as the submission's id.
+Each web process listens on that channel with ONE connection (``Listener``) and wakes the
+streams waiting for that id: a waiting learner costs an open socket and a few objects in the
+event loop, not a thread or a Redis connection.
+
+What a stream sends is read from the database, never from the announcement, which only says
+"look again": an announcement lost (Redis away, a change no service announced, the place in line
+moving as other gradings start) is caught by the stream's own look every ``RECHECK_S`` seconds.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+
+import redis
+import redis.asyncio
+from django.db import transaction
+
+from webplatform.celery import app
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "arena:grading-status"
+TIMEOUT_S = 2.0
+RECONNECT_S = 2.0
+
+_publishers: dict[str, redis.Redis] = {}  # the broker's URL -> a client (a pool, shared by threads)
+_publishers_lock = threading.Lock()
+
+
+def _client() -> redis.Redis:
+    """A client of the broker's Redis (the channel lives beside the queues)."""
+    url = app.conf.broker_url
+    with _publishers_lock:
+        if url not in _publishers:
+            _publishers[url] = redis.Redis.from_url(url, socket_connect_timeout=TIMEOUT_S, socket_timeout=TIMEOUT_S)
+        return _publishers[url]
+
+
+def announce(submission_id: int) -> None:
+    """Wakes the streams waiting for this submission, once the current transaction commits (a
+    stream that looks earlier would still read the old row). Never fails the write: without
+    Redis the streams find the change on their next look."""
+    def publish():
+        try:
+            _client().publish(CHANNEL, str(submission_id))
+        except (redis.RedisError, OSError) as exc:
+            log.warning("could not announce submission %s: %s", submission_id, exc)
+
+    transaction.on_commit(publish)
+
+
+class Listener:
+    """One subscription per process (per event loop) to ``CHANNEL``, fanned out to the streams
+    waiting for each id."""
+
+    def __init__(self):
+        self.waiters: dict[int, set[asyncio.Event]] = {}
+        self.task: asyncio.Task | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def wait(self, submission_id: int, timeout: float) -> bool:
+        """True when the submission was announced within ``timeout`` seconds."""
+        self._ensure_running()
+        event = asyncio.Event()
+        self.waiters.setdefault(submission_id, set()).add(event)
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+            return True
+        except asyncio.TimeoutError:
+            return False
+        finally:
+            waiting = self.waiters.get(submission_id)
+            if waiting is not None:
+                waiting.discard(event)
+                if not waiting:
+                    del self.waiters[submission_id]
+
+    def _ensure_running(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.loop is not loop:
+            self.loop = loop
+            self.task = loop.create_task(self._listen())
+
+    async def _listen(self) -> None:
+        while True:
+            client = redis.asyncio.Redis.from_url(app.conf.broker_url, socket_connect_timeout=TIMEOUT_S)
+            try:
+                async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                    await pubsub.subscribe(CHANNEL)
+                    async for message in pubsub.listen():
+                        self._wake(message.get("data"))
+            except asyncio.CancelledError:
+                raise
+            except (redis.RedisError, OSError) as exc:
+                log.warning("grading status channel lost (%s); listening again in %.0f s", exc, RECONNECT_S)
+            finally:
+                await client.aclose()
+            await asyncio.sleep(RECONNECT_S)
+
+    def _wake(self, data) -> None:
+        try:
+            submission_id = int(data)
+        except (TypeError, ValueError):
+            return
+        for event in self.waiters.get(submission_id, ()):
+            event.set()
+
+
+listener = Listener()

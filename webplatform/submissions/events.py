@@ -13,6 +13,7 @@ moving as other gradings start) is caught by the stream's own look every ``RECHE
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 
@@ -56,49 +57,58 @@ def announce(submission_id: int) -> None:
 
 class Listener:
     """One subscription per process (per event loop) to ``CHANNEL``, fanned out to the streams
-    waiting for each id."""
+    watching each id."""
 
     def __init__(self):
-        self.waiters: dict[int, set[asyncio.Event]] = {}
+        self.watchers: dict[int, set[asyncio.Event]] = {}
         self.task: asyncio.Task | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.subscribed: asyncio.Event | None = None
 
-    async def wait(self, submission_id: int, timeout: float) -> bool:
-        """True when the submission was announced within ``timeout`` seconds."""
+    @contextlib.asynccontextmanager
+    async def watch(self, submission_id: int):
+        """An event set by every announcement of ``submission_id`` while the block runs. Entered
+        once the subscription is confirmed (or after ``TIMEOUT_S`` without Redis): a look taken
+        inside the block, after clearing the event, misses no change."""
         self._ensure_running()
-        event = asyncio.Event()
-        self.waiters.setdefault(submission_id, set()).add(event)
         try:
-            await asyncio.wait_for(event.wait(), timeout)
-            return True
+            await asyncio.wait_for(self.subscribed.wait(), TIMEOUT_S)
         except asyncio.TimeoutError:
-            return False
+            pass  # Redis is away: the stream's own looks carry it
+        woke = asyncio.Event()
+        self.watchers.setdefault(submission_id, set()).add(woke)
+        try:
+            yield woke
         finally:
-            waiting = self.waiters.get(submission_id)
-            if waiting is not None:
-                waiting.discard(event)
-                if not waiting:
-                    del self.waiters[submission_id]
+            watching = self.watchers.get(submission_id)
+            if watching is not None:
+                watching.discard(woke)
+                if not watching:
+                    del self.watchers[submission_id]
 
     def _ensure_running(self) -> None:
         loop = asyncio.get_running_loop()
         if self.task is None or self.task.done() or self.loop is not loop:
-            self.loop = loop
+            self.loop, self.subscribed = loop, asyncio.Event()
             self.task = loop.create_task(self._listen())
 
     async def _listen(self) -> None:
         while True:
             client = redis.asyncio.Redis.from_url(app.conf.broker_url, socket_connect_timeout=TIMEOUT_S)
             try:
-                async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                async with client.pubsub() as pubsub:
                     await pubsub.subscribe(CHANNEL)
                     async for message in pubsub.listen():
-                        self._wake(message.get("data"))
+                        if message["type"] == "subscribe":
+                            self.subscribed.set()
+                        elif message["type"] == "message":
+                            self._wake(message["data"])
             except asyncio.CancelledError:
                 raise
             except (redis.RedisError, OSError) as exc:
                 log.warning("grading status channel lost (%s); listening again in %.0f s", exc, RECONNECT_S)
             finally:
+                self.subscribed.clear()
                 await client.aclose()
             await asyncio.sleep(RECONNECT_S)
 
@@ -107,8 +117,8 @@ class Listener:
             submission_id = int(data)
         except (TypeError, ValueError):
             return
-        for event in self.waiters.get(submission_id, ()):
-            event.set()
+        for woke in self.watchers.get(submission_id, ()):
+            woke.set()
 
 
 listener = Listener()

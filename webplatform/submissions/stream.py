@@ -13,6 +13,7 @@ page falls back to polling when it hears nothing for longer, or when the stream 
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -59,13 +60,19 @@ def _recheck_s(payload: dict) -> float:
 async def _pushed(request, submission_id: int, first: dict):
     look = sync_to_async(_look_from_pool, thread_sensitive=False)
     last, since_sent, started = first, time.monotonic(), time.monotonic()
-    yield b"retry: 1000\n" + _event(first)
-    while not last["done"] and time.monotonic() - started < MAX_STREAM_S:
-        await listener.wait(submission_id, _recheck_s(last))
-        payload = await look(request, submission_id)
-        if payload != last or time.monotonic() - since_sent >= HEARTBEAT_S:
-            last, since_sent = payload, time.monotonic()
-            yield _event(payload)
+    async with listener.watch(submission_id) as woke:
+        yield b"retry: 1000\n" + _event(first)
+        while not last["done"] and time.monotonic() - started < MAX_STREAM_S:
+            woke.clear()  # before the look: an announcement during it wakes the next wait
+            payload = await look(request, submission_id)
+            if payload != last or time.monotonic() - since_sent >= HEARTBEAT_S:
+                last, since_sent = payload, time.monotonic()
+                yield _event(payload)
+            if not last["done"]:
+                try:
+                    await asyncio.wait_for(woke.wait(), _recheck_s(last))
+                except asyncio.TimeoutError:
+                    pass
 
 
 def _looked(request, submission_id: int, first: dict):
@@ -82,7 +89,7 @@ def _looked(request, submission_id: int, first: dict):
 @login_required
 @require_GET
 async def events(request, submission_id):
-    first = await sync_to_async(_look_from_pool, thread_sensitive=False)(request, submission_id)
+    first = await sync_to_async(_look)(request, submission_id)  # the request's own thread and connection
     pushed = isinstance(request, ASGIRequest)
     body = _pushed(request, submission_id, first) if pushed else _looked(request, submission_id, first)
     response = StreamingHttpResponse(body, content_type="text/event-stream")

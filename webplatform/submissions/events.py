@@ -64,6 +64,7 @@ class Listener:
         self.task: asyncio.Task | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.subscribed: asyncio.Event | None = None
+        self.queue_moved = asyncio.Event()  # replaced at every announcement: whoever waits on it wakes
 
     @contextlib.asynccontextmanager
     async def watch(self, submission_id: int):
@@ -86,10 +87,23 @@ class Listener:
                 if not watching:
                     del self.watchers[submission_id]
 
+    async def next_change(self, woke: asyncio.Event, *, queued: bool, timeout: float) -> bool:
+        """Waits for ``woke`` (the grading's own announcement: True), or while ``queued`` for any
+        announcement (a grading ahead started or ended: the place in line moved), or ``timeout``."""
+        waits = [asyncio.ensure_future(woke.wait())]
+        if queued:
+            waits.append(asyncio.ensure_future(self.queue_moved.wait()))
+        try:
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+        return woke.is_set()
+
     def _ensure_running(self) -> None:
         loop = asyncio.get_running_loop()
         if self.task is None or self.task.done() or self.loop is not loop:
-            self.loop, self.subscribed = loop, asyncio.Event()
+            self.loop, self.subscribed, self.queue_moved = loop, asyncio.Event(), asyncio.Event()
             self.task = loop.create_task(self._listen())
 
     async def _listen(self) -> None:
@@ -119,6 +133,8 @@ class Listener:
             return
         for woke in self.watchers.get(submission_id, ()):
             woke.set()
+        moved, self.queue_moved = self.queue_moved, asyncio.Event()
+        moved.set()
 
 
 listener = Listener()

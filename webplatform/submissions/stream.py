@@ -1,38 +1,54 @@
-"""``/submissions/<id>/events/``: a grading's status as server-sent events, from the first look
-until it is finished (``event: status``, the same payload as ``/status/``), so that the page
+"""A grading's status as server-sent events, from the first look until it is finished (``event:
+status``, the same payload as ``/status/``, place in line and cancel included), so that the page
 shows the verdict the moment it is stored instead of at its next poll.
 
-Served by an ASGI server (gunicorn's ``asgi`` worker in ``make run`` and compose), the stream is
-a coroutine: it sleeps on ``events.listener`` (one Redis subscription per process) and takes a
-thread only for the moment it reads the row, so waiting learners hold no thread. A WSGI server
-(``runserver``, the tests' live server) gets the same events from a generator that looks every
-``WSGI_LOOK_S`` and holds its thread meanwhile: fine for one developer, not for a class.
+Under the ASGI server (gunicorn's ``asgi`` worker in ``make run`` and compose), ``webplatform.asgi``
+hands ``/submissions/<id>/events/`` to ``serve`` here before Django's handler: a plain ASGI
+coroutine, because Django's handler keeps a thread for each request until its response ends (its
+``ThreadSensitiveContext``), which for a stream is the whole wait. ``serve`` sleeps on
+``events.listener`` (one Redis subscription per process) and borrows a thread of the loop's pool
+only for the moment it reads the row: a waiting learner holds an open socket, not a thread.
 
-The stream also says "still here" with the current payload at least every ``HEARTBEAT_S``: the
-page falls back to polling when it hears nothing for longer, or when the stream breaks.
+Under a WSGI server (``runserver``, the tests' live server) the Django view ``events`` sends the
+same events from a generator that looks every ``WSGI_LOOK_S`` and holds its thread meanwhile:
+fine for one developer, not for a class.
+
+The stream sends the current status at least every ``HEARTBEAT_S``: the page falls back to
+polling when it hears nothing for longer, or when the stream breaks.
 """
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+import logging
+import re
 import time
+from importlib import import_module
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth import get_user
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.handlers.asgi import ASGIRequest
-from django.db import close_old_connections
-from django.http import StreamingHttpResponse
+from django.db import DatabaseError, close_old_connections
+from django.http import Http404, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from . import selectors
 from .events import listener
 from .views import status_payload
 
-RECHECK_QUEUED_S = 2.0  # the place in line moves as the gradings ahead start
-RECHECK_RUNNING_S = 5.0  # the announcement is what ends it; this catches one lost
-HEARTBEAT_S = 15.0
+log = logging.getLogger(__name__)
+
+PATH = re.compile(r"/submissions/(\d+)/events/")
+QUEUE_LOOK_S = 2.0  # a queued grading's place is looked at again at most this often, when the queue moves
+HEARTBEAT_S = 15.0  # and every stream looks (and sends) at least this often, whatever was announced
 MAX_STREAM_S = 600.0  # then the browser's EventSource opens a new one by itself
 WSGI_LOOK_S = 0.2
+HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
+           (b"x-accel-buffering", b"no")]  # a proxy in front must pass each event on at once
 
 
 def _event(payload: dict) -> bytes:
@@ -43,56 +59,106 @@ def _look(request, submission_id: int) -> dict:
     return status_payload(request, selectors.get_own_submission(user=request.user, submission_id=submission_id))
 
 
-def _look_from_pool(request, submission_id: int) -> dict:
-    """``_look`` in a thread of the event loop's pool, which no request start or end passes
-    through: its database connection is closed here once past its age, as a request would."""
-    close_old_connections()
-    try:
-        return _look(request, submission_id)
-    finally:
+def _in_pool(function):
+    """``function`` in a thread of the event loop's pool, which no request start or end passes
+    through: its database connection is closed after it once past its age, as a request would."""
+    def run(*args):
         close_old_connections()
+        try:
+            return function(*args)
+        finally:
+            close_old_connections()
+    return sync_to_async(run, thread_sensitive=False)
 
 
-def _recheck_s(payload: dict) -> float:
-    return RECHECK_QUEUED_S if payload["status"] == "queued" else RECHECK_RUNNING_S
+def _open(scope, submission_id: int):
+    """The request as Django sees it (session, user) and the first look; PermissionDenied for a
+    visitor, Http404 for a grading not theirs."""
+    request = ASGIRequest(scope, io.BytesIO())
+    engine = import_module(settings.SESSION_ENGINE)
+    request.session = engine.SessionStore(request.COOKIES.get(settings.SESSION_COOKIE_NAME))
+    request.user = get_user(request)
+    if not request.user.is_authenticated:
+        raise PermissionDenied
+    return request, _look(request, submission_id)
 
 
 async def _pushed(request, submission_id: int, first: dict):
-    look = sync_to_async(_look_from_pool, thread_sensitive=False)
-    last, since_sent, started = first, time.monotonic(), time.monotonic()
+    """The events after ``first``: a look when the grading is announced; while it is queued, also
+    when the queue moves (at most every ``QUEUE_LOOK_S``); and every ``HEARTBEAT_S`` regardless."""
+    look = _in_pool(_look)
+    last, looked, sent, started = first, time.monotonic(), time.monotonic(), time.monotonic()
     async with listener.watch(submission_id) as woke:
-        yield b"retry: 1000\n" + _event(first)
         while not last["done"] and time.monotonic() - started < MAX_STREAM_S:
+            own = await listener.next_change(woke, queued=last["status"] == "queued", timeout=HEARTBEAT_S)
+            if not own:
+                await asyncio.sleep(max(0.0, looked + QUEUE_LOOK_S - time.monotonic()))
             woke.clear()  # before the look: an announcement during it wakes the next wait
-            payload = await look(request, submission_id)
-            if payload != last or time.monotonic() - since_sent >= HEARTBEAT_S:
-                last, since_sent = payload, time.monotonic()
+            payload, looked = await look(request, submission_id), time.monotonic()
+            if payload != last or looked - sent >= HEARTBEAT_S:
+                last, sent = payload, looked
                 yield _event(payload)
-            if not last["done"]:
-                try:
-                    await asyncio.wait_for(woke.wait(), _recheck_s(last))
-                except asyncio.TimeoutError:
-                    pass
+
+
+async def _plain(send, status: int, text: str) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+    await send({"type": "http.response.body", "body": text.encode()})
+
+
+async def serve(scope, receive, send, submission_id: int) -> None:
+    """The ASGI endpoint (see the module's docstring)."""
+    if scope["method"] != "GET":
+        return await _plain(send, 405, "GET only")
+    try:
+        request, first = await _in_pool(_open)(scope, submission_id)
+    except PermissionDenied:
+        return await _plain(send, 403, "Log in to follow a grading.")
+    except Http404:
+        return await _plain(send, 404, "No such submission.")
+    except DatabaseError as exc:
+        log.warning("event stream of submission %s: %s", submission_id, exc)
+        return await _plain(send, 503, "The database is unavailable; the page polls meanwhile.")
+
+    async def stream():
+        await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+        await send({"type": "http.response.body", "body": b"retry: 1000\n" + _event(first), "more_body": True})
+        async for chunk in _pushed(request, submission_id, first):
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def left():
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    tasks = [asyncio.ensure_future(stream()), asyncio.ensure_future(left())]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if not task.cancelled() and task.exception() and not isinstance(task.exception(), OSError):
+                raise task.exception()
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 def _looked(request, submission_id: int, first: dict):
-    last, since_sent, started = first, time.monotonic(), time.monotonic()
+    last, sent, started = first, time.monotonic(), time.monotonic()
     yield b"retry: 1000\n" + _event(first)
     while not last["done"] and time.monotonic() - started < MAX_STREAM_S:
         time.sleep(WSGI_LOOK_S)
         payload = _look(request, submission_id)
-        if payload != last or time.monotonic() - since_sent >= HEARTBEAT_S:
-            last, since_sent = payload, time.monotonic()
+        if payload != last or time.monotonic() - sent >= HEARTBEAT_S:
+            last, sent = payload, time.monotonic()
             yield _event(payload)
 
 
 @login_required
 @require_GET
-async def events(request, submission_id):
-    first = await sync_to_async(_look)(request, submission_id)  # the request's own thread and connection
-    pushed = isinstance(request, ASGIRequest)
-    body = _pushed(request, submission_id, first) if pushed else _looked(request, submission_id, first)
-    response = StreamingHttpResponse(body, content_type="text/event-stream")
+def events(request, submission_id):
+    """The same stream under a WSGI server (see the module's docstring)."""
+    response = StreamingHttpResponse(_looked(request, submission_id, _look(request, submission_id)),
+                                     content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"  # a proxy in front must pass each event on at once
+    response["X-Accel-Buffering"] = "no"
     return response

@@ -47,6 +47,7 @@ QUEUE_LOOK_S = 2.0  # a queued grading's place is looked at again at most this o
 HEARTBEAT_S = 15.0  # and every stream looks (and sends) at least this often, whatever was announced
 MAX_STREAM_S = 600.0  # then the browser's EventSource opens a new one by itself
 WSGI_LOOK_S = 0.2
+DATABASE_RETRY_S = 0.5
 HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
            (b"x-accel-buffering", b"no")]  # a proxy in front must pass each event on at once
 
@@ -88,13 +89,21 @@ async def _pushed(request, submission_id: int, first: dict):
     when the queue moves (at most every ``QUEUE_LOOK_S``); and every ``HEARTBEAT_S`` regardless."""
     look = _in_pool(_look)
     last, looked, sent, started = first, time.monotonic(), time.monotonic(), time.monotonic()
+    failed = False
     async with listener.watch(submission_id) as woke:
         while not last["done"] and time.monotonic() - started < MAX_STREAM_S:
-            own = await listener.next_change(woke, queued=last["status"] == "queued", timeout=HEARTBEAT_S)
-            if not own:
-                await asyncio.sleep(max(0.0, looked + QUEUE_LOOK_S - time.monotonic()))
+            if not failed:
+                own = await listener.next_change(woke, queued=last["status"] == "queued", timeout=HEARTBEAT_S)
+                if not own:
+                    await asyncio.sleep(max(0.0, looked + QUEUE_LOOK_S - time.monotonic()))
             woke.clear()  # before the look: an announcement during it wakes the next wait
-            payload, looked = await look(request, submission_id), time.monotonic()
+            try:
+                payload, looked, failed = await look(request, submission_id), time.monotonic(), False
+            except DatabaseError as exc:  # a database that is busy or away: look again shortly
+                log.warning("event stream of submission %s: %s", submission_id, exc)
+                failed = True
+                await asyncio.sleep(DATABASE_RETRY_S)
+                continue
             if payload != last or looked - sent >= HEARTBEAT_S:
                 last, sent = payload, looked
                 yield _event(payload)

@@ -20,5 +20,6 @@ RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v0 \
 USER arena
 
 EXPOSE 8000
-CMD ["gunicorn", "webplatform.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "2", "--threads", "4", \
+# gunicorn's ASGI worker, as in `make run`: a learner waiting for a verdict holds a stream, not a thread.
+CMD ["gunicorn", "-k", "asgi", "webplatform.asgi:application", "--bind", "0.0.0.0:8000", "--workers", "2", \
      "--access-logfile", "-"]

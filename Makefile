@@ -41,11 +41,14 @@ test: setup system-deps-test
 # the pages under concurrent load: a seeded database (2000 learners, 100,000 submissions, in
 # var/bench/), gunicorn as `make run` serves it, wrk; p50/p95 per page (see devstack/bench.py); then
 # a burst of 300 submissions over HTTP to the stack `make run` starts, without and with faults, on
-# SQLite and on PostgreSQL when one is reachable: drains, p50/p95, stalls (see devstack/burst.py).
+# SQLite and on PostgreSQL when one is reachable: drains, p50/p95, stalls (see devstack/burst.py);
+# then learners waiting for verdicts on event streams, 250 to 2000 at once, and Submit to verdict in
+# Chromium, pushed and polled (see devstack/waiting.py).
 bench: setup system-deps-bench
 	$(PY) -m judge bench
 	$(PY) -m devstack bench
 	$(PY) -m devstack bench --burst
+	$(PY) -m devstack bench --waiting
 
 validate: setup
 	$(PY) -m judge validate problems/*/

@@ -1,7 +1,8 @@
 """``python -m devstack run``: everything ``make run`` starts (see ``stack.py``), kept running,
 stopped cleanly by Ctrl-C. ``python -m devstack bench`` is ``make bench``'s page benchmark (see
 ``bench.py``); ``python -m devstack bench --burst`` its burst of submissions with and without
-faults (see ``burst.py``).
+faults (see ``burst.py``); ``--waiting`` how many learners can wait for a verdict at once and the
+browser's time from Submit to the verdict (see ``waiting.py``).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import bench, burst
+from . import bench, burst, waiting
 from .processes import ROOT
 from .stack import Stack
 
@@ -36,6 +37,12 @@ def parse_args(argv):
     bench_parser.add_argument("--burst-submissions", type=int, default=300)
     bench_parser.add_argument("--database", choices=("sqlite", "postgresql", "both"), default="both",
                               help="the burst's database (both: SQLite, and PostgreSQL when one is reachable)")
+    bench_parser.add_argument("--waiting", action="store_true",
+                              help="instead of the pages: learners waiting on event streams, and submit to verdict "
+                                   "in the browser, pushed and polled")
+    bench_parser.add_argument("--waiting-max", type=int, default=2000, help="the largest step of waiting learners")
+    bench_parser.add_argument("--browser-rounds", type=int, default=waiting.BROWSER_ROUNDS,
+                              help="submissions per mode (stream, polling) in the browser")
     return parser.parse_args(argv)
 
 
@@ -43,6 +50,8 @@ def main(argv=None) -> int:
     options = parse_args(argv if argv is not None else sys.argv[1:])
     sys.path.insert(0, str(ROOT))
     if options.command == "bench":
+        if options.waiting:
+            return waiting.run(options)
         return burst.run(options) if options.burst else bench.run(options)
     stack = Stack(options)
 

@@ -2,7 +2,7 @@
 
 A database of its own (``var/bench/``, or ``DATABASE_URL``) gets the problem bank and
 ``seed_demo --users 2000 --submissions 100000``; gunicorn serves it as ``make run`` does (2
-workers x 4 threads); ``wrk`` (a C load generator, Debian's package) keeps ``--connections``
+workers, ASGI); ``wrk`` (a C load generator, Debian's package) keeps ``--connections``
 requests in flight against each page for ``--duration`` seconds with no pause between them,
 signed in as a seeded learner, and reports the latency percentiles. Two rounds: with no
 writes, and while verdicts land (``--verdicts-per-s``), each making every cached ranking and
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .processes import ROOT, Child, free_port, http_ok, manage, wait_until
+from .stack import WEB_SERVER
 PAGES = {
     "problem list": "/",
     "problem page": "/problems/checkpoint_dot_policy/",
@@ -165,8 +166,8 @@ def run(options) -> int:
     print(f"data ready in {time.monotonic() - started:.0f} s", flush=True)
     cookie = session_cookie(env)
     port = free_port()
-    web = Child("web", [sys.executable, "-m", "gunicorn", "webplatform.wsgi:application", "-b", f"127.0.0.1:{port}",
-                        "-w", str(options.web_workers), "--threads", "4", "--access-logfile", "/dev/null"],
+    web = Child("web", [sys.executable, "-m", "gunicorn", *WEB_SERVER, "-b", f"127.0.0.1:{port}",
+                        "-w", str(options.web_workers), "--access-logfile", "/dev/null"],
                 options.var / "web.log", env=env).start(ROOT)
     script = options.var / "report.lua"
     script.write_text(WRK_REPORT)
@@ -197,8 +198,8 @@ def run(options) -> int:
 
 
 def report(options, results: list[Result], cold: dict, load: list[float]) -> int:
-    print(f"\n{options.users} learners, {options.submissions} submissions; gunicorn {options.web_workers} workers x 4 "
-          f"threads; wrk {options.threads} threads, {options.connections} connections, {options.duration} s per page; "
+    print(f"\n{options.users} learners, {options.submissions} submissions; gunicorn {options.web_workers} ASGI workers"
+          f"; wrk {options.threads} threads, {options.connections} connections, {options.duration} s per page; "
           f"{os.cpu_count()} CPUs, load average {load[0]:.1f} before, {load[1]:.1f} after\n")
     print(f"{'page':24s}  {'writes':16s}  {'requests':>8s}  {'req/s':>6s}  {'p50 ms':>7s}  {'p95 ms':>7s}  "
           f"{'p99 ms':>7s}  {'errors':>6s}  p95 < {options.target_ms:g} ms")

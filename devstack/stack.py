@@ -22,6 +22,11 @@ from pathlib import Path
 
 from .processes import ROOT, Child, free_port, http_ok, manage, port_open, redis_child, wait_until
 
+# The site under gunicorn's own ASGI worker (an event loop per worker process): a learner waiting
+# for a verdict holds an open stream, not a thread (see submissions/stream.py); the pages' sync
+# views each run in a thread of their own for the time of the request.
+WEB_SERVER = ("-k", "asgi", "webplatform.asgi:application")
+
 # A child that dies this many times, each within CRASH_WINDOW_S of its start, is broken, not unlucky.
 MAX_QUICK_DEATHS = 5
 CRASH_WINDOW_S = 30.0
@@ -117,10 +122,9 @@ class Stack:
         self.start(Child("beat", celery + ["beat", "-s", str(o.var / "celerybeat-schedule"), "--loglevel", "INFO"],
                          logs / "beat.log"))
         url = f"http://{o.host}:{o.port}"
-        web = self.start(Child(
-            "web", [sys.executable, "-m", "gunicorn", "webplatform.wsgi:application", "-b", f"{o.host}:{o.port}",
-                    "-w", str(o.web_workers), "--threads", "4", "--graceful-timeout", "5",
-                    "--access-logfile", "-"], logs / "web.log"))
+        web = self.start(Child("web", [sys.executable, "-m", "gunicorn", *WEB_SERVER, "-b", f"{o.host}:{o.port}",
+                                        "-w", str(o.web_workers), "--graceful-timeout", "5", "--access-logfile", "-"],
+                               logs / "web.log"))
         wait_until(lambda: http_ok(f"{url}/healthz"), 60, "the site to answer", web)
         wait_until(lambda: worker_answers(redis_url, worker_name), 90, "the Celery worker", worker)
         print(f"\nRemat Arena is running on {url}/\n  worker queues: {o.queues} (background: {background}); "

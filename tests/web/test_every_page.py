@@ -236,6 +236,11 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("503 database down", "signed out", database_down, 503),
         Visit("problem list", "learner", go("/"), 200),
         Visit("problem page, solved", "learner", go(f"/problems/{DOT}/"), 200),
+        Visit("problem list, search results", "learner", go("/?q=scan"), 200),
+        Visit("problem list, nothing found", "learner", go("/?q=no+such+word"), 200),
+        Visit("two attempts compared", "learner",
+              go(f"/submissions/compare/?id={ids['accepted']}&id={ids['violation']}"), 200),
+        Visit("compare, not two attempts", "learner", go(f"/submissions/compare/?id={ids['accepted']}"), 400),
         Visit("problem page, verdict under the editor", "learner", solved_under_the_editor, 200),
         Visit("problem page, inspection under the editor", "learner", inspected_under_the_editor, 200),
         Visit("inspection page, memory picture", "learner", go(f"/submissions/{ids['inspection']}/"), 200),
@@ -279,6 +284,10 @@ def visits(url, ids, settings) -> list[Visit]:
 
 # The README's pictures: (name, the part a phone's shot starts from, the schemes shot).
 SHOTS = {("learner", "problem page, verdict under the editor"): ("problem_page", "#workbench", ("light", "dark")),
+         ("signed out", "problem list"): ("home", None, ("light",)),
+         ("learner", "problem list, search results"): ("search_results", None, ("light",)),
+         ("learner", "problem page, solved"): ("problem_solved", "#after-verdict", ("light",)),
+         ("learner", "two attempts compared"): ("compare_attempts", None, ("light",)),
          ("learner", "verdict page, policy_violation"): ("verdict_page", None, ("light",)),
          ("instructor", "authoring form, failed save"): ("authoring_form", None, ("light",))}
 

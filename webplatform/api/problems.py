@@ -5,8 +5,8 @@ the submissions, and the submissions' service, as the pages do: the same problem
 limits refuse the same code with the same words.
 
 Order of the list: whatever ``practice.selectors.problem_list`` returns, which is the site's own
-order (by title today). When the bank's track (``problems/track.toml``) orders the site's list,
-it orders this one too: that selector is the one place to switch.
+order: the bank's track (``problems/track.toml``) section by section, then the problems off the
+track by title. That selector is the one place that orders both.
 """
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ router = Router(tags=["problems"])
 class ListFilters(Schema):
     tag: str | None = Field(None, max_length=64, pattern=r"^[^\x00]*$", description="only problems with this tag")
     difficulty: Difficulty | None = None
+    q: str | None = Field(None, max_length=200, pattern=r"^[^\x00]*$",
+                          description="words that must each be in the title, a tag or the statement")
 
 
 def _problem(slug: str, user):
@@ -42,7 +44,8 @@ def _problem(slug: str, user):
 @router.get("/problems", response={200: ProblemList, 401: Error, 422: Error}, auth=bearer_or_anonymous,
             openapi_extra=OPTIONAL_TOKEN, summary="The problems, filtered as on the site")
 def list_problems(request: HttpRequest, filters: Query[ListFilters]):
-    problems = practice.problem_list(tag=filters.tag or None, difficulty=filters.difficulty)
+    problems = practice.problem_list(tag=filters.tag or None, difficulty=filters.difficulty,
+                                     search=filters.q)
     solved = attempts.solved_problem_ids(user=request.auth)
     return {"problems": [{
         "slug": p.slug, "title": p.title, "difficulty": p.difficulty, "tags": list(p.tags),

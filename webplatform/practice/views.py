@@ -1,5 +1,7 @@
 """Thin views of the learner's pages: parse, call selectors, render."""
+from django.http import JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET
 
 from webplatform.catalog.models import Problem
@@ -14,28 +16,50 @@ from . import rendering, selectors
 def problem_list(request):
     tag = request.GET.get("tag") or None
     difficulty = request.GET.get("difficulty") or None
-    problems = selectors.problem_list(tag=tag, difficulty=difficulty)
+    search = " ".join(selectors.search_words(request.GET.get("q")))
+    problems = selectors.problem_list(tag=tag, difficulty=difficulty, search=search)
     solved = solved_problem_ids(user=request.user)
-    rows = rendering.problem_rows(problems, key=f"{tag}:{difficulty}")
+    rows = rendering.problem_rows(problems, key=f"{tag}:{difficulty}:{search}")
     return render(request, "practice/problem_list.html", {
         "rows": rendering.mark_solved(rows, [p.slug for p in problems if p.pk in solved]),
         "tags": tags_in_use(), "difficulties": Problem.Difficulty.values,
         "selected_tag": tag or "", "selected_difficulty": difficulty or "",
+        "search": search, "count": len(problems), "start": selectors.first_problem(),
     })
+
+
+def _page_state(request, problem) -> dict:
+    """What of a problem's page follows the learner's verdicts: the tick, the solution, the next
+    problem and the recent attempts."""
+    version = problem.current_version
+    solved = has_solved(user=request.user, problem=problem)
+    show_solution = selectors.can_see_solution(user=request.user, problem=problem, solved=solved)
+    return {
+        "problem": problem,
+        "version": version,
+        "solved": solved,
+        "show_solution": show_solution,
+        "explanation_html": render_markdown(version.explanation) if show_solution and version.explanation else "",
+        "recent": recent_attempts(user=request.user, problem=problem),
+        "next_problem": selectors.next_problem(problem=problem, user=request.user) if solved else None,
+    }
 
 
 @require_GET
 def problem_detail(request, slug):
     problem = get_problem(slug=slug, user=request.user)
-    version = problem.current_version
-    solved = has_solved(user=request.user, problem=problem)
-    show_solution = selectors.can_see_solution(user=request.user, problem=problem, solved=solved)
     return render(request, "practice/problem_detail.html", {
-        "problem": problem,
-        "version": version,
-        "statement_html": render_statement(version.statement),
-        "solved": solved,
-        "show_solution": show_solution,
-        "explanation_html": render_markdown(version.explanation) if show_solution and version.explanation else "",
-        "recent": recent_attempts(user=request.user, problem=problem),
+        **_page_state(request, problem), "statement_html": render_statement(problem.current_version.statement)})
+
+
+@require_GET
+def problem_state(request, slug):
+    """The parts of the problem page that follow a verdict, rendered again for its script (which
+    asks once a grading is over: the page then needs no reload)."""
+    problem = get_problem(slug=slug, user=request.user)
+    context = _page_state(request, problem)
+    return JsonResponse({
+        "solved": context["solved"],
+        "solution_html": render_to_string("practice/_solution.html", context, request=request),
+        "after_verdict_html": render_to_string("practice/_after_verdict.html", context, request=request),
     })

@@ -25,6 +25,16 @@ def get_own_submission(*, user, submission_id: int) -> Submission:
     return submission
 
 
+def own_submissions(*, user, ids) -> list[Submission]:
+    """The user's own submissions among ``ids``, in the order of ``ids``; any other id is a 404."""
+    ids = list(dict.fromkeys(ids))
+    found = {s.pk: s for s in Submission.objects.select_related("problem", "version").defer("version__files")
+             .filter(pk__in=ids, user_id=user.pk)} if user.is_authenticated else {}
+    if len(found) != len(ids):
+        raise Http404("no such submission")
+    return [found[pk] for pk in ids]
+
+
 def user_history(*, user, problem=None, problem_slug: str | None = None, kind: str | None = None) -> QuerySet[Submission]:
     # The version's package files (every file, as JSON) are the workers' business, not a list's.
     submissions = Submission.objects.filter(user_id=user.pk).select_related("problem", "version") \

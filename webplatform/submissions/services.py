@@ -34,6 +34,7 @@ from kombu.exceptions import OperationalError
 from webplatform.core import broker
 from webplatform.core.queues import BACKGROUND, enqueue, grading_queues, queue_for
 
+from . import events
 from .models import LANE_OF_KIND, Submission, Sweep, Worker
 from .signals import verdicts_changed
 
@@ -203,6 +204,7 @@ def claim_submission(*, submission_id: int, task_id: str, worker: str = "") -> S
                 claimed_by=worker, heartbeat_at=now)
     if not claimed:
         return None
+    events.announce(submission_id)
     return Submission.objects.select_related("version").get(pk=submission_id)
 
 
@@ -262,6 +264,7 @@ def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bo
                 "user_id", "version_id", "lane").get()
             _announce({(user_id, version_id)})
             _dispatch(user_id=user_id, lane=lane)
+            events.announce(submission_id)
     return bool(updated)
 
 
@@ -277,6 +280,7 @@ def cancel_submission(*, user, submission_id: int) -> bool:
         if updated:
             lane = Submission.objects.filter(pk=submission_id).values_list("lane", flat=True).get()
             _dispatch(user_id=user.pk, lane=lane)
+            events.announce(submission_id)
     return bool(updated)
 
 
@@ -389,10 +393,12 @@ def record_grading_failure(*, submission_id: int, attempt: int, message: str, re
                                 finished_at=now):
                 return "stale"
             _dispatch(user_id=submission.user_id, lane=submission.lane)
+            events.announce(submission_id)
             return "internal_error"
         if not owned.update(status=Status.QUEUED, published_at=now, claimed_by="", heartbeat_at=None,
                             message="retrying after a failure of the judge"):
             return "stale"
+        events.announce(submission_id)
         delay = 0 if worker_gone else config["RETRY_DELAY_S"] * attempt
         _publish_on_commit(submission_id, submission.version, submission.lane, countdown=delay, resumed=worker_gone)
     return "retrying"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import stream, views
 
 app_name = "submissions"
 urlpatterns = [
@@ -9,6 +9,9 @@ urlpatterns = [
     path("problems/<slug:slug>/inspect/", views.create, {"kind": "inspect"}, name="inspect"),
     path("submissions/", views.history, name="history"),
     path("submissions/<int:submission_id>/", views.detail, name="detail"),
+    path("submissions/<int:submission_id>/source/", views.source, name="source"),
+    path("submissions/compare/", views.compare, name="compare"),
     path("submissions/<int:submission_id>/status/", views.status, name="status"),
+    path("submissions/<int:submission_id>/events/", stream.events, name="events"),
     path("submissions/<int:submission_id>/cancel/", views.cancel, name="cancel"),
 ]

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from webplatform.catalog.selectors import get_problem, version_opened
 from webplatform.core.http import wants_json
 
-from . import selectors, services
+from . import diffing, selectors, services
 from .models import Submission
 from .presenters import present
 
@@ -27,7 +27,7 @@ def create(request, slug, kind):
     except ValidationError as exc:
         return _refused(request, problem, exc)
     if wants_json(request):
-        return JsonResponse(_status_payload(request, submission), status=201)
+        return JsonResponse(status_payload(request, submission), status=201)
     return redirect("submissions:detail", submission_id=submission.pk)
 
 
@@ -52,7 +52,8 @@ def _refused(request, problem, exc: ValidationError):
     return response
 
 
-def _status_payload(request, submission: Submission) -> dict:
+def status_payload(request, submission: Submission) -> dict:
+    """What the page knows of a grading: polled (``status``) and pushed (``stream.events``) alike."""
     place = selectors.queue_place(submission)
     payload = {
         "id": submission.pk, "kind": submission.kind, "status": submission.status, "verdict": submission.verdict,
@@ -62,6 +63,7 @@ def _status_payload(request, submission: Submission) -> dict:
         "url": reverse("submissions:detail", args=[submission.pk]),
         "status_url": reverse("submissions:status", args=[submission.pk]),
         "cancel_url": reverse("submissions:cancel", args=[submission.pk]),
+        "events_url": reverse("submissions:events", args=[submission.pk]),
     }
     if submission.is_finished:
         payload["result_html"] = render_to_string(
@@ -78,7 +80,7 @@ def cancel(request, submission_id):
     cancelled = services.cancel_submission(user=request.user, submission_id=submission.pk)
     if wants_json(request):
         submission.refresh_from_db()
-        return JsonResponse({**_status_payload(request, submission), "cancelled": cancelled},
+        return JsonResponse({**status_payload(request, submission), "cancelled": cancelled},
                             status=200 if cancelled else 409)
     return redirect("submissions:detail", submission_id=submission.pk)
 
@@ -87,7 +89,7 @@ def cancel(request, submission_id):
 @require_GET
 def status(request, submission_id):
     submission = selectors.get_own_submission(user=request.user, submission_id=submission_id)
-    return JsonResponse(_status_payload(request, submission))
+    return JsonResponse(status_payload(request, submission))
 
 
 @login_required
@@ -97,6 +99,34 @@ def detail(request, submission_id):
     return render(request, "submissions/detail.html", {
         "submission": submission, "result": present(submission),
         "place": selectors.describe_place(selectors.queue_place(submission))})
+
+
+@login_required
+@require_GET
+def source(request, submission_id):
+    """The code of the learner's own attempt, for the problem page's "Load into the editor"."""
+    submission = selectors.get_own_submission(user=request.user, submission_id=submission_id)
+    return JsonResponse({"id": submission.pk, "problem": submission.problem.slug, "source": submission.source})
+
+
+@login_required
+@require_GET
+def compare(request):
+    """Two of the learner's attempts, the older one's code against the newer one's, line by line
+    (``?id=A&id=B``, as the recent attempts' checkboxes send them)."""
+    try:
+        ids = sorted({int(i) for i in request.GET.getlist("id")})
+    except ValueError:
+        ids = []
+    if len(ids) != 2:
+        return render(request, "submissions/compare.html", {"error": "Choose exactly two attempts to compare."},
+                      status=400)
+    older, newer = selectors.own_submissions(user=request.user, ids=ids)
+    lines = diffing.diff_lines(older.source, newer.source)
+    return render(request, "submissions/compare.html", {
+        "older": older, "newer": newer, "lines": lines,
+        "removed": sum(line.change == diffing.REMOVED for line in lines),
+        "added": sum(line.change == diffing.ADDED for line in lines)})
 
 
 @login_required

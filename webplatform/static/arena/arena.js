@@ -77,6 +77,42 @@
     tick();
   }
 
+  // Follows a grading pushed by the server (server-sent events: the verdict shows the moment it
+  // is stored); falls back to polling when the stream breaks or stays silent past its heartbeat,
+  // so the page reaches the verdict either way. Calls onUpdate with every payload, the last one done.
+  var STREAM_SILENCE_MS = 20000; // the server sends the status at least every 15 s
+  function followStatus(urls, onUpdate) {
+    if (!window.EventSource || !urls.events_url) return pollStatus(urls.status_url, onUpdate);
+    var source = new EventSource(urls.events_url);
+    var over = false;
+    var silence = null;
+    function fallBack() {
+      if (over) return;
+      over = true;
+      source.close();
+      clearTimeout(silence);
+      pollStatus(urls.status_url, onUpdate);
+    }
+    function listen() {
+      clearTimeout(silence);
+      silence = setTimeout(fallBack, STREAM_SILENCE_MS);
+    }
+    source.addEventListener("status", function (event) {
+      if (over) return;
+      var data = JSON.parse(event.data);
+      if (data.done) {
+        over = true;
+        source.close();
+        clearTimeout(silence);
+      } else {
+        listen();
+      }
+      onUpdate(data);
+    });
+    source.onerror = fallBack;
+    listen();
+  }
+
   // The status line: the verdict once graded, else the status and the place in the queue.
   function showStatus(el, data) {
     var graded = data.done && data.verdict;
@@ -215,12 +251,13 @@
             cancel.disabled = false;
             cancel.onclick = function () { cancelGrading(answer.payload.cancel_url, cancel); };
           }
-          pollStatus(answer.payload.status_url, function (update) {
+          followStatus(answer.payload, function (update) {
             showStatus(status, update);
             if (update.done) {
               showResult(body, update.result_html);
               release();
               if (cancel) cancel.hidden = true;
+              refreshProblemState(editor);
             }
           });
         })
@@ -255,12 +292,62 @@
     }
   }
 
+  // After a verdict the problem page catches up without a reload: the tick, the solution once
+  // solved, the next problem on the track, the recent attempts (see practice/_after_verdict.html).
+  function refreshProblemState(editor) {
+    var workbench = document.getElementById("workbench");
+    if (!workbench || !workbench.dataset.stateUrl) return;
+    fetch(workbench.dataset.stateUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (response) { return response.json(); })
+      .then(function (state) {
+        var title = document.getElementById("problem-title");
+        if (state.solved && title && !title.querySelector(".solved")) {
+          var tick = document.createElement("span");
+          tick.className = "solved";
+          tick.title = "you solved this problem";
+          tick.textContent = "\u2713 solved";
+          title.append(" ", tick);
+        }
+        var panel = document.getElementById("solution-panel");
+        if (panel) {
+          panel.outerHTML = state.solution_html;
+          enhance(document.getElementById("solution-panel"));
+        }
+        var after = document.getElementById("after-verdict");
+        if (after) {
+          after.innerHTML = state.after_verdict_html;
+          enhance(after);
+          setUpAttempts(editor);
+        }
+      });
+  }
+
+  // "Load" puts an earlier attempt's code back into the editor (after asking: it replaces the draft).
+  function setUpAttempts(editor) {
+    if (!editor) return;
+    var notice = document.getElementById("attempt-loaded");
+    document.querySelectorAll("#after-verdict .load-attempt").forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        var id = button.closest("tr").dataset.attempt;
+        if (!window.confirm("Replace the code in the editor with attempt " + id + "?")) return;
+        fetch(button.dataset.sourceUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+          .then(function (response) { return response.json(); })
+          .then(function (attempt) {
+            editor.setText(attempt.source);
+            if (notice) notice.textContent = "Attempt " + attempt.id + " is in the editor.";
+            editor.focus();
+          });
+      });
+    });
+  }
+
   // The verdict page of a submission still being graded updates itself.
   function setUpLiveResult() {
     var section = document.getElementById("live-result");
     if (!section || !section.dataset.statusUrl) return;
     var status = document.getElementById("status");
-    pollStatus(section.dataset.statusUrl, function (update) {
+    followStatus({ status_url: section.dataset.statusUrl, events_url: section.dataset.eventsUrl }, function (update) {
       showStatus(status, update);
       if (update.done) {
         showResult(document.getElementById("result-body"), update.result_html);
@@ -271,13 +358,15 @@
   }
 
   // Shared with authoring.js.
-  window.Arena = { enhance: enhance, pollStatus: pollStatus };
+  window.Arena = { enhance: enhance, pollStatus: pollStatus, followStatus: followStatus };
 
   document.addEventListener("DOMContentLoaded", function () {
     setUpMenu();
     enhance(document);
     var form = document.getElementById("solve-form");
-    setUpSolveForm(setUpEditor(shortcutsFor(form)));
+    var editor = setUpEditor(shortcutsFor(form));
+    setUpSolveForm(editor);
+    setUpAttempts(editor);
     setUpLiveResult();
   });
 })();

@@ -1,0 +1,192 @@
+"""The grading's status pushed to the page: ``/submissions/<id>/events/`` sends the same payload
+as ``/status/`` (place in line, cancel) as server-sent events until the grading is over; under an
+ASGI server the verdict arrives the moment it is stored (announced on Redis), not at the stream's
+next look."""
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import Client
+from django.db import OperationalError
+from django.urls import reverse
+
+from webplatform.asgi import application
+from webplatform.submissions import services, stream
+
+from .test_pages import finish, submit
+
+
+def events_of(chunks: bytes) -> list[dict]:
+    return [json.loads(line[len("data: "):]) for line in chunks.decode().splitlines() if line.startswith("data: ")]
+
+
+@pytest.mark.django_db
+def test_the_stream_of_a_finished_grading_is_its_status_once(learner_client, learner, dot_policy, broker):
+    submission = submit(learner, dot_policy)
+    finish(submission, "accepted")
+    response = learner_client.get(reverse("submissions:events", args=[submission.pk]))
+    assert response["Content-Type"] == "text/event-stream" and response["Cache-Control"] == "no-cache"
+    sent = events_of(b"".join(response.streaming_content))
+    status = learner_client.get(reverse("submissions:status", args=[submission.pk])).json()
+    assert sent == [status] and status["verdict"] == "accepted" and "result_html" in status
+
+
+@pytest.mark.django_db
+def test_only_its_author_follows_a_grading(client, learner, other_learner, dot_policy, broker):
+    submission = submit(learner, dot_policy)
+    url = reverse("submissions:events", args=[submission.pk])
+    assert client.get(url).status_code == 302  # to the login
+    client.force_login(other_learner)
+    assert client.get(url).status_code == 404
+
+
+class Page:
+    """A browser's event stream through the ASGI application as the server runs it."""
+
+    def __init__(self, path: str, session: str):
+        self.chunks: asyncio.Queue = asyncio.Queue()
+        self.leave = asyncio.Event()
+        self.status = None
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+                 "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+                 "headers": [(b"host", b"testserver"), (b"cookie", f"sessionid={session}".encode())],
+                 "client": ("127.0.0.1", 5000), "server": ("testserver", 80)}
+        self.task = asyncio.ensure_future(application(scope, self.receive, self.send))
+
+    async def receive(self):
+        await self.leave.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message):
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+        else:
+            await self.chunks.put(message.get("body", b""))
+
+    async def events(self, timeout=5.0) -> list[dict]:
+        return events_of(await asyncio.wait_for(self.chunks.get(), timeout))
+
+
+def unlocked(write):
+    """``write()``, again while the in-memory test database answers "table is locked" (SQLite's
+    shared cache says so at once while the stream reads in another thread; a database file, as
+    the site uses, waits instead)."""
+    for _ in range(100):
+        try:
+            return write()
+        except OperationalError as exc:
+            if "locked" not in str(exc):
+                raise
+            time.sleep(0.02)
+    raise AssertionError("the test database stayed locked")
+
+
+def grade_as_accepted(submission) -> None:
+    """What the worker does: claim, then store the verdict."""
+    claimed = unlocked(lambda: services.claim_submission(submission_id=submission.pk, task_id=f"t{submission.pk}"))
+    unlocked(lambda: services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
+                                                  report={"verdict": "accepted", "message": "accepted!"}))
+
+
+def session_of(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_the_verdict_is_pushed_when_stored_with_the_status_payload(learner, bank, broker, monkeypatch):
+    # A look only every 30 s: only the announcement can bring the verdict within the second.
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 30.0)
+    submission = submit(learner, bank["checkpoint_dot_policy"])
+    session = session_of(learner)
+    status = Client()
+    status.force_login(learner)
+    expected = status.get(reverse("submissions:status", args=[submission.pk])).json()
+
+    async def follow():
+        page = Page(reverse("submissions:events", args=[submission.pk]), session)
+        first = await page.events()
+        assert page.status == 200 and first == [expected] and expected["status"] == "queued"
+        assert {"place", "position", "cancel_url", "events_url"} <= set(expected)
+        await asyncio.sleep(0.2)  # the stream is waiting now
+        threads = threading.active_count()
+        await sync_to_async(grade_as_accepted)(submission)
+        started, seen = time.monotonic(), []
+        while not (seen and seen[-1]["done"]):
+            seen += await page.events()
+        waited = time.monotonic() - started
+        await asyncio.wait_for(page.task, 5)  # the stream ends with the grading
+        return seen, waited, threads
+
+    seen, waited, _ = asyncio.run(follow())
+    assert seen[-1]["verdict"] == "accepted" and "result_html" in seen[-1]
+    assert waited < 1.5, f"the verdict came after {waited:.2f} s: not pushed"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_waiting_learners_hold_no_thread_and_a_closed_page_ends_its_stream(
+        make_user, bank, broker, monkeypatch):
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 30.0)
+    learners = [make_user(f"waiting{i}") for i in range(40)]
+    waiting = [(submit(u, bank["checkpoint_dot_policy"]), session_of(u)) for u in learners]
+
+    async def follow():
+        before = threading.active_count()
+        pages = [Page(reverse("submissions:events", args=[s.pk]), session) for s, session in waiting]
+        for page in pages:
+            assert (await page.events())[0]["status"] == "queued"
+        await asyncio.sleep(0.5)
+        during = threading.active_count()
+        for page in pages:
+            page.leave.set()  # the learner closes the page
+        await asyncio.wait_for(asyncio.gather(*(page.task for page in pages)), 5)
+        return before, during
+
+    before, during = asyncio.run(follow())
+    # the loop's thread pool (bounded, shared by all) may have grown; one thread per learner would be 40
+    assert during - before < 10, (before, during)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_a_visitor_or_another_learner_gets_no_stream(learner, other_learner, bank, broker):
+    submission = submit(learner, bank["checkpoint_dot_policy"])
+    path = reverse("submissions:events", args=[submission.pk])
+
+    async def answer(session):
+        page = Page(path, session)
+        await asyncio.wait_for(page.task, 5)
+        return page.status
+
+    assert asyncio.run(answer("")) == 403
+    assert asyncio.run(answer(session_of(other_learner))) == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_a_look_that_meets_a_database_error_is_tried_again(learner, bank, broker, monkeypatch):
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 30.0)
+    submission = submit(learner, bank["checkpoint_dot_policy"])
+    real, failures = stream.selectors.get_own_submission, []
+    session = session_of(learner)
+
+    def flaky(**kwargs):
+        if len(failures) < 2:  # the look after the verdict and the next: the database is away
+            failures.append(kwargs["submission_id"])
+            raise OperationalError("the database is away")
+        return real(**kwargs)
+
+    async def follow():
+        page = Page(reverse("submissions:events", args=[submission.pk]), session)
+        assert (await page.events())[0]["status"] == "queued"
+        await asyncio.sleep(0.3)  # the stream is waiting now
+        monkeypatch.setattr(stream.selectors, "get_own_submission", flaky)
+        await sync_to_async(grade_as_accepted)(submission)
+        seen = []
+        while not (seen and seen[-1]["done"]):
+            seen += await page.events()
+        return seen
+
+    assert asyncio.run(follow())[-1]["verdict"] == "accepted" and len(failures) == 2

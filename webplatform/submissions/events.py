@@ -1,0 +1,140 @@
+"""A grading's status, pushed to the page that waits for it.
+
+Every change a learner waits for (claimed, graded, failed back to the queue, cancelled) is
+announced on one Redis pub/sub channel, after its transaction commits, as the submission's id.
+Each web process listens on that channel with ONE connection (``Listener``) and wakes the
+streams waiting for that id: a waiting learner costs an open socket and a few objects in the
+event loop, not a thread or a Redis connection.
+
+What a stream sends is read from the database, never from the announcement, which only says
+"look again": an announcement lost (Redis away, a change no service announced, the place in line
+moving as other gradings start) is caught by the stream's own look every ``RECHECK_S`` seconds.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+
+import redis
+import redis.asyncio
+from django.db import transaction
+
+from webplatform.celery import app
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "arena:grading-status"
+TIMEOUT_S = 2.0
+RECONNECT_S = 2.0
+
+_publishers: dict[str, redis.Redis] = {}  # the broker's URL -> a client (a pool, shared by threads)
+_publishers_lock = threading.Lock()
+
+
+def _client() -> redis.Redis:
+    """A client of the broker's Redis (the channel lives beside the queues)."""
+    url = app.conf.broker_url
+    with _publishers_lock:
+        if url not in _publishers:
+            _publishers[url] = redis.Redis.from_url(url, socket_connect_timeout=TIMEOUT_S, socket_timeout=TIMEOUT_S)
+        return _publishers[url]
+
+
+def announce(submission_id: int) -> None:
+    """Wakes the streams waiting for this submission, once the current transaction commits (a
+    stream that looks earlier would still read the old row). Never fails the write: without
+    Redis the streams find the change on their next look."""
+    def publish():
+        try:
+            _client().publish(CHANNEL, str(submission_id))
+        except (redis.RedisError, OSError) as exc:
+            log.warning("could not announce submission %s: %s", submission_id, exc)
+
+    transaction.on_commit(publish)
+
+
+class Listener:
+    """One subscription per process (per event loop) to ``CHANNEL``, fanned out to the streams
+    watching each id."""
+
+    def __init__(self):
+        self.watchers: dict[int, set[asyncio.Event]] = {}
+        self.task: asyncio.Task | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.subscribed: asyncio.Event | None = None
+        self.queue_moved = asyncio.Event()  # replaced at every announcement: whoever waits on it wakes
+
+    @contextlib.asynccontextmanager
+    async def watch(self, submission_id: int):
+        """An event set by every announcement of ``submission_id`` while the block runs. Entered
+        once the subscription is confirmed (or after ``TIMEOUT_S`` without Redis): a look taken
+        inside the block, after clearing the event, misses no change."""
+        self._ensure_running()
+        try:
+            await asyncio.wait_for(self.subscribed.wait(), TIMEOUT_S)
+        except asyncio.TimeoutError:
+            pass  # Redis is away: the stream's own looks carry it
+        woke = asyncio.Event()
+        self.watchers.setdefault(submission_id, set()).add(woke)
+        try:
+            yield woke
+        finally:
+            watching = self.watchers.get(submission_id)
+            if watching is not None:
+                watching.discard(woke)
+                if not watching:
+                    del self.watchers[submission_id]
+
+    async def next_change(self, woke: asyncio.Event, *, queued: bool, timeout: float) -> bool:
+        """Waits for ``woke`` (the grading's own announcement: True), or while ``queued`` for any
+        announcement (a grading ahead started or ended: the place in line moved), or ``timeout``."""
+        waits = [asyncio.ensure_future(woke.wait())]
+        if queued:
+            waits.append(asyncio.ensure_future(self.queue_moved.wait()))
+        try:
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+        return woke.is_set()
+
+    def _ensure_running(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.loop is not loop:
+            self.loop, self.subscribed, self.queue_moved = loop, asyncio.Event(), asyncio.Event()
+            self.task = loop.create_task(self._listen())
+
+    async def _listen(self) -> None:
+        while True:
+            client = redis.asyncio.Redis.from_url(app.conf.broker_url, socket_connect_timeout=TIMEOUT_S)
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.subscribe(CHANNEL)
+                    async for message in pubsub.listen():
+                        if message["type"] == "subscribe":
+                            self.subscribed.set()
+                        elif message["type"] == "message":
+                            self._wake(message["data"])
+            except asyncio.CancelledError:
+                raise
+            except (redis.RedisError, OSError) as exc:
+                log.warning("grading status channel lost (%s); listening again in %.0f s", exc, RECONNECT_S)
+            finally:
+                self.subscribed.clear()
+                await client.aclose()
+            await asyncio.sleep(RECONNECT_S)
+
+    def _wake(self, data) -> None:
+        try:
+            submission_id = int(data)
+        except (TypeError, ValueError):
+            return
+        for woke in self.watchers.get(submission_id, ()):
+            woke.set()
+        moved, self.queue_moved = self.queue_moved, asyncio.Event()
+        moved.set()
+
+
+listener = Listener()

@@ -1,0 +1,173 @@
+"""A grading's status as server-sent events, from the first look until it is finished (``event:
+status``, the same payload as ``/status/``, place in line and cancel included), so that the page
+shows the verdict the moment it is stored instead of at its next poll.
+
+Under the ASGI server (gunicorn's ``asgi`` worker in ``make run`` and compose), ``webplatform.asgi``
+hands ``/submissions/<id>/events/`` to ``serve`` here before Django's handler: a plain ASGI
+coroutine, because Django's handler keeps a thread for each request until its response ends (its
+``ThreadSensitiveContext``), which for a stream is the whole wait. ``serve`` sleeps on
+``events.listener`` (one Redis subscription per process) and borrows a thread of the loop's pool
+only for the moment it reads the row: a waiting learner holds an open socket, not a thread.
+
+Under a WSGI server (``runserver``, the tests' live server) the Django view ``events`` sends the
+same events from a generator that looks every ``WSGI_LOOK_S`` and holds its thread meanwhile:
+fine for one developer, not for a class.
+
+The stream sends the current status at least every ``HEARTBEAT_S``: the page falls back to
+polling when it hears nothing for longer, or when the stream breaks.
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import re
+import time
+from importlib import import_module
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth import get_user
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.handlers.asgi import ASGIRequest
+from django.db import DatabaseError, close_old_connections
+from django.http import Http404, StreamingHttpResponse
+from django.views.decorators.http import require_GET
+
+from . import selectors
+from .events import listener
+from .views import status_payload
+
+log = logging.getLogger(__name__)
+
+PATH = re.compile(r"/submissions/(\d+)/events/")
+QUEUE_LOOK_S = 2.0  # a queued grading's place is looked at again at most this often, when the queue moves
+HEARTBEAT_S = 15.0  # and every stream looks (and sends) at least this often, whatever was announced
+MAX_STREAM_S = 600.0  # then the browser's EventSource opens a new one by itself
+WSGI_LOOK_S = 0.2
+DATABASE_RETRY_S = 0.5
+HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
+           (b"x-accel-buffering", b"no")]  # a proxy in front must pass each event on at once
+
+
+def _event(payload: dict) -> bytes:
+    return f"event: status\ndata: {json.dumps(payload)}\n\n".encode()
+
+
+def _look(request, submission_id: int) -> dict:
+    return status_payload(request, selectors.get_own_submission(user=request.user, submission_id=submission_id))
+
+
+def _in_pool(function):
+    """``function`` in a thread of the event loop's pool, which no request start or end passes
+    through: its database connection is closed after it once past its age, as a request would."""
+    def run(*args):
+        close_old_connections()
+        try:
+            return function(*args)
+        finally:
+            close_old_connections()
+    return sync_to_async(run, thread_sensitive=False)
+
+
+def _open(scope, submission_id: int):
+    """The request as Django sees it (session, user) and the first look; PermissionDenied for a
+    visitor, Http404 for a grading not theirs."""
+    request = ASGIRequest(scope, io.BytesIO())
+    engine = import_module(settings.SESSION_ENGINE)
+    request.session = engine.SessionStore(request.COOKIES.get(settings.SESSION_COOKIE_NAME))
+    request.user = get_user(request)
+    if not request.user.is_authenticated:
+        raise PermissionDenied
+    return request, _look(request, submission_id)
+
+
+async def _pushed(request, submission_id: int, first: dict):
+    """The events after ``first``: a look when the grading is announced; while it is queued, also
+    when the queue moves (at most every ``QUEUE_LOOK_S``); and every ``HEARTBEAT_S`` regardless."""
+    look = _in_pool(_look)
+    last, looked, sent, started = first, time.monotonic(), time.monotonic(), time.monotonic()
+    failed = False
+    async with listener.watch(submission_id) as woke:
+        while not last["done"] and time.monotonic() - started < MAX_STREAM_S:
+            if not failed:
+                own = await listener.next_change(woke, queued=last["status"] == "queued", timeout=HEARTBEAT_S)
+                if not own:
+                    await asyncio.sleep(max(0.0, looked + QUEUE_LOOK_S - time.monotonic()))
+            woke.clear()  # before the look: an announcement during it wakes the next wait
+            try:
+                payload, looked, failed = await look(request, submission_id), time.monotonic(), False
+            except DatabaseError as exc:  # a database that is busy or away: look again shortly
+                log.warning("event stream of submission %s: %s", submission_id, exc)
+                failed = True
+                await asyncio.sleep(DATABASE_RETRY_S)
+                continue
+            if payload != last or looked - sent >= HEARTBEAT_S:
+                last, sent = payload, looked
+                yield _event(payload)
+
+
+async def _plain(send, status: int, text: str) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+    await send({"type": "http.response.body", "body": text.encode()})
+
+
+async def serve(scope, receive, send, submission_id: int) -> None:
+    """The ASGI endpoint (see the module's docstring)."""
+    if scope["method"] != "GET":
+        return await _plain(send, 405, "GET only")
+    try:
+        request, first = await _in_pool(_open)(scope, submission_id)
+    except PermissionDenied:
+        return await _plain(send, 403, "Log in to follow a grading.")
+    except Http404:
+        return await _plain(send, 404, "No such submission.")
+    except DatabaseError as exc:
+        log.warning("event stream of submission %s: %s", submission_id, exc)
+        return await _plain(send, 503, "The database is unavailable; the page polls meanwhile.")
+
+    async def stream():
+        await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+        await send({"type": "http.response.body", "body": b"retry: 1000\n" + _event(first), "more_body": True})
+        async for chunk in _pushed(request, submission_id, first):
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def left():
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    tasks = [asyncio.ensure_future(stream()), asyncio.ensure_future(left())]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if not task.cancelled() and task.exception() and not isinstance(task.exception(), OSError):
+                raise task.exception()
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+def _looked(request, submission_id: int, first: dict):
+    last, sent, started = first, time.monotonic(), time.monotonic()
+    yield b"retry: 1000\n" + _event(first)
+    while not last["done"] and time.monotonic() - started < MAX_STREAM_S:
+        time.sleep(WSGI_LOOK_S)
+        payload = _look(request, submission_id)
+        if payload != last or time.monotonic() - sent >= HEARTBEAT_S:
+            last, sent = payload, time.monotonic()
+            yield _event(payload)
+
+
+@login_required
+@require_GET
+def events(request, submission_id):
+    """The same stream under a WSGI server (see the module's docstring)."""
+    response = StreamingHttpResponse(_looked(request, submission_id, _look(request, submission_id)),
+                                     content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response

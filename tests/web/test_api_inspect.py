@@ -32,8 +32,9 @@ def test_an_inspection_through_the_api_reports_what_the_code_saves_without_a_ver
     data = api.get(f"/submissions/{body['id']}").json()
     assert data["done"] and data["verdict"] is None and data["result"]["verdict"] is None
     result = data["result"]
-    assert [r["saved_value"] for r in result["residuals"]] == [
-        "argument w1", "argument w2", "argument x", "output of dot_general", "output of dot_general"]
+    assert [r["saved_value"] for r in result["residuals"]] == [  # in the learner's own terms
+        "argument w1 (an input, kept)", "argument w2 (an input, kept)", "argument x (an input, kept)",
+        "`jnp.dot(x, w1)` (dot)", "`jnp.dot(y, w2)` (dot)"]
     assert not any(r["offending"] or r["missing"] for r in result["residuals"])
     assert result["required_residuals"] == []  # nothing to compare with: no reference is read
     assert [(c["policy"], c["depth"]) for c in result["checkpoints"]] == [("dots_with_no_batch_dims_saveable", 0)]

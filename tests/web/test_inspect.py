@@ -38,7 +38,7 @@ def test_inspect_goes_through_the_quick_lane_and_shows_what_the_code_saves(
     assert (inspection.status, inspection.verdict) == ("done", "")
     html = learner_client.get(reverse("submissions:status", args=[inspection.pk])).json()["result_html"]
     assert "inspected" in html and "no verdict" in html
-    assert 'id="residual-table"' in html and "output of relu" in html  # what it saves, without a checkpoint
+    assert 'id="residual-table"' in html and "jax.nn.relu(x @ w1)` (relu)" in html  # what it saves, in their terms
     assert "required-residual-table" not in html and "!!" not in html  # nothing is judged
     assert '<svg xmlns="http://www.w3.org/2000/svg" class="memory-picture"' in html
     assert re.search(r"<title id=\"memory-yours-title\">Your gradient step&#x27;s memory</title>", html)

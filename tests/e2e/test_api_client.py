@@ -83,7 +83,7 @@ def test_the_client_inspects_before_submitting(site, token, home):
     lines = looked.stdout.splitlines()
     assert lines[0].endswith("(inspection, first sample case): inspected (no verdict)")
     assert "Saved for the backward pass: 3584 bytes." in looked.stdout
-    assert sum("output of dot_general" in line for line in lines) == 2 and "!!" not in looked.stdout
+    assert sum("` (@)" in line for line in lines) == 2  # the two products, as written and "!!" not in looked.stdout
     assert "policy dots_with_no_batch_dims_saveable" in looked.stdout
     assert "peak" in looked.stdout and "the backward pass recomputes" in looked.stdout
     inspection = site.submission(int(looked.stdout.split("The result page: ")[1].split("/submissions/")[1].strip("/\n ")))

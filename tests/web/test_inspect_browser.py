@@ -38,7 +38,7 @@ def test_a_learner_inspects_sees_what_the_code_saves_and_the_picture_then_fixes_
         "verdict and without counting as a submission.")
     inspect(page, learner, no_checkpoint_source())
     body = page.locator("#result-body")
-    expect(body.locator("#residual-table")).to_contain_text("output of relu")  # saved: no checkpoint
+    expect(body.locator("#residual-table")).to_contain_text("jax.nn.relu(x @ w1)` (relu)")  # saved: no checkpoint, in their terms
     expect(body.locator("#required-residual-table")).to_have_count(0)
     picture = body.locator("svg#memory-yours")
     expect(picture).to_be_visible()

@@ -103,7 +103,9 @@ def test_scans_of_scans_are_judged_by_their_peak_and_their_nesting():
     assert flat.verdict == "policy_violation"
     assert "nested 1 level(s) deep" in flat.message and "peaks at" in flat.message
     lopsided = grade_packaged("scan_of_scans", "policy_violation/two_big_blocks.py")
-    assert lopsided.verdict == "policy_violation" and lopsided.message.startswith("case sample-64-steps: your gradient step peaks at")
+    assert lopsided.verdict == "policy_violation" and lopsided.message.startswith(
+        "case sample-64-steps: Your gradient step holds more memory at once than this problem allows. "
+        "Your gradient step peaks at")  # the cause, then its figure
 
 
 @pytest.mark.parametrize("relative, line", [("runtime_error/no_compile_time_eval.py", 11),
@@ -116,7 +118,7 @@ def test_a_branch_on_a_recorded_value_is_told_where(relative, line):
 
 def test_a_numpy_table_is_listed_as_a_kept_constant_and_refused_for_what_the_checkpoint_lacks():
     report = grade_packaged("recompute_constants", "policy_violation/numpy_table.py")
-    assert report.verdict == "policy_violation" and "must enclose 1 iota" in report.message
+    assert report.verdict == "policy_violation" and "must enclose 1 `jnp.arange` table(s); yours encloses 0" in report.message  # as written, not iota
     assert any(r.kind == "constant" and r.shape == [6, 6] for r in report.residuals)
     outside = grade_packaged("recompute_constants", "policy_violation/table_outside.py")
     assert outside.verdict == "policy_violation"

@@ -190,3 +190,30 @@ def test_under_asgi_a_look_that_meets_a_database_error_is_tried_again(learner, b
         return seen
 
     assert asyncio.run(follow())[-1]["verdict"] == "accepted" and len(failures) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_announcement_never_holds_the_write_that_makes_it(monkeypatch):
+    """A Redis that is away blocks a publish for its timeouts and retries; a worker held there
+    between its claim and its first heartbeat had its claim taken for dead and graded twice."""
+    from django.db import transaction
+
+    from webplatform.submissions import events
+
+    released, published = threading.Event(), []
+
+    class AwayRedis:
+        def publish(self, channel, message):
+            released.wait(10)  # as a publish to an unreachable Redis does, for seconds
+            published.append((channel, message))
+
+    monkeypatch.setattr(events, "_client", lambda: AwayRedis())
+    with transaction.atomic():
+        events.announce(41)
+        events.announce(42)
+    assert published == []  # the commit returned while the publish still waits
+    released.set()
+    deadline = time.monotonic() + 10
+    while len(published) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert published == [(events.CHANNEL, "41"), (events.CHANNEL, "42")]  # in order, once Redis answers

@@ -141,7 +141,7 @@ def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[s
                              f"problem requires {required}.",
                      f"Try: policy={_spelled(rules)} on that jax.checkpoint.")
     if keepers:
-        return Cause(POLICY, f"Some of your saved values are {keepers[0]}.",
+        return Cause(POLICY, f"In your program, {keepers[0]}.",
                      f"Try: only one jax.checkpoint, with policy={_spelled(rules)}, around that computation "
                      f"(a checkpoint nested in it with another policy decides for the values it makes).")
     return None

@@ -67,11 +67,17 @@ def test_the_entry_point_runs_once_per_case():
 
 def test_a_device_residual_under_the_required_offloading_policy_is_refused_for_its_memory():
     """The required policy is named and encloses everything; only where the products are kept
-    tells it apart, and that is what the message says first."""
+    tells it apart. The message says first which checkpoint kept them, then where each is kept."""
     path = CASES_DIR / "offload_dots_to_host" / "policy_violation" / "offload_inside_device_keeper.py"
     report = grade(problem("offload_dots_to_host"), path.read_text(), samples_only=True)
     assert report.verdict == "policy_violation"
-    assert report.message.startswith("case sample-1: f32[8,16] output of dot_general at line 18: saved on the device; "
-                                     "the offload_dot_with_no_batch_dims policy offloads it to pinned_host")
+    assert report.cause == ("In your program, f32[8,16] from `x @ w1` (@) at line 18 is kept by the jax.checkpoint "
+                            "(line 24) with dots_with_no_batch_dims_saveable, not by one with "
+                            "policy=offload_dot_with_no_batch_dims('device', 'pinned_host').")
+    assert report.message.startswith("case sample-1: " + report.cause)
+    differences = report.message.split("Differences: ")[1]
+    assert differences.startswith("f32[8,16] from `x @ w1` (@) at line 18: saved on the device; "
+                                  "the offload_dot_with_no_batch_dims policy offloads it to pinned_host")
+    assert "`hidden @ w2` (@) at line 19: saved on the device" in differences
     assert [r.memory for r in report.residuals if r.offending] == ["device", "device"]
     assert report.host_residual_bytes == 0 and report.reference_host_residual_bytes == 640

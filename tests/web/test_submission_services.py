@@ -171,8 +171,10 @@ def _claimed(user, problem, task_id):
 
 
 def _sweep_twice():
-    """A first sweep only notes its time (after a gap it releases nothing); the second acts."""
-    services.sweep()
+    """A sweep while the sweeps have been running all along (the last one a second ago): after a
+    gap, or on the first run ever, it would release nothing and give every claim a fresh timeout."""
+    from webplatform.submissions.models import Sweep
+    Sweep.objects.update_or_create(pk=1, defaults={"last_run_at": timezone.now() - timedelta(seconds=1)})
     return services.sweep()
 
 
@@ -212,10 +214,26 @@ def test_after_a_gap_in_the_sweeps_no_claim_is_released_until_heartbeats_could_r
     _age(running, "heartbeat_at", 21)
     first = services.sweep()
     assert first.claims_checked is False and first.released == []
+    # The sweeps sent during the outage run back to back: the next one, at once, leaves the claim
+    # to its worker too (it was retrying its claim or its verdict while the database was away).
+    assert services.sweep().released == []
     services.heartbeat(submission_id=running.pk, attempt=1)  # its worker beats again
     assert services.sweep().released == []
     running.refresh_from_db()
     assert running.status == Status.RUNNING
+
+
+def test_after_a_gap_a_claim_whose_worker_never_beats_again_is_released_a_timeout_later(
+        learner, dot_policy, broker, settings):
+    settings.GRADING = {**settings.GRADING, "CLAIM_TIMEOUT_S": 10, "SWEEP_GAP_S": 6}
+    services.sweep()
+    from webplatform.submissions.models import Sweep
+    Sweep.objects.update(last_run_at=timezone.now() - timedelta(seconds=21))  # the outage
+    dead = _claimed(learner, dot_policy, "m1")
+    _age(dead, "heartbeat_at", 21)
+    assert services.sweep().released == [] and services.sweep().released == []
+    _age(dead, "heartbeat_at", 11)  # a whole timeout after the database came back, still silent
+    assert services.sweep(now=timezone.now()).released == [dead.pk]
 
 
 def test_the_sweep_gives_up_with_internal_error_after_the_last_attempt(learner, dot_policy, broker, settings):

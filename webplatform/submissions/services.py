@@ -454,8 +454,10 @@ def sweep(*, now: datetime | None = None) -> SweepResult:
     Duplicate messages are harmless: only one claim of a queued submission succeeds.
 
     After a gap in the sweeps (the database was away, so no heartbeat could be written either)
-    this run only notes the time: it releases claims from the next run on, once their workers
-    have had a period to beat again."""
+    this run releases nothing and counts every running claim as having beaten now: its worker
+    gets a whole ``CLAIM_TIMEOUT_S`` to beat again. Counting runs would not do: the sweeps beat
+    sent during the outage all run back to back once the database is back, and the second one,
+    milliseconds later, took a grading whose claim had just been retried for a dead worker's."""
     config = _grading_settings()
     now = now or timezone.now()
     result = SweepResult()
@@ -464,7 +466,9 @@ def sweep(*, now: datetime | None = None) -> SweepResult:
         gap = state.last_run_at is None or now - state.last_run_at > timedelta(seconds=config["SWEEP_GAP_S"])
         Sweep.objects.filter(pk=1).update(last_run_at=now, runs=F("runs") + 1)
     result.claims_checked = not gap
-    if not gap:
+    if gap:
+        Submission.objects.filter(status=Status.RUNNING, heartbeat_at__lt=now).update(heartbeat_at=now)
+    else:
         stale = Submission.objects.filter(
             status=Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=config["CLAIM_TIMEOUT_S"]))
         for sid, attempt in stale.values_list("id", "attempts"):

@@ -69,6 +69,12 @@ class Residual:
     def offloaded(self) -> bool:
         return self.memory != DEVICE
 
+    def expression(self) -> tuple | None:
+        """The expression of the learner's code that made it, as a key: the values one expression
+        made (a derivative rule's several) are shown as one row, in messages and tables alike.
+        None: a value shown on its own (an argument, a name, or one read before learner terms)."""
+        return (self.line, self.expr, self.stacked) if self.kind == "primitive" and self.expr else None
+
     def origin(self) -> str:
         """Where it comes from, as a table's cell: "argument w1 (an input, kept)", "jax.nn.relu(x @ w1) (relu)"."""
         if self.kind == "argument":

@@ -22,7 +22,7 @@ from .rules import policy_as_written
 # Which structure checks (``rules.STRUCTURE_CHECKS``, by name) a cause already says.
 NO_CHECKPOINT, HAND_WRITTEN, POLICY, OUTSIDE, STRUCTURE, BYTES, COST = (
     "no_checkpoint", "hand_written", "policy", "outside", "structure", "bytes", "cost")
-_SAYS = {NO_CHECKPOINT: ("_has_checkpoint",), HAND_WRITTEN: ("_no_hand_written_derivative",),
+_SAYS = {NO_CHECKPOINT: ("_has_checkpoint", "_min_checkpoints"),  # none at all: fewer than required, said HAND_WRITTEN: ("_no_hand_written_derivative",),
          POLICY: ("_uses_policy",), OUTSIDE: ("_encloses",)}
 
 
@@ -262,7 +262,7 @@ def groups(rows: list[ResidualRow], missing: list[ResidualRow]) -> list[Group]:
     for is_missing, items in ((False, [r for r in rows if r.offending]), (True, missing)):
         by_key: dict = {}
         for r in items:
-            key = (r.line, r.expr, r.reason) if r.kind == "primitive" and r.expr else id(r)
+            key = (r.expression(), r.reason) if r.expression() else id(r)
             by_key.setdefault(key, []).append(r)
         found += sorted((Group(g, is_missing) for g in by_key.values()), key=lambda g: -g.bytes)
     return found

@@ -62,6 +62,18 @@ class Source:
     def line(self, number: int | None) -> str:
         return self.lines[number - 1].strip() if number and 1 <= number <= len(self.lines) else ""
 
+    def value_on(self, number: int | None) -> str:
+        """What the statement on a line computes: ``y @ w2`` of ``return y @ w2`` or of ``z = y @ w2``
+        (a learner reads the value, not the statement); the line itself where there is no such value."""
+        if self.tree is not None and number:
+            for node in ast.walk(self.tree):
+                if isinstance(node, (ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)) \
+                        and node.lineno == number and node.value is not None:
+                    segment = ast.get_source_segment(self.text, node.value)
+                    if segment:
+                        return " ".join(part.strip() for part in segment.splitlines())
+        return self.line(number)
+
     def on_line(self, number: int):
         """The expressions that start on a line, outermost first."""
         if self.tree is None:
@@ -101,7 +113,7 @@ def in_terms(residual: Residual, source: Source) -> Residual:
     expr = source.segment(residual.span) if residual.span else ""
     op = operation(_parsed(expr)) if expr else ""
     if not expr and residual.line:
-        expr = source.line(residual.line)
+        expr = source.value_on(residual.line)
     if not op and residual.what in source.names:  # a function of theirs (custom_jvp), or jnp.exp...
         op = residual.what
     return replace(residual, expr=_short(expr), op=op, in_terms=True)
@@ -140,8 +152,8 @@ def _doing(primitive: str, line: int | None, source: Source) -> tuple[str, str]:
     for node in source.on_line(line):
         op = operation(node)
         if op in written:
-            return ast.get_source_segment(source.text, node) or source.line(line), op
-    return source.line(line), ""
+            return ast.get_source_segment(source.text, node) or source.value_on(line), op
+    return source.value_on(line), ""
 
 
 def names_written(source: str) -> set[str]:

@@ -390,9 +390,9 @@ def step_cost(derivative, xla: bool = False, filename: str | None = None) -> dic
 
     inputs = [structs(derivative.fwd.in_avals), structs(derivative.output_avals)]
     program = _make_jaxpr(step)(*inputs).jaxpr
-    found = {"flops": float(_count_flops(program)), "peak_bytes": int(_peak_live_bytes(program)),
-             "revision": COST_REVISION}
-    timeline = step_timeline(derivative, program, filename)
+    timeline, peak = step_timeline(derivative, program, filename)
+    found = {"flops": float(_count_flops(program)), "revision": COST_REVISION,
+             "peak_bytes": int(peak if timeline is not None else _peak_live_bytes(program))}  # one walk, not two
     if timeline is not None:
         found["timeline"] = timeline
     if xla:
@@ -407,17 +407,17 @@ def step_cost(derivative, xla: bool = False, filename: str | None = None) -> dic
     return found
 
 
-def step_timeline(derivative, program, filename: str | None) -> dict | None:
+def step_timeline(derivative, program, filename: str | None) -> tuple[dict | None, int]:
     """The memory of one gradient step over time, as ``_peak_live_bytes`` counts it: per operation
     run (forward, then backward; inside calls and checkpoints, their operations), the bytes alive
     while it runs, its line, and whether it recomputes; per saved residual, where it is made and
     where the backward pass reads it. The wire form of ``judge.evidence.Timeline``.
 
-    None where the step's program does not line up with the forward and backward programs (it
-    is traced from them, one equation for each)."""
+    With the peak that walk found. (None, 0) where the step's program does not line up with the
+    forward and backward programs (it is traced from them, one equation for each)."""
     fwd, bwd = derivative.fwd.jaxpr, derivative.bwd.jaxpr
     if len(program.eqns) != len(fwd.eqns) + len(bwd.eqns):
-        return None
+        return None, 0
     originals = list(fwd.eqns) + list(bwd.eqns)
     line_of = (lambda eqn: _line_of(eqn.source_info, filename)) if filename else (lambda eqn: None)
     made_by = {v: (k, q) for k, eqn in enumerate(fwd.eqns) for q, v in enumerate(eqn.outvars)}
@@ -437,7 +437,7 @@ def step_timeline(derivative, program, filename: str | None) -> dict | None:
     marks[n_in:] = [frozenset({"t"})] * (len(program.invars) - n_in)
     trace = _Trace([line_of(e) for e in originals], len(fwd.eqns),
                    {v: frozenset(m) for v, m in residual_of.items()}, line_of)
-    _peak_live_bytes(program, trace, 0, marks)
+    peak = _peak_live_bytes(program, trace, 0, marks)
     starts = [trace.ranges[k][0] for k in range(len(fwd.eqns), len(program.eqns)) if k in trace.ranges]
     backward_from = min(starts) if starts else len(trace.steps)
     residuals = []
@@ -448,7 +448,7 @@ def step_timeline(derivative, program, filename: str | None) -> dict | None:
         used = [u for u in trace.uses.get(i, []) if u >= backward_from]  # read by the backward pass
         residuals.append([i, var_bytes(v), made, min(used) if used else None, max(used) if used else None])
     return {"steps": trace.steps, "residuals": residuals, "backward_from": backward_from,
-            "start_bytes": int(sum(var_bytes(v) for v in program.invars[:n_in]))}
+            "start_bytes": int(sum(var_bytes(v) for v in program.invars[:n_in]))}, peak
 
 
 def xla_operations(analysis: dict) -> float:

@@ -96,7 +96,7 @@ def residual_rows(residuals: list[Residual], marked: bool = True, missing: bool 
     for r in residuals:
         offending = (getattr(r, "offending", False) or missing) if marked else False
         reason = getattr(r, "reason", "") if marked else ""
-        key = (r.line, r.expr, r.stacked, offending, reason) if r.kind == "primitive" and r.expr else id(r)
+        key = (r.expression(), offending, reason) if r.expression() else id(r)
         groups.setdefault(key, []).append((r, offending, reason))
     rows = []
     for members in groups.values():

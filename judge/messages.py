@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import policy_names, verdicts
+from . import policy_names, saved_values, verdicts
 from .evidence import (DEVICE, MEMORY_KINDS, POLICY_ORIGINS, Aval, Checkpoint, Cost, CustomDerivative, OnPath, Residual,
                        Span, Step, Structure, Timeline)
+from .saved_values import SavedValue
 
 FILENAME = "submission.py"  # the name the submission's code has in the child (tracebacks, lines)
 VERIFY = "verify"  # a request's "mode": the verifier's; a submission's child's has none
@@ -128,6 +129,7 @@ class TracedCase:
     grads: list[np.ndarray] = field(default_factory=list)
     hidden_value: list[np.ndarray] = field(default_factory=list)
     hidden_grads: list[np.ndarray] = field(default_factory=list)
+    saved: list[SavedValue] = field(default_factory=list)  # the residuals' values, as the verifier saw them
 
     def to_wire(self) -> dict:
         """As the expected results' cache stores it (``judge.expected``)."""
@@ -140,7 +142,8 @@ class TracedCase:
         if self.cost is not None:
             found["cost"] = self.cost.to_dict()
         return found | {"residual_types": [a.to_dict() for a in self.residual_types], "value": self.value,
-                        "grads": self.grads, "hidden_value": self.hidden_value, "hidden_grads": self.hidden_grads}
+                        "grads": self.grads, "hidden_value": self.hidden_value, "hidden_grads": self.hidden_grads,
+                        "saved": [v.to_wire() for v in self.saved]}
 
     @classmethod
     def from_wire(cls, data: dict) -> TracedCase:
@@ -151,6 +154,7 @@ class TracedCase:
             case.residual_types = [_aval(a, sized=True) for a in data["residual_types"]]
             for key in ("value", "grads", "hidden_value", "hidden_grads"):
                 setattr(case, key, _arrays(data.get(key)))
+            case.saved = _saved(data.get("saved"), len(case.residual_types))
         return case
 
 
@@ -170,6 +174,7 @@ class VerifiedCase:
     grads: list[np.ndarray] = field(default_factory=list)
     hidden_value: list[np.ndarray] = field(default_factory=list)
     hidden_grads: list[np.ndarray] = field(default_factory=list)
+    saved: list[SavedValue] = field(default_factory=list)
 
 
 @dataclass
@@ -211,6 +216,7 @@ def parse_verify_response(message: dict, names: list[str]) -> VerifyResponse:
             found.residuals = _avals(case.get("residuals"), sized=True)
             for key in ("value", "grads", "hidden_value", "hidden_grads"):
                 setattr(found, key, _arrays(case.get(key)))
+            found.saved = _saved(case.get("saved"), len(found.residuals))
         cases.append(found)
     return VerifyResponse(None, checked, cases)
 
@@ -241,6 +247,15 @@ def _is_program(value) -> bool:
 def _arrays(items) -> list[np.ndarray]:
     _expect(isinstance(items, list) and all(isinstance(a, np.ndarray) for a in items), "arrays")
     return items
+
+
+def _saved(items, count: int) -> list[SavedValue]:
+    """One fingerprint per residual the program returns."""
+    _expect(isinstance(items, list) and len(items) == count, "saved values")
+    try:
+        return [saved_values.from_wire(v) for v in items]
+    except ValueError:
+        raise Malformed("malformed saved values") from None
 
 
 def _shape(value) -> list[int]:

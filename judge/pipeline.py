@@ -131,6 +131,7 @@ def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs
         case.residual_types = found.residuals
         case.value, case.grads = found.value, found.grads
         case.hidden_value, case.hidden_grads = found.hidden_value, found.hidden_grads
+        case.saved = found.saved
 
 
 def _types(avals) -> list:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import saved_values
 from .evidence import Aval
 from .messages import VerifyCase, VerifyRequest
 from .specs import numpy_dtype
@@ -96,8 +97,9 @@ def serve(message: dict) -> dict:
     def program(inputs, cotangents):
         per_case = fwd.call(inputs)
         outs = [out for out, _ in per_case]
-        grads = bwd.call([res for _, res in per_case], cotangents)
-        return outs, grads
+        residuals = [res for _, res in per_case]
+        grads = bwd.call(residuals, cotangents)
+        return outs, grads, residuals
 
     cases = request.cases
     try:
@@ -109,7 +111,7 @@ def serve(message: dict) -> dict:
         compiled = lowered.compile()
         public = compiled([c.inputs for c in cases], [c.cotangent for c in cases])
         hidden = compiled([c.hidden_inputs for c in cases], [c.hidden_cotangent for c in cases])
-        (outs, grads), (hidden_outs, hidden_grads) = jax.device_get((public, hidden))
+        (outs, grads, res), (hidden_outs, hidden_grads, hidden_res) = jax.device_get((public, hidden))
     except Exception as exc:  # noqa: BLE001 - XLA's runtime errors, out of memory above all
         text = f"{type(exc).__name__}: {exc}"
         kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
@@ -124,6 +126,9 @@ def serve(message: dict) -> dict:
             "grads": [np.asarray(g) for g in grads[i]],
             "hidden_value": [np.asarray(v) for v in hidden_outs[i]],
             "hidden_grads": [np.asarray(g) for g in hidden_grads[i]],
+            "saved": [saved_values.SavedValue(a["dtype"], int(np.size(p)), a["bytes"], a["memory"],
+                                              saved_values.fingerprint(p), saved_values.fingerprint(h)).to_wire()
+                      for a, p, h in zip(layout[i]["residuals"], res[i], hidden_res[i])],
         })
     return {"status": "ok", "checked": True, "cases": response_cases}
 

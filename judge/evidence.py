@@ -210,6 +210,12 @@ class Structure:
     primitives: dict[str, int] = field(default_factory=dict)
     on_path: list[OnPath] = field(default_factory=list)
 
+    @property
+    def backward_rules(self) -> list[CustomDerivative]:
+        """The hand-written derivatives that replace reverse mode: a custom JVP only defines the
+        forward derivative, and reverse mode and the policy still decide what is saved."""
+        return [d for d in self.custom_derivatives if d.kind != "custom_jvp"]
+
     def to_dict(self) -> dict:
         return {"checkpoints": [c.to_dict() for c in self.checkpoints],
                 "custom_derivatives": [d.to_dict() for d in self.custom_derivatives],

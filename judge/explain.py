@@ -22,7 +22,8 @@ from .rules import policy_as_written
 # Which structure checks (``rules.STRUCTURE_CHECKS``, by name) a cause already says.
 NO_CHECKPOINT, HAND_WRITTEN, POLICY, OUTSIDE, STRUCTURE, BYTES, COST = (
     "no_checkpoint", "hand_written", "policy", "outside", "structure", "bytes", "cost")
-_SAYS = {NO_CHECKPOINT: ("_has_checkpoint", "_min_checkpoints"),  # none at all: fewer than required, said HAND_WRITTEN: ("_no_hand_written_derivative",),
+_SAYS = {NO_CHECKPOINT: ("_has_checkpoint", "_min_checkpoints"),  # none at all: fewer than required, said
+         HAND_WRITTEN: ("_no_hand_written_derivative",),
          POLICY: ("_uses_policy",), OUTSIDE: ("_encloses",)}
 
 
@@ -53,8 +54,8 @@ def _spelled(rules: StructureRules) -> str:
 
 def _custom_line(found: Structure, source: Source) -> int | None:
     """Where the hand-written derivative is: the traced line, else its decorator or call in the source."""
-    kinds = {d.kind for d in found.custom_derivatives}
-    for d in found.custom_derivatives:
+    kinds = {d.kind for d in found.backward_rules}
+    for d in found.backward_rules:
         if d.line:
             return d.line
     if source.tree is None:
@@ -89,9 +90,9 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
                  mine_bytes: int, their_bytes: int, source: Source, keepers: list[str]) -> Cause | None:
     required = required_words(rules)
     use = f"jax.checkpoint with {required}" if required else "jax.checkpoint"
-    hand_written = found.custom_derivatives and not rules.allow_custom_vjp
+    hand_written = found.backward_rules and not rules.allow_custom_vjp
     if not found.checkpoints and hand_written:
-        kind = found.custom_derivatives[0].kind
+        kind = found.backward_rules[0].kind
         return Cause(NO_CHECKPOINT, f"Your program has no jax.checkpoint: your hand-written {kind}"
                                     f"{_at(_custom_line(found, source))} defines its own backward pass where this "
                                     f"problem requires {use}, so what it keeps is your choice, not the policy's.",
@@ -104,7 +105,7 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
                      "Try: wrap the computation in jax.checkpoint(..."
                      + (f", policy={_spelled(rules)}" if rules.policy is not None else "") + ").")
     if hand_written:
-        kind = found.custom_derivatives[0].kind
+        kind = found.backward_rules[0].kind
         return Cause(HAND_WRITTEN, f"Your hand-written {kind}{_at(_custom_line(found, source))} defines its own "
                                    f"backward pass where this problem requires {use}: what it keeps is your "
                                    f"choice, not the policy's.",

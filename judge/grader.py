@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import compare, explain, gate, rules, verdicts
+from . import compare, explain, gate, rules, source_reading, trusted, verdicts
 from .boundary import Runner
 from .learner_terms import Source, in_terms, missing_in_terms
 from .expected import ExpectedCache, ReferenceError_, default_directory
@@ -80,12 +80,13 @@ def grade(problem: Problem, source: str, *, samples_only: bool = False, runner: 
     if outcome.failure:
         report.verdict, report.message = outcome.failure
     else:
-        _check_cases(problem, cases, outcome.cases, expected["cases"], report, Source(source))
+        facts = trusted.source_findings(source_reading.read(source), problem)
+        _check_cases(problem, cases, outcome.cases, expected["cases"], report, Source(source), facts)
     return finish(report)
 
 
 def _check_cases(problem: Problem, cases, sent: list[TracedCase], expected: dict[str, TracedCase],
-                 report: Report, source: Source) -> None:
+                 report: Report, source: Source, from_source: list[trusted.Finding]) -> None:
     by_name = {c.name: c for c in sent}
     case_verdicts = []
     first_message = {}
@@ -98,13 +99,15 @@ def _check_cases(problem: Problem, cases, sent: list[TracedCase], expected: dict
             row.skipped = True
         elif got.error is not None:
             row.verdict, row.message = got.error.verdict, got.error.text()
+            if not case.sample:  # the child's own words: on a hidden case they could tell its sizes
+                row.message = HIDDEN_ERROR.get(row.verdict, verdicts.DESCRIPTIONS[row.verdict])
         else:
             message, err = _compare_numbers(problem, got, want)
             row.max_error = None if not np.isfinite(err) else err
             if message:
                 row.verdict, row.message = verdicts.WRONG_ANSWER, message
             else:
-                _check_policy(problem, got, want, row, report, source)
+                _check_policy(problem, got, want, row, report, source, from_source)
         if not case.sample:
             row.message = hidden_wording(row.message)
         report.cases.append(row)
@@ -129,8 +132,16 @@ def _compare_numbers(problem: Problem, got: TracedCase, want: TracedCase) -> tup
 
 
 def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: CaseRow, report: Report,
-                  source: Source) -> None:
+                  source: Source, from_source: list[trusted.Finding]) -> None:
+    if got.contradicted:  # its report is not of the program that ran: the trusted facts decide alone
+        findings = from_source + trusted.value_findings(problem, got, want)[0]
+        if CONTRADICTED not in report.notes:
+            report.notes.append(CONTRADICTED)
+        if findings:
+            _trusted_violation(findings, row, report)
+        return
     mine = rules.Saved([in_terms(r, source) for r in got.residuals], got.structure)
+    findings = from_source + trusted.value_findings(problem, got, want, mine.residuals)[0]
     theirs = rules.Saved(want.residuals, want.structure)
     problems, rows, as_found = rules.check_residuals(mine, theirs, problem.residual_rules, problem.structure_rules)
     missing = missing_in_terms(as_found, got.structure, source)
@@ -153,6 +164,8 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
         report.programs = got.programs or {}
         report.reference_timeline = want.cost.timeline if want.cost is not None else None
     if not problems:
+        if findings:  # what the report of the trace does not show, the trusted side does
+            _trusted_violation(findings, row, report)
         return
     decided = lambda found: sum(r.bytes for r in found if r.kind not in rules.UNDECIDED)  # noqa: E731
     found = explain.cause(got.structure, problem.structure_rules, want.structure, said, rows, missing,
@@ -160,9 +173,47 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
     already = set(rules.row_problems(rows, as_found)) | set(found.covers if found is not None else ())
     others = [p for p in problems if p not in already]
     row.verdict, row.message = verdicts.POLICY_VIOLATION, explain.message(found, rows, missing, others)
-    if found is not None and not report.cause:  # samples come first; a hidden case's sizes are not told
-        tell = (lambda text: text) if row.sample else hidden_wording  # noqa: E731
-        report.cause, report.advice = tell(found.sentence), tell(found.advice)
+    if not row.sample:  # what the trace says of a hidden case is not told: its sizes are in it
+        row.message = "; ".join(f.hidden for f in findings) or HIDDEN_TRACE
+    if found is not None and not report.cause and row.sample:  # samples come first
+        report.cause, report.advice = found.sentence, found.advice
+
+
+def _trusted_violation(findings: list[trusted.Finding], row: CaseRow, report: Report) -> None:
+    """A policy_violation worded from the trusted facts alone (no sizes on a hidden case)."""
+    words = [f.sentence if row.sample else f.hidden for f in findings]
+    row.verdict, row.message = verdicts.POLICY_VIOLATION, "; ".join(words)
+    if not report.cause:
+        first = findings[0]
+        report.cause = _sentence(first.sentence if row.sample else first.hidden)
+        report.advice = TRUSTED_ADVICE.get(first.kind, TRUSTED_ADVICE["values"])
+
+
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+CONTRADICTED = ("the report of your program's trace does not match the program the judge ran, so the judge "
+                "decided on what it measured itself")
+HIDDEN_TRACE = "on this hidden case your checkpointing differs from what this problem requires, as on the samples"
+HIDDEN_ERROR = {
+    verdicts.RUNTIME_ERROR: "your code raised an error on this hidden case (its message is not shown: it could "
+                            "tell the case's sizes); try your function on inputs of other sizes",
+    verdicts.COMPILE_ERROR: "your code could not be traced on this hidden case",
+    verdicts.WRONG_ANSWER: "your output has another structure, shape or dtype than required on this hidden case",
+}
+# What to try, by the kind of a trusted finding (``trusted.Finding.kind``).
+TRUSTED_ADVICE = {
+    "backward_rule": "Try: remove the hand-written derivative rule and wrap the plain function in jax.checkpoint "
+                     "with the required policy; JAX then derives the backward pass and the policy decides what it "
+                     "saves.",
+    "no_checkpoint": "Try: wrap the computation in jax.checkpoint with the policy this problem names.",
+    "policy": "Try: pass the policy this problem names, written as jax.checkpoint_policies.<name>, as policy=.",
+    "prevent_cse": "Try: set prevent_cse as this problem's statement says.",
+    "values": "Try: put the whole computation the statement names inside one jax.checkpoint with the required "
+              "policy, and save nothing by other means; Inspect shows what your code keeps.",
+    "limit": "Try: checkpoint more of the computation so that fewer values are kept for the backward pass.",
+}
 
 
 def hidden_wording(message: str) -> str:

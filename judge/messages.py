@@ -130,6 +130,7 @@ class TracedCase:
     hidden_value: list[np.ndarray] = field(default_factory=list)
     hidden_grads: list[np.ndarray] = field(default_factory=list)
     saved: list[SavedValue] = field(default_factory=list)  # the residuals' values, as the verifier saw them
+    contradicted: bool = False  # the child's report is not of the program the verifier ran (never stored)
 
     def to_wire(self) -> dict:
         """As the expected results' cache stores it (``judge.expected``)."""

@@ -96,6 +96,9 @@ class ResidualRules:
     allowed_kinds: tuple[str, ...] | None = None
     allowed_primitives: tuple[str, ...] | None = None
     at_most_reference: bool = False
+    # Values that do not depend on the inputs (a table built with numpy, a jnp.arange outside the
+    # checkpoint) count as saved: the problem is about rebuilding them in the backward pass.
+    constants: bool = False
 
 
 @dataclass(frozen=True)
@@ -329,6 +332,7 @@ def _parse_checks(root: _Table, path: Path) -> tuple[ResidualRules, StructureRul
         allowed_kinds=tuple(kinds) if kinds is not None else None,
         allowed_primitives=tuple(prims) if prims is not None else None,
         at_most_reference=r.get("at_most_reference", bool, False),
+        constants=r.get("constants", bool, False),
     )
     r.done()
     s = checks.sub("structure")

@@ -19,8 +19,8 @@ from .package import Case, Problem
 from .specs import generate
 
 MALFORMED = "the submission's process sent back a malformed result"
-UNCONFIRMED = ("the submission's process reported residuals that its program does not save, in that order "
-               "(the judge recomputes them where no submitted code runs)")
+CONTRADICTED = ("the report of your program's trace does not match the program the judge ran, so the judge "
+                "decided on what it measured itself")
 
 
 @dataclass
@@ -125,9 +125,10 @@ def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs
             else:
                 case.error = CaseError("runtime_error", "not checked (an earlier case failed)", skipped=True)
             continue
-        if _types(case.residuals) != _types(found.residuals):  # the program inspected is the one that runs
-            case.error = CaseError("runtime_error", UNCONFIRMED)
-            continue
+        if _types(case.residuals) != _types(found.residuals):
+            # The report is not of the program that runs (a child that rewrote it): nothing in it
+            # is believed, and the trusted facts decide alone (judge.trusted).
+            case.contradicted, case.residuals = True, []
         case.residual_types = found.residuals
         case.value, case.grads = found.value, found.grads
         case.hidden_value, case.hidden_grads = found.hidden_value, found.hidden_grads

@@ -206,9 +206,9 @@ def _matching(found: Structure, rules: StructureRules) -> list[int]:
 
 
 def _no_hand_written_derivative(found: Structure, rules: StructureRules) -> list[str]:
-    if rules.allow_custom_vjp or not found.custom_derivatives:
+    if rules.allow_custom_vjp or not found.backward_rules:
         return []
-    first = found.custom_derivatives[0]
+    first = found.backward_rules[0]
     use = f"jax.checkpoint with policy={policy_names.render(rules.policy)}" if rules.policy else "jax.checkpoint"
     return [f"a hand-written {first.kind}{_at(first.line)} defines its own derivative, so the judge cannot see "
             f"how your gradient is computed: use {use}"]

@@ -8,12 +8,16 @@ says which check it attacks and how (or which legitimate idiom it stands for).
 from __future__ import annotations
 
 import ast
+import atexit
+import functools
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
 from judge import gate, grade, load_problem
+from judge.zygote_runner import shared_runner
+from tests.judge.runners import ForgedReport
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = Path(__file__).resolve().parent / "cases"
@@ -56,11 +60,42 @@ def test_case_gets_its_verdict(path, monkeypatch):
     assert report.verdict == expected, report.message
 
 
+# Problems whose verdicts JAX 0.10.2's remat3 cannot give alike (tests/bank/test_bank_validates.py
+# says why): their cases are graded under the default remat only.
+REMAT3_BLIND = {"write_a_policy", "save_anything_except_these_names", "prevent_cse_in_scan"}
+FORGED = [(path, remat) for path in CASES for remat in ("jax_remat", "remat3")
+          if remat == "jax_remat" or path.parts[-3] not in REMAT3_BLIND]
+
+
+@functools.cache
+def _inner(remat: str):
+    from judge.zygote_runner import ZygoteRunner
+    if remat == "remat3":
+        runner = ZygoteRunner(remat3="true")
+        atexit.register(runner.close)
+        return runner
+    return ZygoteRunner(remat3="false") if shared_runner().remat3 else shared_runner()
+
+
+@pytest.mark.parametrize("path,remat", FORGED, ids=[f"{p.relative_to(CASES_DIR)}-{r}" for p, r in FORGED])
+def test_case_keeps_its_verdict_when_the_gate_is_escaped_and_the_report_forged(path, remat, monkeypatch):
+    """Issue 21: assume the gate is broken and the child rewrote its report into the honest
+    reference's, while the program the verifier runs is the submission's. Every case keeps its
+    verdict: acceptance rests on the verifier's run and the source alone."""
+    slug, expected = path.parts[-3], path.parts[-2]
+    monkeypatch.setattr(gate, "check", lambda source: None)
+    forged = ForgedReport(problem(slug).reference, _inner(remat))
+    report = grade(problem(slug), path.read_text(), runner=forged)
+    assert report.verdict == expected, report.message
+
+
 def test_the_entry_point_runs_once_per_case():
-    """The submission prints a line each time its entry point is called: one per case shape."""
-    path = CASES_DIR / "checkpoint_dot_policy" / "accepted" / "counter_exports_custom_vjp.py"
+    """The submission prints a line each time its entry point is called: one per case shape. Its
+    source writes a custom_vjp it never runs, which the parent refuses by reading the source."""
+    path = CASES_DIR / "checkpoint_dot_policy" / "policy_violation" / "counter_exports_custom_vjp.py"
     report = grade(problem("checkpoint_dot_policy"), path.read_text(), samples_only=True)
-    assert report.verdict == "accepted", report.message
+    assert report.verdict == "policy_violation", report.message
+    assert "hand-written custom_vjp" in report.cause
     calls = [line for line in report.stdout.splitlines() if line.startswith("entry point called")]
     assert calls == ["entry point called for (8, 16)", "entry point called for (4, 4)"]
 

@@ -1,4 +1,6 @@
 """Runners for tests that watch or tamper with what the real one does."""
+from dataclasses import replace
+
 from judge.boundary import Runner
 from judge.zygote_runner import shared_runner
 
@@ -16,3 +18,26 @@ class Wrapping(Runner):
 
     def missing_layers(self):
         return self.inner.missing_layers()
+
+
+class ForgedReport(Wrapping):
+    """A child whose code escaped the gate and rewrote its report: every child request is answered
+    with the honest ``reference``'s report of the same cases, while the programs the verifier runs
+    are the submission's own (issue 21). Acceptance must not change: it rests on the trusted side."""
+
+    name = "forging the child's report"
+
+    def __init__(self, reference: str, inner=None):
+        self.inner = inner or shared_runner()
+        self.reference = reference
+        self.remat3 = self.inner.remat3  # the expected results are the inner runner's
+
+    def run(self, request, limits):
+        real = self.inner.run(request, limits)
+        if request.get("mode") is not None or real.outcome != "ok" or real.response.get("status") != "ok":
+            return real
+        honest = self.inner.run(dict(request, source=self.reference), limits)
+        if honest.outcome != "ok" or honest.response.get("status") != "ok":
+            return real
+        forged = dict(honest.response, programs=real.response.get("programs"))
+        return replace(real, response=forged)

@@ -5,6 +5,7 @@ from judge import pipeline
 from judge.boundary import ChildResult
 from judge.evidence import Aval, Residual
 from judge.messages import TracedCase
+from judge.saved_values import SavedValue, fingerprint
 
 SMALL = {"dtype": "float32", "shape": [8, 16], "bytes": 512}
 BIG = {"dtype": "float32", "shape": [16, 16], "bytes": 1024}
@@ -14,12 +15,19 @@ def residual(aval: dict) -> Residual:
     return Residual(kind="primitive", what="dot_general", line=3, type="f32", **aval)
 
 
+def fingerprinted(aval: dict) -> dict:
+    values = np.arange(aval["bytes"] // 4, dtype=np.float32)
+    return SavedValue(aval["dtype"], values.size, aval["bytes"], "device", fingerprint(values),
+                      fingerprint(values + 1)).to_wire()
+
+
 def merged(inspected: list[dict], verified: list[dict]) -> TracedCase:
     case = TracedCase("a", outputs=[Aval("float32", [])], residuals=[residual(a) for a in inspected])
     arrays = [np.ones((), np.float32)]
     checked = ChildResult("ok", {"status": "ok", "checked": True, "cases": [
         {"name": "a", "outputs": [{"dtype": "float32", "shape": []}], "residuals": verified, "value": arrays,
-         "grads": arrays, "hidden_value": arrays, "hidden_grads": arrays}]})
+         "grads": arrays, "hidden_value": arrays, "hidden_grads": arrays,
+         "saved": [fingerprinted(a) for a in verified]}]})
     pipeline._merge(pipeline.Outcome(), checked, [case], {"a": case.outputs})
     return case
 
@@ -29,6 +37,7 @@ def test_residuals_the_verifier_finds_in_the_inspected_order_are_confirmed():
     assert case.error is None and [a.bytes for a in case.residual_types] == [512, 1024]
 
 
-def test_the_same_residuals_in_another_order_are_another_program():
+def test_the_same_residuals_in_another_order_are_another_program_and_its_report_is_not_believed():
     case = merged([SMALL, BIG], [BIG, SMALL])
-    assert case.error is not None and case.error.message == pipeline.UNCONFIRMED
+    assert case.error is None and case.contradicted
+    assert case.residuals == [] and [a.bytes for a in case.residual_types] == [1024, 512]

@@ -1,12 +1,14 @@
-"""Attacks: one trace per case (issue 10, item 1).
+"""Attacks: one trace per case (issue 10, item 1), and a trace switch (issue 21, item 5).
 
 Counts its calls per input shape. The judge of f4a8146 traced each case twice to inspect it
 (structure, residuals) and a third time to export the program the verifier runs: this program
 shows the honest checkpoint to the inspection and exports a hand-written ``custom_vjp`` that saves
 the same five values, so the program that ran was not the program judged (accepted). With one
-trace per case, what is inspected is what is exported: the honest program, accepted, and the
-custom_vjp never runs. ``tests/integrity/test_integrity.py`` checks that the entry point ran once
-per case (it prints a line per call).
+trace per case the custom_vjp never runs, but whether it would is the submission's choice: the
+source writes a hand-written backward rule, and the parent, which reads the source and never runs
+it, refuses that on a problem that requires a checkpoint policy (issue 21: the API the learner
+used is read from the source). ``tests/integrity/test_integrity.py`` still checks that the entry
+point ran once per case (it prints a line per call).
 """
 import jax
 import jax.numpy as jnp

@@ -21,8 +21,8 @@ from .boundary import remat3_chosen
 from .package import Problem
 from .paths import PROJECT_ROOT
 
-FORMAT = 5  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held;
-# 4: the reference is always measured, with its timeline; 5: the residuals' values, fingerprinted)
+FORMAT = 6  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held;
+# 4: the reference is always measured, with its timeline; 5-6: the residuals' values, fingerprinted)
 FILE_CAP = 256 << 20
 
 

@@ -61,7 +61,12 @@ DENIED_ATTRIBUTES = {
         "ag_frame", "ag_code", "ag_await", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
         "f_trace", "tb_frame", "tb_next", "co_code", "co_consts", "co_names", "func_globals",
         "func_code", "im_func", "im_self", "mro", "extend", "interpreters", "core", "lib", "config",
-        "experimental", "ctypeslib", "f2py", "distutils", "testing", "client")},
+        "experimental", "ctypeslib", "f2py", "distutils", "testing", "client",
+        # What hands out code objects and frames (a traced equation's traceback): from a code object,
+        # ``replace(co_names=...)`` rebuilds bytecode that reads a JAX function's globals (issue 21).
+        "eqns", "source_info", "traceback", "raw_frames", "frames", "as_python_traceback", "f_lasti",
+        "f_lineno", "tb_lasti", "tb_lineno", "co_filename", "co_name", "co_qualname", "co_varnames",
+        "co_freevars", "co_cellvars", "co_lines", "co_positions", "co_exceptiontable", "co_lnotab")},
     "ctypes": "raw memory access is not allowed in submissions",
     **{name: "submissions may not redefine JAX's primitives" for name in (
         "def_impl", "def_abstract_eval", "def_effectful_abstract_eval", "def_effectful_abstract_eval2",
@@ -248,6 +253,9 @@ class _Checker(ast.NodeVisitor):
 
     def visit_keyword(self, node: ast.keyword) -> None:
         self._bound_name(node, node.arg)
+        if node.arg is not None and (node.arg.startswith("co_") or node.arg in DENIED_ATTRIBUTES):
+            # a keyword names an attribute to set as surely as `.name` reads one (code.replace(co_names=...))
+            raise _Refused(node, f"the keyword `{node.arg}=` is not allowed: {_INTERNALS}")
         self.generic_visit(node)
 
     def visit_Global(self, node) -> None:

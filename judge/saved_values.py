@@ -52,8 +52,9 @@ def fingerprint(array) -> np.ndarray:
     flat = np.sort(np.asarray(array, dtype=np.float64).ravel())
     if flat.size == 0:
         return np.zeros(RANKS + 2)
-    ranks = np.linspace(0, flat.size - 1, RANKS).round().astype(np.int64)
-    return np.concatenate([flat[ranks], [flat.mean(), np.sqrt(np.mean(flat * flat))]])
+    # interpolated between neighbours, so that the fingerprint of -v is that of v reversed
+    ranks = np.interp(np.linspace(0, flat.size - 1, RANKS), np.arange(flat.size), flat)
+    return np.concatenate([ranks, [flat.mean(), np.sqrt(np.mean(flat * flat))]])
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:

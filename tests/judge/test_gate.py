@@ -27,6 +27,12 @@ def test_every_packaged_file_passes_the_gate(path):
     ("from . import helper\n", 1, "relative imports are not allowed"),
     ("x = ().__class__.__base__.__subclasses__()\n", 1, "`__class__` is a double-underscore attribute"),
     ("import jax\nsrc = jax._src\n", 2, "`_src` is a private attribute"),
+    # issue 21: the escape through a traced equation's code objects, each step refused on its own
+    ("import jax\neqn = jax.make_jaxpr(abs)(1.0).jaxpr.eqns[0]\n", 2, "`.eqns` is not allowed"),
+    ("def f(eqn):\n    return eqn.source_info.traceback\n", 2, "`.source_info` is not allowed"),
+    ("def f(tb):\n    return tb.raw_frames()\n", 2, "`.raw_frames` is not allowed"),
+    ("def f(code):\n    return code.replace(co_names=('open',))\n", 2, "the keyword `co_names=` is not allowed"),
+    ("def f(code):\n    return code.replace(co_consts=())\n", 2, "the keyword `co_consts=` is not allowed"),
     ("import jax\njax.checkpoint = lambda f, **k: f\n", 2, "assigning to or deleting an attribute (`jax.checkpoint`)"),
     ("import jax\ncp = jax.checkpoint_policies\ncp.dots_saveable = None\n", 3, "assigning to or deleting an attribute"),
     ("import jax\ndel jax.numpy\n", 2, "assigning to or deleting an attribute"),

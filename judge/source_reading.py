@@ -384,4 +384,6 @@ def _as_written(site: Site) -> str:
         return "no policy, which means nothing_saveable"
     if site.own:
         return f"{site.written}, a policy your code builds rather than one of jax.checkpoint_policies"
+    if site.written.isidentifier():  # a name bound to the policy: say which policy it is
+        return f"{policy_names.render(site.policy)} (your `{site.written}`)"
     return site.written

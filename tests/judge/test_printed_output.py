@@ -1,4 +1,6 @@
-"""Printed output reaches the learner from the sample cases only: no hidden case's size does.
+"""Printed output reaches the learner from a child that held sample cases only ("Run samples"):
+a graded submission's child also holds the hidden cases, and whatever it prints is not shown, so no
+hidden case's size can reach the learner through it, even from a child that escaped the gate.
 
 The hidden cases of ``checkpoint_dot_policy`` are ``tall`` (N=64, d=32) and ``wide`` (N=2, d=48);
 its samples are N=8, d=16 and N=4, d=4. Each submission below prints ``SHAPE <N>x<d>`` markers.
@@ -39,19 +41,22 @@ def _leaks(report) -> list[str]:
     return [size for size in HIDDEN_SIZES if size in text]
 
 
-def test_a_submission_printing_its_shapes_shows_the_samples_and_no_hidden_size(problem):
-    report = grade(problem, HONEST + f'''
+def test_running_the_samples_shows_what_they_print_and_grading_shows_nothing(problem):
+    source = HONEST + f'''
 print("loaded")
 
 
 def checkpoint_dot_policy(w1, w2, x):
     print(f"SHAPE {{x.shape[0]}}x{{x.shape[1]}}")
     return {CHECKPOINTED}
-''')
-    assert report.verdict == "accepted", report.message
-    assert report.stdout.startswith("loaded") and all(m in report.stdout for m in SAMPLE_MARKERS), report.stdout
-    assert _leaks(report) == [], report.stdout
-    assert "printed output (of the sample cases only):" in render_report(report)
+'''
+    samples = grade(problem, source, samples_only=True)
+    assert samples.verdict == "accepted", samples.message
+    assert samples.stdout.startswith("loaded") and all(m in samples.stdout for m in SAMPLE_MARKERS), samples.stdout
+    assert "printed output (of the sample cases only):" in render_report(samples)
+    graded = grade(problem, source)
+    assert graded.verdict == "accepted", graded.message
+    assert graded.stdout == "" and _leaks(graded) == []
 
 
 def test_a_size_kept_from_a_hidden_case_is_not_printed_later(problem):
@@ -68,7 +73,7 @@ def checkpoint_dot_policy(w1, w2, x):
     return {CHECKPOINTED}
 ''')
     assert report.verdict == "accepted", report.message
-    assert all(m in report.stdout for m in SAMPLE_MARKERS) and _leaks(report) == [], report.stdout
+    assert _leaks(report) == [], report.stdout
 
 
 def test_output_printed_on_hidden_cases_counts_towards_the_limit(problem):
@@ -84,13 +89,16 @@ def checkpoint_dot_policy(w1, w2, x):
     assert _leaks(report) == []
 
 
-def test_printed_output_in_a_failing_hidden_case_stays_hidden(problem):
+def test_printed_output_and_the_error_text_of_a_failing_hidden_case_stay_hidden(problem):
+    """Issue 21, item 6: the submission's own exception text names the hidden case's sizes."""
     report = grade(problem, HONEST + textwrap.dedent('''
     def checkpoint_dot_policy(w1, w2, x):
         print(f"SHAPE {x.shape[0]}x{x.shape[1]}")
         if x.shape[1] == 48:
-            raise ValueError("a hidden case")
+            raise ValueError(f"SHAPE {x.shape[0]}x{x.shape[1]}")
         return jnp.sum(x)
     '''))
-    assert report.verdict == "runtime_error" and "SHAPE 8x16" in report.stdout
-    assert _leaks(report) == [], report.stdout
+    assert report.verdict == "runtime_error"
+    assert _leaks(report) == [], report.to_dict()
+    [wide] = [c for c in report.cases if c.name == "wide"]
+    assert wide.message.startswith("your code raised an error on this hidden case")

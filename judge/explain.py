@@ -176,7 +176,6 @@ _STRUCTURE_ADVICE = {
     "_min_checkpoints": "Try: one jax.checkpoint per part of the computation the problem names.",
     "_max_checkpoints": "Try: fewer jax.checkpoint calls, each around a larger part of the computation.",
     "_min_depth": "Try: a jax.checkpoint inside the function another jax.checkpoint wraps.",
-    "_prevent_cse": "Try: the prevent_cse value the sentence above names, on that jax.checkpoint.",
     "_encloses": "Try: move the whole computation into the function you checkpoint.",
 }
 

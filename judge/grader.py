@@ -189,7 +189,7 @@ def _trusted_violation(findings: list[trusted.Finding], row: CaseRow, report: Re
     if not report.cause:
         first = findings[0]
         report.cause = _sentence(first.sentence if row.sample else first.hidden)
-        report.advice = TRUSTED_ADVICE.get(first.kind, TRUSTED_ADVICE["values"])
+        report.advice = first.advice or TRUSTED_ADVICE.get(first.kind, TRUSTED_ADVICE["values"])
 
 
 def _sentence(text: str) -> str:
@@ -212,7 +212,6 @@ TRUSTED_ADVICE = {
                      "saves.",
     "no_checkpoint": "Try: wrap the computation in jax.checkpoint with the policy this problem names.",
     "policy": "Try: pass the policy this problem names, written as jax.checkpoint_policies.<name>, as policy=.",
-    "prevent_cse": "Try: set prevent_cse as this problem's statement says.",
     "values": "Try: put the whole computation the statement names inside one jax.checkpoint with the required "
               "policy, and save nothing by other means; Inspect shows what your code keeps.",
     "limit": "Try: checkpoint more of the computation so that fewer values are kept for the backward pass.",

@@ -326,22 +326,6 @@ def _min_depth(found: Structure, rules: StructureRules) -> list[str]:
             f"(a checkpoint inside a checkpoint)"]
 
 
-def _prevent_cse(found: Structure, rules: StructureRules) -> list[str]:
-    problems = []
-    for c in found.checkpoints:
-        wanted, where = rules.prevent_cse, ""
-        if c.in_loop is True and rules.prevent_cse_in_loops is not None:
-            wanted, where = rules.prevent_cse_in_loops, " inside the scan"
-        elif c.in_loop is False and rules.prevent_cse_outside_loops is not None:
-            wanted, where = rules.prevent_cse_outside_loops, " outside any scan"
-        if wanted is not None and c.prevent_cse != wanted:
-            why = (" (a scan already keeps XLA from merging the recomputation with the forward pass)"
-                   if wanted is False else " (without it, XLA may merge the recomputation away under jit)")
-            problems.append(f"the jax.checkpoint{_at(c.line)}{where} has prevent_cse={c.prevent_cse}; "
-                            f"this problem needs prevent_cse={wanted}{why}")
-    return problems
-
-
 @dataclass(frozen=True)
 class StructureCheck:
     check: Callable[[Structure, StructureRules], list[str]]
@@ -357,7 +341,7 @@ STRUCTURE_CHECKS = (
     StructureCheck(_min_checkpoints),
     StructureCheck(_max_checkpoints),
     StructureCheck(_min_depth),
-    StructureCheck(_prevent_cse),
+    # prevent_cse is read from the source (judge.source_reading): JAX 0.10.2's remat3 drops it from the program
 )
 
 

@@ -30,6 +30,8 @@ BACKWARD_RULES = {"jax.custom_vjp": "custom_vjp", "jax.custom_gradient": "custom
 FORWARD_RULES = {"jax.custom_jvp": "custom_jvp", "equinox.filter_custom_jvp": "eqx.filter_custom_jvp"}
 DEFINERS = ("defvjp", "defjvp", "defjvps", "defvjp_fwd_bwd")
 DEFAULT_POLICY = policy_names.plain("nothing_saveable")
+# The loops of jax.lax, with the positions of the functions they run in their body.
+LOOPS = {"jax.lax.scan": (0,), "jax.lax.fori_loop": (2,), "jax.lax.while_loop": (0, 1), "jax.lax.map": (0,)}
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Site:
     written: str  # the policy as written ("" when none is given)
     own: bool = False  # a policy the learner built (a function, a lambda, an object): not one of JAX's
     prevent_cse: bool | None = True  # None: not a literal
+    in_loop: bool = False  # it runs in a loop's body (lax.scan, fori_loop, while_loop, map), as far as the source says
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,14 @@ def _stored(node: ast.AST) -> list[str]:
 class _Reader:
     def __init__(self, tree: ast.Module):
         self.scopes = _Scopes(tree)
+        self.looped: set[int] = set()  # ids of the nodes that run in a loop's body
+
+    def in_loop(self, node: ast.AST) -> bool:
+        while node is not None:
+            if id(node) in self.looped:
+                return True
+            node = self.scopes.parent.get(node)
+        return False
 
     def value(self, node: ast.AST, depth: int = 0):
         """A name's one value, followed through assignments: an import path, an expression, or UNCERTAIN."""
@@ -180,6 +191,7 @@ def read(source: str) -> SourceFacts:
     except (SyntaxError, ValueError):
         return SourceFacts()
     reader = _Reader(tree)
+    reader.looped = _looped(reader, tree)
     facts = SourceFacts()
     understood: set[int] = set()  # ids of the nodes naming the API that a site or a rule accounts for
     for node in ast.walk(tree):
@@ -198,6 +210,31 @@ def read(source: str) -> SourceFacts:
     return facts
 
 
+def _looped(reader: _Reader, tree: ast.Module) -> set[int]:
+    """The nodes that run in a loop's body: the functions a loop is given, and those they call by name."""
+    bodies = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and reader.path(node.func) in LOOPS:
+            for position in LOOPS[reader.path(node.func)]:
+                if position < len(node.args):
+                    bodies.append(node.args[position])
+    looped: set[int] = set()
+    while bodies:
+        body = bodies.pop()
+        if isinstance(body, ast.Name):
+            value = reader.value(body)
+            body = value if isinstance(value, ast.AST) else None
+        if body is None or id(body) in looped:
+            continue
+        looped.add(id(body))
+        for inner in ast.walk(body):
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name):
+                bodies.append(inner.func)
+            if isinstance(inner, ast.Call) and reader.path(inner.func) == "functools.partial" and inner.args:
+                bodies.append(inner.args[0])
+    return looped
+
+
 def _is_binding(reader: _Reader, node: ast.AST) -> bool:
     """``ck = jax.checkpoint`` only binds a name: its uses are read where they are called."""
     parent = reader.scopes.parent.get(node)
@@ -209,7 +246,7 @@ def _decorator(reader: _Reader, node: ast.AST, facts: SourceFacts, understood: s
         return  # a call: read as one (``_call``), decorators and plain calls alike
     path = reader.path(node)
     if path in CHECKPOINT_APIS:
-        facts.sites.append(Site(node.lineno, CHECKPOINT_APIS[path], DEFAULT_POLICY, ""))
+        facts.sites.append(Site(node.lineno, CHECKPOINT_APIS[path], DEFAULT_POLICY, "", in_loop=reader.in_loop(node)))
         understood.add(id(node))
     _rule(path, node, facts)
 
@@ -225,12 +262,13 @@ def _call(reader: _Reader, node: ast.Call, facts: SourceFacts, understood: set[i
         understood.add(id(node.func))
     if api in CHECKPOINT_APIS:
         if any(k.arg is None for k in keywords) or any(isinstance(a, ast.Starred) for a in node.args):
-            facts.sites.append(Site(node.lineno, CHECKPOINT_APIS[api], None, "", prevent_cse=None))
+            facts.sites.append(Site(node.lineno, CHECKPOINT_APIS[api], None, "", prevent_cse=None,
+                                    in_loop=reader.in_loop(node)))
             return
         given = {k.arg: k.value for k in keywords}
         if api != "equinox.filter_checkpoint" and path != "functools.partial":
             given |= dict(zip(("prevent_cse", "policy"), positional))  # jax.checkpoint(fun, prevent_cse, policy)
-        facts.sites.append(_site(reader, node.lineno, CHECKPOINT_APIS[api], given))
+        facts.sites.append(_site(reader, node.lineno, CHECKPOINT_APIS[api], given, reader.in_loop(node)))
         return
     if isinstance(node.func, ast.Attribute) and node.func.attr in DEFINERS:
         owner = reader.path(node.func.value)
@@ -247,16 +285,16 @@ def _rule(path: str | None, node: ast.AST, facts: SourceFacts) -> None:
         facts.rules.append(Rule(FORWARD_RULES[path], node.lineno, backward=False))
 
 
-def _site(reader: _Reader, line: int, api: str, given: dict) -> Site:
+def _site(reader: _Reader, line: int, api: str, given: dict, in_loop: bool) -> Site:
     cse = given.get("prevent_cse")
     prevent_cse = True if cse is None else (cse.value if isinstance(cse, ast.Constant) and isinstance(cse.value, bool)
                                              else None)
     expr = given.get("policy")
     if expr is None or (isinstance(expr, ast.Constant) and expr.value is None):
-        return Site(line, api, DEFAULT_POLICY, "", prevent_cse=prevent_cse)
+        return Site(line, api, DEFAULT_POLICY, "", prevent_cse=prevent_cse, in_loop=in_loop)
     written = ast.unparse(expr)
     policy, own = _policy(reader, expr)
-    return Site(line, api, policy, written, own=own, prevent_cse=prevent_cse)
+    return Site(line, api, policy, written, own=own, prevent_cse=prevent_cse, in_loop=in_loop)
 
 
 def _policy(reader: _Reader, expr: ast.AST, depth: int = 0) -> tuple[tuple | None, bool]:
@@ -346,6 +384,7 @@ class SourceProblem:
     kind: str  # backward_rule, no_checkpoint, policy, prevent_cse
     sentence: str
     line: int | None = None
+    advice: str = ""  # a "Try:" line for this very problem, when there is one better than the kind's
 
 
 def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
@@ -370,12 +409,18 @@ def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
                 found.append(SourceProblem(
                     "policy", f"your {site.api} (line {site.line}) uses {_as_written(site)}, where this problem "
                     f"requires policy={policy_names.render(required)}", site.line))
-    if rules.prevent_cse is not None:
-        for site in facts.sites:
-            if site.prevent_cse is not None and site.prevent_cse != rules.prevent_cse:
-                found.append(SourceProblem("prevent_cse", f"your {site.api} (line {site.line}) has prevent_cse="
-                                           f"{site.prevent_cse}; this problem needs prevent_cse={rules.prevent_cse}",
-                                           site.line))
+    for site in facts.sites:
+        wanted, where = rules.prevent_cse, ""
+        if site.in_loop and rules.prevent_cse_in_loops is not None:
+            wanted, where = rules.prevent_cse_in_loops, " inside the scan"
+        elif not site.in_loop and rules.prevent_cse_outside_loops is not None:
+            wanted, where = rules.prevent_cse_outside_loops, " outside any scan"
+        if wanted is not None and site.prevent_cse is not None and site.prevent_cse != wanted:
+            why = (" (a scan already keeps XLA from merging the recomputation with the forward pass)" if wanted is False
+                   else " (without it, XLA may merge the recomputation away under jit)")
+            found.append(SourceProblem("prevent_cse", f"your {site.api} (line {site.line}){where} has prevent_cse="
+                                       f"{site.prevent_cse}; this problem needs prevent_cse={wanted}{why}", site.line,
+                                       f"Try: {site.api}(..., prevent_cse={wanted}) at line {site.line}."))
     return found
 
 

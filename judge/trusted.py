@@ -23,11 +23,13 @@ class Finding:
     kind: str  # a source problem's kind (backward_rule, no_checkpoint, policy, prevent_cse), or "values", "limit"
     sentence: str  # for a sample case; sizes may be in it
     hidden: str  # the same without sizes, for a hidden case
+    advice: str = ""  # its own "Try:" line, where it has one (else the kind's: grader.TRUSTED_ADVICE)
 
 
 def source_findings(facts: source_reading.SourceFacts, problem: Problem) -> list[Finding]:
     """The structure rules on what the source says: the same on every case (no sizes in them)."""
-    return [Finding(p.kind, p.sentence, p.sentence) for p in source_reading.problems(facts, problem.structure_rules)]
+    return [Finding(p.kind, p.sentence, p.sentence, p.advice)
+            for p in source_reading.problems(facts, problem.structure_rules)]
 
 
 def counted_values(case: TracedCase, problem: Problem) -> list[saved_values.SavedValue]:

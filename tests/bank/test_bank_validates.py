@@ -21,11 +21,6 @@ REMATS = ("jax_remat", "remat3")
 # the expected results were kept per remat implementation; before, remat3 graded against the
 # default remat's reference). Asserted exactly: a fix, or a JAX that keeps them, fails here first.
 REMAT3_DIFFERS = {
-    # jax.checkpoint drops prevent_cse under remat3: the program no longer says what was written.
-    "prevent_cse_in_scan": {"reference.py", "submissions/accepted/explicit_flags.py",
-                            "submissions/accepted/jitted_decorators.py",
-                            "submissions/policy_violation/false_everywhere.py",
-                            "submissions/policy_violation/swapped.py"},
     # JAX 0.10.2's remat3 never calls a policy written as a function (one that returns a string is
     # not even refused): every such policy, the reference's included, keeps the same values.
     "save_anything_except_these_names": {"submissions/policy_violation/library_helper.py",

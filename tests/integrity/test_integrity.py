@@ -62,7 +62,7 @@ def test_case_gets_its_verdict(path, monkeypatch):
 
 # Problems whose verdicts JAX 0.10.2's remat3 cannot give alike (tests/bank/test_bank_validates.py
 # says why): their cases are graded under the default remat only.
-REMAT3_BLIND = {"write_a_policy", "save_anything_except_these_names", "prevent_cse_in_scan"}
+REMAT3_BLIND = {"write_a_policy", "save_anything_except_these_names"}
 FORGED = [(path, remat) for path in CASES for remat in ("jax_remat", "remat3")
           if remat == "jax_remat" or path.parts[-3] not in REMAT3_BLIND]
 

@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from jax._src.lib.mlir import ir
+from jax._src.lib.mlir.dialects import hlo
 
 # Operations that move or relabel data: no arithmetic.
 FREE = {"stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.reshape",
@@ -44,8 +46,6 @@ TERMINATORS = {"func.return", "stablehlo.return"}
 
 
 def _shape(value) -> tuple[int, ...]:
-    from jax._src.lib.mlir import ir
-
     try:
         return tuple(ir.RankedTensorType(value.type).shape)
     except ValueError:  # a token or a tuple: no array
@@ -53,8 +53,6 @@ def _shape(value) -> tuple[int, ...]:
 
 
 def _bytes(value) -> int:
-    from jax._src.lib.mlir import ir
-
     try:
         t = ir.RankedTensorType(value.type)
     except ValueError:
@@ -255,8 +253,6 @@ def _all_uses(op) -> set:
 
 
 def _int_list(attribute) -> list[int]:
-    from jax._src.lib.mlir import ir
-
     try:
         return list(ir.DenseI64ArrayAttr(attribute))
     except (ValueError, TypeError):
@@ -264,8 +260,6 @@ def _int_list(attribute) -> list[int]:
 
 
 def _flops(op) -> float:
-    from jax._src.lib.mlir.dialects import hlo
-
     name = op.operation.name
     if name in FREE or name in TERMINATORS or not op.results:
         return 0.0
@@ -308,8 +302,6 @@ def _flops(op) -> float:
 
 
 def _constant(value) -> int | None:
-    from jax._src.lib.mlir import ir
-
     owner = value.owner
     if _name(owner) == "stablehlo.constant":
         try:

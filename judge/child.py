@@ -139,8 +139,10 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
         key = (tuple((a.shape, str(a.dtype)) for a in arrays),
                tuple(repr(v) for v, s in zip(values, static_mask) if s))
         if key not in cache:
-            reading = read_case(bound, arrays, request.wrt, array_names, filename, measure=request.cost,
-                                xla=request.cost and not cache, baseline=request.baseline, printed=request.fwd_bwd)
+            # the memory picture is drawn for the first sample case only (the page shows that one)
+            picture = request.cost and case.sample and not cache
+            reading = read_case(bound, arrays, request.wrt, array_names, filename, measure=picture,
+                                baseline=request.baseline, printed=request.fwd_bwd)
             found = {"structure": reading.structure, "residuals": reading.residuals, **seen}
             if reading.cost is not None:
                 found["cost"] = reading.cost

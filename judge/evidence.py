@@ -233,8 +233,10 @@ class Structure:
 # The revision of the rules that count a step's FLOPs and peak bytes (``judge.inspection.cost``).
 # Figures stored under an older one were counted by rules since corrected; the site measures them
 # again (``manage.py remeasure_figures``). 2: every primitive counts (before, only dot_general and
-# scan did: convolutions, elementwise work and while bodies cost nothing).
-COST_REVISION = 2
+# scan did: convolutions, elementwise work and while bodies cost nothing). 3: measured by the verifier
+# on the program it compiled (``judge.inspection.program_cost``), never by the submission's child:
+# a ``jit`` call's results counted once, ``lax.ragged_dot`` as the product over every group XLA runs.
+COST_REVISION = 3
 
 
 @dataclass(frozen=True)
@@ -288,7 +290,8 @@ class Timeline:
 
 @dataclass(frozen=True)
 class Cost:
-    """One whole gradient step: ours from the traced program, XLA's estimates beside them."""
+    """One whole gradient step, as the verifier measured it on the program it compiled; the
+    timeline (the memory picture) is the child's, wording only."""
     flops: float | None = None
     peak_bytes: int | None = None
     xla_flops: float | None = None  # XLA's flops and transcendentals of the compiled step

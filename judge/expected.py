@@ -21,8 +21,9 @@ from .boundary import remat3_chosen
 from .package import Problem
 from .paths import PROJECT_ROOT
 
-FORMAT = 6  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held;
-# 4: the reference is always measured, with its timeline; 5-6: the residuals' values, fingerprinted)
+FORMAT = 7  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held;
+# 4: the reference is always measured, with its timeline; 5-6: the residuals' values, fingerprinted; 7: costs
+# measured by the verifier, on the program it compiled)
 FILE_CAP = 256 << 20
 
 
@@ -82,7 +83,7 @@ class ExpectedCache:
     def _compute(self, problem: Problem, cases, runner, key: str) -> dict:
         salt = secrets.randbits(62)
         # measured always: its memory over a gradient step is drawn beside the submission's
-        outcome = pipeline.run(problem, problem.reference, cases, runner, salt=salt, cost=True)
+        outcome = pipeline.run(problem, problem.reference, cases, runner, salt=salt, cost=True, baseline=True)
         if outcome.failure:
             verdict, message = outcome.failure
             raise ReferenceError_(f"the reference of {problem.slug} failed: {verdict}: {message}")

@@ -80,14 +80,16 @@ class VerifyRequest:
     bwd: np.ndarray
     wrt: list[int]
     cases: list[VerifyCase]
+    cost: bool = False  # also measure each case's gradient step (``judge.inspection.program_cost``)
 
     def to_wire(self) -> dict:
-        return {"mode": VERIFY, "fwd": self.fwd, "bwd": self.bwd, "wrt": list(self.wrt),
+        return {"mode": VERIFY, "fwd": self.fwd, "bwd": self.bwd, "wrt": list(self.wrt), "cost": self.cost,
                 "cases": [vars(case) for case in self.cases]}
 
     @classmethod
     def from_wire(cls, message: dict) -> VerifyRequest:
-        return cls(message["fwd"], message["bwd"], message["wrt"], [VerifyCase(**case) for case in message["cases"]])
+        return cls(message["fwd"], message["bwd"], message["wrt"], [VerifyCase(**case) for case in message["cases"]],
+                   bool(message.get("cost")))
 
 
 # ---------------------------------------------------------------------------- what comes back
@@ -176,6 +178,7 @@ class VerifiedCase:
     hidden_value: list[np.ndarray] = field(default_factory=list)
     hidden_grads: list[np.ndarray] = field(default_factory=list)
     saved: list[SavedValue] = field(default_factory=list)
+    cost: Cost | None = None  # the step's figures, measured on the program the verifier compiled (when asked)
 
 
 @dataclass
@@ -218,6 +221,8 @@ def parse_verify_response(message: dict, names: list[str]) -> VerifyResponse:
             for key in ("value", "grads", "hidden_value", "hidden_grads"):
                 setattr(found, key, _arrays(case.get(key)))
             found.saved = _saved(case.get("saved"), len(found.residuals))
+            if "cost" in case:
+                found.cost = _verified_cost(case["cost"])
         cases.append(found)
     return VerifyResponse(None, checked, cases)
 
@@ -340,11 +345,25 @@ def _structure(data) -> Structure:
 
 
 def _cost(data) -> Cost:
-    _expect(isinstance(data, dict) and all(_is_number(data.get(k)) for k in ("flops", "peak_bytes", "held_peak_bytes"))
+    """What a child says of a step's cost: wording only (the memory picture's timeline, and the
+    reference's memory without its checkpoints); the figures rules read are the verifier's."""
+    _expect(isinstance(data, dict)
             and all(k in Cost.__dataclass_fields__ and _is_number(v) for k, v in data.items() if k != "timeline"),
             "cost")
     figures = {k: v for k, v in data.items() if k != "timeline"}
     return Cost(**figures, timeline=_timeline(data["timeline"]) if "timeline" in data else None)
+
+
+# What the verifier measures of a step (``judge.inspection.program_cost``): every figure a cost rule
+# or a ranking reads.
+VERIFIED_COST = ("flops", "peak_bytes", "held_peak_bytes")
+
+
+def _verified_cost(data) -> Cost:
+    _expect(isinstance(data, dict) and set(data) <= set(VERIFIED_COST) | {"held_host_bytes"}
+            and all(_is_number(data.get(k)) and data[k] >= 0 for k in VERIFIED_COST)
+            and _is_int_or_none(data.get("held_host_bytes")), "verified cost")
+    return Cost(**data)
 
 
 def _timeline(data) -> Timeline:

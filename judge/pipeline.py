@@ -7,13 +7,13 @@ programs (see ``judge.verify``). What comes back from either is checked before i
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from . import compare, messages, verdicts, verify
 from .boundary import ChildResult, Runner
-from .evidence import Aval
+from .evidence import COST_REVISION, Aval, Cost
 from .messages import CaseError, CaseInput, ChildRequest, TracedCase, VerifyCase, VerifyRequest
 from .package import Case, Problem
 from .specs import generate
@@ -46,23 +46,26 @@ def case_inputs(problem: Problem, case: Case, salt: int | None = None) -> list:
     return values
 
 
-def child_request(problem: Problem, source: str, cases, *, fwd_bwd: bool = False, cost: bool = False) -> ChildRequest:
+def child_request(problem: Problem, source: str, cases, *, fwd_bwd: bool = False, cost: bool = False,
+                  baseline: bool = False) -> ChildRequest:
     static_mask = [a.static for a in problem.args]
     array_positions = [i for i, a in enumerate(problem.args) if not a.static]
     return ChildRequest(
         source=source, entry=problem.entry, arg_names=[a.name for a in problem.args],
         wrt=[array_positions.index(i) for i in problem.wrt_indices],
         cases=[CaseInput(c.name, c.seed, static_mask, case_inputs(problem, c), sample=c.sample) for c in cases],
-        fwd_bwd=fwd_bwd, cost=cost or problem.cost_rules.active, baseline=problem.cost_rules.saves_memory,
+        fwd_bwd=fwd_bwd, cost=cost or problem.cost_rules.active, baseline=baseline and problem.cost_rules.saves_memory,
         harness=problem.harness, output_kb=problem.limits.output_kb)
 
 
 def run(problem: Problem, source: str, cases, runner: Runner, *, salt: int,
-        expected_outputs: dict[str, list[Aval]] | None = None, fwd_bwd: bool = False, cost: bool = False) -> Outcome:
+        expected_outputs: dict[str, list[Aval]] | None = None, fwd_bwd: bool = False, cost: bool = False,
+        baseline: bool = False) -> Outcome:
     """Run ``source`` on ``cases``. ``expected_outputs`` (per case name, the reference's output
-    types) shapes the cotangents; without it (the reference itself) the child's own are used."""
+    types) shapes the cotangents; without it (the reference itself) the child's own are used.
+    ``baseline``: the reference's run, which also measures the memory it holds without checkpoints."""
     cases = sorted(cases, key=lambda c: not c.sample)  # samples first: their printed output is shown
-    request = child_request(problem, source, cases, fwd_bwd=fwd_bwd, cost=cost)
+    request = child_request(problem, source, cases, fwd_bwd=fwd_bwd, cost=cost, baseline=baseline)
     verifier = runner.prepare(problem.limits, role="verify")
     try:
         result = runner.run(request.to_wire(), problem.limits)
@@ -87,7 +90,7 @@ def run(problem: Problem, source: str, cases, runner: Runner, *, salt: int,
         fwd, bwd = response.programs
         verify_cases = [_verify_case(problem, by_case[c.name], request, outputs[c.name], salt) for c in traced]
         # the verifier's own output (XLA's, on hidden cases too) is not the learner's: not kept
-        checked = verifier.run(VerifyRequest(fwd, bwd, request.wrt, verify_cases).to_wire(), problem.limits)
+        checked = verifier.run(VerifyRequest(fwd, bwd, request.wrt, verify_cases, cost=request.cost).to_wire(), problem.limits)
         _merge(outcome, checked, traced, outputs)
         return outcome
     finally:
@@ -133,6 +136,17 @@ def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs
         case.value, case.grads = found.value, found.grads
         case.hidden_value, case.hidden_grads = found.hidden_value, found.hidden_grads
         case.saved = found.saved
+        case.cost = _cost(found.cost, case.cost)
+
+
+def _cost(verified: Cost | None, said: Cost | None) -> Cost | None:
+    """The step's figures as the verifier measured them; of what the child said, only the wording
+    (the memory picture's timeline) and the reference's memory without checkpoints (asked of the
+    reference's child only, never believed of a submission's: ``child_request``'s ``baseline``)."""
+    if verified is None:
+        return None
+    return replace(verified, revision=COST_REVISION, timeline=said.timeline if said is not None else None,
+                   plain_held_peak_bytes=said.plain_held_peak_bytes if said is not None else None)
 
 
 def _types(avals) -> list:

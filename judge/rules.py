@@ -372,7 +372,7 @@ def check_cost(cost: Cost, reference: Cost | None, found: Structure, rules: Cost
         problems.append(f"your gradient step peaks at {cost.peak_bytes} bytes alive at once; at most "
                         f"{rules.max_peak_bytes} are allowed")
     if rules.saves_memory:
-        problems += _saves_memory(cost, found)
+        problems += _saves_memory(cost, reference, found)
     if rules.held_at_most_reference and reference is not None and cost.held_peak_bytes > reference.held_peak_bytes:
         problems.append(f"your backward pass holds up to {cost.held_peak_bytes} bytes of saved and recomputed values "
                         f"at once; the reference holds at most {reference.held_peak_bytes} on this case, and yours "
@@ -380,14 +380,17 @@ def check_cost(cost: Cost, reference: Cost | None, found: Structure, rules: Cost
     return problems
 
 
-def _saves_memory(cost: Cost, found: Structure) -> list[str]:
-    if cost.plain_held_peak_bytes is None:  # not measured: the program defines its own derivative
-        return ["the memory your checkpoints save could not be measured, because your program defines its own "
-                "derivative"]
-    if cost.held_peak_bytes < cost.plain_held_peak_bytes:
+def _saves_memory(cost: Cost, reference: Cost | None, found: Structure) -> list[str]:
+    """Whether the step holds less than the same computation holds without any checkpoint: the
+    reference's program without its checkpoints, measured by the judge (a submission's child is
+    never asked what its own program would hold: it could say anything)."""
+    plain = reference.plain_held_peak_bytes if reference is not None else None
+    if plain is None:  # the reference defines its own derivative: not measured
+        return []
+    if cost.held_peak_bytes < plain:
         return []
     where = ", ".join(f"line {c.line}" for c in found.checkpoints if c.on_path is not False and c.line)
     return [f"your jax.checkpoint{f' ({where})' if where else ''} saves no memory: the backward pass recomputes it "
             f"while it still holds everything else it kept ({cost.held_peak_bytes} bytes of saved and recomputed "
-            f"values at once; {cost.plain_held_peak_bytes} without any checkpoint); checkpoint an earlier stage "
+            f"values at once; {plain} without any checkpoint); checkpoint an earlier stage "
             f"instead"]

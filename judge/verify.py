@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import saved_values
-from .evidence import Aval
+from .evidence import DEVICE, Aval
 from .messages import VerifyCase, VerifyRequest
 from .specs import numpy_dtype
 
@@ -116,6 +116,7 @@ def serve(message: dict) -> dict:
         text = f"{type(exc).__name__}: {exc}"
         kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
         return {"status": "error", "error": {"kind": kind, "message": text.splitlines()[0][:500]}}
+    costs = _costs(lowered, layout, request) if request.cost else [None] * len(cases)
     response_cases = []
     for i, case in enumerate(cases):
         response_cases.append({
@@ -129,8 +130,28 @@ def serve(message: dict) -> dict:
             "saved": [saved_values.SavedValue(a["dtype"], int(np.size(p)), a["bytes"], a["memory"],
                                               saved_values.fingerprint(p), saved_values.fingerprint(h)).to_wire()
                       for a, p, h in zip(layout[i]["residuals"], res[i], hidden_res[i])],
-        })
+        } | ({"cost": costs[i]} if costs[i] is not None else {}))
     return {"status": "ok", "checked": True, "cases": response_cases}
+
+
+def _costs(lowered, layout: list[dict], request: VerifyRequest) -> list[dict]:
+    """Per case, its gradient step's FLOPs and bytes, walked over the module XLA compiled
+    (``judge.inspection.program_cost``): the case's results only, whatever else the module holds."""
+    from .inspection import program_cost
+
+    module = lowered.compiler_ir("stablehlo")
+    n_out = [len(entry["outputs"]) for entry in layout]
+    n_grad = [len(request.wrt)] * len(layout)
+    n_res = [len(entry["residuals"]) for entry in layout]
+    flags = [{"r", "i"} for c in request.cases for _ in c.inputs] + [{"t"} for c in request.cases for _ in c.cotangent]
+    figures = []
+    for i, entry in enumerate(layout):
+        mine = lambda counts: [k == i for k, n in enumerate(counts) for _ in range(n)]  # noqa: E731
+        needed = mine(n_out) + mine(n_grad) + [False] * sum(n_res)  # the residuals main returns: not the step's
+        found = program_cost.case_cost(module, needed, flags)
+        host = sum(r["bytes"] for r in entry["residuals"] if r["memory"] != DEVICE)
+        figures.append(found | ({"held_host_bytes": host} if host else {}))
+    return figures
 
 
 def _aval(aval) -> dict:

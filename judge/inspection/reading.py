@@ -34,10 +34,10 @@ class Reading:
     programs: dict | None = None  # printed forward and backward programs
 
 
-def read_case(fn, arrays, wrt, arg_names, filename: str, *, measure: bool = False, xla: bool = False,
+def read_case(fn, arrays, wrt, arg_names, filename: str, *, measure: bool = False,
               baseline: bool = False, printed: bool = False) -> Reading:
-    """``measure``: the cost of the gradient step (``xla``: with XLA's own estimates, which cost a
-    compilation); ``baseline``: also the memory the same program holds without its checkpoints;
+    """``measure``: the gradient step's memory over time, for the memory picture; ``baseline``:
+    the memory the same program holds without its checkpoints;
     ``printed``: the forward and backward programs as text."""
     closed = replay.trace(fn, arrays)  # the only call of the entry point
     described = {}
@@ -57,14 +57,14 @@ def read_case(fn, arrays, wrt, arg_names, filename: str, *, measure: bool = Fals
     derivative = replay.differentiate(marked.program, arrays, wrt)
     residuals = provenance.saved_residuals(derivative, marked, arg_names, filename)
     reading = Reading(found, residuals, derivative)
-    if measure:
-        reading.cost = cost.step_cost(derivative, xla=xla, filename=filename) | {"held_peak_bytes": memory.held_peak(derivative, residuals)}
-        if memory.held_on_host(derivative):  # offloaded residuals, apart from the device's
-            reading.cost["held_host_bytes"] = memory.held_on_host(derivative)
-        if baseline and not found["custom_derivatives"]:  # their rules would run a second time
-            without = replay.differentiate(replay.without_checkpoints(closed), arrays, wrt)
-            kinds = provenance.saved_residuals(without, replay.Marked(closed), arg_names, filename)  # nothing marked
-            reading.cost["plain_held_peak_bytes"] = memory.held_peak(without, kinds)
+    if measure:  # wording only (the memory picture): the figures rules read are the verifier's
+        reading.cost = cost.step_picture(derivative, filename=filename)
+    if baseline and not found["custom_derivatives"]:  # their rules would run a second time
+        # the memory the same program holds without its checkpoints: asked of the reference only,
+        # whose code is the judge's own (``rules.check_cost`` compares a submission with it)
+        without = replay.differentiate(replay.without_checkpoints(closed), arrays, wrt)
+        kinds = provenance.saved_residuals(without, replay.Marked(closed), arg_names, filename)  # nothing marked
+        reading.cost = (reading.cost or {}) | {"plain_held_peak_bytes": memory.held_peak(without, kinds)}
     if printed:
         reading.programs = {"forward": str(derivative.fwd.jaxpr), "backward": str(derivative.bwd.jaxpr)}
     return reading

@@ -71,7 +71,7 @@ def _preload() -> None:
     from jax import export  # noqa: F401
 
     from .. import allowed, child, guard, inspection, protocol, verify  # noqa: F401
-    from ..inspection import cost, programs, provenance, structure  # noqa: F401
+    from ..inspection import cost, program_cost, programs, provenance, structure  # noqa: F401
     from . import probe, seccomp  # noqa: F401
 
     for name in sorted(allowed.MODULES):

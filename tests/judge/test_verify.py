@@ -223,3 +223,21 @@ def test_claiming_that_device_residuals_were_offloaded_is_not_believed():
     report = _grade(offload, forge, source=on_device)
     assert report.verdict == "runtime_error"
     assert "reported residuals that its program does not save" in report.message
+
+
+def test_cost_figures_come_from_the_verifier_not_the_child():
+    """A child that reports a tiny cost (as the red team's patched cost walk did) for one
+    checkpoint around a whole transformer: the verdict rests on the verifier's figures, so the
+    program is still refused for recomputing and holding too much."""
+    budget = load_problem(ROOT / "problems" / "memory_budget_transformer")
+    source = (ROOT / "problems" / "memory_budget_transformer" / "submissions" / "policy_violation"
+              / "whole_network.py").read_text()
+
+    def tiny(request, response):
+        for case in response["cases"]:
+            case["cost"] = {"flops": 1.0, "peak_bytes": 1, "held_peak_bytes": 1, "plain_held_peak_bytes": 10 ** 12}
+
+    report = _grade(budget, tiny, source)
+    assert report.verdict == "policy_violation"
+    assert report.cost.flops > budget.cost_rules.max_flops
+    assert "FLOPs" in report.message or "recomputes" in report.message

@@ -137,7 +137,8 @@ def _compare_numbers(problem: Problem, got: TracedCase, want: TracedCase) -> tup
 def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: CaseRow, report: Report,
                   source: Source, from_source: list[trusted.Finding]) -> None:
     if got.contradicted:  # its report is not of the program that ran: the trusted facts decide alone
-        findings = from_source + trusted.value_findings(problem, got, want)[0]
+        findings = from_source + trusted.value_findings(problem, got, want)[0] + trusted.cost_findings(problem, got, want)
+        report.cost = report.cost or got.cost
         if CONTRADICTED not in report.notes:
             report.notes.append(CONTRADICTED)
         if findings:
@@ -215,6 +216,8 @@ TRUSTED_ADVICE = {
     "values": "Try: put the whole computation the statement names inside one jax.checkpoint with the required "
               "policy, and save nothing by other means; Inspect shows what your code keeps.",
     "limit": "Try: checkpoint more of the computation so that fewer values are kept for the backward pass.",
+    "cost": "Try: Inspect your program to see where its step peaks, and checkpoint so that fewer values are "
+            "alive together there.",
 }
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from . import saved_values, source_reading
-from .evidence import DEVICE, Residual
+from . import rules, saved_values, source_reading
+from .evidence import DEVICE, Residual, Structure
 from .messages import TracedCase
 from .package import Problem
 
@@ -68,6 +68,19 @@ def value_findings(problem: Problem, got: TracedCase, want: TracedCase,
                              f"{rules.max_count} are allowed",
                              "your program saves more values for the backward pass than this problem allows"))
     return found, pairing
+
+
+def cost_findings(problem: Problem, got: TracedCase, want: TracedCase) -> list[Finding]:
+    """The cost rules on the verifier's figures of the step (``Cost``: measured on the program it
+    compiled); the structure only words them, and only when the report is believed."""
+    if got.cost is None:
+        return []
+    structure = Structure() if got.contradicted else got.structure
+    return [Finding("cost", problem_text, _COST_HIDDEN)
+            for problem_text in rules.check_cost(got.cost, want.cost, structure, problem.cost_rules)]
+
+
+_COST_HIDDEN = "your gradient step costs more (memory held at once, or FLOPs) than this problem allows"
 
 
 def _difference(pairing: saved_values.Pairing, got: TracedCase, want: TracedCase,

@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from jax._src.lib.mlir import ir
-from jax._src.lib.mlir.dialects import hlo
+from .jax_internals import mlir_hlo as hlo
+from .jax_internals import mlir_ir as ir
 
 # Operations that move or relabel data: no arithmetic.
 FREE = {"stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.reshape",

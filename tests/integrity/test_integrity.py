@@ -63,6 +63,11 @@ def test_case_gets_its_verdict(path, monkeypatch):
 # Problems whose verdicts JAX 0.10.2's remat3 cannot give alike (tests/bank/test_bank_validates.py
 # says why): their cases are graded under the default remat only.
 REMAT3_BLIND = {"write_a_policy", "save_anything_except_these_names"}
+# Where JAX 0.10.2's remat3 itself keeps other values, the trusted facts say so under it too.
+REMAT3_VERDICTS = {
+    # remat3 recomputes the product the inner checkpoint keeps (measured with the report believed too)
+    "checkpoint_dot_policy/accepted/nested_same_policy.py": "policy_violation",
+}
 FORGED = [(path, remat) for path in CASES for remat in ("jax_remat", "remat3")
           if remat == "jax_remat" or path.parts[-3] not in REMAT3_BLIND]
 
@@ -83,6 +88,8 @@ def test_case_keeps_its_verdict_when_the_gate_is_escaped_and_the_report_forged(p
     reference's, while the program the verifier runs is the submission's. Every case keeps its
     verdict: acceptance rests on the verifier's run and the source alone."""
     slug, expected = path.parts[-3], path.parts[-2]
+    if remat == "remat3":
+        expected = REMAT3_VERDICTS.get(str(path.relative_to(CASES_DIR)), expected)
     monkeypatch.setattr(gate, "check", lambda source: None)
     forged = ForgedReport(problem(slug).reference, _inner(remat))
     report = grade(problem(slug), path.read_text(), runner=forged)

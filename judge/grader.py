@@ -178,7 +178,7 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
     others = [p for p in problems if p not in already]
     row.verdict, row.message = verdicts.POLICY_VIOLATION, explain.message(found, rows, missing, others)
     if not row.sample:  # what the trace says of a hidden case is not told: its sizes are in it
-        row.message = "; ".join(f.hidden for f in findings) or HIDDEN_TRACE
+        row.message = _sentence("; ".join(f.hidden for f in findings) or HIDDEN_TRACE)
     if found is not None and not report.cause and row.sample:  # samples come first
         report.cause, report.advice = found.sentence, found.advice
 
@@ -186,7 +186,7 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
 def _trusted_violation(findings: list[trusted.Finding], row: CaseRow, report: Report) -> None:
     """A policy_violation worded from the trusted facts alone (no sizes on a hidden case)."""
     words = [f.sentence if row.sample else f.hidden for f in findings]
-    row.verdict, row.message = verdicts.POLICY_VIOLATION, "; ".join(words)
+    row.verdict, row.message = verdicts.POLICY_VIOLATION, _sentence("; ".join(words))
     if not report.cause:
         first = findings[0]
         report.cause = _sentence(first.sentence if row.sample else first.hidden)

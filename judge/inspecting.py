@@ -1,19 +1,20 @@
 """A look at what a source saves, before it is graded: one case traced in the submission's child,
 the same sandbox and runner as a grading, and no verdict.
 
-``look`` runs a ready request (the command line builds one from argument specs); ``inspect``
-builds it from a problem's first sample case, as the site's "Inspect" button does. Neither runs
-the verifier nor compares anything: what comes back is what the child read from the traced
-program (residuals, checkpoints, the printed programs and the step's memory over time).
+``look`` runs a ready request (the command line builds one from argument specs): what comes back
+is what the child read from the traced program. ``inspect`` runs a problem's first sample case as
+the site's "Inspect" button does, through the child and the verifier (whose figures of the step's
+cost are those a verdict rests on), and compares nothing.
 """
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import dataclass
 
-from . import gate, messages, verdicts
+from . import gate, messages, pipeline, verdicts
 from .boundary import Runner
-from .evidence import ResidualRow
+from .evidence import DEVICE, ResidualRow
 from .learner_terms import Source, in_terms
 from .messages import ChildRequest, TracedCase
 from .package import Limits, Problem
@@ -51,22 +52,30 @@ def inspect(problem: Problem, source: str, runner: Runner) -> Report:
     """What ``source`` saves on the problem's first sample case, as a report without a verdict
     (``verdict`` empty; on a failure, the failure's verdict and message, as "Run samples" says
     them): its residuals, unmarked, its checkpoints, its forward and backward programs and its
-    gradient step's cost with the timeline of its memory."""
+    gradient step's cost with the timeline of its memory. The cost's figures are the verifier's,
+    measured as a verdict's are, so that Inspect, the verdict and the leaderboard agree; the
+    timeline (the memory picture) is the child's drawing of the same step."""
     started = time.monotonic()
     sample = problem.samples[0] if problem.samples else problem.cases[0]
-    found = look(child_request(problem, source, [sample], fwd_bwd=True, cost=True), runner, problem.limits)
-    report = Report(problem.slug, "", "", stdout=found.stdout)
-    if found.failure is not None:
-        report.verdict, report.message = found.failure
+    report = Report(problem.slug, "", "")
+    refusal = gate.check(source)
+    if refusal:
+        report.verdict, report.message = refusal.verdict, refusal.message
+        return report
+    outcome = pipeline.run(problem, source, [sample], runner, salt=secrets.randbits(62), fwd_bwd=True, cost=True)
+    report.stdout = outcome.stdout
+    case = outcome.cases[0] if outcome.cases else None
+    if outcome.failure is not None or case is None or case.error is not None:
+        report.verdict, report.message = outcome.failure or (case.error.verdict, case.error.text()) if case else \
+            (verdicts.RUNTIME_ERROR, MALFORMED)
     else:
-        case = found.case
         # named by the learner's own expressions, as a verdict's rows are
         written = Source(source)
         report.residuals = [ResidualRow(**vars(in_terms(r, written))) for r in case.residuals]
-        report.residual_bytes = sum(r.bytes for r in case.residuals if not r.offloaded)  # on the device
-        report.host_residual_bytes = sum(r.bytes for r in case.residuals if r.offloaded)
+        report.residual_bytes = sum(r.bytes for r in case.residual_types if r.memory == DEVICE)  # as the verifier counted
+        report.host_residual_bytes = sum(r.bytes for r in case.residual_types if r.memory != DEVICE)
         report.structure, report.programs, report.cost = case.structure, case.programs or {}, case.cost
-        report.message = (f"on the sample case {sample.name}: your code saves {len(case.residuals)} residuals, "
+        report.message = (f"on the sample case {sample.name}: your code saves {len(case.residual_types)} residuals, "
                           f"{report.residual_bytes} bytes")
     report.time_s = round(time.monotonic() - started, 4)
     return report

@@ -12,20 +12,22 @@ JUDGE = Path(__file__).resolve().parents[2] / "judge"
 LAYERS = [
     # the vocabulary and the data: verdicts, packages, wire messages, reports (no process, no JAX)
     {"verdicts", "policy_names", "specs", "protocol", "package", "track", "evidence", "messages", "report", "archive",
-     "paths"},
+     "paths", "saved_values"},
     # the kernel's pieces the sandbox is made of
     {"sandbox", "sandbox.layers", "sandbox.linux", "sandbox.seccomp", "sandbox.filesystem", "sandbox.uids",
      "sandbox.rlimits"},
     # inside a child: the gate's builtins, the code beside the submission, what it reads of JAX, the verifier
     {"allowed", "gate", "guard", "child", "verify", "inspection", "inspection.jax_internals", "inspection.policies",
      "inspection.derivatives", "inspection.replay", "inspection.activity", "inspection.provenance",
-     "inspection.structure", "inspection.memory", "inspection.programs", "inspection.cost", "inspection.reading"},
+     "inspection.structure", "inspection.memory", "inspection.programs", "inspection.cost", "inspection.reading",
+     "inspection.program_cost"},
     # the sandbox's own processes: hardening a child, the probe, the zygote server
     {"sandbox.harden", "sandbox.probe", "sandbox.zygote_server"},
     # the parent's side of the process boundary, and its runners
     {"boundary", "fresh_runner", "zygote_runner"},
     # grading: a source through its children to a report
-    {"compare", "rules", "learner_terms", "explain", "pipeline", "expected", "grader", "inspecting", "text"},
+    {"compare", "rules", "learner_terms", "explain", "pipeline", "expected", "grader", "inspecting", "text",
+     "source_reading", "trusted"},
     # what people and the site call
     {"validate", "bench", "cli", "__main__", "__init__"},
 ]

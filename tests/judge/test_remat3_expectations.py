@@ -31,8 +31,10 @@ def test_under_remat3_the_package_says_which_verdicts_differ(monkeypatch):
     found = expected("write_a_policy")
     assert found["submissions/policy_violation/never.py"] == "accepted"
     assert found["submissions/policy_violation/library_dots.py"] == "policy_violation"  # not listed: its folder's
-    assert expected("prevent_cse_in_scan")["reference.py"] == "policy_violation"
-    assert load_problem(ROOT / "problems" / "prevent_cse_in_scan").remat3_reason.startswith("Under JAX_REMAT3=true")
+    assert load_problem(ROOT / "problems" / "write_a_policy").remat3_reason.startswith("Under JAX_REMAT3=true")
+    # prevent_cse is read from the source (issue 21): the problem remat3 blinded is judged alike now
+    assert expected("prevent_cse_in_scan")["reference.py"] == "accepted"
+    assert not load_problem(ROOT / "problems" / "prevent_cse_in_scan").remat3_reason
 
 
 @pytest.mark.parametrize("table, error", [

@@ -101,14 +101,16 @@ def test_a_program_that_only_knows_the_given_inputs_fails_on_hidden_ones(problem
     assert all(c.max_error is not None for c in report.cases)  # the given inputs alone would have passed
 
 
-def test_claiming_fewer_residuals_than_the_program_saves_is_not_believed(problem):
+def test_claiming_fewer_residuals_than_the_program_saves_is_not_believed_and_changes_nothing(problem):
     def forge(request, response):
         for case in response["cases"]:
             case["residuals"] = case["residuals"][:3]  # drop the two matmul outputs from the table
 
     report = _grade(problem, forge)
-    assert report.verdict == "runtime_error"
-    assert "reported residuals that its program does not save" in report.message
+    # the program itself is honest: a report that hides two of its residuals is not believed, and
+    # the trusted side's facts (the values its program saves) decide, as they do for any report
+    assert report.verdict == "accepted", report.message
+    assert any("does not match the program the judge ran" in note for note in report.notes)
 
 
 def test_a_program_that_calls_out_of_xla_is_refused_unrun(problem):
@@ -221,8 +223,9 @@ def test_claiming_that_device_residuals_were_offloaded_is_not_believed():
                 checkpoint["policy"] = ["offload_dot_with_no_batch_dims", "device", "pinned_host"]
 
     report = _grade(offload, forge, source=on_device)
-    assert report.verdict == "runtime_error"
-    assert "reported residuals that its program does not save" in report.message
+    assert report.verdict == "policy_violation", report.message
+    assert any("does not match the program the judge ran" in note for note in report.notes)
+    assert "in another memory than it does (it keeps them on the host (pinned_host))" in report.message
 
 
 def test_cost_figures_come_from_the_verifier_not_the_child():

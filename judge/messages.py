@@ -357,11 +357,14 @@ def _cost(data) -> Cost:
 # What the verifier measures of a step (``judge.inspection.program_cost``): every figure a cost rule
 # or a ranking reads.
 VERIFIED_COST = ("flops", "peak_bytes", "held_peak_bytes")
+# XLA's estimates of the first case's step, beside ours for reference (ranked by nothing).
+XLA_ESTIMATES = ("xla_flops", "xla_temp_bytes", "xla_peak_bytes")
 
 
 def _verified_cost(data) -> Cost:
-    _expect(isinstance(data, dict) and set(data) <= set(VERIFIED_COST) | {"held_host_bytes"}
+    _expect(isinstance(data, dict) and set(data) <= set(VERIFIED_COST) | set(XLA_ESTIMATES) | {"held_host_bytes"}
             and all(_is_number(data.get(k)) and data[k] >= 0 for k in VERIFIED_COST)
+            and all(_is_number(data[k]) and data[k] >= 0 for k in XLA_ESTIMATES if k in data)
             and _is_int_or_none(data.get("held_host_bytes")), "verified cost")
     return Cost(**data)
 

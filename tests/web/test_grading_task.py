@@ -106,13 +106,21 @@ def test_printed_output_keeps_no_hidden_size_in_the_stored_report_or_on_the_page
     # checkpoint_dot_policy's hidden cases are N=64, d=32 and N=2, d=48; its samples N=8, d=16 and N=4, d=4
     printing = correct_source().replace("    y = jnp.maximum", '    print(f"SHAPE {x.shape[0]}x{x.shape[1]}")\n'
                                                               "    y = jnp.maximum")
+    # Run samples shows what the code printed on the samples ...
+    run = submit(learner, dot_policy, printing, kind="run")
+    assert grade_submission.apply(args=[run.pk], task_id="r").get() == "accepted"
+    run.refresh_from_db()
+    assert "SHAPE 8x16" in run.report["stdout"] and "SHAPE 4x4" in run.report["stdout"]
+    page = learner_client.get(reverse("submissions:detail", args=[run.pk])).content.decode()
+    assert "SHAPE 8x16" in page and "Of the sample cases only (and of your module as it loads)" in page
+    # ... a submission, whose child also met the hidden cases, shows and keeps none of it.
     submission = submit(learner, dot_policy, printing)
     assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "accepted"
     submission.refresh_from_db()
-    assert "SHAPE 8x16" in submission.report["stdout"] and "SHAPE 4x4" in submission.report["stdout"]
-    page = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
-    assert "SHAPE 8x16" in page and "Of the sample cases only (and of your module as it loads)" in page
-    for stored in (json.dumps(submission.report), page):
+    assert submission.report.get("stdout", "") == ""
+    submitted_page = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    assert "SHAPE 8x16" not in submitted_page and "id=\"stdout\"" not in submitted_page
+    for stored in (json.dumps(run.report), page, json.dumps(submission.report), submitted_page):
         assert "64x32" not in stored and "2x48" not in stored
 
 

@@ -81,15 +81,18 @@ class VerifyRequest:
     wrt: list[int]
     cases: list[VerifyCase]
     cost: bool = False  # also measure each case's gradient step (``judge.inspection.program_cost``)
+    # and XLA's estimates of the first case's step (a second compilation): for a recorded grading,
+    # whose figures the leaderboard shows; no rule reads them
+    estimates: bool = False
 
     def to_wire(self) -> dict:
         return {"mode": VERIFY, "fwd": self.fwd, "bwd": self.bwd, "wrt": list(self.wrt), "cost": self.cost,
-                "cases": [vars(case) for case in self.cases]}
+                "estimates": self.estimates, "cases": [vars(case) for case in self.cases]}
 
     @classmethod
     def from_wire(cls, message: dict) -> VerifyRequest:
         return cls(message["fwd"], message["bwd"], message["wrt"], [VerifyCase(**case) for case in message["cases"]],
-                   bool(message.get("cost")))
+                   bool(message.get("cost")), bool(message.get("estimates")))
 
 
 # ---------------------------------------------------------------------------- what comes back

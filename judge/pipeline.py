@@ -90,7 +90,8 @@ def run(problem: Problem, source: str, cases, runner: Runner, *, salt: int,
         fwd, bwd = response.programs
         verify_cases = [_verify_case(problem, by_case[c.name], request, outputs[c.name], salt) for c in traced]
         # the verifier's own output (XLA's, on hidden cases too) is not the learner's: not kept
-        checked = verifier.run(VerifyRequest(fwd, bwd, request.wrt, verify_cases, cost=request.cost).to_wire(), problem.limits)
+        checked = verifier.run(VerifyRequest(fwd, bwd, request.wrt, verify_cases, cost=request.cost,
+                                             estimates=cost).to_wire(), problem.limits)
         _merge(outcome, checked, traced, outputs)
         return outcome
     finally:

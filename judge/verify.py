@@ -117,7 +117,7 @@ def serve(message: dict) -> dict:
         kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
         return {"status": "error", "error": {"kind": kind, "message": text.splitlines()[0][:500]}}
     costs = _costs(lowered, layout, request) if request.cost else [None] * len(cases)
-    if request.cost and cases:
+    if request.cost and request.estimates and cases:
         costs[0] |= _xla_estimates(program, cases)
     response_cases = []
     for i, case in enumerate(cases):

@@ -289,3 +289,17 @@ def test_a_recorded_submission_to_an_equinox_problem_is_measured(slug):
     report = grade(problem, problem.reference, measure_cost=True)  # as the site grades a "Submit"
     assert report.verdict == "accepted", report.message
     assert report.cost.flops > 0 and report.cost.peak_bytes > 0
+
+
+def test_xla_estimates_are_the_verifiers_and_only_a_recorded_grading_pays_for_them():
+    """XLA's figures of the first case's step are shown beside ours on the leaderboard: the verifier
+    compiles that step alone for them, on a recorded grading only (a budget problem's Run samples
+    measures our figures, which its rules read, and not XLA's)."""
+    problem = load_problem(ROOT / "problems" / "checkpoint_dot_policy")
+    recorded = grade(problem, problem.reference, measure_cost=True)
+    ours, theirs = recorded.cost.flops, recorded.cost.xla_flops
+    assert recorded.verdict == "accepted" and theirs is not None and recorded.cost.xla_peak_bytes > 0
+    assert abs(ours / theirs - 1) <= COMPILED_BOUND, (ours, theirs)  # one case's step, not all cases'
+    budget = load_problem(ROOT / "problems" / "memory_budget_transformer")
+    sampled = grade(budget, budget.reference, samples_only=True)
+    assert sampled.cost.peak_bytes > 0 and sampled.cost.xla_flops is None

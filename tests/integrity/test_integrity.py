@@ -37,6 +37,18 @@ def test_the_corpus_covers_every_class_of_the_issue():
             "named_block_jitted", "numpy_constant"} <= names
 
 
+def test_the_corpus_covers_every_class_of_the_trusted_verdict_issue():
+    """Issue 21's classes: a forged report (every case below, in the forged-report mode); labels and
+    syntax (a label on copies of x or on the pre-activation, a dead iota beside a numpy table, a
+    token nested checkpoint); costs not the program's (products spelled as ragged_dot, jit on the
+    reference's own block or step, one checkpoint around everything); a legitimate custom_jvp; a
+    trace switch. Hidden sizes in messages: tests/judge/test_hidden_cases.py."""
+    names = {path.stem for path in CASES}
+    assert {"labels_on_copies_of_x", "label_on_preactivation", "dead_arange_numpy_table", "token_nested_two_levels",
+            "ragged_dot_two_levels", "jit_on_block", "jit_on_step", "whole_network_checkpoint",
+            "custom_jvp_activation", "trace_switch_custom_vjp"} <= names
+
+
 @pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(CASES_DIR)) for p in CASES])
 def test_case_says_what_it_attacks(path):
     docstring = ast.get_docstring(ast.parse(path.read_text()))

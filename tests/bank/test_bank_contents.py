@@ -1,5 +1,6 @@
 """What every problem of the bank gives a learner, and the messages its checker gives back."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,7 +53,10 @@ def test_a_checkpoint_that_cannot_save_memory_is_told_why(relative):
     report = grade_packaged("where_to_checkpoint", relative)
     assert report.verdict == "policy_violation"
     assert "saves no memory" in report.message and "while it still holds everything else it kept" in report.message
-    assert report.cost.held_peak_bytes == report.cost.plain_held_peak_bytes  # measured, not guessed from its shape
+    # measured, not guessed from its shape: it holds what the reference's program without checkpoints holds
+    held, plain = map(int, re.search(r"\((\d+) bytes of saved and recomputed values at once; (\d+) without any "
+                                     r"checkpoint\)", report.message).groups())
+    assert held == report.cost.held_peak_bytes and held >= plain
 
 
 def test_scan_residuals_are_read_stacked_over_layers():

@@ -181,6 +181,8 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
         row.message = _sentence("; ".join(f.hidden for f in findings) or HIDDEN_TRACE)
     if found is not None and not report.cause and row.sample:  # samples come first
         report.cause, report.advice = found.sentence, found.advice
+    elif not report.cause and not row.sample:  # the samples passed: a hidden case's cause, without its sizes
+        report.cause, report.advice = row.message, HIDDEN_ADVICE
 
 
 def _trusted_violation(findings: list[trusted.Finding], row: CaseRow, report: Report) -> None:
@@ -191,6 +193,8 @@ def _trusted_violation(findings: list[trusted.Finding], row: CaseRow, report: Re
         first = findings[0]
         report.cause = _sentence(first.sentence if row.sample else first.hidden)
         report.advice = first.advice or TRUSTED_ADVICE.get(first.kind, TRUSTED_ADVICE["values"])
+        if not row.sample:  # the samples passed: what differs depends on the inputs' sizes
+            report.advice = HIDDEN_ADVICE
 
 
 def _sentence(text: str) -> str:
@@ -206,6 +210,10 @@ HIDDEN_ERROR = {
     verdicts.COMPILE_ERROR: "your code could not be traced on this hidden case",
     verdicts.WRONG_ANSWER: "your output has another structure, shape or dtype than required on this hidden case",
 }
+# What to try when the samples pass and a hidden case does not: the difference depends on sizes.
+HIDDEN_ADVICE = ("Try: your code passes the sample cases, so look for what depends on the inputs' sizes (a "
+                 "condition on a shape, an axis left out): call your function on larger inputs than the samples' "
+                 "and Inspect what it keeps.")
 # What to try, by the kind of a trusted finding (``trusted.Finding.kind``).
 TRUSTED_ADVICE = {
     "backward_rule": "Try: remove the hand-written derivative rule and wrap the plain function in jax.checkpoint "

@@ -26,8 +26,11 @@ REMAT3_DIFFERS = {
     "save_anything_except_these_names": {"submissions/policy_violation/library_helper.py",
                                          "submissions/policy_violation/names_only.py",
                                          "submissions/policy_violation/wrong_label.py"},
+    # library_dots keeps its verdict; under remat3 it already differs on a sample (the reference
+    # recomputes everything there), under the default remat on the large hidden cases only.
     "write_a_policy": {"submissions/policy_violation/forgot_batch_axes.py",
-                       "submissions/policy_violation/input_size.py", "submissions/policy_violation/never.py",
+                       "submissions/policy_violation/input_size.py", "submissions/policy_violation/library_dots.py",
+                       "submissions/policy_violation/never.py",
                        "submissions/policy_violation/strict_boundary.py",
                        "submissions/runtime_error/returns_string.py"},
 }

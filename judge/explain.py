@@ -77,7 +77,7 @@ def cause(found: Structure, rules: StructureRules, reference: Structure, said: l
     """
     found_cause = _first_cause(found, rules, reference, said, rows, missing, mine_bytes, their_bytes, source, keepers)
     if found_cause is None and cost:
-        found_cause = _cost_cause(cost[0])
+        found_cause = _cost_cause(cost[0], found)
     if found_cause is None:
         return None
     covers = [p for check, p in said if check in _SAYS.get(found_cause.kind, ())]
@@ -184,12 +184,19 @@ def _structure_advice(check: str) -> str:
     return _STRUCTURE_ADVICE.get(check, "Try: the change the sentence above names.")
 
 
-def _cost_cause(problem: str) -> Cause:
+def _cost_cause(problem: str, found: Structure) -> Cause:
     detail = problem[0].upper() + problem[1:] + "."
     if "FLOPs" in problem:
+        nested = [c for c in found.checkpoints if c.on_path is not False and c.depth >= 1]
+        if nested:  # each level of checkpoints recomputes what it encloses once more
+            return Cause(COST, f"Your gradient step recomputes more than this problem allows: your jax.checkpoint"
+                               f"{_at(nested[0].line)} sits inside another one, so the backward pass recomputes its "
+                               f"part twice, once for each level.",
+                         "Try: keep one level of checkpoints: remove the inner jax.checkpoint (or the outer one), so "
+                         "that each value is recomputed at most once.", (problem,), detail)
         return Cause(COST, "Your gradient step recomputes more than this problem allows.",
-                     "Try: recompute less: checkpoint larger segments, or let the policy save the values that "
-                     "are expensive to compute again.", (problem,), detail)
+                     "Try: recompute less: let the policy save the values that are expensive to compute again "
+                     "(the matrix products, say), or checkpoint fewer parts.", (problem,), detail)
     if "saves no memory" in problem:
         return Cause(COST, "Your checkpoints save no memory in the backward pass.",
                      "Try: checkpoint a part whose saved values outweigh its inputs.", (problem,), detail)

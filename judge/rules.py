@@ -365,12 +365,13 @@ def structure_problems(found: Structure, rules: StructureRules) -> list[tuple[st
 def check_cost(cost: Cost, reference: Cost | None, found: Structure, rules: CostRules) -> list[str]:
     """The cost rules on one case; ``reference``: the reference's cost on the same case."""
     problems = []
-    if rules.max_flops is not None and cost.flops > rules.max_flops:
-        problems.append(f"your gradient step needs {cost.flops:.0f} FLOPs; at most "
-                        f"{rules.max_flops:.0f} are allowed (too much recomputation)")
+    # the peak first: a budget problem is about memory, and a step over both budgets is told that first
     if rules.max_peak_bytes is not None and cost.peak_bytes > rules.max_peak_bytes:
         problems.append(f"your gradient step peaks at {cost.peak_bytes} bytes alive at once; at most "
                         f"{rules.max_peak_bytes} are allowed")
+    if rules.max_flops is not None and cost.flops > rules.max_flops:
+        problems.append(f"your gradient step needs {cost.flops:.0f} FLOPs; at most "
+                        f"{rules.max_flops:.0f} are allowed (too much recomputation)")
     if rules.saves_memory:
         problems += _saves_memory(cost, reference, found)
     if rules.held_at_most_reference and reference is not None and cost.held_peak_bytes > reference.held_peak_bytes:

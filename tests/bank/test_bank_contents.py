@@ -167,3 +167,24 @@ def test_what_linearize_keeps_is_what_the_judge_reads(path):
     _, backward = jax.vjp(fn, *args)
     kept = lambda f: sorted((tuple(x.shape), str(x.dtype)) for x in jax.tree_util.tree_leaves(f))  # noqa: E731
     assert kept(linear) == kept(backward)
+
+
+@pytest.mark.parametrize("relative", ["policy_violation/pairs_of_blocks.py", "policy_violation/whole_network.py"])
+def test_a_step_over_both_budgets_is_told_first_what_it_holds_and_to_hold_less(relative):
+    """Segments too large hold too much and recompute a little more too: "recompute less: larger
+    segments" would send the learner the wrong way."""
+    report = grade_packaged("memory_budget_transformer", relative)
+    assert report.verdict == "policy_violation"
+    assert report.cause.startswith("Your gradient step holds more memory at once than this problem allows")
+    assert "smaller segments" in report.advice and "larger" not in report.message + report.advice
+
+
+def test_two_levels_of_recomputation_are_told_to_keep_one():
+    source = (ROOT / "tests" / "integrity" / "cases" / "memory_budget_transformer" / "policy_violation"
+              / "ragged_dot_two_levels.py").read_text().replace("_mm(", "jnp.matmul(").replace(
+        "def jnp.matmul(a, w):", "def _unused(a, w):")
+    problem = load_problem(ROOT / "problems" / "memory_budget_transformer")
+    report = grade(problem, source)
+    assert report.verdict == "policy_violation", report.message
+    assert "sits inside another one, so the backward pass recomputes its part twice" in report.cause
+    assert report.advice.startswith("Try: keep one level of checkpoints: remove the inner jax.checkpoint")

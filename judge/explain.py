@@ -77,7 +77,7 @@ def cause(found: Structure, rules: StructureRules, reference: Structure, said: l
     """
     found_cause = _first_cause(found, rules, reference, said, rows, missing, mine_bytes, their_bytes, source, keepers)
     if found_cause is None and cost:
-        found_cause = _cost_cause(cost[0], found)
+        found_cause = _cost_cause(cost[0], found, source)
     if found_cause is None:
         return None
     covers = [p for check, p in said if check in _SAYS.get(found_cause.kind, ())]
@@ -114,10 +114,15 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
     policy = _policy_cause(found, rules, said, keepers, source)
     if policy is not None:
         return policy
+    unrolled = _python_loop(found, reference, source, said)
+    if unrolled is not None:
+        return unrolled
     outside = _outside(found, rules, rows, source)
     if outside is not None:
         return outside
     for check, problem in said:
+        if check == "_encloses" and "`jnp.arange`" in problem and source.numpy_calls("arange"):
+            return _numpy_table(source, problem)
         if check not in ("_has_checkpoint", "_no_hand_written_derivative", "_uses_policy"):
             return Cause(STRUCTURE, problem[0].upper() + problem[1:] + ".", _structure_advice(check), (problem,))
     if any(r.offending for r in rows) or missing:
@@ -146,6 +151,38 @@ def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[s
                      f"Try: only one jax.checkpoint, with policy={_spelled(rules)}, around that computation "
                      f"(a checkpoint nested in it with another policy decides for the values it makes).")
     return None
+
+
+def _python_loop(found: Structure, reference: Structure, source: Source, said) -> Cause | None:
+    """A checkpoint called in a Python loop where the reference runs one checkpointed step in a
+    scan: Python unrolls the loop, each pass is a checkpoint of its own, and what runs between
+    them (the slicing of the stacked weights, say) lies outside every checkpoint."""
+    if not any(c.in_loop for c in reference.checkpoints):
+        return None
+    lines = [c.line for c in found.checkpoints if c.on_path is not False and not c.in_loop and c.line]
+    repeated = sorted({n for n in lines if lines.count(n) > 1})
+    loop = next((source.loop_around(n) for n in repeated if source.loop_around(n) is not None), None)
+    if loop is None:
+        return None
+    header = source.line(loop.lineno).split("  #")[0].strip()
+    return Cause(STRUCTURE, f"Your jax.checkpoint{_at(repeated[0])} runs in a Python loop (line {loop.lineno}, "
+                            f"`{header}`): Python unrolls the loop into one checkpoint per pass, and what runs "
+                            f"between them lies outside every checkpoint. This problem runs one checkpointed step "
+                            f"under jax.lax.scan.",
+                 "Try: replace the Python loop with jax.lax.scan over the stacked layers, with the checkpointed "
+                 "function as the step it runs (the step returns the new carry and None).",
+                 tuple(p for check, p in said if check in ("_max_checkpoints", "_min_checkpoints")))
+
+
+def _numpy_table(source: Source, problem: str) -> Cause:
+    """A table built with NumPy is a constant of the traced program, wherever the line sits: the
+    checkpoint has nothing to rebuild, and the backward pass keeps the whole table."""
+    line = source.numpy_calls("arange")[0]
+    return Cause(STRUCTURE, f"Your table is built with NumPy at line {line} (`{source.line(line)}`): NumPy runs "
+                            f"while JAX traces, so the table becomes a constant baked into the program, and the "
+                            f"backward pass keeps all of it instead of rebuilding it inside your jax.checkpoint.",
+                 "Try: build the table with jax.numpy (jnp.arange, jnp.where) inside the function you checkpoint, "
+                 "so that it is computed from its shape and recomputed in the backward pass.", (problem,))
 
 
 def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], source: Source) -> Cause | None:
@@ -184,8 +221,17 @@ def _structure_advice(check: str) -> str:
     return _STRUCTURE_ADVICE.get(check, "Try: the change the sentence above names.")
 
 
-def _cost_cause(problem: str, found: Structure) -> Cause:
+def _cost_cause(problem: str, found: Structure, source: Source) -> Cause:
     detail = problem[0].upper() + problem[1:] + "."
+    carried = source.unchanged_carry()
+    if "peaks at" in problem and carried:
+        name, line = carried[0]
+        return Cause(COST, f"Your gradient step holds more memory at once than this problem allows: your scan's "
+                           f"step carries `{name}` through unchanged (line {line}), and a checkpointed scan saves "
+                           f"its carry at every step it keeps, so each of them holds a copy of `{name}`.",
+                     f"Try: take `{name}` out of the carry: let the step function read it from the enclosing "
+                     f"function (a closure), so that only what changes from step to step is carried and saved.",
+                     (problem,), detail)
     if "FLOPs" in problem:
         nested = [c for c in found.checkpoints if c.on_path is not False and c.depth >= 1]
         if nested:  # each level of checkpoints recomputes what it encloses once more

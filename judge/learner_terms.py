@@ -74,6 +74,51 @@ class Source:
                         return " ".join(part.strip() for part in segment.splitlines())
         return self.line(number)
 
+    def loop_around(self, number: int | None) -> ast.For | ast.While | None:
+        """The innermost Python ``for`` or ``while`` statement whose body holds the line."""
+        if self.tree is None or not number:
+            return None
+        loops = [n for n in ast.walk(self.tree) if isinstance(n, (ast.For, ast.While))
+                 and n.body[0].lineno <= number <= (n.end_lineno or n.lineno)]
+        return max(loops, key=lambda n: n.lineno, default=None)
+
+    def numpy_calls(self, name: str) -> list[int]:
+        """The lines that call NumPy's ``name`` (``np.arange``, with numpy imported under any alias)."""
+        if self.tree is None:
+            return []
+        aliases = {a.asname or a.name for n in ast.walk(self.tree) if isinstance(n, ast.Import)
+                   for a in n.names if a.name == "numpy"}
+        direct = {a.asname or a.name for n in ast.walk(self.tree) if isinstance(n, ast.ImportFrom)
+                  and n.module == "numpy" for a in n.names if a.name == name}
+        return sorted({n.lineno for n in ast.walk(self.tree) if isinstance(n, ast.Call) and (
+            (isinstance(n.func, ast.Attribute) and n.func.attr == name and isinstance(n.func.value, ast.Name)
+             and n.func.value.id in aliases) or (isinstance(n.func, ast.Name) and n.func.id in direct))})
+
+    def unchanged_carry(self) -> list[tuple[str, int]]:
+        """(name, line) of what a scan's step carries through unchanged: its carry unpacked as
+        ``h, W = carry`` and returned as ``(..., W)`` in the same place. A checkpointed scan saves
+        its carry at every step it keeps, so such a value is saved once per kept step."""
+        if self.tree is None:
+            return []
+        steps = {n.args[0].id for n in ast.walk(self.tree) if isinstance(n, ast.Call) and n.args
+                 and (getattr(n.func, "attr", None) == "scan" or getattr(n.func, "id", None) == "scan")
+                 and isinstance(n.args[0], ast.Name)}
+        found = []
+        for fn in ast.walk(self.tree):
+            if not (isinstance(fn, ast.FunctionDef) and fn.name in steps and fn.args.args):
+                continue
+            carry = fn.args.args[0].arg
+            unpacked = [[getattr(e, "id", None) for e in n.targets[0].elts] for n in ast.walk(fn)
+                        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)
+                        and isinstance(n.value, ast.Name) and n.value.id == carry]
+            for ret in (n for n in ast.walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Tuple)):
+                new = ret.value.elts[0] if ret.value.elts else None
+                for names in unpacked:
+                    if isinstance(new, ast.Tuple) and len(new.elts) == len(names):
+                        found += [(name, ret.lineno) for name, e in zip(names, new.elts)
+                                  if name and isinstance(e, ast.Name) and e.id == name]
+        return found
+
     def on_line(self, number: int):
         """The expressions that start on a line, outermost first."""
         if self.tree is None:

@@ -122,8 +122,16 @@ def test_a_branch_on_a_recorded_value_is_told_where(relative, line):
 
 def test_a_numpy_table_is_listed_as_a_kept_constant_and_refused_for_what_the_checkpoint_lacks():
     report = grade_packaged("recompute_constants", "policy_violation/numpy_table.py")
-    assert report.verdict == "policy_violation" and "must enclose 1 `jnp.arange` table(s); yours encloses 0" in report.message  # as written, not iota
+    assert report.verdict == "policy_violation" and report.cause.startswith(
+        "Your table is built with NumPy at line 8 (`i = np.arange(x.shape[0])`)")
+    assert "jnp.arange" in report.advice and "move the whole computation" not in report.message
     assert any(r.kind == "constant" and r.shape == [6, 6] for r in report.residuals)
+    # the advice, followed: the same table from jax.numpy, inside the same checkpoint
+    problem = load_problem(ROOT / "problems" / "recompute_constants")
+    numpy_table = (problem.path / "submissions" / "policy_violation" / "numpy_table.py").read_text()
+    followed = numpy_table.replace("np.arange", "jnp.arange").replace("np.where", "jnp.where").replace(
+        "np.float32", "jnp.float32")
+    assert grade(problem, followed).verdict == "accepted"
     outside = grade_packaged("recompute_constants", "policy_violation/table_outside.py")
     assert outside.verdict == "policy_violation"
     assert any(r.offending and r.shape == [6, 6] for r in outside.residuals)  # the (T, T) table
@@ -188,3 +196,36 @@ def test_two_levels_of_recomputation_are_told_to_keep_one():
     assert report.verdict == "policy_violation", report.message
     assert "sits inside another one, so the backward pass recomputes its part twice" in report.cause
     assert report.advice.startswith("Try: keep one level of checkpoints: remove the inner jax.checkpoint")
+
+
+def test_a_checkpoint_in_a_python_loop_is_told_to_use_scan_and_scan_is_accepted():
+    report = grade_packaged("scan_over_layers", "policy_violation/python_loop.py")
+    assert report.verdict == "policy_violation"
+    assert report.cause.startswith("Your jax.checkpoint (line 10) runs in a Python loop (line 9, "
+                                   "`for i in range(Ws.shape[0]):`)")
+    assert "jax.lax.scan" in report.advice and "move those lines" not in report.message
+    followed = ("import jax\nimport jax.numpy as jnp\n\n"
+                "layer = jax.checkpoint(lambda h, W: jnp.tanh(h @ W), "
+                "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n\n\n"
+                "def scanned_mlp(Ws, x):\n"
+                "    h, _ = jax.lax.scan(lambda h, W: (layer(h, W), None), x, Ws)\n"
+                "    return jnp.sum(h ** 2)\n")
+    problem = load_problem(ROOT / "problems" / "scan_over_layers")
+    assert grade(problem, followed).verdict == "accepted"
+
+
+def test_weights_in_a_scan_carry_are_named_and_a_closure_is_accepted():
+    report = grade_packaged("scan_of_scans", "policy_violation/weights_in_carry.py")
+    assert report.verdict == "policy_violation"
+    assert "your scan's step carries `W` through unchanged (line 12)" in report.cause
+    assert report.advice.startswith("Try: take `W` out of the carry") and "smaller segments" not in report.message
+    problem = load_problem(ROOT / "problems" / "scan_of_scans")
+    source = (problem.path / "submissions" / "policy_violation" / "weights_in_carry.py").read_text()
+    followed = source.replace("def step(carry, dt):\n    h, W = carry\n    return (h + dt * jnp.tanh(jnp.dot(h, W)), W), None",
+                              "def step(h, dt, W):\n    return h + dt * jnp.tanh(jnp.dot(h, W)), None").replace(
+        "def block(carry, block_dts):\n    return jax.lax.scan(step, carry, block_dts)[0], None",
+        "def block(h, block_dts, W):\n    return jax.lax.scan(lambda h, dt: step(h, dt, W), h, block_dts)[0], None").replace(
+        "    (h, _), _ = jax.lax.scan(block, (h0, W), jnp.reshape(dts, (n, n)))",
+        "    h, _ = jax.lax.scan(lambda h, b: block(h, b, W), h0, jnp.reshape(dts, (n, n)))")
+    assert followed.count("W)") >= 3 and "(h0, W)" not in followed
+    assert grade(problem, followed).verdict == "accepted", grade(problem, followed).message

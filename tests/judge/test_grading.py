@@ -263,7 +263,7 @@ def test_the_verifier_gets_programs_and_inputs_but_no_source(problem):
     runner = CountingRunner()
     grade(problem, source("accepted/decorator.py"), runner=runner, expected_cache=ExpectedCache())
     request = runner.requests[-1]
-    assert request["mode"] == "verify" and set(request) == {"mode", "fwd", "bwd", "wrt", "cases", "cost"}
+    assert request["mode"] == "verify" and set(request) == {"mode", "fwd", "bwd", "wrt", "cases", "cost", "estimates"}
     assert "source" not in repr(request) and problem.reference not in repr(request)
     for case in request["cases"]:
         assert set(case) == {"name", "inputs", "cotangent", "hidden_inputs", "hidden_cotangent"}

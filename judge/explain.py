@@ -11,6 +11,7 @@ are never named on their own.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, replace
 
 from . import policy_names
@@ -83,7 +84,19 @@ def cause(found: Structure, rules: StructureRules, reference: Structure, said: l
     covers = [p for check, p in said if check in _SAYS.get(found_cause.kind, ())]
     if found_cause.kind == POLICY:
         covers += keepers
+    if found.checkpoints and _equinox_only(source):  # their checkpoint by the name they wrote
+        found_cause = replace(found_cause, sentence=_JAX_CHECKPOINT.sub("eqx.filter_checkpoint", found_cause.sentence),
+                              advice=_JAX_CHECKPOINT.sub("eqx.filter_checkpoint", found_cause.advice))
     return replace(found_cause, covers=tuple(covers) + found_cause.covers)
+
+
+_JAX_CHECKPOINT = re.compile(r"\bjax\.checkpoint\b(?!_)")
+
+
+def _equinox_only(source: Source) -> bool:
+    """The learner checkpoints with Equinox's filter_checkpoint only (no jax.checkpoint or remat)."""
+    return "filter_checkpoint" in source.names and not re.search(
+        r"\bjax\.(checkpoint|remat)\b(?!_)|\bimport\b[^\n]*\b(checkpoint|remat)\b(?!_)", source.text)
 
 
 def _first_cause(found: Structure, rules: StructureRules, reference: Structure, said, rows, missing,

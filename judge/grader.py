@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import compare, explain, gate, rules, source_reading, trusted, verdicts
+from . import compare, explain, gate, rules, runtime_hints, source_reading, trusted, verdicts
 from .boundary import Runner
 from .learner_terms import Source, in_terms, missing_in_terms
 from .expected import ExpectedCache, ReferenceError_, default_directory
@@ -82,6 +82,7 @@ def grade(problem: Problem, source: str, *, samples_only: bool = False, runner: 
     report = Report(problem.slug, verdicts.ACCEPTED, "", stdout=shown, notes=notes)
     if outcome.failure:
         report.verdict, report.message = outcome.failure
+        report.cause, report.advice = runtime_hints.hint(report.message, None) or ("", "")  # our words only
     else:
         facts = trusted.source_findings(source_reading.read(source), problem)
         _check_cases(problem, cases, outcome.cases, expected["cases"], report, Source(source), facts)
@@ -118,8 +119,23 @@ def _check_cases(problem: Problem, cases, sent: list[TracedCase], expected: dict
             case_verdicts.append(row.verdict)
             first_message.setdefault(row.verdict, f"case {case.name}: {row.message}")
     report.verdict = verdicts.worst(case_verdicts)
+    if report.verdict in (verdicts.RUNTIME_ERROR, verdicts.COMPILE_ERROR) and not report.cause:
+        _hint_first_error(cases, by_name, report, source)
     report.message = first_message.get(report.verdict, "") if report.verdict != verdicts.ACCEPTED else \
         f"all {len(cases)} case(s) passed: values, gradients, residuals and checkpoint structure"
+
+
+def _hint_first_error(cases, by_name: dict[str, TracedCase], report: Report, source: Source) -> None:
+    """The cause and advice of the first sample case's error, where a hint knows it (a hidden
+    case's error text is never read)."""
+    for case in cases:
+        got = by_name.get(case.name)
+        if case.sample and got is not None and got.error is not None and not got.error.skipped \
+                and got.error.verdict == report.verdict:
+            found = runtime_hints.hint(got.error.message, got.error.line, source.line(got.error.line))
+            if found is not None:
+                report.cause, report.advice = found
+            return
 
 
 def _compare_numbers(problem: Problem, got: TracedCase, want: TracedCase) -> tuple[str | None, float]:

@@ -27,7 +27,7 @@ LAYERS = [
     {"boundary", "fresh_runner", "zygote_runner"},
     # grading: a source through its children to a report
     {"compare", "rules", "learner_terms", "explain", "pipeline", "expected", "grader", "inspecting", "text",
-     "source_reading", "trusted"},
+     "source_reading", "trusted", "runtime_hints"},
     # what people and the site call
     {"validate", "bench", "cli", "__main__", "__init__"},
 ]

@@ -32,6 +32,8 @@ def test_sync_loads_every_problem_of_the_bank_with_its_metadata():
     assert "reference.py" in version.files and "submissions/accepted/decorator.py" in version.files
     assert version.ranking == ["residual_bytes", "flops"]  # no [ranking] in its problem.toml
     assert Problem.objects.get(slug="memory_budget_mlp").current_version.ranking == ["peak_bytes", "flops"]
+    # under a harness the learner writes the starter's function, not one of the program's arrays
+    assert Problem.objects.get(slug="equinox_scan_layers").current_version.signature == "loss(blocks, x)"
 
 
 def test_sync_again_changes_nothing():

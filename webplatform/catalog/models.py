@@ -4,6 +4,8 @@ A ``Problem`` is identified by the package's ``uuid`` (so a renamed slug keeps i
 points at its current version. A ``ProblemVersion`` is one content hash of the package: once
 written it never changes, and every submission names the version it was graded against.
 """
+import ast
+
 from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import Q
@@ -109,5 +111,25 @@ class ProblemVersion(models.Model):
 
     @property
     def signature(self) -> str:
+        """The function the learner writes. Under a harness (which builds the program's arguments
+        into a model, say) that is the starter's, not the list of the program's arrays."""
+        written = _written_signature(self.starter, self.entry)
+        names = [a["name"] for a in self.args]
+        if written is not None and written != names:
+            return f"{self.entry}({', '.join(written)})"
         params = [f"{a['name']}: {a['spec']}" if "spec" in a else a["name"] for a in self.args]
         return f"{self.entry}({', '.join(params)})"
+
+
+def _written_signature(starter: str, entry: str) -> list[str] | None:
+    """The parameter names of ``def entry(...)`` in the starter; None when it has none."""
+    try:
+        tree = ast.parse(starter)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == entry:
+            a = node.args
+            return [p.arg for p in a.posonlyargs + a.args] + ([f"*{a.vararg.arg}"] if a.vararg else []) + [
+                p.arg for p in a.kwonlyargs] + ([f"**{a.kwarg.arg}"] if a.kwarg else [])
+    return None

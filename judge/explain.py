@@ -124,7 +124,8 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
                                    f"choice, not the policy's.",
                      f"Try: remove the {kind} and wrap the plain function in {use}; JAX then derives "
                      f"the backward pass and the policy decides what it saves.")
-    policy = _policy_cause(found, rules, said, keepers, source)
+    same_values = not missing and not any(r.offending for r in rows)
+    policy = _policy_cause(found, rules, said, keepers, source, same_values)
     if policy is not None:
         return policy
     unrolled = _python_loop(found, reference, source, said)
@@ -143,7 +144,21 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
     return None
 
 
-def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[str], source: Source) -> Cause | None:
+# Why the required policy matters, by (the policy used, the one required, whether both keep the
+# same values here): where they keep the same values, what would differ on another network.
+_WHY_THE_POLICY = {
+    ("dots_saveable", "dots_with_no_batch_dims_saveable", True):
+        " On this network the two keep the same values (none of its products has a batch dimension), but "
+        "dots_saveable also keeps batched products, such as attention scores, which grow with the batch and "
+        "sequence; the required policy recomputes those.",
+    ("dots_with_no_batch_dims_saveable", "dots_saveable", False):
+        " The two differ on products with batch dimensions (a batched matmul's, attention scores'): "
+        "dots_with_no_batch_dims_saveable recomputes them, and this problem wants them kept.",
+}
+
+
+def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[str], source: Source,
+                  same_values: bool = False) -> Cause | None:
     if rules.policy is None:
         return None
     required = policy_names.render(rules.policy)
@@ -156,8 +171,9 @@ def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[s
                          "Try: call the checkpointed function on your inputs and return what it computes.")
         used = [c for c in found.checkpoints if c.on_path is not False] or found.checkpoints
         first = used[0]
+        why = _WHY_THE_POLICY.get((policy_names.render(policy_names.from_wire(first.policy)), required, same_values), "")
         return Cause(POLICY, f"Your jax.checkpoint{_at(first.line)} uses {policy_as_written(first, source.names)}, where this "
-                             f"problem requires {required}.",
+                             f"problem requires {required}.{why}",
                      f"Try: policy={_spelled(rules)} on that jax.checkpoint.")
     if keepers:
         return Cause(POLICY, f"In your program, {keepers[0]}.",

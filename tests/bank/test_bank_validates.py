@@ -130,6 +130,8 @@ DOT_POLICY = {
                                "its own backward pass where this problem requires jax.checkpoint with "
                                "policy=dots_with_no_batch_dims_saveable, so what it keeps is your choice, not the "
                                "policy's",
+    "dots_saveable.py": "Your jax.checkpoint uses dots_saveable, where this problem requires "
+                        "dots_with_no_batch_dims_saveable",
     "everything_saveable.py": "Your jax.checkpoint (line 11) uses everything_saveable, where this problem requires "
                               "dots_with_no_batch_dims_saveable",
     "no_checkpoint.py": "Your program has no jax.checkpoint, so reverse mode saves every intermediate value its "

@@ -108,4 +108,19 @@ def test_the_history_and_recent_attempts_say_inspected_not_an_empty_verdict(lear
     page = learner_client.get(reverse("practice:problem_detail", args=[dot_policy.slug])).content.decode()
     assert 'id="inspect-button"' in page and '<span class="status done">inspected</span>' in page
     detail = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
-    assert re.search(r'<span id="status" class="[^"]*">inspected</span>', detail)
+    assert re.search(r'<span id="status" class="status inspected">Inspection finished</span>', detail)
+
+
+def test_an_inspection_does_not_look_like_a_verdict(learner_client, dot_policy, broker):
+    """Issue 23: an inspection said "Status: done" in an error-coloured box and linked to a "verdict
+    page"; it finishes, in neutral colours, and its page is the inspection's."""
+    answer = inspect(learner_client, dot_policy, no_checkpoint_source())
+    grade_submission.apply(args=[answer.json()["id"]], task_id="m").get()
+    result = learner_client.get(reverse("submissions:status", args=[answer.json()["id"]])).json()["result_html"]
+    detail = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
+    for html in (result, detail):
+        assert 'id="verdict">Inspection finished</span>' in html
+        assert 'class="message"' not in html and "verdict " not in html.split('id="result-body"')[-1][:300]
+        assert re.search(r'<p class="inspection-summary" id="message">On the sample case sample-1: your code saves '
+                         r'\d+ residuals, \d+ bytes\.</p>', html)
+    assert ">done<" not in detail and "<h1>Inspection " in detail

@@ -25,7 +25,7 @@ def inspect(page, learner, source):
     latest = Submission.objects.filter(user=learner).latest("pk")
     assert latest.kind == "inspect"
     grade_submission.apply(args=[latest.pk], task_id=f"inspect-{latest.pk}")  # what the worker does
-    expect(page.locator("#result-body #verdict")).to_have_text("inspected", timeout=30_000)
+    expect(page.locator("#result-body #verdict")).to_have_text("Inspection finished", timeout=30_000)
     return latest
 
 

@@ -114,10 +114,12 @@
   }
 
   // The status line: the verdict once graded, else the status and the place in the queue.
+  // An inspection has no verdict: it says it finished, in neutral colours (not "done").
   function showStatus(el, data) {
     var graded = data.done && data.verdict;
-    el.textContent = graded ? data.verdict : data.status;
-    el.className = "status " + (graded ? "verdict " + data.verdict : data.status);
+    var inspected = data.done && !data.verdict && data.kind === "inspect" && data.status === "done";
+    el.textContent = graded ? data.verdict : inspected ? "Inspection finished" : data.status;
+    el.className = "status " + (graded ? "verdict " + data.verdict : inspected ? "inspected" : data.status);
     var place = document.getElementById("place");
     if (place) place.textContent = data.done ? "" : data.place || "";
   }
@@ -244,7 +246,8 @@
           if (answer.status === 429) return refused(answer.payload, button);
           if (answer.status !== 201) throw new Error(answer.payload.error || "refused");
           link.href = answer.payload.url;
-          link.textContent = "open the verdict page of submission " + answer.payload.id;
+          link.textContent = answer.payload.kind === "inspect" ? "open the inspection"
+            : "open the verdict page of submission " + answer.payload.id;
           link.hidden = false;
           if (cancel) {
             cancel.hidden = false;

@@ -277,7 +277,7 @@ def test_the_result_opens_with_the_verdict_the_cause_and_what_to_try_then_the_re
     assert len(rows) == 3 + 2  # a row per case, and one under each case that says more than the lead
     assert "<td>sample-1</td>" in rows[0] and "sample-2" in rows[1]  # sample-1: the lead's own case, nothing more
     assert "same cause as above" in rows[2] and "f32[4,4]" in rows[2].split("<details")[1]  # what it adds: folded
-    assert "<td>tall</td>" in rows[3]
+    assert '<td>tall <span class="meta">(hidden)</span></td>' in rows[3]
     own = rows[4].split("<details", 1)
     assert "Your program has no jax.checkpoint; your program keeps for…" in own[1].split("</summary>")[0]
     assert "does not keep." in own[1].split("</summary>")[1]  # a long message of its own, folded

@@ -257,3 +257,16 @@ def _with_memory(result: Result, report: Report) -> Result:
         result.reference_memory = memory_picture.draw(reference, None, title="The reference's memory, as a curve",
                                                       scale_bytes=scale, ident="memory-reference")
     return result
+
+
+@dataclass
+class Attempt:
+    """A row of "Your recent attempts": six rows of policy_violation told nothing apart, so each
+    says when and the first sentence of its message (the cause), cut short."""
+    submission: Submission
+    gist: str
+
+
+def attempts(submissions: list[Submission], most: int = 90) -> list[Attempt]:
+    return [Attempt(s, _truncated(lead(s.message).cause, most) if s.is_done else "") for s in submissions]
+

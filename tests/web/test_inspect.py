@@ -124,3 +124,27 @@ def test_an_inspection_does_not_look_like_a_verdict(learner_client, dot_policy, 
         assert re.search(r'<p class="inspection-summary" id="message">On the sample case sample-1: your code saves '
                          r'\d+ residuals, \d+ bytes\.</p>', html)
     assert ">done<" not in detail and "<h1>Inspection " in detail
+
+
+def test_the_memory_picture_says_what_the_policy_controls_and_why_recomputing_can_peak_higher(
+        learner_client, learner, dot_policy, broker):
+    """Issue 23: the right answer peaked higher than no checkpoint and the picture said nothing of why."""
+    right = services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind="submit")
+    assert grade_submission.apply(args=[right.pk], task_id="m").get() == "accepted"
+    html = learner_client.get(reverse("submissions:detail", args=[right.pk])).content.decode()
+    yours = html[html.index('id="memory-yours-caption"'):].split("</figcaption>")[0]
+    peak = int(re.search(r"peak (\d+) bytes", yours).group(1))
+    held = int(re.search(r"held between the passes \(the saved residuals, what the policy controls\): "
+                         r"<strong>(\d+) bytes</strong>", yours).group(1))
+    right.refresh_from_db()
+    assert held == right.report["residual_bytes"] == 3584 and peak > held  # the dots policy's five residuals
+    reference = html[html.index('id="memory-reference-caption"'):].split("</figcaption>")[0]
+    assert "held between the passes: <strong>3584 bytes</strong>" in reference
+    why = html[html.index('id="memory-why"'):].split("</p>")[0]
+    assert "recomputed values live at the same time as the backward pass's own values" in " ".join(why.split())
+    # without a checkpoint nothing is recomputed, by the learner's code or (on an inspection) any other
+    answer = inspect(learner_client, dot_policy, no_checkpoint_source())
+    grade_submission.apply(args=[answer.json()["id"]], task_id="n").get()
+    inspected = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
+    assert 'id="memory-why"' not in inspected
+    assert "held between the passes (the saved residuals, what the policy controls): <strong>4224 bytes" in inspected

@@ -95,6 +95,10 @@ class Result:
     reference_memory: str = ""
     memory_text: str = ""
     operations: tuple = ((), ())  # the forward and backward operations, recomputed ones marked
+    reference_peak_bytes: int | None = None  # the reference curve's highest point, beside its held bytes
+    # Either step recomputes on its backward pass: the picture then says why that can raise the peak
+    # on a small example (a learner saw the right answer peak higher than no checkpoint, unexplained).
+    recomputes: bool = False
     inspection: bool = False  # an "Inspect": what the code saves, no verdict
     lead: Lead = field(default_factory=Lead)
     case_rows: list[CaseView] = field(default_factory=list)
@@ -253,7 +257,10 @@ def _with_memory(result: Result, report: Report) -> Result:
                                         scale_bytes=scale, ident="memory-yours")
     result.memory_text = memory_picture.describe(timeline, report.residuals)
     result.operations = memory_picture.operations(timeline)
+    result.recomputes = any(step.recomputed for step in timeline.steps)
     if reference is not None:
+        result.reference_peak_bytes = reference.peak_bytes
+        result.recomputes = result.recomputes or any(step.recomputed for step in reference.steps)
         result.reference_memory = memory_picture.draw(reference, None, title="The reference's memory, as a curve",
                                                       scale_bytes=scale, ident="memory-reference")
     return result

@@ -298,3 +298,18 @@ def test_without_a_cause_from_the_judge_the_messages_first_sentence_leads(learne
     assert 'id="message-rest">On case sample-1: Gradients were not compared.</p>' in html
     assert re.search(r'class="case-message"><span class="visually-hidden">Case sample-2: </span>'
                      r'not run \(an earlier case failed\)', html)
+
+
+def test_a_cause_worded_apart_from_the_message_leads_and_the_message_follows_whole(learner_client, learner,
+                                                                                 dot_policy):
+    """A runtime error's cause is the judge's own words; the raw error follows it, nothing dropped."""
+    submission = submit(learner, dot_policy)
+    raw = "TracerBoolConversionError: Attempted boolean conversion of traced array with shape bool[]. (line 7)"
+    finish(submission, "runtime_error", message=f"case sample-1: {raw}",
+           cause="Your code uses a traced value as a Python bool at line 7.",
+           advice="Try: mark the flag static (static_argnums) or use jnp.where.")
+    html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    body = html[html.index('id="result-body"'):]
+    places = [body.index(marker) for marker in ("uses a traced value as a Python bool", "Try: mark the flag static",
+                                                f"On case sample-1: {raw}")]
+    assert places == sorted(places)

@@ -132,14 +132,16 @@ def test_the_memory_picture_says_what_the_policy_controls_and_why_recomputing_ca
     right = services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind="submit")
     assert grade_submission.apply(args=[right.pk], task_id="m").get() == "accepted"
     html = learner_client.get(reverse("submissions:detail", args=[right.pk])).content.decode()
-    yours = html[html.index('id="memory-yours-caption"'):].split("</figcaption>")[0]
-    peak = int(re.search(r"peak (\d+) bytes", yours).group(1))
-    held = int(re.search(r"held between the passes \(the saved residuals, what the policy controls\): "
-                         r"<strong>(\d+) bytes</strong>", yours).group(1))
+    figures = " ".join(html[html.index('id="memory-figures"'):].split("</p>")[0].split())
+    peak, reference_peak = map(int, re.search(r"Peak, as drawn: <strong>(\d+) bytes</strong> \(the reference's (\d+)\)",
+                                              figures).groups())
+    held, reference_held = map(int, re.search(r"Held between the passes, the saved residuals \(what the policy "
+                                              r"controls\): <strong>(\d+) bytes</strong> \(the reference's (\d+)\)",
+                                              figures).groups())
     right.refresh_from_db()
-    assert held == right.report["residual_bytes"] == 3584 and peak > held  # the dots policy's five residuals
-    reference = html[html.index('id="memory-reference-caption"'):].split("</figcaption>")[0]
-    assert "held between the passes: <strong>3584 bytes</strong>" in reference
+    assert held == right.report["residual_bytes"] == reference_held == 3584  # the dots policy's five residuals
+    assert peak > held and reference_peak > reference_held
+    assert f"peak {peak} bytes</text>" in html.split('id="memory-yours"')[1].split("</svg>")[0]  # the curve's own
     why = html[html.index('id="memory-why"'):].split("</p>")[0]
     assert "recomputed values live at the same time as the backward pass's own values" in " ".join(why.split())
     # without a checkpoint nothing is recomputed, by the learner's code or (on an inspection) any other
@@ -147,4 +149,4 @@ def test_the_memory_picture_says_what_the_policy_controls_and_why_recomputing_ca
     grade_submission.apply(args=[answer.json()["id"]], task_id="n").get()
     inspected = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
     assert 'id="memory-why"' not in inspected
-    assert "held between the passes (the saved residuals, what the policy controls): <strong>4224 bytes" in inspected
+    assert "what the policy controls): <strong>4224 bytes</strong>." in " ".join(inspected.split())

@@ -95,7 +95,10 @@ class Result:
     reference_memory: str = ""
     memory_text: str = ""
     operations: tuple = ((), ())  # the forward and backward operations, recomputed ones marked
-    reference_peak_bytes: int | None = None  # the reference curve's highest point, beside its held bytes
+    # The pictures' highest points (the child's walk, as drawn: the figures above the pictures say
+    # these, so that they match the curves beside them), the reference's beside its held bytes.
+    drawn_peak_bytes: int | None = None
+    reference_peak_bytes: int | None = None
     # Either step recomputes on its backward pass: the picture then says why that can raise the peak
     # on a small example (a learner saw the right answer peak higher than no checkpoint, unexplained).
     recomputes: bool = False
@@ -258,6 +261,7 @@ def _with_memory(result: Result, report: Report) -> Result:
     result.memory_text = memory_picture.describe(timeline, report.residuals)
     result.operations = memory_picture.operations(timeline)
     result.recomputes = any(step.recomputed for step in timeline.steps)
+    result.drawn_peak_bytes = timeline.peak_bytes
     if reference is not None:
         result.reference_peak_bytes = reference.peak_bytes
         result.recomputes = result.recomputes or any(step.recomputed for step in reference.steps)

@@ -68,3 +68,20 @@ def test_compare_needs_two_of_ones_own_attempts(learner_client, learner, other_l
     assert one.status_code == 400 and "Choose exactly two attempts to compare." in one.content.decode()
     assert learner_client.get(url, {"id": [mine.pk, "x"]}).status_code == 400
     assert learner_client.get(url, {"id": [mine.pk, theirs.pk]}).status_code == 404
+
+
+def test_recent_attempts_say_when_and_why_so_that_six_violations_tell_apart(learner_client, learner, dot_policy):
+    """Issue 23: "Your recent attempts" showed six rows of policy_violation and nothing else."""
+    causes = ("Your program has no jax.checkpoint, so reverse mode saves every intermediate value its backward "
+              "pass needs; this problem requires jax.checkpoint with policy=dots_with_no_batch_dims_saveable.",
+              "Your jax.checkpoint at line 9 uses no policy, so it saves only its arguments.")
+    for cause in causes:
+        finish(submit(learner, dot_policy), "policy_violation",
+               message=f"case sample-1: {cause} Try: something. Differences: f32[8,16] from `x @ w1`")
+    html = learner_client.get(reverse("practice:problem_detail", args=[dot_policy.slug])).content.decode()
+    recent = html[html.index('id="recent"'):html.index("</table>", html.index('id="recent"'))]
+    gists = re.findall(r'<span class="gist">(.*?)</span>', recent)
+    assert gists == ["Your jax.checkpoint at line 9 uses no policy, so it saves only its arguments.",
+                     "Your program has no jax.checkpoint, so reverse mode saves every intermediate value its…"]
+    assert "Differences" not in recent and "case sample-1" not in recent  # the cause only, cut short
+    assert len(re.findall(r'<time datetime="[^"]+" title="[^"]+ UTC">\d+\xa0minutes? ago</time>', recent)) == 2

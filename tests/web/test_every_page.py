@@ -165,7 +165,7 @@ def visits(url, ids, settings) -> list[Visit]:
         return go
 
     solved_under_the_editor = under_the_editor(no_checkpoint_source(), "#submit-button", "policy_violation")
-    inspected_under_the_editor = under_the_editor(correct_source(), "#inspect-button", "inspected")
+    inspected_under_the_editor = under_the_editor(correct_source(), "#inspect-button", "Inspection finished")
 
     def rate_limited(page):
         settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "PER_MINUTE": 1}

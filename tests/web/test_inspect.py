@@ -108,4 +108,45 @@ def test_the_history_and_recent_attempts_say_inspected_not_an_empty_verdict(lear
     page = learner_client.get(reverse("practice:problem_detail", args=[dot_policy.slug])).content.decode()
     assert 'id="inspect-button"' in page and '<span class="status done">inspected</span>' in page
     detail = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
-    assert re.search(r'<span id="status" class="[^"]*">inspected</span>', detail)
+    assert re.search(r'<span id="status" class="status inspected">Inspection finished</span>', detail)
+
+
+def test_an_inspection_does_not_look_like_a_verdict(learner_client, dot_policy, broker):
+    """Issue 23: an inspection said "Status: done" in an error-coloured box and linked to a "verdict
+    page"; it finishes, in neutral colours, and its page is the inspection's."""
+    answer = inspect(learner_client, dot_policy, no_checkpoint_source())
+    grade_submission.apply(args=[answer.json()["id"]], task_id="m").get()
+    result = learner_client.get(reverse("submissions:status", args=[answer.json()["id"]])).json()["result_html"]
+    detail = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
+    for html in (result, detail):
+        assert 'id="verdict">Inspection finished</span>' in html
+        assert 'class="message"' not in html and "verdict " not in html.split('id="result-body"')[-1][:300]
+        assert re.search(r'<p class="inspection-summary" id="message">On the sample case sample-1: your code saves '
+                         r'\d+ residuals, \d+ bytes\.</p>', html)
+    assert ">done<" not in detail and "<h1>Inspection " in detail
+
+
+def test_the_memory_picture_says_what_the_policy_controls_and_why_recomputing_can_peak_higher(
+        learner_client, learner, dot_policy, broker):
+    """Issue 23: the right answer peaked higher than no checkpoint and the picture said nothing of why."""
+    right = services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind="submit")
+    assert grade_submission.apply(args=[right.pk], task_id="m").get() == "accepted"
+    html = learner_client.get(reverse("submissions:detail", args=[right.pk])).content.decode()
+    figures = " ".join(html[html.index('id="memory-figures"'):].split("</p>")[0].split())
+    peak, reference_peak = map(int, re.search(r"Peak, as drawn: <strong>(\d+) bytes</strong> \(the reference's (\d+)\)",
+                                              figures).groups())
+    held, reference_held = map(int, re.search(r"Held between the passes, the saved residuals \(what the policy "
+                                              r"controls\): <strong>(\d+) bytes</strong> \(the reference's (\d+)\)",
+                                              figures).groups())
+    right.refresh_from_db()
+    assert held == right.report["residual_bytes"] == reference_held == 3584  # the dots policy's five residuals
+    assert peak > held and reference_peak > reference_held
+    assert f"peak {peak} bytes</text>" in html.split('id="memory-yours"')[1].split("</svg>")[0]  # the curve's own
+    why = html[html.index('id="memory-why"'):].split("</p>")[0]
+    assert "recomputed values live at the same time as the backward pass's own values" in " ".join(why.split())
+    # without a checkpoint nothing is recomputed, by the learner's code or (on an inspection) any other
+    answer = inspect(learner_client, dot_policy, no_checkpoint_source())
+    grade_submission.apply(args=[answer.json()["id"]], task_id="n").get()
+    inspected = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
+    assert 'id="memory-why"' not in inspected
+    assert "what the policy controls): <strong>4224 bytes</strong>." in " ".join(inspected.split())

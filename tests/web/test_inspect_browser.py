@@ -25,7 +25,11 @@ def inspect(page, learner, source):
     latest = Submission.objects.filter(user=learner).latest("pk")
     assert latest.kind == "inspect"
     grade_submission.apply(args=[latest.pk], task_id=f"inspect-{latest.pk}")  # what the worker does
-    expect(page.locator("#result-body #verdict")).to_have_text("inspected", timeout=30_000)
+    expect(page.locator("#result-body #verdict")).to_have_text("Inspection finished", timeout=30_000)
+    # not a verdict, and not dressed as one: no "done", no error colour, no "verdict page" (issue 23)
+    expect(page.locator("#status")).to_have_text("Inspection finished")
+    expect(page.locator("#status")).to_have_class("status inspected")
+    expect(page.locator("#result-link")).to_have_text("open the inspection")
     return latest
 
 

@@ -45,7 +45,7 @@ def test_a_new_learner_inspects_fixes_from_the_message_and_is_offered_the_next_p
     page.evaluate("window.__samePage = true")
     first_try = no_checkpoint_source()
 
-    _act(page, learner, "#inspect-button", first_try, "inspected")
+    _act(page, learner, "#inspect-button", first_try, "Inspection finished")
     saved = page.locator("#result-body #residual-table")
     expect(saved).to_contain_text("jax.nn.relu(x @ w1)` (relu)")  # what their code keeps, as they wrote it
     expect(saved).not_to_contain_text("broadcast_in_dim", use_inner_text=True)  # folded, out of sight until asked for
@@ -54,7 +54,8 @@ def test_a_new_learner_inspects_fixes_from_the_message_and_is_offered_the_next_p
     cause = page.locator("#result-body #cause")
     expect(cause.locator(".cause-sentence")).to_have_text(re.compile(r"^Your program has no jax\.checkpoint"))
     advice = page.locator("#result-body #advice").inner_text()
-    assert page.locator("#result-body #message").inner_text().startswith("case sample-1: Your program has no")
+    # the cause first, not the judge's "case sample-1:" before it (issue 23)
+    assert page.locator("#result-body #message").inner_text().startswith("Your program has no")
 
     _act(page, learner, "#submit-button", _fixed_as_the_message_says(first_try, advice), "accepted")
     expect(page.locator("#problem-title .solved")).to_have_text("✓ solved")

@@ -235,3 +235,81 @@ def test_history_lists_my_attempts_newest_first(learner_client, learner, other_l
 ])
 def test_markdown_keeps_math_for_katex_and_leaves_code_alone(text, expected):
     assert expected in render_markdown(text)
+
+
+CAUSE = EXPLAINED["cause"]
+ADVICE = EXPLAINED["advice"]
+DIFFERENCES = ("Differences: f32[8,16] from `jax.nn.relu(x @ w1)` (relu) at line 6 (with 2 more value(s) it makes: "
+               "1152 bytes in all): the dots_with_no_batch_dims_saveable policy recomputes this; your code saved it")
+# As the judge writes them (judge/grader.py): the message is the first failing case's, prefixed with
+# its name; a second sample fails for the same cause on other shapes, a hidden case in its own words.
+AS_GRADED = EXPLAINED | {
+    "message": f"case sample-1: {CAUSE} {ADVICE} {DIFFERENCES}",
+    "cases": [
+        {"name": "sample-1", "sample": True, "verdict": "policy_violation", "message": f"{CAUSE} {ADVICE} {DIFFERENCES}",
+         "max_error": 0.0},
+        {"name": "sample-2", "sample": True, "verdict": "policy_violation",
+         "message": f"{CAUSE} {ADVICE} {DIFFERENCES.replace('f32[8,16]', 'f32[4,4]')}", "max_error": 0.0},
+        {"name": "tall", "sample": False, "verdict": "policy_violation", "max_error": 0.0,
+         "message": "Your program has no jax.checkpoint; your program keeps for its backward pass values that the "
+                    "required checkpointing does not keep."},
+    ],
+}
+
+
+def test_the_result_opens_with_the_verdict_the_cause_and_what_to_try_then_the_rest(learner_client, learner,
+                                                                                  dot_policy):
+    """Issue 23: the result opened with a 600-character block ("case sample-1: ...") and the Cases
+    table repeated it once per case, so the cause was below the fold."""
+    submission = submit(learner, dot_policy)
+    finish(submission, "policy_violation", **AS_GRADED)
+    html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    body = html[html.index('id="result-body"'):]
+    places = [body.index(marker) for marker in (
+        'id="verdict">policy_violation<', f'<p class="cause-sentence"><strong>{CAUSE}</strong></p>',
+        f'<p class="advice" id="advice">{ADVICE}</p>', "On case sample-1: Differences: f32[8,16] from",
+        'id="cases-title"', 'id="residual-table"', 'id="forward-program"')]
+    assert places == sorted(places)
+    assert body.count(CAUSE) == 1 and body.count(ADVICE) == 1  # said once, not once per case
+    assert "case sample-1: Your" not in body  # the judge's prefix does not come before the cause
+    cases = body[body.index('id="cases-title"'):body.index("</table>")]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", cases.split("<tbody>")[1], re.S)
+    assert len(rows) == 3 + 2  # a row per case, and one under each case that says more than the lead
+    assert "<td>sample-1</td>" in rows[0] and "sample-2" in rows[1]  # sample-1: the lead's own case, nothing more
+    assert "same cause as above" in rows[2] and "f32[4,4]" in rows[2].split("<details")[1]  # what it adds: folded
+    assert '<td>tall <span class="meta">(hidden)</span></td>' in rows[3]
+    own = rows[4].split("<details", 1)
+    assert "Your program has no jax.checkpoint; your program keeps for…" in own[1].split("</summary>")[0]
+    assert "does not keep." in own[1].split("</summary>")[1]  # a long message of its own, folded
+
+
+def test_without_a_cause_from_the_judge_the_messages_first_sentence_leads(learner_client, learner, dot_policy):
+    submission = submit(learner, dot_policy)
+    message = ("the output differs at index (): got 32.849827, expected 84.560181 (max abs error 51.7). "
+               "Try: square the sum. Gradients were not compared.")
+    finish(submission, "wrong_answer", message=f"case sample-1: {message}", cases=[
+        {"name": "sample-1", "sample": True, "verdict": "wrong_answer", "message": message, "max_error": 51.7},
+        {"name": "sample-2", "sample": True, "verdict": "runtime_error", "message": "not run (an earlier case failed)",
+         "max_error": None}])
+    html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    assert ('<p class="cause-sentence"><strong>the output differs at index (): got 32.849827, expected 84.560181 '
+            '(max abs error 51.7).</strong></p>' in html)
+    assert 'id="advice">Try: square the sum.</p>' in html
+    assert 'id="message-rest">On case sample-1: Gradients were not compared.</p>' in html
+    assert re.search(r'class="case-message"><span class="visually-hidden">Case sample-2: </span>'
+                     r'not run \(an earlier case failed\)', html)
+
+
+def test_a_cause_worded_apart_from_the_message_leads_and_the_message_follows_whole(learner_client, learner,
+                                                                                 dot_policy):
+    """A runtime error's cause is the judge's own words; the raw error follows it, nothing dropped."""
+    submission = submit(learner, dot_policy)
+    raw = "TracerBoolConversionError: Attempted boolean conversion of traced array with shape bool[]. (line 7)"
+    finish(submission, "runtime_error", message=f"case sample-1: {raw}",
+           cause="Your code uses a traced value as a Python bool at line 7.",
+           advice="Try: mark the flag static (static_argnums) or use jnp.where.")
+    html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    body = html[html.index('id="result-body"'):]
+    places = [body.index(marker) for marker in ("uses a traced value as a Python bool", "Try: mark the flag static",
+                                                f"On case sample-1: {raw}")]
+    assert places == sorted(places)

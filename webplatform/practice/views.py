@@ -7,6 +7,7 @@ from django.views.decorators.http import require_GET
 from webplatform.catalog.models import Problem
 from webplatform.catalog.rendering import render_markdown, render_statement
 from webplatform.catalog.selectors import get_problem, tags_in_use
+from webplatform.submissions.presenters import attempts
 from webplatform.submissions.selectors import has_solved, recent_attempts, solved_problem_ids
 
 from . import rendering, selectors
@@ -40,7 +41,7 @@ def _page_state(request, problem) -> dict:
         "solved": solved,
         "show_solution": show_solution,
         "explanation_html": render_markdown(version.explanation) if show_solution and version.explanation else "",
-        "recent": recent_attempts(user=request.user, problem=problem),
+        "recent": attempts(recent_attempts(user=request.user, problem=problem)),
         "next_problem": selectors.next_problem(problem=problem, user=request.user) if solved else None,
     }
 

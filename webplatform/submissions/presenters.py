@@ -1,6 +1,7 @@
 """Turns a stored ``judge.Report`` dict into what the verdict templates show."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from judge.evidence import Residual
@@ -39,6 +40,33 @@ class ResidualRow:
 
 
 @dataclass
+class Lead:
+    """The message as the page opens with it: the cause (one sentence), what to try, then the rest.
+    A learner reads the first lines; a 600-character block of types and bytes hid the cause."""
+    cause: str = ""
+    advice: str = ""
+    rest: str = ""
+    case: str = ""  # the case the message was written about ("sample-1"), when it names one
+
+
+@dataclass
+class CaseView:
+    """A row of the Cases table: its own message only where it says something the lead does not
+    (the same message on every case, repeated per row, pushed the cause below the fold)."""
+    name: str
+    sample: bool
+    verdict: str
+    max_error: float | None
+    note: str = ""  # short, shown: "same cause as above", or a short message of its own
+    summary: str = ""  # a long message of its own: what its folded <details> says when closed
+    message: str = ""  # what is folded: the case's own message, or what it adds to the same cause
+
+    @property
+    def says_more(self) -> bool:
+        return bool(self.note or self.message)
+
+
+@dataclass
 class Result:
     verdict: str
     description: str
@@ -67,7 +95,16 @@ class Result:
     reference_memory: str = ""
     memory_text: str = ""
     operations: tuple = ((), ())  # the forward and backward operations, recomputed ones marked
+    # The pictures' highest points (the child's walk, as drawn: the figures above the pictures say
+    # these, so that they match the curves beside them), the reference's beside its held bytes.
+    drawn_peak_bytes: int | None = None
+    reference_peak_bytes: int | None = None
+    # Either step recomputes on its backward pass: the picture then says why that can raise the peak
+    # on a small example (a learner saw the right answer peak higher than no checkpoint, unexplained).
+    recomputes: bool = False
     inspection: bool = False  # an "Inspect": what the code saves, no verdict
+    lead: Lead = field(default_factory=Lead)
+    case_rows: list[CaseView] = field(default_factory=list)
 
     @property
     def has_residuals(self) -> bool:
@@ -109,6 +146,78 @@ def residual_rows(residuals: list[Residual], marked: bool = True, missing: bool 
     return rows
 
 
+# "case sample-1: ..." (judge/grader.py) and "on the sample case sample-1: ..." (judge/inspecting.py)
+CASE_PREFIX = re.compile(r"^(?:case|on the sample case) ([\w.-]+): ")
+# A sentence ends at ". " before a capital or a backtick; "jax.checkpoint" and "32.84" do not end one.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
+# Longer per-case messages are folded (<details>) so that a row of the Cases table stays one line.
+FOLD_OVER = 80
+
+
+def _sentence_case(text: str) -> str:
+    """For comparing only: the page shows the judge's words as written."""
+    return text[:1].upper() + text[1:]
+
+
+def _after(text: str, prefix: str) -> str | None:
+    """``text`` without ``prefix`` (its final full stop optional), or None when it does not start so."""
+    for candidate in (prefix, prefix.rstrip(".")):
+        if candidate and text.startswith(candidate):
+            return text[len(candidate):].lstrip(" .;:")
+    return None
+
+
+def lead(message: str, cause: str = "", advice: str = "") -> Lead:
+    """Splits the stored message into cause, advice and the rest, in that order. The judge's cause
+    and advice are used where the report has them (a policy_violation); otherwise the message's first
+    sentence is the cause and a "Try: ..." sentence in it is the advice. Nothing of the message is
+    dropped: what is neither cause nor advice is the rest."""
+    body = message.strip()
+    found = CASE_PREFIX.match(body)
+    case = found.group(1) if found else ""
+    body = body[found.end():] if found else body
+    if cause:
+        rest = _after(body, cause)
+        rest = _after(_sentence_case(body), cause) if rest is None else rest
+        rest = body if rest is None else rest  # worded apart from the message: the message stays whole
+    else:
+        cause, rest = (SENTENCE_END.split(body, maxsplit=1) + [""])[:2]
+    if not advice:
+        tried = re.search(r"(?:^|(?<=\s))Try: .*?(?:\.(?=\s|$)|$)", rest)
+        advice = tried.group(0) if tried else ""
+    if advice and advice in rest:
+        rest = rest.replace(advice, "", 1)
+    return Lead(cause=cause.strip(), advice=advice.strip(), rest=rest.strip(" ;"), case=case)
+
+
+def case_rows(cases, message: str, said: Lead) -> list[CaseView]:
+    """The Cases table's rows, beside the lead ``said`` (of ``message``): a case whose message is
+    the overall one says nothing more; one with the same cause and other details (another case's
+    shapes) says so and folds what it adds; one with a message of its own shows it, folded when long."""
+    found = CASE_PREFIX.match(message.strip())
+    overall = message.strip()[found.end():] if found else message.strip()
+    rows = []
+    for case in cases:
+        row = CaseView(name=case.name, sample=case.sample, verdict=case.verdict, max_error=case.max_error)
+        own = case.message.strip()
+        if not own or _sentence_case(own) == _sentence_case(overall):
+            pass  # nothing the lead does not say: its verdict is enough
+        elif said.cause and _after(_sentence_case(own), _sentence_case(said.cause)) is not None:
+            row.note = "same cause as above"
+            row.message = lead(own, said.cause, said.advice).rest
+        elif len(own) <= FOLD_OVER:
+            row.note = own
+        else:
+            row.summary = _truncated(lead(own).cause, 60)
+            row.message = own
+        rows.append(row)
+    return rows
+
+
+def _truncated(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
 def present(submission: Submission) -> Result | None:
     """None while the submission is not graded yet."""
     if not submission.is_done:
@@ -136,6 +245,8 @@ def present(submission: Submission) -> Result | None:
         cost=report.cost.to_dict() if report.cost is not None else {},
         inspection=submission.kind == Submission.Kind.INSPECT,
     )
+    result.lead = lead(submission.message, report.cause, report.advice)
+    result.case_rows = case_rows(report.cases, submission.message, result.lead)
     return _with_memory(result, report)
 
 
@@ -149,7 +260,24 @@ def _with_memory(result: Result, report: Report) -> Result:
                                         scale_bytes=scale, ident="memory-yours")
     result.memory_text = memory_picture.describe(timeline, report.residuals)
     result.operations = memory_picture.operations(timeline)
+    result.recomputes = any(step.recomputed for step in timeline.steps)
+    result.drawn_peak_bytes = timeline.peak_bytes
     if reference is not None:
+        result.reference_peak_bytes = reference.peak_bytes
+        result.recomputes = result.recomputes or any(step.recomputed for step in reference.steps)
         result.reference_memory = memory_picture.draw(reference, None, title="The reference's memory, as a curve",
                                                       scale_bytes=scale, ident="memory-reference")
     return result
+
+
+@dataclass
+class Attempt:
+    """A row of "Your recent attempts": six rows of policy_violation told nothing apart, so each
+    says when and the first sentence of its message (the cause), cut short."""
+    submission: Submission
+    gist: str
+
+
+def attempts(submissions: list[Submission], most: int = 90) -> list[Attempt]:
+    return [Attempt(s, _truncated(lead(s.message).cause, most) if s.is_done else "") for s in submissions]
+

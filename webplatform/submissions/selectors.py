@@ -54,7 +54,7 @@ def recent_attempts(*, user, problem, limit: int = 10) -> list[Submission]:
     if not user.is_authenticated:
         return []
     return list(Submission.objects.filter(user_id=user.pk, problem=problem)
-                .only("id", "kind", "status", "verdict", "created_at").order_by("-created_at", "-id")[:limit])
+                .only("id", "kind", "status", "verdict", "message", "created_at").order_by("-created_at", "-id")[:limit])
 
 
 def solved_problem_ids(*, user) -> set[int]:

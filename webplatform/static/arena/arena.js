@@ -114,10 +114,12 @@
   }
 
   // The status line: the verdict once graded, else the status and the place in the queue.
+  // An inspection has no verdict: it says it finished, in neutral colours (not "done").
   function showStatus(el, data) {
     var graded = data.done && data.verdict;
-    el.textContent = graded ? data.verdict : data.status;
-    el.className = "status " + (graded ? "verdict " + data.verdict : data.status);
+    var inspected = data.done && !data.verdict && data.kind === "inspect" && data.status === "done";
+    el.textContent = graded ? data.verdict : inspected ? "Inspection finished" : data.status;
+    el.className = "status " + (graded ? "verdict " + data.verdict : inspected ? "inspected" : data.status);
     var place = document.getElementById("place");
     if (place) place.textContent = data.done ? "" : data.place || "";
   }
@@ -137,6 +139,24 @@
     enhance(body);
   }
 
+  // Changes made in the editor so far: a verdict takes the focus only from a learner who has not
+  // gone back to typing while it was graded.
+  var edits = 0;
+
+  // After Run, Inspect or Submit the status line comes into view (on a phone the result starts
+  // below the screen, and nothing visibly changed after the press).
+  function bringIntoView(el) {
+    var box = el.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) el.scrollIntoView({ block: "start" });
+  }
+
+  // When the verdict arrives its heading takes the focus (tabindex=-1 in _result.html): a screen
+  // reader reads it, a phone shows it, Tab goes on into the result. Not from someone typing.
+  function focusVerdict(body, editsAtSend) {
+    var heading = body.querySelector("#verdict-heading");
+    if (heading && edits === editsAtSend) heading.focus();
+  }
+
   // The editor replaces the plain text area (which stays in the form, and is what a browser
   // without JavaScript sends).
   function setUpEditor(shortcuts) {
@@ -154,6 +174,7 @@
       try { window.localStorage.setItem(key, editor.getText()); } catch (e) { /* storage full or disabled */ }
     }
     editor = window.RematEditor.createEditor(host, draft !== null ? draft : starter, function (text) {
+      edits += 1;
       source.value = text;
       clearTimeout(saveTimer);
       saveTimer = setTimeout(saveDraft, 250);
@@ -236,6 +257,8 @@
       body.innerHTML = "";
       status.textContent = "sending";
       status.className = "status queued";
+      bringIntoView(status.closest(".status-line") || panel);
+      var editsAtSend = edits;
       fetch(url, { method: "POST", body: data, headers: { Accept: "application/json" }, credentials: "same-origin" })
         .then(function (response) {
           return response.json().then(function (payload) { return { status: response.status, payload: payload }; });
@@ -244,7 +267,8 @@
           if (answer.status === 429) return refused(answer.payload, button);
           if (answer.status !== 201) throw new Error(answer.payload.error || "refused");
           link.href = answer.payload.url;
-          link.textContent = "open the verdict page of submission " + answer.payload.id;
+          link.textContent = answer.payload.kind === "inspect" ? "open the inspection"
+            : "open the verdict page of submission " + answer.payload.id;
           link.hidden = false;
           if (cancel) {
             cancel.hidden = false;
@@ -257,6 +281,7 @@
               showResult(body, update.result_html);
               release();
               if (cancel) cancel.hidden = true;
+              focusVerdict(body, editsAtSend);
               refreshProblemState(editor);
             }
           });

@@ -204,7 +204,11 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
 def _trusted_violation(findings: list[trusted.Finding], row: CaseRow, report: Report) -> None:
     """A policy_violation worded from the trusted facts alone (no sizes on a hidden case)."""
     words = [f.sentence if row.sample else f.hidden for f in findings]
-    row.verdict, row.message = verdicts.POLICY_VIOLATION, _sentence("; ".join(words))
+    # the first finding is the cause, a sentence of its own; the others follow it
+    row.verdict, row.message = verdicts.POLICY_VIOLATION, " ".join(
+        [_sentence(words[0])] + ([_sentence("; ".join(words[1:]))] if words[1:] else []))
+    if row.sample:  # what to try follows the cause, as in a message worded from the trace
+        row.message += " " + (findings[0].advice or TRUSTED_ADVICE.get(findings[0].kind, TRUSTED_ADVICE["values"]))
     if not report.cause:
         first = findings[0]
         report.cause = _sentence(first.sentence if row.sample else first.hidden)

@@ -128,7 +128,9 @@ jax.checkpoint = lambda fun, **options: fun
 def checkpoint_dot_policy(w1, w2, x):
     return jax.checkpoint(lambda w1, w2, x: jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2), policy=policy)(w1, w2, x)
 """, "forbidden", "policy_violation", policies=()),
-    Hostile("patch_the_inspection", "import judge.inspection\n", "forbidden", "runtime_error", escaping("""
+    # Past the gate it patches its own process's report: the report no longer matches the program
+    # the verifier ran, so the trusted facts alone decide (no checkpoint: a policy_violation).
+    Hostile("patch_the_inspection", "import judge.inspection\n", "forbidden", "policy_violation", escaping("""
 import jax
 import jax.numpy as jnp
 
@@ -168,7 +170,7 @@ structure_module.checkpoint_structure = structure
 
 def checkpoint_dot_policy(w1, w2, x):
     return jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2)
-"""), message="reported residuals that its program does not save"),
+"""), message="Your program has no jax.checkpoint"),
     Hostile("lazy_generator", ENTRY + "    return (w1 for _ in range(3))\n", "wrong_answer", "wrong_answer"),
     Hostile("lazy_jax_array", "class Lazy:\n    def __jax_array__(self):\n        return 1.0\n\n\n"
             + ENTRY + "    return Lazy()\n", "forbidden", "wrong_answer", message="returned a Lazy"),

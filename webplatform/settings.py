@@ -55,10 +55,38 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # NUL bytes and text that is not UTF-8 are a 400 here, before any view (core.params); after
+    # the session so that the 400 page's bar is the visitor's own.
+    "webplatform.core.errors.BadInputMiddleware",
     "webplatform.core.timezones.TimezoneMiddleware",  # deadlines in the reader's time zone
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
+
+# Content-Security-Policy (django-csp): scripts and styles come from the site's own files only, no
+# inline script, no inline style, no eval. A statement is sanitized (catalog.rendering); this is
+# the wall behind it, so that a hole in the sanitizer still runs nothing. The one exception is the
+# editor's <style> (CodeMirror writes its styles at run time): it carries the page's nonce, which
+# the <script> of vendor/editor.js hands it (``request.csp_nonce``; pages without the editor have
+# no nonce in their policy). Images may come from
+# https (a statement may show one); KaTeX's fonts and Swagger UI's icons are files or data: URLs.
+# No frame-ancestors nor form-action: LTI platforms frame the tool, and a deep linking answer is
+# a form posted back to the platform.
+from csp.constants import NONCE, NONE, SELF  # noqa: E402
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:", "https:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+    },
+}
 
 ROOT_URLCONF = "webplatform.urls"
 WSGI_APPLICATION = "webplatform.wsgi.application"
@@ -112,6 +140,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Password guessing is slowed (accounts.services.sign_in_failed): FAILURES wrong passwords for one
+# account, or ADDRESS_FAILURES from one address (higher: a classroom shares one), within WINDOW_S
+# lock it for LOCKOUT_S; the sign-in page then answers 429 with Retry-After, even to the right
+# password. Invalid API tokens count under the address apart, up to TOKEN_FAILURES (a client that
+# fuzzes its own API gets some wrong on purpose); the API then answers 429 to any token from it.
+SIGN_IN_THROTTLE = {
+    "FAILURES": int(os.environ.get("SIGN_IN_FAILURES", "5")),
+    "ADDRESS_FAILURES": int(os.environ.get("SIGN_IN_ADDRESS_FAILURES", "30")),
+    "TOKEN_FAILURES": int(os.environ.get("API_TOKEN_FAILURES", "50")),
+    "WINDOW_S": int(os.environ.get("SIGN_IN_WINDOW_S", "900")),
+    "LOCKOUT_S": int(os.environ.get("SIGN_IN_LOCKOUT_S", "300")),
+}
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "practice:problem_list"
 LOGOUT_REDIRECT_URL = "practice:problem_list"

@@ -20,6 +20,7 @@ from django.views import defaults
 
 from .database import is_unavailable
 from .http import wants_json
+from .params import unreadable
 
 RETRY_AFTER_S = 10
 UNAVAILABLE_TEXT = (f"The site's database is unavailable for a moment, so this was not saved. Nothing you sent "
@@ -48,6 +49,20 @@ class DatabaseUnavailableMiddleware:
 
     def process_exception(self, request, exception):
         return unavailable(request) if is_unavailable(exception) else None
+
+
+class BadInputMiddleware:
+    """A path, query string or form that cannot be read as text (a NUL byte, bytes that are not
+    UTF-8) is a 400 before any view: no view has to think of it, and it never reaches the
+    database, where PostgreSQL would refuse it with a 500."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if unreadable(request) is not None:
+            return bad_request(request)
+        return self.get_response(request)
 
 
 def server_error(request):

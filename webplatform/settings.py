@@ -1,6 +1,7 @@
 """Django settings, all from the environment (twelve-factor): DATABASE_URL, REDIS_URL,
 SECRET_KEY, DEBUG, ALLOWED_HOSTS. Without any of them this is a local development setup on
-SQLite; docker-compose and production set them."""
+SQLite; docker-compose and production set them (with DEBUG=0, SECRET_KEY and ALLOWED_HOSTS are
+required: see PRODUCTION)."""
 import os
 from pathlib import Path
 
@@ -18,7 +19,21 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", False)
-# The fallback is for local runs and tests only; docker-compose and production set their own.
+# Production is DEBUG set to false in the environment (docker-compose, `make run`'s devstack,
+# `make bench`): then the site refuses to start without its own SECRET_KEY and ALLOWED_HOSTS,
+# rather than run on the public fallback key below (anyone could sign sessions' and forms'
+# tokens with it) or answer any Host. Without DEBUG at all this is a local run or the tests.
+PRODUCTION = "DEBUG" in os.environ and not DEBUG
+if PRODUCTION:
+    _missing = [name for name in ("SECRET_KEY", "ALLOWED_HOSTS") if not os.environ.get(name, "").strip()]
+    if _missing:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"DEBUG is off (production) but {' and '.join(_missing)} {'is' if len(_missing) == 1 else 'are'} not set: "
+            f"set SECRET_KEY to a long random string (python -c 'import secrets; print(secrets.token_urlsafe(50))') "
+            f"and ALLOWED_HOSTS to the site's host names, comma-separated.")
+# The fallback is for local runs and tests only (see PRODUCTION).
 SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-local-development-key-set-SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -50,6 +65,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A view that meets a database that is away answers 503 with Retry-After (core.errors).
     "webplatform.core.errors.DatabaseUnavailableMiddleware",
+    # A 405 with an empty body (require_POST and the like) becomes the site's page, or JSON.
+    "webplatform.core.errors.RefusalsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -157,7 +157,13 @@ def deep_link(request):
         chosen = next((a for a in assignments if str(a.pk) == request.POST.get("assignment")), None)
         if chosen is not None:
             del request.session[DEEP_LINK_SESSION_KEY]
-            return _respond(request, pending, chosen)
+            try:
+                return _respond(request, pending, chosen)
+            except (LtiException, OIDCException, ObjectDoesNotExist, KeyError, TypeError) as exc:
+                # The registration was removed meanwhile, or the platform's settings lack a field.
+                return refused(request, "The answer to the platform could not be made",
+                               f"{exc or type(exc).__name__}. Start again from the learning platform's "
+                               f"content selection.")
         messages.error(request, "Pick one of the course's assignments.")
     return render(request, "lti/deep_link.html", {"course": course, "assignments": assignments})
 

@@ -49,6 +49,13 @@ def test_after_five_wrong_passwords_even_the_right_one_waits(client, learner, ru
     assert not SignInFailures.objects.filter(key=f"user:{learner.username}").exists()
 
 
+def test_another_spelling_of_the_same_username_counts_for_the_same_account(client, learner, rules):
+    for spelling in (learner.username, f" {learner.username}", "ａｄａ", learner.username, "ａｄａ "):
+        answer = attempt(client, spelling, "wrong-guess")
+    assert answer.status_code == 429
+    assert attempt(client, learner.username, "a-long-test-password").status_code == 429 and not signed_in(client)
+
+
 def test_a_few_typos_then_the_right_password_sign_in(client, learner, rules):
     for _ in range(4):
         attempt(client, learner.username, "typo")

@@ -1,4 +1,6 @@
 """Reads about users."""
+import unicodedata
+
 from django.utils import timezone
 
 from .models import SignInFailures
@@ -16,8 +18,10 @@ def is_instructor(user) -> bool:
 
 
 def throttle_keys(*, username: str | None, address: str | None) -> list[str]:
-    """What a sign-in attempt is counted under: the account it names (as Django matches usernames,
-    exactly) and the address it comes from."""
+    """What a sign-in attempt is counted under: the account it names, read as the sign-in form
+    reads it (stripped, NFKC: "ａｄａ" is "ada", so another spelling is no fresh count) and the
+    address it comes from."""
+    username = unicodedata.normalize("NFKC", (username or "").strip())
     keys = [f"user:{username[:150]}"] if username else []
     return keys + ([f"addr:{address[:64]}"] if address else [])
 

@@ -63,6 +63,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "webplatform.api.errors.JsonErrorsMiddleware",  # /api/ errors are JSON, whoever answered them
     "django.middleware.security.SecurityMiddleware",
+    # Outside the others, so that the answers they make themselves (400, 405, 503) carry it too.
+    "csp.middleware.CSPMiddleware",
     # A view that meets a database that is away answers 503 with Retry-After (core.errors).
     "webplatform.core.errors.DatabaseUnavailableMiddleware",
     # A 405 with an empty body (require_POST and the like) becomes the site's page, or JSON.
@@ -78,7 +80,6 @@ MIDDLEWARE = [
     "webplatform.core.timezones.TimezoneMiddleware",  # deadlines in the reader's time zone
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
 ]
 
 # Content-Security-Policy (django-csp): scripts and styles come from the site's own files only, no

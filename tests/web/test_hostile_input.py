@@ -104,6 +104,7 @@ def test_no_url_answers_500_to_hostile_values(who, request, bank, broker, settin
 def test_a_nul_byte_or_text_that_is_not_utf8_is_a_400_page_of_the_site(learner_client, bank, url):
     response = learner_client.get(url)
     assert response.status_code == 400 and b'id="site-nav"' in response.content
+    assert "script-src 'self'" in response["Content-Security-Policy"]
     assert learner_client.get(url, HTTP_ACCEPT="application/json").json()["error"]
 
 

@@ -232,7 +232,17 @@ def test_a_login_for_a_registration_that_does_not_exist_is_a_refusal_in_the_site
     url = f"{live_server.url}/lti/login/{uuid.uuid4()}/"
     params = {"iss": "https://lms.example", "login_hint": "x", "target_link_uri": f"{live_server.url}/lti/launch/",
               "lti1p3_new_window": "1"}
-    for response in (requests.get(url, params=params, timeout=30), requests.post(url, data=params, timeout=30)):
-        assert response.status_code == 400 and "login was refused" in response.text and 'id="site-nav"' in response.text
+    first_step = {key: value for key, value in params.items() if key != "lti1p3_new_window"}
+    for response in (requests.get(url, params=params, timeout=30), requests.post(url, data=params, timeout=30),
+                     requests.get(url, params=first_step, timeout=30)):
+        assert response.status_code == 404 and "login was refused" in response.text and 'id="site-nav"' in response.text
     missing_target = requests.get(url, params={"iss": "x", "login_hint": "y"}, timeout=30)
     assert missing_target.status_code == 400 and 'id="site-nav"' in missing_target.text
+
+
+def test_a_login_with_the_wrong_issuer_for_its_registration_is_a_400(platform, live_server):
+    registration = LtiRegistration.objects.get()
+    response = requests.get(f"{live_server.url}/lti/login/{registration.uuid}/", timeout=30, params={
+        "iss": "https://another.example", "login_hint": "x", "target_link_uri": f"{live_server.url}/lti/launch/",
+        "lti1p3_new_window": "1"})
+    assert response.status_code == 400 and "login was refused" in response.text and 'id="site-nav"' in response.text

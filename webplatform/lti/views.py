@@ -29,7 +29,7 @@ from pylti1p3.lineitem import LineItem
 
 from webplatform.courses import selectors as courses
 
-from . import services
+from . import selectors, services
 
 __all__ = ["jwks", "Login", "Launch", "deep_link"]
 DEEP_LINK_SESSION_KEY = "lti-deep-link"
@@ -54,6 +54,12 @@ class Login(OIDCLoginInitView):
         try:
             if not params.get("target_link_uri"):
                 raise OIDCException("Missing target_link_uri parameter")
+            if not selectors.is_registered(registration_uuid=registration_uuid):
+                # Said at once, before the cookie check: no platform of that name is set up here.
+                return refused(request, "The learning platform's login was refused",
+                               "This login address names no platform registered on this site. The platform's "
+                               "administrator checks the tool's login URL against what this site's "
+                               "administrator entered.", status=404)
             if not params.get("lti1p3_new_window"):
                 # A framed tool whose browser refuses its cookies cannot finish a launch: the page
                 # checks, then reloads itself in place (or offers a new tab).

@@ -63,7 +63,8 @@ def calls():
         for name, value in HOSTILE.items():
             query = "&".join(f"{key}={value}" for key in QUERY_NAMES) + "&id=1&lti1p3_new_window=1"
             yield route, name, fill(route, value), query
-            if PLACEHOLDER.search(route) and not STREAMS.match(route):
+            # The admin refuses anyone but staff before it reads its path: hostile values suffice.
+            if PLACEHOLDER.search(route) and not STREAMS.match(route) and not route.startswith("admin/"):
                 yield route, name, fill(route, None), query
 
 
@@ -79,6 +80,10 @@ def test_no_url_answers_500_to_hostile_values(who, request, bank, broker, settin
                                   "INSPECTS_PER_MINUTE": 0}
     user = request.getfixturevalue(who)
     client, auth = signed_in(user)
+    walked = set(routes())
+    # The walk finds every app's routes and the API's operations (a resolver change cannot empty it).
+    assert {"api/v1/submissions/<submission_id>", "courses/<id:course_id>/", "lti/login/<uuid:registration_uuid>/",
+            "authoring/preview/", "users/<str:username>/", "submissions/compare/"} <= walked and len(walked) > 150
     failures = []
     for route, name, path, query in calls():
         url = f"{path}?{query}"

@@ -238,15 +238,13 @@ def spend_login(*, state: str, nonce: str) -> None:
     if not state or not nonce or len(state) > 200:
         raise ValidationError("The launch carries no login of this tool.", code="unknown_login")
     if cache.get(_SPENT.format(state)) is not None:
-        raise ValidationError("This launch was used already: open the activity again from the learning platform.",
-                              code="replayed")
+        raise ValidationError("This launch was used already.", code="replayed")
     issued = cache.get(_ISSUED.format(state))
     if issued is None:
         raise ValidationError("This launch's login was not started here, or it is older than five minutes.",
                               code="unknown_login")
     if not cache.add(_SPENT.format(state), 1, LOGIN_TTL_S):
-        raise ValidationError("This launch was used already: open the activity again from the learning platform.",
-                              code="replayed")
+        raise ValidationError("This launch was used already.", code="replayed")
     cache.delete(_ISSUED.format(state))
     if not hmac.compare_digest(str(issued), nonce):
         raise ValidationError("This launch's token was issued for another login.", code="transplanted")

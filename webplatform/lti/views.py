@@ -84,7 +84,7 @@ def _nonce_of(id_token: str) -> str:
         body = id_token.split(".")[1]
         claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
         nonce = claims.get("nonce") if isinstance(claims, dict) else None
-    except (IndexError, ValueError, binascii.Error, UnicodeDecodeError):
+    except (IndexError, ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
         nonce = None
     return nonce if isinstance(nonce, str) else ""
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .processes import ROOT, Child, free_port, http_ok, manage, wait_until
-from .stack import WEB_SERVER
+from .stack import WEB_SERVER, production_env
 PAGES = {
     "problem list": "/",
     "problem page": "/problems/checkpoint_dot_policy/",
@@ -157,7 +157,7 @@ def run(options) -> int:
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: run `make system-deps-bench` (as root) or `apt-get install wrk`")
     options.var.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "webplatform.settings", "DEBUG": "0",
+    env = {**os.environ, **production_env(options.var.resolve()), "DJANGO_SETTINGS_MODULE": "webplatform.settings",
            "DATABASE_URL": os.environ.get("DATABASE_URL", f"sqlite:///{(options.var / 'db.sqlite3').resolve()}"),
            "STATIC_ROOT": str((options.var / "staticfiles").resolve()), "PYTHONUNBUFFERED": "1"}
     started = time.monotonic()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import sys
 import threading
@@ -52,6 +53,23 @@ def socket_in_use(host: str, port: int) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
+def production_env(var: Path) -> dict:
+    """DEBUG off, as in production, with a secret key of this checkout's own (made once, kept in
+    var/secret_key, readable by its owner only) and the local host names, unless the environment
+    names its own: the settings refuse DEBUG=0 without both, and a key printed in the source
+    would let anyone sign this site's sessions and tokens."""
+    key = os.environ.get("SECRET_KEY", "").strip()
+    if not key:
+        path = var / "secret_key"
+        if not path.exists():
+            var.mkdir(parents=True, exist_ok=True)
+            path.touch(mode=0o600)
+            path.write_text(secrets.token_urlsafe(50))
+        key = path.read_text().strip()
+    return {"DEBUG": os.environ.get("DEBUG", "0"), "SECRET_KEY": key,
+            "ALLOWED_HOSTS": os.environ.get("ALLOWED_HOSTS", "").strip() or "127.0.0.1,localhost,[::1]"}
+
+
 class Stack:
     def __init__(self, options):
         self.options = options
@@ -62,6 +80,7 @@ class Stack:
     def child_env(self, redis_url: str) -> dict:
         var = self.options.var.resolve()
         env = {
+            **production_env(var),
             "DJANGO_SETTINGS_MODULE": "webplatform.settings",
             "REDIS_URL": redis_url,
             "DATABASE_URL": os.environ.get("DATABASE_URL", f"sqlite:///{var / 'db.sqlite3'}"),

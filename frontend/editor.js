@@ -40,6 +40,10 @@ const highlight = HighlightStyle.define([
   { tag: tags.invalid, color: "var(--bad)" },
 ]);
 
+// CodeMirror writes its styles into a <style> element, which the site's Content-Security-Policy
+// lets through only with the page's nonce: the <script> that loads this bundle carries it.
+const pageNonce = (document.currentScript && document.currentScript.nonce) || "";
+
 // Creates an editor inside `parent` holding `doc`; `onChange(text)` is called on every edit.
 // `options`: `label` (its accessible name), `describedBy` (ids of the text that says how to
 // use it), `shortcuts` ({"Mod-Enter": fn, ...}, taken before the editor's own keys).
@@ -66,6 +70,7 @@ export function createEditor(parent, doc, onChange, options = {}) {
       keymap.of([indentWithTab]),
       Prec.highest(keymap.of(shortcuts)),
       EditorView.contentAttributes.of(attributes),
+      pageNonce ? EditorView.cspNonce.of(pageNonce) : [],
       stillCursor ? drawSelection({ cursorBlinkRate: 0 }) : [],
       EditorView.updateListener.of((update) => {
         if (update.docChanged && onChange) onChange(update.state.doc.toString());

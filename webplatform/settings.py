@@ -1,6 +1,7 @@
 """Django settings, all from the environment (twelve-factor): DATABASE_URL, REDIS_URL,
 SECRET_KEY, DEBUG, ALLOWED_HOSTS. Without any of them this is a local development setup on
-SQLite; docker-compose and production set them."""
+SQLite; docker-compose and production set them (with DEBUG=0, SECRET_KEY and ALLOWED_HOSTS are
+required: see PRODUCTION)."""
 import os
 from pathlib import Path
 
@@ -18,7 +19,21 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", False)
-# The fallback is for local runs and tests only; docker-compose and production set their own.
+# Production is DEBUG set to false in the environment (docker-compose, `make run`'s devstack,
+# `make bench`): then the site refuses to start without its own SECRET_KEY and ALLOWED_HOSTS,
+# rather than run on the public fallback key below (anyone could sign sessions' and forms'
+# tokens with it) or answer any Host. Without DEBUG at all this is a local run or the tests.
+PRODUCTION = "DEBUG" in os.environ and not DEBUG
+if PRODUCTION:
+    _missing = [name for name in ("SECRET_KEY", "ALLOWED_HOSTS") if not os.environ.get(name, "").strip()]
+    if _missing:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"DEBUG is off (production) but {' and '.join(_missing)} {'is' if len(_missing) == 1 else 'are'} not set: "
+            f"set SECRET_KEY to a long random string (python -c 'import secrets; print(secrets.token_urlsafe(50))') "
+            f"and ALLOWED_HOSTS to the site's host names, comma-separated.")
+# The fallback is for local runs and tests only (see PRODUCTION).
 SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-local-development-key-set-SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -48,17 +63,48 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "webplatform.api.errors.JsonErrorsMiddleware",  # /api/ errors are JSON, whoever answered them
     "django.middleware.security.SecurityMiddleware",
+    # Outside the others, so that the answers they make themselves (400, 405, 503) carry it too.
+    "csp.middleware.CSPMiddleware",
     # A view that meets a database that is away answers 503 with Retry-After (core.errors).
     "webplatform.core.errors.DatabaseUnavailableMiddleware",
+    # A 405 with an empty body (require_POST and the like) becomes the site's page, or JSON.
+    "webplatform.core.errors.RefusalsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # NUL bytes and text that is not UTF-8 are a 400 here, before any view (core.params); after
+    # the session so that the 400 page's bar is the visitor's own.
+    "webplatform.core.errors.BadInputMiddleware",
     "webplatform.core.timezones.TimezoneMiddleware",  # deadlines in the reader's time zone
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# Content-Security-Policy (django-csp): scripts and styles come from the site's own files only, no
+# inline script, no inline style, no eval. A statement is sanitized (catalog.rendering); this is
+# the wall behind it, so that a hole in the sanitizer still runs nothing. The one exception is the
+# editor's <style> (CodeMirror writes its styles at run time): it carries the page's nonce, which
+# the <script> of vendor/editor.js hands it (``request.csp_nonce``; pages without the editor have
+# no nonce in their policy). Images may come from
+# https (a statement may show one); KaTeX's fonts and Swagger UI's icons are files or data: URLs.
+# No frame-ancestors nor form-action: LTI platforms frame the tool, and a deep linking answer is
+# a form posted back to the platform.
+from csp.constants import NONCE, NONE, SELF  # noqa: E402
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:", "https:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+    },
+}
 
 ROOT_URLCONF = "webplatform.urls"
 WSGI_APPLICATION = "webplatform.wsgi.application"
@@ -112,6 +158,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Password guessing is slowed (accounts.services.sign_in_failed): FAILURES wrong passwords for one
+# account, or ADDRESS_FAILURES from one address (higher: a classroom shares one), within WINDOW_S
+# lock it for LOCKOUT_S; the sign-in page then answers 429 with Retry-After, even to the right
+# password. Invalid API tokens count under the address apart, up to TOKEN_FAILURES (a client that
+# fuzzes its own API gets some wrong on purpose); the API then answers 429 to any token from it.
+SIGN_IN_THROTTLE = {
+    "FAILURES": int(os.environ.get("SIGN_IN_FAILURES", "5")),
+    "ADDRESS_FAILURES": int(os.environ.get("SIGN_IN_ADDRESS_FAILURES", "30")),
+    "TOKEN_FAILURES": int(os.environ.get("API_TOKEN_FAILURES", "50")),
+    "WINDOW_S": int(os.environ.get("SIGN_IN_WINDOW_S", "900")),
+    "LOCKOUT_S": int(os.environ.get("SIGN_IN_LOCKOUT_S", "300")),
+}
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "practice:problem_list"
 LOGOUT_REDIRECT_URL = "practice:problem_list"

@@ -73,3 +73,28 @@ def test_the_503_page_renders_with_the_database_down(bank, monkeypatch):
     assert response.status_code == 503 and response["Retry-After"] == "10" and in_layout(html)
     assert "The site is unavailable for a moment" in html and "Log in" in html  # no user: the signed-out bar
     assert tried  # the page itself did query, and failed
+
+
+def test_a_csrf_refusal_is_json_for_a_json_client(learner):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(learner)
+    response = client.post("/courses/new/", {"title": "x"}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 403 and response["Content-Type"] == "application/json"
+    assert "security token" in response.json()["error"]
+
+
+def test_a_wrong_method_is_a_405_page_or_json_with_what_it_takes(learner_client, bank):
+    page = learner_client.get("/problems/checkpoint_dot_policy/submit/")
+    assert page.status_code == 405 and page["Allow"] == "POST" and b'id="site-nav"' in page.content
+    assert b"does not take a GET request (it takes POST)" in page.content
+    json_refusal = learner_client.get("/problems/checkpoint_dot_policy/submit/", HTTP_ACCEPT="application/json")
+    assert json_refusal.status_code == 405 and "it takes POST" in json_refusal.json()["error"]
+
+
+def test_a_form_too_large_is_a_413_page_or_json(learner_client, bank, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    big = {"source": "x" * 5000}
+    page = learner_client.post("/problems/checkpoint_dot_policy/submit/", big)
+    assert page.status_code == 413 and b'id="site-nav"' in page.content
+    answer = learner_client.post("/problems/checkpoint_dot_policy/submit/", big, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 413 and "larger than the site accepts" in answer.json()["error"]

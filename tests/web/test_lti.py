@@ -4,6 +4,7 @@ it and become site users of the course, and their score arrives at the platform,
 the platform refuses it, sent once however often the task runs."""
 import html
 import re
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -67,6 +68,27 @@ class Browser:
             else:
                 return response
         raise AssertionError("a page kept posting itself")
+
+    def until_launch(self, url: str) -> tuple[str, dict]:
+        """Follows a launch up to the platform's form that posts the id_token to the tool and
+        returns it unposted (action, fields): what someone who captured it holds."""
+        response = self.session.get(url, timeout=30)
+        for _ in range(10):
+            if "lti1p3-warning-msg" in response.text:
+                response = self.session.get(response.url + "&lti1p3_new_window=1", timeout=30)
+                continue
+            action, body = SELF_POSTING.search(response.text).groups()
+            action, fields = html.unescape(action), {name: html.unescape(value) for name, value in FIELD.findall(body)}
+            if action.endswith("/lti/launch/"):
+                return action, fields
+            response = self.session.post(action, data=fields, timeout=30)
+        raise AssertionError("no launch came")
+
+    def post_launch(self, action: str, fields: dict) -> requests.Response:
+        return self.settle(self.session.post(action, data=fields, timeout=30))
+
+    def signed_in(self, site: str) -> bool:
+        return self.session.get(f"{site}/submissions/", allow_redirects=False, timeout=30).status_code == 200
 
     def post_form(self, url: str, data: dict) -> requests.Response:
         page = self.session.get(url, timeout=30)
@@ -170,3 +192,57 @@ def test_a_link_copied_to_another_course_opens_nothing_and_forged_launches_are_r
     # An id token signed by another key than the platform's: refused, nobody logged in.
     forged = requests.post(f"{live_server.url}/lti/launch/", data={"id_token": "a.b.c", "state": "state-x"}, timeout=30)
     assert forged.status_code == 400 and "could not be verified" in forged.text
+
+
+def test_a_launch_works_once_and_a_captured_one_signs_nobody_in(platform, live_server, bank):
+    course, assignment, placed = place_assignment(platform, live_server, bank)
+    platform.person("s-5", "Vic Victim")
+    victim = Browser()
+    action, fields = victim.until_launch(platform.launch_url("s-5", placed))
+    page = victim.post_launch(action, fields)
+    assert page.url.endswith(f"/courses/{course.pk}/assignments/{assignment.pk}/") and victim.signed_in(live_server.url)
+
+    # The same launch posted again, by the same browser or by another: refused, nobody signed in.
+    again = victim.post_launch(action, fields)
+    assert again.status_code == 400 and "used already" in again.text and 'id="site-nav"' in again.text
+    thief = Browser()
+    stolen = thief.post_launch(action, fields)
+    assert stolen.status_code == 400 and not thief.signed_in(live_server.url)
+
+
+def test_a_captured_id_token_posted_with_another_browsers_own_login_is_refused(platform, live_server, bank):
+    course, assignment, placed = place_assignment(platform, live_server, bank)
+    platform.person("s-6", "Vic Victim")
+    platform.person("s-7", "Mal Attacker")
+    victim, attacker = Browser(), Browser()
+    action, captured = victim.until_launch(platform.launch_url("s-6", placed))
+    # The attacker starts a login of their own (their state, their cookie), then posts the
+    # victim's token in place of theirs.
+    _, own = attacker.until_launch(platform.launch_url("s-7", placed))
+    transplanted = attacker.post_launch(action, {**captured, "state": own["state"]})
+    assert transplanted.status_code == 400 and "another login" in transplanted.text
+    assert not attacker.signed_in(live_server.url)
+    assert not LtiUser.objects.filter(sub="s-6").exists()
+    # The victim's own launch still works: the refusal spent nothing of theirs.
+    page = victim.post_launch(action, captured)
+    assert page.url.endswith(f"/courses/{course.pk}/assignments/{assignment.pk}/") and victim.signed_in(live_server.url)
+
+
+def test_a_login_for_a_registration_that_does_not_exist_is_a_refusal_in_the_sites_layout(live_server, bank):
+    url = f"{live_server.url}/lti/login/{uuid.uuid4()}/"
+    params = {"iss": "https://lms.example", "login_hint": "x", "target_link_uri": f"{live_server.url}/lti/launch/",
+              "lti1p3_new_window": "1"}
+    first_step = {key: value for key, value in params.items() if key != "lti1p3_new_window"}
+    for response in (requests.get(url, params=params, timeout=30), requests.post(url, data=params, timeout=30),
+                     requests.get(url, params=first_step, timeout=30)):
+        assert response.status_code == 404 and "login was refused" in response.text and 'id="site-nav"' in response.text
+    missing_target = requests.get(url, params={"iss": "x", "login_hint": "y"}, timeout=30)
+    assert missing_target.status_code == 400 and 'id="site-nav"' in missing_target.text
+
+
+def test_a_login_with_the_wrong_issuer_for_its_registration_is_a_400(platform, live_server):
+    registration = LtiRegistration.objects.get()
+    response = requests.get(f"{live_server.url}/lti/login/{registration.uuid}/", timeout=30, params={
+        "iss": "https://another.example", "login_hint": "x", "target_link_uri": f"{live_server.url}/lti/launch/",
+        "lti1p3_new_window": "1"})
+    assert response.status_code == 400 and "login was refused" in response.text and 'id="site-nav"' in response.text

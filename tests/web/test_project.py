@@ -57,3 +57,26 @@ def test_grading_survives_a_dead_worker_and_the_sweep_is_scheduled():
     sweep = app.conf.beat_schedule["sweep"]
     # Every few seconds: recovery is measured in seconds (heartbeats, lost messages).
     assert sweep["task"] in app.tasks and sweep["schedule"] <= 5
+
+
+def test_production_refuses_to_start_without_its_own_secret_key_and_hosts():
+    for env, missing in (({"DEBUG": "0"}, "SECRET_KEY and ALLOWED_HOSTS"),
+                         ({"DEBUG": "false", "ALLOWED_HOSTS": "arena.example"}, "SECRET_KEY is not set"),
+                         ({"DEBUG": "0", "SECRET_KEY": "k" * 50}, "ALLOWED_HOSTS is not set")):
+        clean = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS")}
+        result = subprocess.run([sys.executable, "-c", SHOW_SETTINGS], cwd=ROOT, capture_output=True, text=True,
+                                env={**clean, "DJANGO_SETTINGS_MODULE": "webplatform.settings", **env})
+        assert result.returncode != 0 and "ImproperlyConfigured" in result.stderr and missing in result.stderr, env
+    got = settings_under({"DEBUG": "0", "SECRET_KEY": "k" * 50, "ALLOWED_HOSTS": "arena.example"})
+    assert (got["debug"], got["secret"], got["hosts"]) == (False, "k" * 50, ["arena.example"])
+
+
+def test_make_runs_devstack_keeps_a_key_of_its_own(tmp_path, monkeypatch):
+    from devstack.stack import production_env
+
+    for name in ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS"):
+        monkeypatch.delenv(name, raising=False)
+    first, again = production_env(tmp_path), production_env(tmp_path)
+    assert first == again and first["DEBUG"] == "0" and len(first["SECRET_KEY"]) >= 50
+    assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0  # its owner's only
+    assert settings_under(first)["secret"] == first["SECRET_KEY"]

@@ -217,3 +217,33 @@ def test_an_announcement_never_holds_the_write_that_makes_it(monkeypatch):
     while len(published) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert published == [(events.CHANNEL, "41"), (events.CHANNEL, "42")]  # in order, once Redis answers
+
+
+def asgi_answer(method: str, path: str, headers=()) -> list[dict]:
+    """What the ASGI application sends for one plain request (its body sent, nothing streamed)."""
+    sent, asked = [], []
+
+    async def receive():
+        asked.append(1)
+        if len(asked) == 1:
+            return {"type": "http.request", "body": b""}
+        await asyncio.sleep(3600)  # the client stays connected (the server stops listening once it answered)
+
+    async def send(message):
+        sent.append(message)
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"testserver"), *headers], "client": ("127.0.0.1", 5000),
+             "server": ("testserver", 80)}
+    asyncio.run(asyncio.wait_for(application(scope, receive, send), 10))
+    return sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_an_id_past_64_bits_is_a_404_and_a_post_a_405_in_json(learner, bank, broker):
+    start, *_ = asgi_answer("GET", f"/submissions/{'9' * 20}/events/",
+                            [(b"cookie", f"sessionid={session_of(learner)}".encode())])
+    assert start["status"] == 404
+    start, body = asgi_answer("POST", "/submissions/1/events/", [(b"accept", b"application/json")])
+    assert start["status"] == 405 and (b"allow", b"GET") in start["headers"]
+    assert json.loads(body["body"])["error"] == "This address takes GET only."

@@ -1,4 +1,10 @@
 """Reads about users."""
+import unicodedata
+
+from django.utils import timezone
+
+from .models import SignInFailures
+
 INSTRUCTORS_GROUP = "instructors"
 # Granted to INSTRUCTORS_GROUP by the authoring app (see webplatform/authoring/roles.py).
 AUTHOR_PERMISSION = "authoring.author_problems"
@@ -9,3 +15,25 @@ def is_instructor(user) -> bool:
     if not user.is_authenticated:
         return False
     return user.is_staff or user.has_perm(AUTHOR_PERMISSION)
+
+
+def throttle_keys(*, username: str | None, address: str | None) -> list[str]:
+    """What a sign-in attempt is counted under: the account it names, read as the sign-in form
+    reads it (stripped, NFKC: "ａｄａ" is "ada", so another spelling is no fresh count) and the
+    address it comes from."""
+    username = unicodedata.normalize("NFKC", (username or "").strip())
+    keys = [f"user:{username[:150]}"] if username else []
+    return keys + ([f"addr:{address[:64]}"] if address else [])
+
+
+def token_throttle_keys(*, address: str | None) -> list[str]:
+    """What an API token check is counted under: its address, apart from the sign-in page's."""
+    return [f"token:{address[:64]}"] if address else []
+
+
+def locked_for(*, keys: list[str], now=None) -> int:
+    """Seconds until every one of ``keys`` may try again (0: none is locked)."""
+    now = now or timezone.now()
+    until = (SignInFailures.objects.filter(key__in=keys, locked_until__gt=now)
+             .order_by("-locked_until").values_list("locked_until", flat=True).first())
+    return 0 if until is None else max(1, int((until - now).total_seconds() + 0.999))

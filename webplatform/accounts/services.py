@@ -1,7 +1,13 @@
-"""Writes about users."""
+"""Writes about users, and the count of failed sign-ins."""
+from datetime import timedelta
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.utils import timezone
+
+from .models import SignInFailures
 
 from .selectors import INSTRUCTORS_GROUP
 
@@ -25,3 +31,35 @@ def ensure_demo_user(*, username: str, password: str, instructor: bool = False):
     if instructor:
         user.groups.add(Group.objects.get_or_create(name=INSTRUCTORS_GROUP)[0])
     return user
+
+
+
+# Which limit of settings.SIGN_IN_THROTTLE a key's kind has (selectors.throttle_keys names them).
+LIMIT_OF = {"user": "FAILURES", "addr": "ADDRESS_FAILURES", "token": "TOKEN_FAILURES"}
+
+
+def sign_in_failed(*, keys: list[str], now=None) -> int:
+    """Counts one failure under each key; returns the seconds of the lock this started (0: none).
+    A count older than the window starts again; at its limit (an account's, or an address's,
+    which is higher: a classroom shares one) the key is locked for LOCKOUT_S."""
+    rules = settings.SIGN_IN_THROTTLE
+    now = now or timezone.now()
+    locked = 0
+    for key in keys:
+        limit = rules[LIMIT_OF[key.split(":", 1)[0]]]
+        with transaction.atomic():  # the row locked: two processes' failures both count
+            row, _ = SignInFailures.objects.select_for_update().get_or_create(key=key, defaults={"since": now})
+            if row.since < now - timedelta(seconds=rules["WINDOW_S"]):
+                row.failures, row.since = 0, now
+            row.failures += 1
+            if row.failures >= limit:
+                # The lock is the penalty; the count starts again after it.
+                row.locked_until, row.failures, row.since = now + timedelta(seconds=rules["LOCKOUT_S"]), 0, now
+                locked = rules["LOCKOUT_S"]
+            row.save()
+    return locked
+
+
+def sign_in_succeeded(*, keys: list[str]) -> None:
+    """The account's count is forgotten (its owner knows the password); the address's is kept."""
+    SignInFailures.objects.filter(key__in=[key for key in keys if key.startswith("user:")]).delete()

@@ -13,9 +13,18 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser
 from ninja.security import HttpBearer
 
+from webplatform.accounts import selectors as accounts
+from webplatform.accounts import services as sign_ins
+
 from .errors import ApiError
 from .selectors import token_record
 from .services import mark_used
+
+
+def _too_many(seconds: int) -> ApiError:
+    return ApiError(429, "too_many_failures",
+                    f"Too many invalid API tokens from this address: invalid ones are refused without a "
+                    f"check for {seconds} seconds. Create a token on your account page.", retry_after_s=seconds)
 
 
 def _refuse() -> ApiError:
@@ -45,7 +54,13 @@ class BearerToken(HttpBearer):
     def authenticate(self, request, token: str):
         record = token_record(token=token.strip())
         if record is None:
-            raise _refuse()
+            # Guessing tokens is slowed as guessing passwords is: invalid ones count under the
+            # client's address, and at the limit they get 429 with Retry-After. A valid token
+            # still works meanwhile (it cannot be guessed: 256 random bits), which keeps the one
+            # read per request of the valid ones.
+            keys = accounts.token_throttle_keys(address=request.META.get("REMOTE_ADDR"))
+            wait = accounts.locked_for(keys=keys) or sign_ins.sign_in_failed(keys=keys)
+            raise _too_many(wait) if wait else _refuse()
         mark_used(token=record)
         request.user = record.user  # what the site's own code reads
         return record.user

@@ -41,9 +41,16 @@ class Error(Schema):
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str):
+    def __init__(self, status: int, code: str, message: str, retry_after_s: int | None = None):
         super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        self.status, self.code, self.message, self.retry_after_s = status, code, message, retry_after_s
+
+
+def _api_error(request, exc: ApiError) -> JsonResponse:
+    response = error_response(exc.status, exc.code, exc.message, retry_after_s=exc.retry_after_s)
+    if exc.retry_after_s is not None:
+        response["Retry-After"] = str(exc.retry_after_s)
+    return response
 
 
 @contextmanager
@@ -95,7 +102,7 @@ def _unavailable(request, exc) -> JsonResponse:
 
 
 def install_handlers(api: NinjaAPI) -> None:
-    api.add_exception_handler(ApiError, lambda request, exc: error_response(exc.status, exc.code, exc.message))
+    api.add_exception_handler(ApiError, _api_error)
     for error in UNAVAILABLE:
         api.add_exception_handler(error, _unavailable)
     api.add_exception_handler(ValidationError, lambda request, exc: refusal_response(exc))

@@ -2,10 +2,12 @@
 by the project's urls (``api.api.urls``)."""
 from django.urls import path
 
+from webplatform.core import params  # noqa: F401 - registers <id:...>, an id that fits 64 bits
+
 from . import pages
 
 app_name = "tokens"
 urlpatterns = [
     path("", pages.tokens, name="list"),
-    path("<int:token_id>/revoke/", pages.revoke, name="revoke"),
+    path("<id:token_id>/revoke/", pages.revoke, name="revoke"),
 ]

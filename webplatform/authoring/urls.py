@@ -1,5 +1,7 @@
 from django.urls import path
 
+from webplatform.core import params  # noqa: F401 - registers <id:...>, an id that fits 64 bits
+
 from . import views
 
 app_name = "authoring"
@@ -14,10 +16,10 @@ urlpatterns = [
     path("drafts/<uuid:uuid>/validate/", views.validate, name="validate"),
     path("drafts/<uuid:uuid>/publish/", views.publish, name="publish"),
     path("drafts/<uuid:uuid>/export.zip", views.export_draft, name="export_draft"),
-    path("validations/<int:run_id>/", views.validation, name="validation"),
-    path("rejudges/<int:rejudge_id>/", views.rejudge, name="rejudge"),
+    path("validations/<id:run_id>/", views.validation, name="validation"),
+    path("rejudges/<id:rejudge_id>/", views.rejudge, name="rejudge"),
     path("problems/<slug:slug>/published/", views.published, name="published"),
     path("problems/<slug:slug>/statistics/", views.statistics, name="statistics"),
     path("problems/<slug:slug>/edit/", views.edit_problem, name="edit_problem"),
-    path("problems/<slug:slug>/v<int:number>.zip", views.export_version, name="export_version"),
+    path("problems/<slug:slug>/v<id:number>.zip", views.export_version, name="export_version"),
 ]

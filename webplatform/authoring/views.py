@@ -22,6 +22,7 @@ from webplatform.catalog.models import ProblemVersion
 from webplatform.catalog.rendering import render_statement
 from webplatform.catalog.services import version_fields
 from webplatform.core.http import wants_json
+from webplatform.core.params import uuid_or_404
 
 from . import selectors, services
 from .forms import ImportForm, SubmissionFileForm
@@ -104,7 +105,7 @@ def edit(request, uuid):
 def preview(request):
     """What learners would see of the form as it stands (or what keeps it from loading)."""
     uuid = request.GET.get("draft")
-    base = selectors.get_draft(user=request.user, uuid=uuid).files if uuid else services.new_package()
+    base = selectors.get_draft(user=request.user, uuid=uuid_or_404(uuid)).files if uuid else services.new_package()
     editor = PackageForms(base, request.POST)
     files, version, errors = editor.build(), None, []
     if files is not None:

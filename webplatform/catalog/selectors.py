@@ -6,6 +6,7 @@ from django.db.models import Q
 from django.shortcuts import get_object_or_404
 
 from webplatform.core.freshness import cached
+from webplatform.core.params import parse_int
 
 from .models import PUBLIC, Problem, ProblemVersion, Tag
 
@@ -54,8 +55,8 @@ def version_opened(*, problem: Problem, number: str | int | None) -> ProblemVers
     if number is None or number == "":
         return None
     # PositiveIntegerField: a number past its range names no version (and must not reach the database).
-    known = str(number).isdigit() and int(number) < 2**31
-    version = problem.versions.filter(number=int(number)).first() if known else None
+    known = parse_int(str(number), minimum=1, maximum=2**31 - 1)
+    version = problem.versions.filter(number=known).first() if known is not None else None
     if version is None:
         raise ValidationError(f"this problem has no version {number}", code="unknown_version")
     return version

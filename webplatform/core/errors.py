@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template import loader
@@ -20,6 +21,7 @@ from django.views import defaults
 
 from .database import is_unavailable
 from .http import wants_json
+from .params import unreadable
 
 RETRY_AFTER_S = 10
 UNAVAILABLE_TEXT = (f"The site's database is unavailable for a moment, so this was not saved. Nothing you sent "
@@ -50,6 +52,20 @@ class DatabaseUnavailableMiddleware:
         return unavailable(request) if is_unavailable(exception) else None
 
 
+class BadInputMiddleware:
+    """A path, query string or form that cannot be read as text (a NUL byte, bytes that are not
+    UTF-8) is a 400 before any view: no view has to think of it, and it never reaches the
+    database, where PostgreSQL would refuse it with a 500."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if unreadable(request) is not None:
+            return bad_request(request)
+        return self.get_response(request)
+
+
 def server_error(request):
     """handler500: also what an error outside any view (a session saved after it) comes to."""
     if is_unavailable(sys.exc_info()[1]):
@@ -73,6 +89,8 @@ def permission_denied(request, exception=None):
 
 
 def bad_request(request, exception=None):
+    if isinstance(exception, RequestDataTooBig):
+        return refusal(request, 413)
     if wants_json(request):
         return JsonResponse({"error": "The request could not be understood: reload the page and try again."},
                             status=400)
@@ -80,4 +98,40 @@ def bad_request(request, exception=None):
 
 
 def csrf_failure(request, reason=""):
+    if wants_json(request):
+        return JsonResponse({"error": "The request came without the site's security token (CSRF): reload the page "
+                                      "and send it again.", "code": "csrf_failed"}, status=403)
     return render(request, "403_csrf.html", status=403)
+
+
+REFUSALS = {
+    405: "This address does not take a {method} request{allowed}.",
+    413: "The request is larger than the site accepts.",
+}
+
+
+def refusal(request, status: int, response=None) -> HttpResponse:
+    """405 and 413 said as the rest: JSON to a client that asked for it, else a page of the site."""
+    allow = response.get("Allow", "") if response is not None else ""
+    message = REFUSALS[status].format(method=request.method, allowed=f" (it takes {allow})" if allow else "")
+    if wants_json(request):
+        answer = JsonResponse({"error": message}, status=status)
+    else:
+        answer = render(request, f"{status}.html", {"message": message}, status=status)
+    if allow:
+        answer["Allow"] = allow
+    return answer
+
+
+class RefusalsMiddleware:
+    """Django's ``require_POST`` and the like answer 405 with an empty body; here it becomes the
+    site's page or JSON, with its ``Allow`` (the API's are JSON already: api.errors)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if response.status_code == 405 and not response.content and not request.path.startswith("/api/"):
+            return refusal(request, 405, response)
+        return response

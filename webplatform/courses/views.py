@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from webplatform.authoring.selectors import drafts_for, problem_statistics
+from webplatform.core.params import parse_id
 from webplatform.submissions.presenters import present
 
 from . import codes, selectors, services
@@ -168,7 +169,7 @@ def edit_assignment(request, course_id, assignment_id=None):
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
         chosen = {p.pk: p for p in data.pop("problems")}
-        order = [int(pk) for pk in request.POST.getlist("problems") if pk.isdigit() and int(pk) in chosen]
+        order = [pk for pk in map(parse_id, request.POST.getlist("problems")) if pk is not None and pk in chosen]
         try:
             saved = services.save_assignment(course=course, assignment=assignment,
                                              problems=[chosen[pk] for pk in dict.fromkeys(order)], **data)

@@ -1,28 +1,41 @@
 """The LTI 1.3 tool's endpoints: the JWKS, OIDC login initiation, the launch (resource links and
 deep linking requests), and the deep linking page where an instructor picks the assignment a new
 link opens. django-lti (``lti_tool``) and pylti1p3 verify every message: the platform's
-signature against its JWKS, the nonce and the state cookie set at login."""
+signature against its JWKS, the nonce and the state cookie set at login. On top of that a launch
+spends its login here (``services.spend_login``): a state and its nonce work once, for the token
+issued for them. Whatever the libraries raise about a message is a refusal in the site's layout,
+never a 500. The check that cookies work, which pylti1p3 writes as a page of inline script, is
+our own page with a script file (``lti/cookie_check.html``): the site's CSP refuses inline script."""
+import base64
+import binascii
+import json
+from urllib.parse import parse_qs, urlencode, urlsplit
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from lti_tool.models import LtiDeployment, LtiRegistration
+from lti_tool.utils import DjangoToolConfig
 from lti_tool.views import LtiLaunchBaseView, OIDCLoginInitView, jwks
+from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoOIDCLogin
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.lineitem import LineItem
 
 from webplatform.courses import selectors as courses
 
-from . import services
+from . import selectors, services
 
 __all__ = ["jwks", "Login", "Launch", "deep_link"]
 DEEP_LINK_SESSION_KEY = "lti-deep-link"
 BACKEND = "django.contrib.auth.backends.ModelBackend"
+# What an OIDC login initiation may carry, passed on by the cookie check's reload (pylti1p3's list).
+LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "lti_deployment_id", "client_id")
 
 
 def refused(request, title: str, message: str, status: int = 400):
@@ -39,18 +52,53 @@ class Login(OIDCLoginInitView):
 
     def get_oidc_response(self, request, registration_uuid, params):
         try:
-            return super().get_oidc_response(request, registration_uuid, params)
-        except LtiException as exc:
+            if not params.get("target_link_uri"):
+                raise OIDCException("Missing target_link_uri parameter")
+            if not selectors.is_registered(registration_uuid=registration_uuid):
+                # Said at once, before the cookie check: no platform of that name is set up here.
+                return refused(request, "The learning platform's login was refused",
+                               "This login address names no platform registered on this site. The platform's "
+                               "administrator checks the tool's login URL against what this site's "
+                               "administrator entered.", status=404)
+            if not params.get("lti1p3_new_window"):
+                # A framed tool whose browser refuses its cookies cannot finish a launch: the page
+                # checks, then reloads itself in place (or offers a new tab).
+                carried = {**{key: params[key] for key in LOGIN_PARAMS if params.get(key)}, "lti1p3_new_window": "1"}
+                return render(request, "lti/cookie_check.html", {"params": carried, "params_query": urlencode(carried)})
+            oidc_login = DjangoOIDCLogin(request, DjangoToolConfig(registration_uuid),
+                                         launch_data_storage=DjangoCacheDataStorage())
+            redirect_to = oidc_login.get_redirect_object(self.get_redirect_url(params["target_link_uri"]))
+            sent = parse_qs(urlsplit(redirect_to.get_redirect_url()).query)
+            services.remember_login(state=sent["state"][0], nonce=sent["nonce"][0])
+            return redirect_to.do_redirect()
+        except (LtiException, OIDCException) as exc:
             return refused(request, "The learning platform's login was refused",
                            f"{exc}. The platform's administrator checks the tool's registration (issuer, "
                            f"client id, login URL) against what this site's administrator entered.")
 
 
+def _nonce_of(id_token: str) -> str:
+    """The nonce an id_token claims, read before its signature is checked (pylti1p3 checks that
+    next): only to find the login it must spend."""
+    try:
+        body = id_token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        nonce = claims.get("nonce") if isinstance(claims, dict) else None
+    except (IndexError, ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
+        nonce = None
+    return nonce if isinstance(nonce, str) else ""
+
+
 class Launch(LtiLaunchBaseView):
     def post(self, request, *args, **kwargs):
         try:
+            services.spend_login(state=request.POST.get("state", ""), nonce=_nonce_of(request.POST.get("id_token", "")))
+        except ValidationError as exc:
+            return refused(request, "The launch could not be verified",
+                           f"{' '.join(exc.messages)} Open the activity again from the learning platform.")
+        try:
             return super().post(request, *args, **kwargs)
-        except LtiException as exc:
+        except (LtiException, OIDCException) as exc:
             return refused(request, "The launch could not be verified",
                            f"{exc}. Open the activity again from the learning platform; if it fails again, "
                            f"its administrator checks the tool's registration.")
@@ -115,7 +163,13 @@ def deep_link(request):
         chosen = next((a for a in assignments if str(a.pk) == request.POST.get("assignment")), None)
         if chosen is not None:
             del request.session[DEEP_LINK_SESSION_KEY]
-            return _respond(request, pending, chosen)
+            try:
+                return _respond(request, pending, chosen)
+            except (LtiException, OIDCException, ObjectDoesNotExist, KeyError, TypeError) as exc:
+                # The registration was removed meanwhile, or the platform's settings lack a field.
+                return refused(request, "The answer to the platform could not be made",
+                               f"{exc or type(exc).__name__}. Start again from the learning platform's "
+                               f"content selection.")
         messages.error(request, "Pick one of the course's assignments.")
     return render(request, "lti/deep_link.html", {"course": course, "assignments": assignments})
 

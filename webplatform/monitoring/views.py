@@ -2,9 +2,6 @@
 
 Staff only: a signed-in staff member, or a scraper sending ``Authorization: Bearer
 <METRICS_TOKEN>`` (set in the environment; without it only staff sessions get in)."""
-import hmac
-
-from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpResponse
 from django.shortcuts import render
@@ -12,21 +9,17 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import CollectorRegistry
 
+from webplatform.core.http import is_operator
+
 from .metrics import GradingCollector, snapshot, summary_rows
 
 _registry = CollectorRegistry(auto_describe=False)
 _registry.register(GradingCollector())
 
 
-def _scraper(request) -> bool:
-    token = settings.METRICS_TOKEN
-    sent = request.headers.get("Authorization", "")
-    return bool(token) and hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
-
-
 @require_GET
 def metrics(request):
-    if not (_scraper(request) or (request.user.is_authenticated and request.user.is_staff)):
+    if not is_operator(request):
         return HttpResponse("staff only: sign in as staff, or send Authorization: Bearer <METRICS_TOKEN>\n",
                             status=403, content_type="text/plain")
     return HttpResponse(generate_latest(_registry), content_type=CONTENT_TYPE_LATEST)

@@ -23,20 +23,8 @@ PLOT_TOP, PLOT_HEIGHT = 28, 150
 LANE = 22  # one saved residual's lane
 MOST_LANES = 10  # the largest residuals; the rest are counted in a line
 
-STYLE = """
-.mp-frame { fill: none; stroke: var(--line, #d3d9e0); }
-.mp-fwd { fill: var(--tag-bg, #e6ecfa); }
-.mp-area { fill: var(--selection, #c7d6f5); stroke: var(--accent, #2b59c3); stroke-width: 1.5; }
-.mp-ref { fill: none; stroke: var(--muted, #56616d); stroke-width: 1.5; stroke-dasharray: 5 3; }
-.mp-peak { stroke: var(--bad, #b3261e); stroke-dasharray: 4 3; }
-.mp-recompute { stroke: var(--warn, #9a5600); }
-.mp-hatch-line { stroke: var(--warn, #9a5600); stroke-width: 2; }
-.mp-lane { stroke: var(--accent, #2b59c3); stroke-width: 3; }
-.mp-made { fill: var(--accent, #2b59c3); }
-.mp-used { fill: var(--card, #fff); stroke: var(--accent, #2b59c3); stroke-width: 2; }
-.mp-text { fill: var(--ink, #1d232b); font: 12px system-ui, sans-serif; }
-.mp-muted { fill: var(--muted, #56616d); font: 11px system-ui, sans-serif; }
-"""
+# Its colours and fonts are in arena.css (".mp-*"): the Content-Security-Policy refuses an inline
+# <style>, and the page's stylesheet already carries the light and dark palettes they read.
 
 
 @dataclass
@@ -105,7 +93,6 @@ def draw(timeline: Timeline | None, residuals: list[Residual] | None = None, *, 
              f'viewBox="0 0 {WIDTH} {height}" aria-labelledby="{ident}-title" aria-describedby="{ident}-desc">',
              f'<title id="{ident}-title">{escape(title)}</title>',
              f'<desc id="{ident}-desc">{escape(describe(timeline, residuals))}</desc>',
-             f"<style>{STYLE}</style>",
              f'<defs><pattern id="{ident}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
              'patternTransform="rotate(45)"><line class="mp-hatch-line" x1="0" y1="0" x2="0" y2="6"/></pattern></defs>']
     # the forward pass shaded, the backward pass plain, with their names

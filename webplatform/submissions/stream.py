@@ -109,25 +109,32 @@ async def _pushed(request, submission_id: int, first: dict):
                 yield _event(payload)
 
 
-async def _plain(send, status: int, text: str) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
-    await send({"type": "http.response.body", "body": text.encode()})
+async def _plain(send, status: int, text: str, scope=None, headers=()) -> None:
+    """A refusal: plain text, or ``{"error": ...}`` to a client that asked for JSON (as the site's
+    other refusals: core.errors)."""
+    accept = dict(scope.get("headers", ())).get(b"accept", b"") if scope else b""
+    if b"application/json" in accept:
+        body, kind = json.dumps({"error": text}).encode(), b"application/json"
+    else:
+        body, kind = text.encode(), b"text/plain; charset=utf-8"
+    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", kind), *headers]})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def serve(scope, receive, send, submission_id: int) -> None:
     """The ASGI endpoint (see the module's docstring)."""
     if scope["method"] != "GET":
-        return await _plain(send, 405, "GET only")
+        return await _plain(send, 405, "This address takes GET only.", scope, [(b"allow", b"GET")])
     try:
         request, first = await _in_pool(_open)(scope, submission_id)
     except PermissionDenied:
-        return await _plain(send, 403, "Log in to follow a grading.")
+        return await _plain(send, 403, "Log in to follow a grading.", scope)
     except Http404:
-        return await _plain(send, 404, "No such submission.")
+        return await _plain(send, 404, "No such submission.", scope)
     except DatabaseError as exc:
         log.warning("event stream of submission %s: %s", submission_id, exc)
-        return await _plain(send, 503, "The database is unavailable; the page polls meanwhile.")
+        return await _plain(send, 503, "The database is unavailable; the page polls meanwhile.", scope,
+                            [(b"retry-after", b"10")])
 
     async def stream():
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})

@@ -1,5 +1,7 @@
 from django.urls import path
 
+from webplatform.core import params  # noqa: F401 - registers <id:...>, an id that fits 64 bits
+
 from . import stream, views
 
 app_name = "submissions"
@@ -8,10 +10,10 @@ urlpatterns = [
     path("problems/<slug:slug>/submit/", views.create, {"kind": "submit"}, name="submit"),
     path("problems/<slug:slug>/inspect/", views.create, {"kind": "inspect"}, name="inspect"),
     path("submissions/", views.history, name="history"),
-    path("submissions/<int:submission_id>/", views.detail, name="detail"),
-    path("submissions/<int:submission_id>/source/", views.source, name="source"),
+    path("submissions/<id:submission_id>/", views.detail, name="detail"),
+    path("submissions/<id:submission_id>/source/", views.source, name="source"),
     path("submissions/compare/", views.compare, name="compare"),
-    path("submissions/<int:submission_id>/status/", views.status, name="status"),
-    path("submissions/<int:submission_id>/events/", stream.events, name="events"),
-    path("submissions/<int:submission_id>/cancel/", views.cancel, name="cancel"),
+    path("submissions/<id:submission_id>/status/", views.status, name="status"),
+    path("submissions/<id:submission_id>/events/", stream.events, name="events"),
+    path("submissions/<id:submission_id>/cancel/", views.cancel, name="cancel"),
 ]

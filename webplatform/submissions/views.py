@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from webplatform.catalog.selectors import get_problem, version_opened
 from webplatform.core.http import wants_json
+from webplatform.core.params import parse_id
 
 from . import diffing, selectors, services
 from .models import Submission
@@ -114,11 +115,8 @@ def source(request, submission_id):
 def compare(request):
     """Two of the learner's attempts, the older one's code against the newer one's, line by line
     (``?id=A&id=B``, as the recent attempts' checkboxes send them)."""
-    try:
-        ids = sorted({int(i) for i in request.GET.getlist("id")})
-    except ValueError:
-        ids = []
-    if len(ids) != 2:
+    ids = sorted({parse_id(i) for i in request.GET.getlist("id")}, key=lambda i: i or 0)
+    if len(ids) != 2 or None in ids:
         return render(request, "submissions/compare.html", {"error": "Choose exactly two attempts to compare."},
                       status=400)
     older, newer = selectors.own_submissions(user=request.user, ids=ids)

@@ -1,0 +1,96 @@
+"""What a request names, read in one place: ids, numbers and uuids from paths and query strings.
+
+A value that cannot name anything here (letters for an id, an id past the database's 64-bit
+column, a draft that is not a uuid) is ``None`` or a 404, never an exception that reaches the
+database: SQLite raises OverflowError on an int over 64 bits and PostgreSQL refuses a NUL byte,
+both 500s. ``IdConverter`` is the URLs' ``<id:...>``: a path id past 64 bits matches no route
+(404). NUL bytes and text that is not UTF-8 are refused before any view (``BadInputMiddleware``,
+400)."""
+from __future__ import annotations
+
+import re
+import uuid
+from urllib.parse import unquote_to_bytes
+
+from django.core.handlers.wsgi import WSGIRequest
+from django.http import Http404
+from django.urls import register_converter
+
+MAX_ID = 2**63 - 1  # BigAutoField's, and SQLite's integer's, largest value
+_DIGITS = re.compile(r"[0-9]{1,19}")  # ASCII only: str.isdigit() takes "²", which int() refuses
+
+
+def parse_int(value, *, minimum: int = 0, maximum: int = MAX_ID) -> int | None:
+    """The whole number ``value`` spells in ASCII digits within [minimum, maximum], else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _DIGITS.fullmatch(value):
+        number = int(value)
+    else:
+        return None
+    return number if minimum <= number <= maximum else None
+
+
+def parse_id(value) -> int | None:
+    """A database id: 1 to 2**63 - 1."""
+    return parse_int(value, minimum=1)
+
+
+def parse_uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value)) if value is not None and len(str(value)) <= 64 else None
+    except ValueError:
+        return None
+
+
+def uuid_or_404(value) -> uuid.UUID:
+    found = parse_uuid(value)
+    if found is None:
+        raise Http404("not a uuid")
+    return found
+
+
+class IdConverter:
+    """``<id:name>`` in URLs: a positive id that fits the database's 64-bit columns."""
+    regex = "[0-9]+"
+
+    def to_python(self, value: str) -> int:
+        number = parse_id(value)
+        if number is None:
+            raise ValueError("not an id")  # the resolver then tries the next route: a 404 at the end
+        return number
+
+    def to_url(self, value) -> str:
+        return str(int(value))
+
+
+# Once, when the first urls module that uses ``<id:...>`` imports this one.
+register_converter(IdConverter, "id")
+
+
+def unreadable(request) -> str | None:
+    """Why the request's path or query string cannot be read as text, or None: a NUL byte (which
+    PostgreSQL refuses in any text) or bytes that are not UTF-8 (which Django would turn into
+    replacement characters that name nothing)."""
+    if "\x00" in request.path or "\x00" in request.path_info:
+        return "a NUL byte in the path"
+    if isinstance(request, WSGIRequest):
+        # A WSGI server hands the path's raw bytes over as latin-1; under ASGI it decoded them.
+        try:
+            request.META.get("PATH_INFO", "").encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            return "a path that is not UTF-8"
+    query = request.META.get("QUERY_STRING", "")
+    try:
+        raw = query.encode("latin-1") if isinstance(request, WSGIRequest) else query.encode()
+        text = unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeError:
+        return "a query string that is not UTF-8"
+    if "\x00" in text:
+        return "a NUL byte in the query string"
+    # A form's fields, which views read directly (multipart is left alone: files are bytes, and
+    # its text fields go through Django's forms, which refuse NUL bytes themselves).
+    if request.method == "POST" and request.content_type == "application/x-www-form-urlencoded":
+        if any("\x00" in key or any("\x00" in value for value in values) for key, values in request.POST.lists()):
+            return "a NUL byte in the form"
+    return None

@@ -122,3 +122,18 @@ def test_ids_past_64_bits_find_nothing(instructor_client, bank):
 
 def test_a_preview_of_a_draft_that_is_not_a_uuid_is_a_404(instructor_client, bank):
     assert instructor_client.post("/authoring/preview/?draft=not-a-uuid", {}).status_code == 404
+
+
+def test_a_path_beyond_ascii_is_read_as_text_not_refused(learner_client, bank):
+    # `é` and U+0084 are UTF-8: they name nothing here (a 404), they are not unreadable (a 400);
+    # the API validates a slug's form itself (a 422, as its schema documents)
+    assert learner_client.get("/users/jos%C3%A9/").status_code == 404
+    api = learner_client.get("/api/v1/problems/%C2%84")
+    assert api.status_code == 422 and api["Content-Type"].startswith("application/json")
+
+
+def test_the_api_refuses_unreadable_input_in_its_own_json_whatever_the_client_accepts(learner_client, bank):
+    # 422 with the API's error body, as its schema documents for input it refuses
+    response = learner_client.get("/api/v1/problems?tag=a%00b")
+    assert response.status_code == 422 and response.json() == {
+        "code": "invalid_request", "message": "The request cannot be read: a NUL byte in the query string."}

@@ -61,7 +61,11 @@ class BadInputMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if unreadable(request) is not None:
+        why = unreadable(request)
+        if why is not None:
+            if request.path.startswith("/api/"):  # the API's answer to input it cannot take, in its own form
+                return JsonResponse({"code": "invalid_request", "message": f"The request cannot be read: {why}."},
+                                    status=422)
             return bad_request(request)
         return self.get_response(request)
 

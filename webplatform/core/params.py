@@ -74,12 +74,8 @@ def unreadable(request) -> str | None:
     replacement characters that name nothing)."""
     if "\x00" in request.path or "\x00" in request.path_info:
         return "a NUL byte in the path"
-    if isinstance(request, WSGIRequest):
-        # A WSGI server hands the path's raw bytes over as latin-1; under ASGI it decoded them.
-        try:
-            request.META.get("PATH_INFO", "").encode("latin-1").decode("utf-8")
-        except UnicodeError:
-            return "a path that is not UTF-8"
+    # A path's bytes that are not UTF-8 need no check: Django percent-escapes them again, and such
+    # a path names nothing (a 404). Its decoded text is not latin-1 bytes: `é` is a name, not an error.
     query = request.META.get("QUERY_STRING", "")
     try:
         raw = query.encode("latin-1") if isinstance(request, WSGIRequest) else query.encode()

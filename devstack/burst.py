@@ -44,6 +44,7 @@ from pathlib import Path
 from .dbproxy import Proxy
 from .postgres import Server
 from .processes import ROOT, Child, free_port, manage, port_open, wait_until
+from .stack import production_env
 
 PROBLEM = "checkpoint_dot_policy"
 RATE_LIMIT = 6  # the site's default per learner and minute: the burst stays within it
@@ -183,8 +184,10 @@ class Burst:
             url = f"sqlite:///{(self.var / 'db.sqlite3').resolve()}"
         else:
             url = self.server.url(self.db_name, via_port=self.proxy.port)
-        # The site as deployed: production settings (sweep, heartbeats, rate limit) unchanged.
-        return {"DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "webplatform.settings", "PYTHONUNBUFFERED": "1"}
+        # The site as deployed: production settings (sweep, heartbeats, rate limit) unchanged, and the
+        # stack's own key (production_env), so that the learners' sessions made here are its sessions.
+        return {**production_env(self.var), "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "webplatform.settings",
+                "PYTHONUNBUFFERED": "1"}
 
     def start(self) -> Observer:
         self.var.mkdir(parents=True, exist_ok=True)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from .burst import SESSIONS
 from .processes import ROOT, Child, free_port, manage, wait_until
+from .stack import production_env
 
 PROBLEM = "checkpoint_dot_policy"
 STEPS = (250, 500, 1000, 2000)
@@ -85,7 +86,8 @@ class Site:
 
     def __init__(self, var: Path, queues: str):
         self.var, self.queues, self.port = var, queues, free_port()
-        self.env = {**os.environ, "DATABASE_URL": f"sqlite:///{(var / 'db.sqlite3').resolve()}",
+        # the stack's own key (production_env): the learners' sessions made here must be its sessions
+        self.env = {**os.environ, **production_env(var), "DATABASE_URL": f"sqlite:///{(var / 'db.sqlite3').resolve()}",
                     "DJANGO_SETTINGS_MODULE": "webplatform.settings", "PYTHONUNBUFFERED": "1",
                     "SUBMISSIONS_PER_MINUTE": "1000"}
 

@@ -5,9 +5,9 @@ from django.conf import settings
 
 
 def wants_json(request) -> bool:
-    """The page's script asked (``Accept: application/json``) rather than a browser without it,
-    or the request is the API's, whose every answer is JSON (a refusal before any view too)."""
-    return request.path.startswith("/api/") or "application/json" in request.headers.get("Accept", "")
+    """The page's script asked (``Accept: application/json``) rather than a browser without it.
+    (Under /api/ every error is JSON whoever answered it: ``api.errors.JsonErrorsMiddleware``.)"""
+    return "application/json" in request.headers.get("Accept", "")
 
 
 def is_operator(request, *, session: bool = True) -> bool:

@@ -307,9 +307,19 @@ def _bytes_advice(who: str, rows, missing, mine: int, theirs: int) -> str:
     return "Try: compare your rows with the policy's in the residual table."
 
 
+# A value made by no line of the learner's (the reference's, or one JAX makes), by what made it.
+_MADE_BY = {"dot_general": "the result of a matrix product", "scan carry": "the scan's carry at every step"}
+
+
 def _named(row: ResidualRow) -> str:
     if row.kind == "primitive":
-        text = f"`{row.expr}`" if row.expr else (f"the value of {row.op}" if row.op else f"the {row.type} value")
+        made_by = _MADE_BY.get(row.op or row.what)
+        if row.expr:
+            text = f"`{row.expr}`"
+        elif made_by:
+            text = f"{made_by} ({row.type})"
+        else:
+            text = f"the value of {row.op}" if row.op else f"the {row.type} value"
         return text + (f" (line {row.line})" if row.line else "")
     if row.kind == "named":
         return f"the value named '{row.what}'"

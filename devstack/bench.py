@@ -225,7 +225,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--submissions", type=int, default=100_000)
     parser.add_argument("--duration", type=int, default=10, help="seconds of load per page and round")
     # Four clients that never pause offer a few hundred requests a second, far more than the
-    # seeded 2000 learners would; --connections 8 is the stress figure the README also gives.
+    # seeded 2000 learners would; --connections 8 is the stress figure docs/design/performance.md also gives.
     parser.add_argument("--connections", type=int, default=4, help="requests in flight at once")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--web-workers", type=int, default=2)

@@ -91,7 +91,7 @@ def child_environment(remat3: str | None = None) -> dict:
         "JAX_PLATFORMS": os.environ.get("JUDGE_JAX_PLATFORMS", "cpu"),
         # Small programs, each compiled once: XLA's compile time dominates, not their run time.
         # Measured on checkpoint_dot_policy's verifier: XNNPACK fusions alone cost 0.4 s of
-        # compiling, LLVM's optimisation level most of the rest (see README, "Speed"). Every
+        # compiling, LLVM's optimisation level most of the rest (see docs/design/performance.md). Every
         # item must start with "--": XLA silently ignores what follows one that does not.
         "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false --xla_backend_optimization_level=0 "
                      "--xla_cpu_use_fusion_emitters=false --xla_cpu_use_xnnpack=false "

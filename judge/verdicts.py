@@ -1,4 +1,4 @@
-"""The verdict vocabulary shared by the judge, the database and the UI (README, "Verdicts").
+"""The verdict vocabulary shared by the judge, the database and the UI (docs/design/verdicts.md).
 
 Everything that maps to a verdict is derived here: how severe each one is, what a child's end
 means (``judge.boundary.ChildResult.outcome``) and what an error a child reports means.

@@ -124,7 +124,7 @@ def assert_names_its_structural_cause(folder, name, report):
         assert " uses " in report.cause and "where this problem requires" in report.cause, (name, report.cause)
 
 
-# The first sentence of each of checkpoint_dot_policy's policy violations (the README shows them).
+# The first sentence of each of checkpoint_dot_policy's policy violations (docs/design/messages.md shows them).
 DOT_POLICY = {
     "custom_vjp_lookalike.py": "Your program has no jax.checkpoint: your hand-written custom_vjp (line 6) defines "
                                "its own backward pass where this problem requires jax.checkpoint with "

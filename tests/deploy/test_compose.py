@@ -1,4 +1,4 @@
-"""docker-compose.yml: the services the README promises, wired to one database and one Redis."""
+"""docker-compose.yml: the services docs/operators/workers.md promises, wired to one database and one Redis."""
 import shutil
 import subprocess
 from pathlib import Path

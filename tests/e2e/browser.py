@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
-# A test run must not dirty the work tree; refreshing the README's pictures is a deliberate act.
+# A test run must not dirty the work tree; refreshing the docs' pictures is a deliberate act.
 SCREENSHOTS = ROOT / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else "var") / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage",

@@ -1,7 +1,7 @@
 """An instructor writes a problem from scratch in headless Chromium (checkpoint with
 save_only_these_names), validation catches a wrong submission the loose residual rule lets
 through, the fixed rule passes, the problem is published, and a learner solves it.
-Screenshots go where test_browser.py puts them (the README shows authoring_form.png and
+Screenshots go where test_browser.py puts them (docs/instructors/authoring.md shows authoring_form.png and
 authoring_validation.png)."""
 import re
 import uuid

@@ -1,6 +1,6 @@
 """judge/ imports one way: each module only from its own layer or the layers below, and no cycle.
 
-The layers, bottom first, are the drawing in the README ("Architecture"). Every module of judge/
+The layers, bottom first, are the drawing in docs/design/architecture.md ("The judge"). Every module of judge/
 must be placed in one (a new module is a decision about where it belongs); lazy imports inside
 functions count like the others.
 """
@@ -71,7 +71,7 @@ def _graph() -> dict[str, set[str]]:
 
 
 def test_every_module_has_a_layer():
-    assert set(_modules()) == set(LAYER), "place new modules in LAYERS (and in the README's drawing)"
+    assert set(_modules()) == set(LAYER), "place new modules in LAYERS (and in docs/design/architecture.md's drawing)"
 
 
 def test_no_module_imports_from_a_layer_above_its_own():

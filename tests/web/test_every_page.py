@@ -287,7 +287,7 @@ def visits(url, ids, settings) -> list[Visit]:
     ]
 
 
-# The README's pictures: (name, the part a phone's shot starts from, the schemes shot).
+# The docs' pictures (docs/learners/): (name, the part a phone's shot starts from, the schemes shot).
 SHOTS = {("learner", "problem page, verdict under the editor"): ("problem_page", "#workbench", ("light", "dark")),
          ("signed out", "problem list"): ("home", None, ("light",)),
          ("learner", "problem list, search results"): ("search_results", None, ("light",)),

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 CLIENT := clients/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.lock $(CLIENT)/pyproject.toml | sha256sum | cut -c1-12)
 
-.PHONY: setup system-deps system-deps-test system-deps-bench run test docs bench validate assets clean
+.PHONY: setup system-deps system-deps-test system-deps-bench run test lint docs bench validate assets clean
 
 setup: $(STAMP)
 
@@ -35,8 +35,17 @@ system-deps-bench:
 run: setup system-deps
 	$(PY) -m devstack run
 
-test: setup system-deps-test docs
-	$(PY) -m pytest
+# The suite on TEST_PROCESSES processes (pytest-xdist; tests/conftest.py keeps what is set up once on
+# one of them), after the lint and the docs; then the site's tests again on PostgreSQL, as a pass of
+# their own, when one is reachable (tests/postgres_pass.py says how to name one).
+TEST_PROCESSES ?= 2
+test: setup system-deps-test lint docs
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadgroup
+	$(PY) -m tests.postgres_pass -n $(TEST_PROCESSES) --dist loadgroup
+
+# Ruff, configured in pyproject.toml.
+lint: setup
+	$(VENV)/bin/ruff check .
 
 # The documentation site, offline, with every link and anchor checked (--strict: a warning fails).
 # NO_MKDOCS_2_WARNING keeps out the theme's banner about its end of life (printed, not a build warning).

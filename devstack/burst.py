@@ -31,7 +31,6 @@ import sqlite3
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.parse

@@ -1,6 +1,6 @@
 """A PostgreSQL database of our own on a server that lets us in, for the burst benchmark and its
 fault test: ``TEST_POSTGRES_URL`` if set, else a local server over its socket or 127.0.0.1:5432
-as the current user (as tests/web/test_postgresql.py finds one)."""
+as the current user (as tests/postgres_pass.py finds one)."""
 from __future__ import annotations
 
 import os

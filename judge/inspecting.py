@@ -18,7 +18,7 @@ from .evidence import DEVICE, ResidualRow
 from .learner_terms import Source, in_terms
 from .messages import ChildRequest, TracedCase
 from .package import Limits, Problem
-from .pipeline import MALFORMED, child_request, limit_failure
+from .pipeline import MALFORMED, limit_failure
 from .report import Report
 
 

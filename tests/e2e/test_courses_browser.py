@@ -103,7 +103,7 @@ def test_a_class_sees_one_problem_on_time_and_one_late_with_its_penalty(site, br
             print(Assignment.objects.get(pk=a.pk).due_at.isoformat())"""))
         new_due = datetime.fromisoformat(moved.strip().splitlines()[-1])
         learner.goto(f"{site.url}/courses/")
-        learner.click(f"#due-soon a:has-text('Week 1')")
+        learner.click("#due-soon a:has-text('Week 1')")
         expect(learner.locator("#assignment-state")).to_have_text("late")
         learner.click("#my-problems a:has-text('Save one named value')")
         type_into_editor(learner, NAMES_SOURCE)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from jax.ad_checkpoint import checkpoint_name
 
-from judge.inspection import memory, programs, replay
+from judge.inspection import programs, replay
 from judge.inspection.jax_internals import _jaxpr_as_fun
 from judge.inspection.reading import read_case
 

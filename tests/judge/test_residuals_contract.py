@@ -6,11 +6,9 @@ and the expected listing is the one printed there: same types, counts and kinds.
 changes what the judge reads fails here first.
 """
 import inspect as pyinspect
-from functools import partial
 
 import jax
 import jax.numpy as jnp
-import pytest
 from jax.ad_checkpoint import checkpoint_name
 
 from judge import policy_names

@@ -15,9 +15,9 @@ pytestmark = pytest.mark.django_db
 
 def test_a_changed_line_is_its_old_line_removed_then_its_new_line_added():
     lines = diff_lines("a\nb\nc\n", "a\nB\nc\nd\n")
-    assert [(l.change, l.old_number, l.new_number, l.text) for l in lines] == [
+    assert [(line.change, line.old_number, line.new_number, line.text) for line in lines] == [
         (KEPT, 1, 1, "a"), (REMOVED, 2, None, "b"), (ADDED, None, 2, "B"), (KEPT, 3, 3, "c"), (ADDED, None, 4, "d")]
-    assert all(l.change == KEPT for l in diff_lines("same\n", "same\n"))
+    assert all(line.change == KEPT for line in diff_lines("same\n", "same\n"))
 
 
 def test_an_attempts_code_is_its_authors_only(client, learner, other_learner, dot_policy):
@@ -49,13 +49,13 @@ def test_two_attempts_compare_line_by_line(learner_client, learner, dot_policy):
     assert response.status_code == 200
     html = response.content.decode()
     expected = diff_lines(correct_source(), no_checkpoint_source())
-    removed = sum(l.change == REMOVED for l in expected)
-    added = sum(l.change == ADDED for l in expected)
+    removed = sum(line.change == REMOVED for line in expected)
+    added = sum(line.change == ADDED for line in expected)
     assert removed and added
     assert (f"Submission {newer.pk} removes {removed} line{'s' if removed != 1 else ''} of {older.pk} "
             f"and adds {added}.") in " ".join(html.split())
     rows = re.findall(r'<tr class="(kept|removed|added)">', html)
-    assert rows == [l.change for l in expected]
+    assert rows == [line.change for line in expected]
     assert html.count('<span class="visually-hidden">removed</span>') == removed
     assert html.count('<span class="visually-hidden">added</span>') == added
     assert '<th scope="col">Line in %d</th>' % older.pk in html

@@ -3,7 +3,7 @@ operations included) is called with hostile values in its path, its query string
 JSON body, signed in as a learner and as an instructor, and none may answer 500. The values are
 what a probe sends: NUL bytes (PostgreSQL refuses them in any text), ids past 64 bits (SQLite
 overflows), non-UUIDs, very long strings, bytes that are not UTF-8 and negative pages.
-tests/web/test_postgresql.py runs this again on PostgreSQL."""
+`make test` runs this again on PostgreSQL (tests/postgres_pass.py)."""
 import json
 import re
 import uuid

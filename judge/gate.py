@@ -22,9 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from . import allowed
-
-MAX_SOURCE_BYTES = 64 * 1024
+from . import allowed, source_text
 
 _REFLECTION = "reflection is not allowed in submissions: use plain attribute access such as " \
               "jax.checkpoint_policies.dots_saveable"
@@ -111,8 +109,11 @@ class Refusal:
 
 def check(source: str) -> Refusal | None:
     """None if the gate lets the source through; else why not (the first problem found)."""
-    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
-        return Refusal("forbidden", None, f"the file is larger than {MAX_SOURCE_BYTES // 1024} KiB")
+    unreadable = source_text.unreadable(source)
+    # An empty module is read (and then lacks its entry point); the site never stores one.
+    if unreadable is not None and unreadable.code != "empty_source":
+        verdict = "forbidden" if unreadable.code == "source_too_large" else "compile_error"
+        return Refusal(verdict, None, unreadable.message)
     try:
         tree = ast.parse(source, filename="submission.py")
     except SyntaxError as exc:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from judge.source_text import MAX_SOURCE_BYTES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -279,7 +280,7 @@ SUBMISSION_LIMITS = {
     "PER_MINUTE": int(os.environ.get("SUBMISSIONS_PER_MINUTE", "6")),
     "RUNS_PER_MINUTE": int(os.environ.get("RUNS_PER_MINUTE", "20")),
     "INSPECTS_PER_MINUTE": int(os.environ.get("INSPECTS_PER_MINUTE", "20")),
-    "MAX_SOURCE_BYTES": int(os.environ.get("SUBMISSION_MAX_SOURCE_BYTES", str(64 * 1024))),
+    "MAX_SOURCE_BYTES": MAX_SOURCE_BYTES,  # the judge's gate has the same (SUBMISSION_MAX_SOURCE_BYTES)
 }
 
 # /metrics answers a scraper that sends "Authorization: Bearer <METRICS_TOKEN>" (and staff sessions).

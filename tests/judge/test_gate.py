@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge import gate, guard
+from judge import gate, guard, source_text
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = sorted(ROOT.glob("problems/*/reference.py")) + sorted(ROOT.glob("problems/*/starter.py")) \
@@ -101,6 +101,16 @@ def test_a_syntax_error_is_a_compile_error_with_its_line():
 def test_an_oversized_file_is_refused_without_parsing_it():
     refusal = gate.check("x = 1\n" * 20000)
     assert refusal.verdict == "forbidden" and "larger than 64 KiB" in refusal.reason
+
+
+@pytest.mark.parametrize(("source", "words"), [
+    ("x = 1\x00\n", "NUL character (\\x00) at character 5"),
+    ("x = '\udc80'\n", "not valid Unicode text at character 5"),
+])
+def test_text_python_cannot_read_is_a_compile_error_in_the_sites_words(source, words):
+    refusal = gate.check(source)
+    assert refusal.verdict == "compile_error" and words in refusal.reason
+    assert refusal.reason == source_text.unreadable(source).message  # the site's form and API say the same
 
 
 def test_absurd_nesting_is_refused_not_crashed_on():

@@ -90,7 +90,7 @@ def test_running_and_submitting_record_an_attempt_as_the_page_does(api, learner,
 
 
 @pytest.mark.parametrize(("body", "status", "code", "words"), [
-    ({"source": "   "}, 422, "invalid_request", "the code is empty"),
+    ({"source": "   "}, 422, "invalid_request", "The submission is empty"),
     ({"source": "x = 1\x00"}, 422, "invalid_request", "NUL character"),
     ({"source": "x = 1\n" + "#" * 70_000}, 413, "source_too_large", "larger than 64 KiB"),
     ({"source": "x = 1", "version": 99}, 404, "unknown_version", "no version 99"),

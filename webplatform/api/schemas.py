@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
+from judge import source_text
 from judge.package import DEVICES, DIFFICULTIES
 from judge.verdicts import VERDICTS
 from ninja import Field, Schema
@@ -109,15 +110,10 @@ class SourceIn(Schema):
     @field_validator("source")
     @classmethod
     def readable(cls, source: str) -> str:
-        if not source.strip():
-            raise ValueError("the code is empty")
-        if "\x00" in source:
-            raise ValueError(f"the code contains a NUL character (\\x00) at character {source.index(chr(0))}, "
-                             f"which Python source cannot hold")
-        try:
-            source.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(f"not valid Unicode text at character {exc.start} (a lone surrogate)") from None
+        # Its size is the service's to refuse: with 413 source_too_large, not this 422.
+        unreadable = source_text.unreadable(source, limit=float("inf"))
+        if unreadable is not None:
+            raise ValueError(unreadable.message)
         return source
 
 

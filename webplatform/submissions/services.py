@@ -26,7 +26,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from judge import verdicts
+from judge import source_text, verdicts
 from judge.evidence import Cost
 from judge.report import Report
 from kombu.exceptions import OperationalError
@@ -60,16 +60,6 @@ class RateLimited(ValidationError):
     def __init__(self, message: str, *, retry_after_s: int):
         super().__init__(message, code="rate_limited")
         self.retry_after_s = retry_after_s
-
-
-def _check_source_size(source: str) -> None:
-    limit = settings.SUBMISSION_LIMITS["MAX_SOURCE_BYTES"]
-    size = len(source.encode("utf-8"))
-    if size > limit:
-        raise ValidationError(
-            f"Your code is {size / 1024:.1f} KiB: the submission is larger than {limit // 1024} KiB, the limit "
-            f"for one submission. Remove what the entry point does not use (long comments, unused "
-            f"helpers, pasted data) and send it again.", code="source_too_large")
 
 
 # Each kind has its own limit a minute: "Run samples" and "Inspect" are how a learner iterates, so
@@ -112,14 +102,9 @@ def create_submission(*, user, problem, source: str, kind: str, version=None) ->
     a learner over the rate limit."""
     if kind not in Submission.Kind.values:
         raise ValidationError(f"unknown kind {kind!r}")
-    if not source.strip():
-        raise ValidationError("the submission is empty", code="empty_source")
-    if "\x00" in source:
-        # Python source cannot hold one, and PostgreSQL's text columns refuse it.
-        raise ValidationError("Your code contains a NUL character (\\x00), which Python source cannot hold. "
-                              "Remove it (it often comes from pasting binary data) and send it again.",
-                              code="null_character")
-    _check_source_size(source)
+    unreadable = source_text.unreadable(source, settings.SUBMISSION_LIMITS["MAX_SOURCE_BYTES"])
+    if unreadable is not None:
+        raise ValidationError(unreadable.message, code=unreadable.code)
     if not problem.is_active or problem.current_version_id is None:
         raise ValidationError("this problem is not open for submissions", code="problem_closed")
     version = version or problem.current_version

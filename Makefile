@@ -40,8 +40,8 @@ run: setup system-deps
 # their own, when one is reachable (tests/postgres_pass.py says how to name one).
 TEST_PROCESSES ?= 2
 test: setup system-deps-test lint docs
-	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadgroup --no-loadscope-reorder
-	$(PY) -m tests.postgres_pass -n $(TEST_PROCESSES) --dist loadgroup --no-loadscope-reorder
+	$(PY) -m pytest -n $(TEST_PROCESSES)
+	$(PY) -m tests.postgres_pass -n $(TEST_PROCESSES)
 
 # Ruff, configured in pyproject.toml.
 lint: setup

@@ -1,3 +1,4 @@
+import re
 import sys
 from pathlib import Path
 
@@ -16,25 +17,42 @@ def past_the_gate(monkeypatch):
     monkeypatch.setattr(gate, "check", lambda source: None)
 
 
-# `make test` runs the suite on several processes (pytest-xdist, `--dist loadgroup`): a group's tests
-# run on one of them, in order. A module is a group, so that what it sets up once (its module fixtures,
-# a zygote, a graded bank) is set up once; the end-to-end tests that share the started site are one
-# group, so that only one site is started; the integrity corpus is a group per problem (the
-# reference's results are computed once per process and problem).
-SHARED_GROUPS = {"tests/e2e/": "the-started-site", "tests/bank/": "the-graded-bank"}
+# `make test` runs the suite on several processes (pytest-xdist): the tests of a group run on one of
+# them, in order (``SharedSetupScheduling``). A module is a group, so that what it sets up once (its
+# module fixtures, a zygote) is set up once; the end-to-end tests that share the started site are one
+# group, so that only one site is started; the bank's modules are one (they read one graded bank);
+# the integrity corpus is a group per problem (the reference's results, computed once per process
+# and problem). xdist's own `loadgroup` marks do nothing under pytest 9 (it renames `_nodeid`, which
+# pytest 9 no longer reads), hence a scheduler of our own.
+SHARED_GROUPS = {"tests/bank/": "the graded bank", "tests/e2e/": "the started site"}
+STARTS_ITS_OWN_SITE = ("tests/e2e/test_launcher.py", "tests/e2e/test_api_fuzz.py")
 # The longest groups, measured (the burst with faults, the graded bank, the started site, the corpus,
 # the page audit...), start first, in this order: started last, one of them would leave the other
-# processes idle at the end. `make test` passes --no-loadscope-reorder so that xdist keeps the order.
+# processes idle at the end.
 LONGEST_FIRST = ("tests/faults/", "tests/bank/", "tests/e2e/", "tests/integrity/", "tests/web/test_every_page.py",
                  "tests/web/test_hostile_input.py", "tests/judge/test_cli.py", "tests/hostile/")
-GROUP = pytest.StashKey[str]()
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        item.stash[GROUP] = _group(item)
-        item.add_marker(pytest.mark.xdist_group(item.stash[GROUP]))
+def group_of(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    for prefix, group in SHARED_GROUPS.items():
+        if path.startswith(prefix) and path not in STARTS_ITS_OWN_SITE:
+            return group
+    case = re.search(r"\[([a-z0-9_]+)/", nodeid)  # test_case_gets_its_verdict[<problem>/<verdict>/<file>.py]
+    if path == "tests/integrity/test_integrity.py" and case:
+        return f"{path}::{case.group(1)}"
+    return path
+
+
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedSetupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    config.option.loadscopereorder = False  # keep LONGEST_FIRST's order, not the largest count of tests first
+    return SharedSetupScheduling(config, log)
 
 
 def pytest_configure(config):
@@ -44,23 +62,10 @@ def pytest_configure(config):
 class LongestFirst:
     @pytest.hookimpl(trylast=True)  # after pytest-django's order, which each group keeps inside it
     def pytest_collection_modifyitems(self, items):
-        def rank(item):
-            path = Path(item.path).relative_to(ROOT).as_posix()
+        def rank(path: str) -> int:
             return next((i for i, prefix in enumerate(LONGEST_FIRST) if path.startswith(prefix)), len(LONGEST_FIRST))
 
         first_seen = {}
         for index, item in enumerate(items):
-            first_seen.setdefault(item.stash[GROUP], (rank(item), index))
-        items.sort(key=lambda item: first_seen[item.stash[GROUP]])  # stable: a group's tests keep their order
-
-
-def _group(item) -> str:
-    path = Path(item.path).relative_to(ROOT).as_posix()
-    if path.startswith("tests/bank/"):
-        return SHARED_GROUPS["tests/bank/"]  # every bank module reads the same graded bank
-    if path.startswith("tests/e2e/") and "site" in getattr(item, "fixturenames", ()):
-        return SHARED_GROUPS["tests/e2e/"]
-    case = getattr(getattr(item, "callspec", None), "params", {}).get("path")
-    if path == "tests/integrity/test_integrity.py" and isinstance(case, Path):
-        return f"{path}::{case.parent.parent.name}"
-    return path
+            first_seen.setdefault(group_of(item.nodeid), (rank(item.nodeid), index))
+        items.sort(key=lambda item: first_seen[group_of(item.nodeid)])  # stable: a group keeps its order

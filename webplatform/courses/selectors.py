@@ -93,6 +93,14 @@ def publishable_drafts(*, user, course: Course) -> list:
             and (draft.problem is None or draft.problem.audience_id == course.audience_id)]
 
 
+def publish_targets(*, user, draft) -> list[Course]:
+    """The courses a new problem's validated draft may be published to, for this course only:
+    those the user teaches (none for a draft already published: its audience stays)."""
+    if draft.problem_id is not None or not user.is_authenticated:
+        return []
+    return [m.course for m in courses_of(user) if m.role == Role.INSTRUCTOR]
+
+
 # --- deadlines and cells ------------------------------------------------------------------------
 
 def deadlines_for(assignment: Assignment, extended_to: datetime | None = None) -> rules.Deadlines:

@@ -10,6 +10,7 @@ urlpatterns = [
     path("new/", views.create, name="create"),
     path("join/", views.join, name="join"),
     path("join/<str:code>/", views.join, name="join_link"),
+    path("publish/", views.publish_chosen, name="publish_chosen"),
     path("<id:course_id>/", views.detail, name="detail"),
     path("<id:course_id>/code/", views.rotate_code, name="rotate_code"),
     path("<id:course_id>/instructors/", views.add_instructor, name="add_instructor"),

@@ -133,6 +133,13 @@ def remove_member(request, course_id, user_id):
 
 @login_required
 @require_POST
+def publish_chosen(request):
+    """The validation page's "to one course only": the course is chosen in the form."""
+    return publish_draft(request, parse_id(request.POST.get("course", "")))
+
+
+@login_required
+@require_POST
 def publish_draft(request, course_id):
     course = selectors.taught(user=request.user, course_id=course_id)
     draft = next((d for d in drafts_for(request.user) if str(d.uuid) == request.POST.get("draft")), None)

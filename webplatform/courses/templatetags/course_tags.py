@@ -36,3 +36,10 @@ def state_at(view, now):
 def points(value) -> str:
     """1, 0.7, 1.75: at most two decimals, no trailing zeros."""
     return f"{float(value):.2f}".rstrip("0").rstrip(".")
+
+
+@register.simple_tag
+def publish_targets(user, draft):
+    """The courses the validation page (an authoring page, below courses) offers to publish to."""
+    from webplatform.courses.selectors import publish_targets as targets
+    return targets(user=user, draft=draft)

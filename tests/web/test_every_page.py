@@ -227,6 +227,21 @@ def visits(url, ids, settings) -> list[Visit]:
     course = f"/courses/{ids['course']}/"
     assignment = f"{course}assignments/{ids['assignment']}/"
 
+    def search_problems(page):
+        status = opened(page, url(f"{course}assignments/new/"))
+        page.locator("#problem-search").fill("names")
+        expect(page.locator("#problem-search-count")).to_contain_text("shown")
+        return status
+
+    def past_due(page):
+        page.goto(url(f"{assignment}edit/"))
+        page.locator("input[name=due_at]").fill("2026-01-06T09:00")
+        page.locator("input[name=opens_at]").fill("2026-01-05T09:00")
+        page.locator("input[name=late_until]").fill("")
+        with page.expect_navigation() as navigation:
+            page.locator("#save-assignment").click()
+        return navigation.value.status
+
     return [
         Visit("problem list", "signed out", go("/"), 200),
         Visit("problem page", "signed out", go(f"/problems/{DOT}/"), 200),
@@ -264,6 +279,8 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("courses, due soon", "learner", go("/courses/"), 200),
         Visit("course", "learner", go(course), 200),
         Visit("assignment", "learner", go(assignment), 200),
+        Visit("problem page, opened from the assignment", "learner",
+              go(f"/problems/{DOT}/?assignment={ids['assignment']}"), 200),
         Visit("join link", "learner", go(f"/courses/join/{ids['join_code']}/"), 200),
         Visit("join, wrong code", "learner", wrong_join_code, 400),
         Visit("404 gradebook", "learner", go(f"{assignment}gradebook/"), 404),
@@ -271,6 +288,8 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("course: code, roster, problems", "instructor", go(course), 200),
         Visit("gradebook", "instructor", go(f"{assignment}gradebook/"), 200),
         Visit("assignment form", "instructor", go(f"{assignment}edit/"), 200),
+        Visit("new assignment form, problems found by search", "instructor", search_problems, 200),
+        Visit("assignment form, a past due time to confirm", "instructor", past_due, 400),
         Visit("course statistics", "instructor", go(f"{assignment}problems/{DOT}/statistics/"), 200),
         Visit("a learner's submission", "instructor", go(f"{course}submissions/{ids['violation']}/"), 200),
         Visit("authoring index", "instructor", go("/authoring/"), 200),

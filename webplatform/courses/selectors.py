@@ -10,17 +10,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q, QuerySet
+from django.db.models import Case, Q, QuerySet, Value, When
 from django.http import Http404
 from django.utils import timezone
+from judge import verdicts
 
 from webplatform.accounts.selectors import is_instructor
 from webplatform.authoring.selectors import drafts_for, passing_validation
+from webplatform.catalog import track
 from webplatform.catalog.models import PUBLIC, Problem
 from webplatform.leaderboard.selectors import counted_submissions
 from webplatform.submissions.models import Submission
 
-from . import rules
+from . import causes, rules
 from .models import Assignment, Course, Extension, Membership, Standing
 
 Role = Membership.Role
@@ -75,9 +77,14 @@ def problems_of(assignment: Assignment) -> list[Problem]:
 
 
 def assignable_problems(course: Course) -> QuerySet[Problem]:
-    """What an assignment of the course may set: public problems and those kept for this course."""
-    return Problem.objects.filter(PUBLIC | Q(is_active=True, audience=course.audience_id),
-                                  current_version__isnull=False).order_by("title")
+    """What an assignment of the course may set: public problems and those kept for this course,
+    in the site's order (the track's, then the rest by title: ``catalog.track``), as the picker
+    lists them and so as a new assignment orders them."""
+    found = Problem.objects.filter(PUBLIC | Q(is_active=True, audience=course.audience_id),
+                                   current_version__isnull=False)
+    ordered = sorted(found.values_list("pk", "slug", "title"), key=lambda row: track.place_of(row[1], row[2]))
+    rank = Case(*[When(pk=pk, then=Value(i)) for i, (pk, _, _) in enumerate(ordered)], default=Value(len(ordered)))
+    return found.order_by(rank, "title")
 
 
 def course_problems(course: Course) -> QuerySet[Problem]:
@@ -171,6 +178,21 @@ def visible_assignments(*, course: Course, user, instructor: bool) -> list[Assig
     return views
 
 
+def assignment_context(*, user, assignment_id: int | None, problem: Problem) -> tuple[Course, AssignmentView] | None:
+    """The assignment a learner opened ``problem`` from (``?assignment=`` on the problem page): its
+    course and their own deadlines, or None where it is not theirs, not open yet, or does not set
+    the problem (the page then shows none, as it would without the link)."""
+    if assignment_id is None or not user.is_authenticated:
+        return None
+    found = (Assignment.objects.select_related("course")
+             .filter(pk=assignment_id, items__problem=problem, course__memberships__user=user,
+                     course__memberships__role=Role.LEARNER).first())
+    if found is None:
+        return None
+    view = assignment_view(assignment=found, user=user)
+    return None if view.state(timezone.now()) == "upcoming" else (found.course, view)
+
+
 def due_soon(*, user, now: datetime | None = None) -> list[tuple[Course, AssignmentView]]:
     """Across the learner's courses: open assignments (or in their late window) not solved in
     full, soonest deadline first."""
@@ -237,6 +259,22 @@ def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") ->
     if keep is not None:
         rows = [r for r in rows if keep(r)]
     return Gradebook(assignment, problems, rows, len(everyone))
+
+
+# The course statistics read the causes of this many of the latest failed attempts at most: enough
+# for a class, bounded however many attempts a problem has.
+CAUSE_SAMPLE = 2000
+
+
+def failure_causes(*, assignment: Assignment, problem: Problem, sample: int = CAUSE_SAMPLE) -> tuple[list, int]:
+    """The causes of the course's learners' failed attempts at ``problem`` since the assignment
+    opened (``causes``), and how many attempts they come from."""
+    rows = list(counted_submissions().filter(problem=problem, created_at__gte=assignment.opens_at,
+                                             user__in=learners(assignment.course).values("pk"))
+                .exclude(verdict=verdicts.ACCEPTED).order_by("-id")
+                .values_list("id", "user_id", "verdict", "message", "report__cause")[:sample])
+    users = {u.pk: u for u in get_user_model().objects.filter(pk__in={row[1] for row in rows})}
+    return causes.count_causes(rows, users), len(rows)
 
 
 def course_submission(*, course: Course, submission_id: int) -> Submission:

@@ -172,9 +172,11 @@ def edit_assignment(request, course_id, assignment_id=None):
                    "problems": [p.pk for p in selectors.problems_of(assignment)]}
     else:
         initial = {"opens_at": timezone.now().replace(second=0, microsecond=0)}
-    form = AssignmentForm(request.POST or None, initial=initial, problems=selectors.assignable_problems(course))
+    form = AssignmentForm(request.POST or None, initial=initial, problems=selectors.assignable_problems(course),
+                          previous_due=assignment.due_at if assignment else None)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
+        data.pop("confirm_past_due")
         chosen = {p.pk: p for p in data.pop("problems")}
         order = [pk for pk in map(parse_id, request.POST.getlist("problems")) if pk is not None and pk in chosen]
         try:
@@ -256,8 +258,10 @@ def statistics(request, course_id, assignment_id, slug):
     if problem is None:
         raise Http404("no such problem in this assignment")
     stats = problem_statistics(problem, learners=selectors.learners(course).values("pk"), since=found.opens_at)
+    causes, sampled = selectors.failure_causes(assignment=found, problem=problem)
     return render(request, "courses/statistics.html", {"course": course, "assignment": found, "problem": problem,
-                                                       "stats": stats})
+                                                       "stats": stats, "causes": causes, "cause_sample": sampled,
+                                                       "cause_limit": selectors.CAUSE_SAMPLE})
 
 
 @login_required

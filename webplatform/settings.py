@@ -252,6 +252,8 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", 
 # Grade passback to learning platforms is background work: nobody waits for it on a page.
 CELERY_TASK_ROUTES["lti.send_score"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
 CELERY_TASK_ROUTES["lti.sweep_scores"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
+# So is a course's similarity check: an instructor asks, and reads the ranking when it is ready.
+CELERY_TASK_ROUTES["courses.similarity"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
 CELERY_BEAT_SCHEDULE["sweep-scores"] = {
     "task": "lti.sweep_scores",
     "schedule": float(os.environ.get("LTI_SWEEP_EVERY_S", "60")),

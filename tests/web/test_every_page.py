@@ -24,6 +24,8 @@ from playwright.sync_api import expect
 
 from webplatform.authoring import services as authoring
 from webplatform.courses import services as courses
+from webplatform.courses.models import SimilarPair
+from webplatform.courses.tasks import check_similarity
 from webplatform.authoring.tasks import validate_draft
 from webplatform.submissions import services as submissions
 from webplatform.submissions.models import Submission
@@ -140,6 +142,13 @@ def scenario(bank, people, broker, tmp_path):
                                                       kind="inspect").pk
     assert grade(ids["inspection"]) == "inspected"
     ids["others"] = submissions.create_submission(user=people["other"], problem=dot, source="x", kind="submit").pk
+    # grace joins too and hands in ada's code: the similarity check pairs them
+    courses.join_course(user=people["other"], code=course.join_code)
+    copied = submissions.create_submission(user=people["other"], problem=dot, source=correct_source(), kind="submit")
+    grade(copied.pk)
+    check = courses.request_similarity_check(assignment=assignment, user=people["instructor"])
+    assert check_similarity(check.pk) == "done"
+    ids["pair"] = SimilarPair.objects.get(run=check).pk
     # The instructor's own problem, trimmed to two packaged submissions so it validates quickly.
     files = folder_files(copy_package(BANK / "checkpoint_names", tmp_path, "named_tanh"))
     kept = ("submissions/accepted/decorator_two_names.py", "submissions/policy_violation/dots_instead.py")
@@ -289,6 +298,7 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("join link", "learner", go(f"/courses/join/{ids['join_code']}/"), 200),
         Visit("join, wrong code", "learner", wrong_join_code, 400),
         Visit("404 gradebook", "learner", go(f"{assignment}gradebook/"), 404),
+        Visit("404 similar code", "learner", go(f"{assignment}similarity/"), 404),
         Visit("courses", "instructor", go("/courses/"), 200),
         Visit("course: code, roster, problems", "instructor", go(course), 200),
         Visit("gradebook", "instructor", go(f"{assignment}gradebook/"), 200),
@@ -296,6 +306,8 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("new assignment form, problems found by search", "instructor", search_problems, 200),
         Visit("assignment form, a past due time to confirm", "instructor", past_due, 400),
         Visit("course statistics", "instructor", go(f"{assignment}problems/{DOT}/statistics/"), 200),
+        Visit("similar code", "instructor", go(f"{assignment}similarity/"), 200),
+        Visit("similar code, side by side", "instructor", go(f"{assignment}similarity/{ids['pair']}/"), 200),
         Visit("a learner's submission", "instructor", go(f"{course}submissions/{ids['violation']}/"), 200),
         Visit("authoring index", "instructor", go("/authoring/"), 200),
         Visit("authoring form, new problem", "instructor", go("/authoring/new/"), 200),

@@ -19,12 +19,15 @@ from django.utils import timezone
 from webplatform.authoring.services import publish_draft
 from webplatform.catalog.models import ProblemVersion
 from webplatform.catalog.services import make_public
+from webplatform.core.queues import BACKGROUND, enqueue
 
 from . import codes, rules, selectors
-from .models import Assignment, AssignmentProblem, Course, Extension, JoinAttempt, Membership, Standing
+from .models import (Assignment, AssignmentProblem, Course, Extension, JoinAttempt, Membership, SimilarityCheck,
+                     SimilarPair, Standing)
 from .signals import standings_changed
 
 Role = Membership.Role
+SIMILARITY_TASK = "courses.similarity"  # routed to the background lane (settings.CELERY_TASK_ROUTES)
 # Wrong join codes allowed in an hour, per account and per address (a school's network shares one).
 JOIN_FAILURES_PER_USER = 10
 JOIN_FAILURES_PER_ADDRESS = 30
@@ -264,3 +267,44 @@ def refresh_standings_for_verdicts(*, pairs) -> None:
         affected.setdefault(assignment_id, set()).update(users_by_problem[problem_id])
     for assignment in Assignment.objects.filter(pk__in=list(affected)).select_related("course"):
         refresh_standings(assignment=assignment, user_ids=affected[assignment.pk])
+
+
+# --- similarity checks ------------------------------------------------------------------------------
+
+def request_similarity_check(*, assignment: Assignment, user) -> SimilarityCheck:
+    """Queues a similarity check of the assignment's submissions on the background lane."""
+    with transaction.atomic():
+        check = SimilarityCheck.objects.create(assignment=assignment, requested_by=user)
+        transaction.on_commit(lambda: enqueue(SIMILARITY_TASK, check.pk, lane=BACKGROUND))
+    return check
+
+
+def claim_similarity_check(*, check_id: int) -> SimilarityCheck | None:
+    """queued -> running; None for a check already done or failed (a duplicate message). A check
+    left running (its worker died; the message comes back) runs again: it only replaces pairs."""
+    Status = SimilarityCheck.Status
+    if not SimilarityCheck.objects.filter(pk=check_id, status__in=[Status.QUEUED, Status.RUNNING]) \
+            .update(status=Status.RUNNING):
+        return None
+    return SimilarityCheck.objects.select_related("assignment__course").get(pk=check_id)
+
+
+@transaction.atomic
+def record_similarity(*, check: SimilarityCheck, pairs: list, submissions: int, seconds: float) -> None:
+    """The check's pairs ((problem id, ``similarity.Pair``), most similar first), replacing those
+    of the assignment's earlier checks."""
+    SimilarityCheck.objects.filter(assignment=check.assignment_id).exclude(pk=check.pk) \
+        .filter(status__in=[SimilarityCheck.Status.DONE, SimilarityCheck.Status.FAILED]).delete()
+    SimilarPair.objects.filter(run=check).delete()
+    SimilarPair.objects.bulk_create([
+        SimilarPair(run=check, problem_id=problem_id, first_id=pair.first_submission,
+                    second_id=pair.second_submission, first_share=pair.first_share,
+                    second_share=pair.second_share, similarity=pair.similarity)
+        for problem_id, pair in pairs])
+    SimilarityCheck.objects.filter(pk=check.pk).update(status=SimilarityCheck.Status.DONE, submissions=submissions,
+                                                       seconds=seconds, finished_at=timezone.now())
+
+
+def fail_similarity_check(*, check: SimilarityCheck, error: str) -> None:
+    SimilarityCheck.objects.filter(pk=check.pk).update(status=SimilarityCheck.Status.FAILED, error=error[:2000],
+                                                       finished_at=timezone.now())

@@ -26,5 +26,8 @@ urlpatterns = [
     path("<id:course_id>/assignments/<id:assignment_id>/extensions/", views.extension, name="extension"),
     path("<id:course_id>/assignments/<id:assignment_id>/problems/<slug:slug>/statistics/", views.statistics,
          name="statistics"),
+    path("<id:course_id>/assignments/<id:assignment_id>/similarity/", views.similarity_check, name="similarity"),
+    path("<id:course_id>/assignments/<id:assignment_id>/similarity/<id:pair_id>/", views.similar_pair,
+         name="similar_pair"),
     path("<id:course_id>/submissions/<id:submission_id>/", views.submission, name="submission"),
 ]

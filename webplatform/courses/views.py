@@ -14,7 +14,7 @@ from webplatform.authoring.selectors import drafts_for, problem_statistics
 from webplatform.core.params import parse_id
 from webplatform.submissions.presenters import present
 
-from . import codes, selectors, services
+from . import codes, selectors, services, similarity
 from .export import gradebook_csv
 from .forms import AssignmentForm, CourseForm, ExtensionForm, InstructorForm, JoinForm
 
@@ -271,3 +271,34 @@ def submission(request, course_id, submission_id):
     found = selectors.course_submission(course=course, submission_id=submission_id)
     return render(request, "courses/submission.html", {"course": course, "submission": found,
                                                        "result": present(found)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def similarity_check(request, course_id, assignment_id):
+    """The latest similarity check's pairs, most similar first; POST starts a new check."""
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=course, assignment_id=assignment_id)
+    if request.method == "POST":
+        services.request_similarity_check(assignment=found, user=request.user)
+        messages.success(request, "The check is queued: reload this page in a minute to see its pairs.")
+        return redirect("courses:similarity", course_id=course.pk, assignment_id=found.pk)
+    shown = selectors.shown_similarity_check(found)
+    return render(request, "courses/similarity.html", {
+        "course": course, "assignment": found, "latest": selectors.latest_similarity_check(found), "shown": shown,
+        "pairs": selectors.similar_pairs(shown) if shown else []})
+
+
+@login_required
+@require_GET
+def similar_pair(request, course_id, assignment_id, pair_id):
+    """Two learners' submissions side by side, the code they share marked."""
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=course, assignment_id=assignment_id)
+    pair = selectors.similar_pair(assignment=found, pair_id=pair_id)
+    version = pair.problem.current_version
+    shown = similarity.side_by_side(pair.first.source, pair.second.source,
+                                    similarity.given(version.starter, version.statement))
+    sides = [(pair.first, shown.first_html, shown.first_share), (pair.second, shown.second_html, shown.second_share)]
+    return render(request, "courses/similar_pair.html", {"course": course, "assignment": found, "pair": pair,
+                                                         "sides": sides})

@@ -135,6 +135,8 @@ def scenario(bank, people, broker, tmp_path):
         course=course, title="Week 1", opens_at=now - timedelta(days=1), due_at=now + timedelta(days=7),
         late_until=now + timedelta(days=9), late_penalty_percent=20, problems=[dot, bank["checkpoint_names"]])
     ids["course"], ids["assignment"], ids["join_code"] = course.pk, assignment.pk, course.join_code
+    last_term = courses.create_course(user=people["instructor"], title="Remat 100", term="Fall 2025")
+    ids["archived"] = courses.archive_course(course=last_term, archived=True).pk
     for name, source in (("accepted", correct_source()), ("violation", no_checkpoint_source())):
         ids[name] = submissions.create_submission(user=learner, problem=dot, source=source, kind="submit").pk
         grade(ids[name])
@@ -301,6 +303,7 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("404 similar code", "learner", go(f"{assignment}similarity/"), 404),
         Visit("courses", "instructor", go("/courses/"), 200),
         Visit("course: code, roster, problems", "instructor", go(course), 200),
+        Visit("course, archived", "instructor", go(f"/courses/{ids['archived']}/"), 200),
         Visit("gradebook", "instructor", go(f"{assignment}gradebook/"), 200),
         Visit("assignment form", "instructor", go(f"{assignment}edit/"), 200),
         Visit("new assignment form, problems found by search", "instructor", search_problems, 200),

@@ -24,12 +24,18 @@ class Course(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Archived: read-only (no joining, no changes, standings frozen), still readable and exportable.
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
         return f"{self.title} ({self.term})" if self.term else self.title
+
+    @property
+    def archived(self) -> bool:
+        return self.archived_at is not None
 
 
 class Membership(models.Model):

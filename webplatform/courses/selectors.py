@@ -102,10 +102,11 @@ def publishable_drafts(*, user, course: Course) -> list:
 
 def publish_targets(*, user, draft) -> list[Course]:
     """The courses a new problem's validated draft may be published to, for this course only:
-    those the user teaches (none for a draft already published: its audience stays)."""
+    those the user teaches and has not archived (none for a draft already published: its
+    audience stays)."""
     if draft.problem_id is not None or not user.is_authenticated:
         return []
-    return [m.course for m in courses_of(user) if m.role == Role.INSTRUCTOR]
+    return [m.course for m in courses_of(user) if m.role == Role.INSTRUCTOR and not m.course.archived]
 
 
 # --- deadlines and cells ------------------------------------------------------------------------
@@ -199,7 +200,7 @@ def due_soon(*, user, now: datetime | None = None) -> list[tuple[Course, Assignm
     now = now or timezone.now()
     found = []
     for member in courses_of(user):
-        if member.role != Role.LEARNER:
+        if member.role != Role.LEARNER or member.course.archived:
             continue
         for view in visible_assignments(course=member.course, user=user, instructor=False):
             if view.state(now) in ("open", "late") and view.score.solved < view.score.out_of:

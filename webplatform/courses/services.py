@@ -42,6 +42,20 @@ class JoinLimited(ValidationError):
 
 # --- courses and their roster ---------------------------------------------------------------------
 
+def _check_open(course: Course) -> None:
+    """An archived course changes no more: every write about it is refused with this."""
+    if course.archived_at is not None:
+        raise ValidationError("This course is archived: it is read-only (its gradebooks and CSVs stay "
+                              "available). Reopen it on its page to change it.", code="archived")
+
+
+def archive_course(*, course: Course, archived: bool) -> Course:
+    """Archives the course (read-only from now on) or reopens it."""
+    course.archived_at = timezone.now() if archived else None
+    Course.objects.filter(pk=course.pk).update(archived_at=course.archived_at)
+    return course
+
+
 def _new_code_fields() -> dict:
     code = codes.new_code()
     return {"join_code": code, "join_key": codes.key_of(code), "join_code_rotated_at": timezone.now()}
@@ -62,6 +76,7 @@ def create_course(*, user, title: str, term: str = "") -> Course:
 
 def rotate_join_code(*, course: Course) -> Course:
     """A new join code (and so a new join link); the old one joins nothing any more."""
+    _check_open(course)
     fields = _new_code_fields()
     Course.objects.filter(pk=course.pk).update(**fields)
     for name, value in fields.items():
@@ -79,7 +94,13 @@ def _enrol(course: Course, user, role: str) -> Membership:
 
 
 def enrol(*, course: Course, user, role: str) -> Membership:
-    """Adds the user to the course (LTI launches name the role); an instructor stays one."""
+    """Adds the user to the course (LTI launches name the role); an instructor stays one. An
+    archived course takes nobody new; its members stay."""
+    if course.archived_at is not None:
+        found = Membership.objects.filter(course=course, user=user).first()
+        if found is None:
+            _check_open(course)
+        return found
     with transaction.atomic():
         return _enrol(course, user, role)
 
@@ -100,6 +121,7 @@ def join_course(*, user, code: str, address: str = "", now: datetime | None = No
             f"No course has the join code {code.strip()[:40]!r}. Codes are 12 letters and digits, such as "
             f"{codes.shown('7KQ2MX9DPRWA')}: check it with your instructor, or use the join link they sent.",
             code="unknown_code")
+    _check_open(course)
     with transaction.atomic():
         _enrol(course, user, Role.LEARNER)
     return course
@@ -122,6 +144,7 @@ def _check_join_rate(*, user, address: str, now: datetime) -> None:
 
 def add_instructor(*, course: Course, identifier: str) -> Membership:
     """Makes the user with this username (or email) a co-instructor of the course."""
+    _check_open(course)
     text = identifier.strip()
     users = get_user_model().objects.filter(Q(username=text) | (Q(email__iexact=text) & ~Q(email="")))
     found = list(users[:2])
@@ -134,6 +157,7 @@ def add_instructor(*, course: Course, identifier: str) -> Membership:
 @transaction.atomic
 def remove_member(*, course: Course, user) -> None:
     """Takes the user off the roster (their submissions stay theirs). The last instructor stays."""
+    _check_open(course)
     member = Membership.objects.select_for_update().filter(course=course, user=user).first()
     if member is None:
         return
@@ -148,11 +172,13 @@ def remove_member(*, course: Course, user) -> None:
 
 def publish_to_course(*, course: Course, draft) -> ProblemVersion:
     """The draft, validated, published for this course's members only."""
+    _check_open(course)
     return publish_draft(draft=draft, audience=course.audience).version
 
 
 def publish_to_everyone(*, course: Course, problem) -> bool:
     """A problem kept for this course becomes public."""
+    _check_open(course)
     if problem.audience_id != course.audience_id:
         raise ValidationError("this problem is not kept for this course")
     return make_public(problem=problem)
@@ -178,6 +204,7 @@ def save_assignment(*, course: Course, title: str, opens_at: datetime, due_at: d
                     assignment: Assignment | None = None) -> Assignment:
     """Creates the assignment, or changes one (its deadlines, penalty, problems): every learner's
     standing follows at once, from the submissions' own times."""
+    _check_open(course)
     _check_times(opens_at, due_at, late_until, late_penalty_percent)
     if not problems:
         raise ValidationError({"problems": "An assignment sets at least one problem."})
@@ -202,6 +229,7 @@ def save_assignment(*, course: Course, title: str, opens_at: datetime, due_at: d
 @transaction.atomic
 def set_extension(*, assignment: Assignment, user, due_at: datetime | None) -> None:
     """The learner's own due time (None takes the extension back); their standing follows."""
+    _check_open(assignment.course)
     if not Membership.objects.filter(course=assignment.course_id, user=user, role=Role.LEARNER).exists():
         raise ValidationError("extensions are for learners of this course")
     if due_at is None:
@@ -265,14 +293,17 @@ def refresh_standings_for_verdicts(*, pairs) -> None:
         "assignment_id", "problem_id")
     for assignment_id, problem_id in items:
         affected.setdefault(assignment_id, set()).update(users_by_problem[problem_id])
-    for assignment in Assignment.objects.filter(pk__in=list(affected)).select_related("course"):
+    # an archived course's standings are frozen as they were when it was archived
+    for assignment in Assignment.objects.filter(pk__in=list(affected), course__archived_at__isnull=True) \
+            .select_related("course"):
         refresh_standings(assignment=assignment, user_ids=affected[assignment.pk])
 
 
 # --- similarity checks ------------------------------------------------------------------------------
 
 def request_similarity_check(*, assignment: Assignment, user) -> SimilarityCheck:
-    """Queues a similarity check of the assignment's submissions on the background lane."""
+    """Queues a similarity check of the assignment's submissions on the background lane (an
+    archived course's too: it only reads)."""
     with transaction.atomic():
         check = SimilarityCheck.objects.create(assignment=assignment, requested_by=user)
         transaction.on_commit(lambda: enqueue(SIMILARITY_TASK, check.pk, lane=BACKGROUND))

@@ -13,6 +13,7 @@ urlpatterns = [
     path("publish/", views.publish_chosen, name="publish_chosen"),
     path("<id:course_id>/", views.detail, name="detail"),
     path("<id:course_id>/code/", views.rotate_code, name="rotate_code"),
+    path("<id:course_id>/archive/", views.archive, name="archive"),
     path("<id:course_id>/instructors/", views.add_instructor, name="add_instructor"),
     path("<id:course_id>/members/<id:user_id>/remove/", views.remove_member, name="remove_member"),
     path("<id:course_id>/problems/publish/", views.publish_draft, name="publish_draft"),

@@ -106,8 +106,20 @@ def detail(request, course_id):
 @require_POST
 def rotate_code(request, course_id):
     course = selectors.taught(user=request.user, course_id=course_id)
-    services.rotate_join_code(course=course)
-    messages.success(request, "A new join code and link: the old ones join nothing any more.")
+    _tell(request, lambda: services.rotate_join_code(course=course),
+          lambda _: "A new join code and link: the old ones join nothing any more.")
+    return redirect("courses:detail", course_id=course.pk)
+
+
+@login_required
+@require_POST
+def archive(request, course_id):
+    """Archives the course (read-only, still readable and exportable), or reopens it."""
+    course = selectors.taught(user=request.user, course_id=course_id)
+    archived = request.POST.get("archived") == "1"
+    services.archive_course(course=course, archived=archived)
+    messages.success(request, "The course is archived: read-only; its gradebooks and CSVs stay available."
+                     if archived else "The course is open again.")
     return redirect("courses:detail", course_id=course.pk)
 
 
@@ -155,8 +167,8 @@ def publish_draft(request, course_id):
 def make_public(request, course_id, slug):
     course = selectors.taught(user=request.user, course_id=course_id)
     problem = get_object_or_404(selectors.course_problems(course), slug=slug)
-    services.publish_to_everyone(course=course, problem=problem)
-    messages.success(request, f"{problem.title} is public now.")
+    _tell(request, lambda: services.publish_to_everyone(course=course, problem=problem),
+          lambda _: f"{problem.title} is public now.")
     return redirect(reverse("courses:detail", args=[course.pk]) + "#course-problems")
 
 

@@ -70,6 +70,13 @@ def production_env(var: Path) -> dict:
             "ALLOWED_HOSTS": os.environ.get("ALLOWED_HOSTS", "").strip() or "127.0.0.1,localhost,[::1]"}
 
 
+def mail_note() -> str:
+    """Where the site's mail goes, for the banner: an operator passes reset links on by hand."""
+    if os.environ.get("EMAIL_BACKEND") or os.environ.get("EMAIL_HOST"):
+        return "mail: " + (os.environ.get("EMAIL_HOST") or os.environ["EMAIL_BACKEND"])
+    return f"mail (password reset links): files in {os.environ['EMAIL_FILE_PATH']}/"
+
+
 class Stack:
     def __init__(self, options):
         self.options = options
@@ -86,6 +93,9 @@ class Stack:
             "DATABASE_URL": os.environ.get("DATABASE_URL", f"sqlite:///{var / 'db.sqlite3'}"),
             "PROBLEM_CACHE_DIR": str(var / "problem-cache"),
             "STATIC_ROOT": os.environ.get("STATIC_ROOT", str(var / "staticfiles")),
+            # password reset links, one file per message, for the operator to read and pass on
+            # (SMTP instead where EMAIL_HOST or EMAIL_BACKEND is set: see settings)
+            "EMAIL_FILE_PATH": os.environ.get("EMAIL_FILE_PATH", str(var / "mail")),
             "PYTHONUNBUFFERED": "1",
         }
         os.environ.update(env)  # for this process too (the worker ping reads the settings)
@@ -147,7 +157,7 @@ class Stack:
         wait_until(lambda: http_ok(f"{url}/healthz"), 60, "the site to answer", web)
         wait_until(lambda: worker_answers(redis_url, worker_name), 90, "the Celery worker", worker)
         print(f"\nRemat Arena is running on {url}/\n  worker queues: {o.queues} (background: {background}); "
-              f"broker: {redis_url}; logs: {logs}/\nPress Ctrl-C to stop it all.", flush=True)
+              f"broker: {redis_url}; logs: {logs}/\n  {mail_note()}\nPress Ctrl-C to stop it all.", flush=True)
         return self.watch()
 
     def watch(self) -> int:

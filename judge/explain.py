@@ -43,6 +43,13 @@ def required_words(rules: StructureRules) -> str:
     return f"policy={policy_names.render(rules.policy)}" if rules.policy is not None else ""
 
 
+def no_checkpoint_advice(rules: StructureRules) -> str:
+    """What to try when the program has no checkpoint: the form the problem requires, with its
+    policy only where it names one (a bare-checkpoint problem's statement asks for none)."""
+    return "Try: wrap the computation in jax.checkpoint(..." + (
+        f", policy={_spelled(rules)}" if rules.policy is not None else "") + ")."
+
+
 def _at(line) -> str:
     return f" (line {line})" if line else ""
 
@@ -115,8 +122,7 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
     if not found.checkpoints and (rules.policy is not None or reference.checkpoints or rules.min_checkpoints):
         return Cause(NO_CHECKPOINT, f"Your program has no jax.checkpoint, so reverse mode saves every "
                                     f"intermediate value its backward pass needs; this problem requires {use}.",
-                     "Try: wrap the computation in jax.checkpoint(..."
-                     + (f", policy={_spelled(rules)}" if rules.policy is not None else "") + ").")
+                     no_checkpoint_advice(rules))
     if hand_written:
         kind = found.backward_rules[0].kind
         return Cause(HAND_WRITTEN, f"Your hand-written {kind}{_at(_custom_line(found, source))} defines its own "

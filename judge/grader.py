@@ -234,12 +234,12 @@ HIDDEN_ERROR = {
 HIDDEN_ADVICE = ("Try: your code passes the sample cases, so look for what depends on the inputs' sizes (a "
                  "condition on a shape, an axis left out): call your function on larger inputs than the samples' "
                  "and Inspect what it keeps.")
-# What to try, by the kind of a trusted finding (``trusted.Finding.kind``).
+# What to try, by the kind of a trusted finding (``trusted.Finding.kind``) that has no advice of its own
+# (no_checkpoint has: ``explain.no_checkpoint_advice``, which knows whether a policy is required).
 TRUSTED_ADVICE = {
     "backward_rule": "Try: remove the hand-written derivative rule and wrap the plain function in jax.checkpoint "
                      "with the required policy; JAX then derives the backward pass and the policy decides what it "
                      "saves.",
-    "no_checkpoint": "Try: wrap the computation in jax.checkpoint with the policy this problem names.",
     "policy": "Try: pass the policy this problem names, written as jax.checkpoint_policies.<name>, as policy=.",
     "values": "Try: put the whole computation the statement names inside one jax.checkpoint with the required "
               "policy, and save nothing by other means; Inspect shows what your code keeps.",

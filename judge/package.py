@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import policy_names
 from .specs import DISTRIBUTIONS, ArraySpec, SpecError
-from .verdicts import VERDICTS
+from .verdicts import POLICY_VIOLATION, VERDICTS, WRONG_ANSWER
 
 SLUG = re.compile(r"^[a-z0-9_]+$")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -181,6 +181,15 @@ class Problem:
 
     def signature(self) -> str:
         return f"{self.entry}({', '.join(a.name for a in self.args)})"
+
+    def verdicts_to_prove(self) -> tuple[str, ...]:
+        """The verdicts this problem's rules can give to code that runs, each of which a packaged
+        submission should get so that validation proves the checker gives it: ``policy_violation``
+        first (catching it is what the site is for) wherever a residual, structure or cost rule
+        could fail; then ``wrong_answer``, which every problem's values and gradients can give."""
+        checks_how = (self.residual_rules != ResidualRules(match_reference=False)
+                      or self.structure_rules != StructureRules() or self.cost_rules != CostRules())
+        return ((POLICY_VIOLATION,) if checks_how else ()) + (WRONG_ANSWER,)
 
 
 class _Table:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from . import policy_names
+from . import explain, policy_names
 
 CHECKPOINT_APIS = {
     "jax.checkpoint": "jax.checkpoint", "jax.remat": "jax.remat",
@@ -402,7 +402,9 @@ def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
                                            f"the policy's", rule.line))
     required = rules.policy
     if (required is not None or rules.min_checkpoints) and not facts.sites and not facts.dynamic:
-        found.append(SourceProblem("no_checkpoint", "your program has no jax.checkpoint"))
+        # the trace's cause gives the same advice (``explain``): the policy only where one is required
+        found.append(SourceProblem("no_checkpoint", "your program has no jax.checkpoint",
+                                   advice=explain.no_checkpoint_advice(rules)))
     if required is not None:
         for site in facts.sites:
             if site.policy is not None and site.policy != required:

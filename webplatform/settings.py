@@ -171,6 +171,20 @@ SIGN_IN_THROTTLE = {
     "WINDOW_S": int(os.environ.get("SIGN_IN_WINDOW_S", "900")),
     "LOCKOUT_S": int(os.environ.get("SIGN_IN_LOCKOUT_S", "300")),
 }
+# Mail (password reset links): SMTP where EMAIL_HOST names a server (EMAIL_PORT, EMAIL_HOST_USER,
+# EMAIL_HOST_PASSWORD, EMAIL_USE_TLS beside it); otherwise each message is a file in EMAIL_FILE_PATH
+# (var/mail/ by default), which the operator of `make run` reads; EMAIL_BACKEND overrides both (e.g.
+# django.core.mail.backends.console.EmailBackend prints them in the log).
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "").strip()
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_FILE_PATH = Path(os.environ.get("EMAIL_FILE_PATH", BASE_DIR / "var" / "mail"))
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.filebased.EmailBackend")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Remat Arena <noreply@localhost>")
+
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "practice:problem_list"
 LOGOUT_REDIRECT_URL = "practice:problem_list"
@@ -239,6 +253,8 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", 
 # Grade passback to learning platforms is background work: nobody waits for it on a page.
 CELERY_TASK_ROUTES["lti.send_score"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
 CELERY_TASK_ROUTES["lti.sweep_scores"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
+# So is a course's similarity check: an instructor asks, and reads the ranking when it is ready.
+CELERY_TASK_ROUTES["courses.similarity"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
 CELERY_BEAT_SCHEDULE["sweep-scores"] = {
     "task": "lti.sweep_scores",
     "schedule": float(os.environ.get("LTI_SWEEP_EVERY_S", "60")),

@@ -140,3 +140,11 @@ def test_a_spec_that_does_not_load_raises_no_second_guess_about_the_cases(packag
     a spec is one mistake, not one more per case."""
     edit_toml(package, 'spec = "f32[d,d]"', 'spec = "f32(d,d)"')
     assert [e.key for e in refusal(package).errors] == ["args[0].spec"]
+
+
+def test_a_problem_with_rules_on_how_asks_a_policy_violation_to_be_proven_first(package):
+    assert load_problem(package).verdicts_to_prove() == ("policy_violation", "wrong_answer")
+    # values and gradients only: nothing about how can fail, so only wrong numbers need proving
+    path = package / "problem.toml"
+    path.write_text(path.read_text().split("[checks.residuals]")[0] + "[checks.residuals]\nmatch_reference = false\n")
+    assert load_problem(package).verdicts_to_prove() == ("wrong_answer",)

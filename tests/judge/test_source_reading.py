@@ -102,6 +102,19 @@ def test_the_problems_name_the_cause_and_the_line():
     assert [p.kind for p in source_reading.problems(read("import jax\ny = 1\n"), rules)] == ["no_checkpoint"]
 
 
+def test_no_checkpoint_advises_the_form_the_problem_requires_a_policy_only_where_one_is():
+    """A bare-checkpoint problem (memory_budget_mlp asks for jax.checkpoint and no policy) must not
+    be told to pass a policy; a problem with one names it, as the trace's cause does."""
+    plain = (ROOT / "problems" / "memory_budget_mlp" / "submissions" / "policy_violation" / "plain.py").read_text()
+    bare = load_problem(ROOT / "problems" / "memory_budget_mlp").structure_rules
+    [problem] = source_reading.problems(read(plain), bare)
+    assert problem.kind == "no_checkpoint" and problem.advice == "Try: wrap the computation in jax.checkpoint(...)."
+    dots = load_problem(ROOT / "problems" / "checkpoint_dot_policy").structure_rules
+    [problem] = source_reading.problems(read("import jax\ny = 1\n"), dots)
+    assert problem.advice == ("Try: wrap the computation in jax.checkpoint(..., "
+                              "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable).")
+
+
 def test_every_reference_and_accepted_submission_of_the_bank_reads_clean():
     """The source rules never refuse what the bank accepts (the trusted side must not be stricter
     than the problems' own solutions)."""

@@ -125,14 +125,14 @@ def test_an_assignment_typed_in_the_instructors_zone_is_stored_in_utc(klass, cli
     as_user(client, klass.instructor)
     client.cookies["tz"] = "Asia/Kolkata"
     response = client.post(reverse("courses:new_assignment", args=[klass.course.pk]), {
-        "title": "Week 2", "opens_at": "2026-03-02T09:00", "due_at": "2026-03-09T17:30", "late_until": "",
+        "title": "Week 2", "opens_at": "2036-03-02T09:00", "due_at": "2036-03-09T17:30", "late_until": "",
         "late_penalty_percent": "0", "problems": [str(klass.b.pk), str(klass.a.pk)]})
     assert response.status_code == 302
     made = Assignment.objects.get(title="Week 2")
-    assert made.due_at == datetime(2026, 3, 9, 12, 0, tzinfo=timezone.utc)
+    assert made.due_at == datetime(2036, 3, 9, 12, 0, tzinfo=timezone.utc)
     assert [i.problem_id for i in made.items.all()] == [klass.b.pk, klass.a.pk]  # the order ticked
     refused = client.post(reverse("courses:new_assignment", args=[klass.course.pk]), {
-        "title": "Week 3", "opens_at": "2026-03-09T09:00", "due_at": "2026-03-02T09:00", "late_penalty_percent": "0",
+        "title": "Week 3", "opens_at": "2036-03-09T09:00", "due_at": "2036-03-02T09:00", "late_penalty_percent": "0",
         "problems": [str(klass.a.pk)]})
     assert refused.status_code == 400 and "The due time must come after the opening time." in refused.content.decode()
 

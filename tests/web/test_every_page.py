@@ -24,6 +24,8 @@ from playwright.sync_api import expect
 
 from webplatform.authoring import services as authoring
 from webplatform.courses import services as courses
+from webplatform.courses.models import SimilarPair
+from webplatform.courses.tasks import check_similarity
 from webplatform.authoring.tasks import validate_draft
 from webplatform.submissions import services as submissions
 from webplatform.submissions.models import Submission
@@ -133,6 +135,8 @@ def scenario(bank, people, broker, tmp_path):
         course=course, title="Week 1", opens_at=now - timedelta(days=1), due_at=now + timedelta(days=7),
         late_until=now + timedelta(days=9), late_penalty_percent=20, problems=[dot, bank["checkpoint_names"]])
     ids["course"], ids["assignment"], ids["join_code"] = course.pk, assignment.pk, course.join_code
+    last_term = courses.create_course(user=people["instructor"], title="Remat 100", term="Fall 2025")
+    ids["archived"] = courses.archive_course(course=last_term, archived=True).pk
     for name, source in (("accepted", correct_source()), ("violation", no_checkpoint_source())):
         ids[name] = submissions.create_submission(user=learner, problem=dot, source=source, kind="submit").pk
         grade(ids[name])
@@ -140,6 +144,13 @@ def scenario(bank, people, broker, tmp_path):
                                                       kind="inspect").pk
     assert grade(ids["inspection"]) == "inspected"
     ids["others"] = submissions.create_submission(user=people["other"], problem=dot, source="x", kind="submit").pk
+    # grace joins too and hands in ada's code: the similarity check pairs them
+    courses.join_course(user=people["other"], code=course.join_code)
+    copied = submissions.create_submission(user=people["other"], problem=dot, source=correct_source(), kind="submit")
+    grade(copied.pk)
+    check = courses.request_similarity_check(assignment=assignment, user=people["instructor"])
+    assert check_similarity(check.pk) == "done"
+    ids["pair"] = SimilarPair.objects.get(run=check).pk
     # The instructor's own problem, trimmed to two packaged submissions so it validates quickly.
     files = folder_files(copy_package(BANK / "checkpoint_names", tmp_path, "named_tanh"))
     kept = ("submissions/accepted/decorator_two_names.py", "submissions/policy_violation/dots_instead.py")
@@ -227,6 +238,21 @@ def visits(url, ids, settings) -> list[Visit]:
     course = f"/courses/{ids['course']}/"
     assignment = f"{course}assignments/{ids['assignment']}/"
 
+    def search_problems(page):
+        status = opened(page, url(f"{course}assignments/new/"))
+        page.locator("#problem-search").fill("names")
+        expect(page.locator("#problem-search-count")).to_contain_text("shown")
+        return status
+
+    def past_due(page):
+        page.goto(url(f"{assignment}edit/"))
+        page.locator("input[name=due_at]").fill("2026-01-06T09:00")
+        page.locator("input[name=opens_at]").fill("2026-01-05T09:00")
+        page.locator("input[name=late_until]").fill("")
+        with page.expect_navigation() as navigation:
+            page.locator("#save-assignment").click()
+        return navigation.value.status
+
     return [
         Visit("problem list", "signed out", go("/"), 200),
         Visit("problem page", "signed out", go(f"/problems/{DOT}/"), 200),
@@ -235,6 +261,11 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("profile", "signed out", go("/users/ada/"), 200),
         Visit("log in", "signed out", go("/accounts/login/"), 200),
         Visit("sign up", "signed out", go("/accounts/signup/"), 200),
+        Visit("password reset", "signed out", go("/accounts/password/reset/"), 200),
+        Visit("password reset, link sent", "signed out", go("/accounts/password/reset/sent/"), 200),
+        Visit("password reset, a link that no longer works", "signed out",
+              go("/accounts/password/reset/MQ/set-password/"), 200),
+        Visit("password reset, new password saved", "signed out", go("/accounts/password/reset/done/"), 200),
         Visit("404 unknown problem", "signed out", go("/problems/no_such_problem/"), 404),
         Visit("400 bad request", "signed out", go("/?" + "&".join(["x"] * 1001)), 400),
         Visit("403 form expired (CSRF)", "signed out", bad_csrf, 403),
@@ -264,14 +295,22 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("courses, due soon", "learner", go("/courses/"), 200),
         Visit("course", "learner", go(course), 200),
         Visit("assignment", "learner", go(assignment), 200),
+        Visit("problem page, opened from the assignment", "learner",
+              go(f"/problems/{DOT}/?assignment={ids['assignment']}"), 200),
         Visit("join link", "learner", go(f"/courses/join/{ids['join_code']}/"), 200),
         Visit("join, wrong code", "learner", wrong_join_code, 400),
         Visit("404 gradebook", "learner", go(f"{assignment}gradebook/"), 404),
+        Visit("404 similar code", "learner", go(f"{assignment}similarity/"), 404),
         Visit("courses", "instructor", go("/courses/"), 200),
         Visit("course: code, roster, problems", "instructor", go(course), 200),
+        Visit("course, archived", "instructor", go(f"/courses/{ids['archived']}/"), 200),
         Visit("gradebook", "instructor", go(f"{assignment}gradebook/"), 200),
         Visit("assignment form", "instructor", go(f"{assignment}edit/"), 200),
+        Visit("new assignment form, problems found by search", "instructor", search_problems, 200),
+        Visit("assignment form, a past due time to confirm", "instructor", past_due, 400),
         Visit("course statistics", "instructor", go(f"{assignment}problems/{DOT}/statistics/"), 200),
+        Visit("similar code", "instructor", go(f"{assignment}similarity/"), 200),
+        Visit("similar code, side by side", "instructor", go(f"{assignment}similarity/{ids['pair']}/"), 200),
         Visit("a learner's submission", "instructor", go(f"{course}submissions/{ids['violation']}/"), 200),
         Visit("authoring index", "instructor", go("/authoring/"), 200),
         Visit("authoring form, new problem", "instructor", go("/authoring/new/"), 200),

@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.utils import timezone
 from lti_tool.models import LtiRegistration, LtiUser
 
+from webplatform.courses import services as courses
 from webplatform.courses.models import Membership
 from webplatform.lti import services
 from webplatform.lti.models import AssignmentLink, CourseContext, ScoreReport
@@ -246,3 +247,15 @@ def test_a_login_with_the_wrong_issuer_for_its_registration_is_a_400(platform, l
         "iss": "https://another.example", "login_hint": "x", "target_link_uri": f"{live_server.url}/lti/launch/",
         "lti1p3_new_window": "1"})
     assert response.status_code == 400 and "login was refused" in response.text and 'id="site-nav"' in response.text
+
+
+def test_an_archived_course_takes_no_new_learner_from_the_platform_and_keeps_its_own(platform, live_server, bank):
+    course, assignment, placed = place_assignment(platform, live_server, bank)
+    platform.person("s-7", "Ada Early")
+    assert Browser().open(platform.launch_url("s-7", placed)).status_code == 200
+    courses.archive_course(course=course, archived=True)
+    platform.person("s-8", "Lee Late")
+    late = Browser().open(platform.launch_url("s-8", placed))
+    assert late.status_code == 409 and "This course is archived" in late.text
+    again = Browser().open(platform.launch_url("s-7", placed))  # a member comes back: read-only pages
+    assert again.status_code == 200 and Membership.objects.filter(course=course).count() == 2

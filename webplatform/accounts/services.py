@@ -13,8 +13,9 @@ from .selectors import INSTRUCTORS_GROUP
 
 
 @transaction.atomic
-def create_user(*, username: str, password: str, instructor: bool = False):
-    user = get_user_model().objects.create_user(username=username, password=password)
+def create_user(*, username: str, password: str, instructor: bool = False, email: str = ""):
+    user = get_user_model().objects.create_user(username=username, password=password,
+                                                email=get_user_model().objects.normalize_email(email))
     if instructor:
         user.groups.add(Group.objects.get_or_create(name=INSTRUCTORS_GROUP)[0])
     return user

@@ -1,5 +1,4 @@
 from django.contrib.auth import login
-from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.views import LoginView
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
@@ -9,6 +8,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from webplatform.core.http import wants_json
 
 from . import selectors, services
+from .forms import SignUpForm
 from .services import create_user
 
 
@@ -16,7 +16,7 @@ def locked_message(seconds: int) -> str:
     minutes = max(1, round(seconds / 60))
     return (f"Too many wrong passwords: signing in is paused for this account (or from this address) for "
             f"{minutes} minute{'s' if minutes != 1 else ''}. Try again after that; if you forgot your password, "
-            f"ask the course staff.")
+            f"reset it by e-mail (the link under the form).")
 
 
 class ThrottledLoginView(LoginView):
@@ -53,9 +53,10 @@ class ThrottledLoginView(LoginView):
 
 
 def signup(request):
-    form = UserCreationForm(request.POST or None)
+    form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = create_user(username=form.cleaned_data["username"], password=form.cleaned_data["password1"])
+        user = create_user(username=form.cleaned_data["username"], password=form.cleaned_data["password1"],
+                           email=form.cleaned_data["email"])
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         target = request.POST.get("next", "")
         if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):

@@ -183,9 +183,15 @@ class SubmissionFileForm(forms.Form):
     """A packaged submission: ``submissions/<expected>/<name>.py``."""
 
     expected = forms.ChoiceField(choices=[(v, v) for v in VERDICTS], label="Expected verdict")
-    name = forms.RegexField(regex=r"^[a-z0-9_]+$", max_length=80, label="File name",
-                            error_messages={"invalid": "lowercase letters, digits and _ (without .py)"})
+    name = forms.CharField(max_length=83, label="File name", help_text="the .py is added")
     source = forms.CharField(strip=False, widget=forms.Textarea(attrs=PYTHON))
+
+    def clean_name(self):
+        # People type file names with their extension: "no_policy.py" means no_policy.
+        name = self.cleaned_data["name"].strip().removesuffix(".py")
+        if not re.fullmatch(r"[a-z0-9_]{1,80}", name):
+            raise forms.ValidationError("lowercase letters, digits and _, at most 80 (the .py is added)")
+        return name
 
     @property
     def path(self) -> str:

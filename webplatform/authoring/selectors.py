@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
-from judge import verdicts
+from judge import PackageError, verdicts
+from judge.archive import unpacked
 from judge.evidence import Residual
 from judge.report import Report
 
@@ -110,6 +111,19 @@ def submission_paths(draft: Draft) -> list[tuple[str, str, str]]:
             found.append((path, parts[1], parts[2]))
     order = {v: i for i, v in enumerate(verdicts.VERDICTS)}
     return sorted(found, key=lambda item: (order.get(item[1], len(order)), item[2]))
+
+
+def unproven_verdicts(draft: Draft) -> list[str]:
+    """The verdicts the draft's problem can give (``policy_violation`` first) that no packaged
+    submission expects: validation passes without them, but proves nothing about them. Empty
+    while the files do not load (their errors say what to fix first)."""
+    expected = {verdict for _, verdict, _ in submission_paths(draft)}
+    try:
+        with unpacked(draft.files) as package:
+            wanted = package.verdicts_to_prove()
+    except PackageError:
+        return []
+    return [verdict for verdict in wanted if verdict not in expected]
 
 
 def earlier_submissions(problem: Problem) -> QuerySet[Submission]:

@@ -134,7 +134,8 @@ def submission(request, uuid, path=None):
         services.delete_submission_file(draft=draft, path=path)
         messages.success(request, f"Deleted {path}.")
         return redirect("authoring:edit", uuid=draft.uuid)
-    initial = {"source": draft.files.get("starter.py", "")}  # a new one starts where a learner starts
+    # A new one starts where a learner starts, expecting the verdict the validation page asked for.
+    initial = {"source": draft.files.get("starter.py", ""), "expected": request.GET.get("expected")}
     if path:
         _, expected, filename = path.split("/")
         initial = {"expected": expected, "name": filename.removesuffix(".py"), "source": draft.files[path]}
@@ -171,7 +172,8 @@ def validation(request, run_id):
     run = selectors.get_validation(user=request.user, run_id=run_id)
     context = {"run": run, "draft": run.draft, "current": run.content_hash == run.draft.content_hash,
                "signature": selectors.reference_signature(run), "can_publish": selectors.can_publish(request.user),
-               "published": selectors.is_published(run.draft)}
+               "published": selectors.is_published(run.draft),
+               "unproven": selectors.unproven_verdicts(run.draft) if run.is_done else []}
     if wants_json(request):
         return JsonResponse({
             "status": run.status, "done": run.is_done, "graded": len(run.rows), "total": run.total, "ok": run.ok,

@@ -1,6 +1,7 @@
 """Forms of the course pages. Times are typed in the reader's time zone (the current one, see
 ``core.timezones``), which Django's fields apply to what they parse."""
 from django import forms
+from django.utils import timezone
 
 from webplatform.catalog.models import Problem
 
@@ -38,11 +39,30 @@ class AssignmentForm(forms.Form):
     problems = forms.ModelMultipleChoiceField(queryset=Problem.objects.none(), label="Problems",
                                               widget=forms.CheckboxSelectMultiple)
 
-    def __init__(self, *args, problems=None, **kwargs):
+    confirm_past_due = forms.BooleanField(required=False, label="Yes, the due time is in the past",
+                                          help_text="Learners can then only submit late, or not at all.")
+
+    def __init__(self, *args, problems=None, previous_due=None, now=None, **kwargs):
+        """``previous_due``: the assignment's due time before this edit (a past one kept as it was
+        needs no confirming again); ``now``: the time the due time is compared with."""
         super().__init__(*args, **kwargs)
         if problems is not None:
             self.fields["problems"].queryset = problems
         self.fields["problems"].label_from_instance = lambda p: f"{p.title} ({p.slug}, {p.difficulty})"
+        self.previous_due, self.now = previous_due, now or timezone.now()
+        self.asks_past_due = False  # the page shows the confirming box once a past due time was typed
+
+    def clean(self):
+        data = super().clean()
+        due = data.get("due_at")
+        if due is not None and due <= self.now and due != self.previous_due:
+            self.asks_past_due = True
+            if not data.get("confirm_past_due"):
+                # saved silently, a past due time makes every submission late and lists the
+                # assignment as due soon: said here, and saved only when the instructor means it
+                self.add_error("due_at", "This due time is already past: learners could only submit late, or not "
+                                         "at all. Pick a later time, or tick \"Yes, the due time is in the past\".")
+        return data
 
 
 class ExtensionForm(forms.Form):

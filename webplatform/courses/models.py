@@ -24,12 +24,18 @@ class Course(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Archived: read-only (no joining, no changes, standings frozen), still readable and exportable.
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
         return f"{self.title} ({self.term})" if self.term else self.title
+
+    @property
+    def archived(self) -> bool:
+        return self.archived_at is not None
 
 
 class Membership(models.Model):
@@ -121,3 +127,41 @@ class Standing(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["assignment", "user"], name="one_standing_per_learner")]
+
+
+class SimilarityCheck(models.Model):
+    """A similarity check of an assignment's submissions, run on the background lane; its pairs
+    replace those of an earlier check of the same assignment when it is done."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="similarity_checks")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    submissions = models.PositiveIntegerField(default=0)  # compared
+    seconds = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class SimilarPair(models.Model):
+    """Two learners' most similar submissions to one problem: the share of each one's code that
+    the other has too (``similarity``)."""
+    run = models.ForeignKey(SimilarityCheck, on_delete=models.CASCADE, related_name="pairs")
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+")
+    first = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE, related_name="+")
+    first_share = models.FloatField()
+    second_share = models.FloatField()
+    similarity = models.FloatField()  # the larger share: how the pairs are ranked
+
+    class Meta:
+        ordering = ["-similarity", "id"]

@@ -10,18 +10,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q, QuerySet
+from django.db.models import Case, Q, QuerySet, Value, When
 from django.http import Http404
 from django.utils import timezone
+from judge import verdicts
 
 from webplatform.accounts.selectors import is_instructor
 from webplatform.authoring.selectors import drafts_for, passing_validation
+from webplatform.catalog import track
 from webplatform.catalog.models import PUBLIC, Problem
 from webplatform.leaderboard.selectors import counted_submissions
 from webplatform.submissions.models import Submission
 
-from . import rules
-from .models import Assignment, Course, Extension, Membership, Standing
+from . import causes, rules
+from .models import Assignment, Course, Extension, Membership, SimilarityCheck, SimilarPair, Standing
 
 Role = Membership.Role
 
@@ -75,9 +77,14 @@ def problems_of(assignment: Assignment) -> list[Problem]:
 
 
 def assignable_problems(course: Course) -> QuerySet[Problem]:
-    """What an assignment of the course may set: public problems and those kept for this course."""
-    return Problem.objects.filter(PUBLIC | Q(is_active=True, audience=course.audience_id),
-                                  current_version__isnull=False).order_by("title")
+    """What an assignment of the course may set: public problems and those kept for this course,
+    in the site's order (the track's, then the rest by title: ``catalog.track``), as the picker
+    lists them and so as a new assignment orders them."""
+    found = Problem.objects.filter(PUBLIC | Q(is_active=True, audience=course.audience_id),
+                                   current_version__isnull=False)
+    ordered = sorted(found.values_list("pk", "slug", "title"), key=lambda row: track.place_of(row[1], row[2]))
+    rank = Case(*[When(pk=pk, then=Value(i)) for i, (pk, _, _) in enumerate(ordered)], default=Value(len(ordered)))
+    return found.order_by(rank, "title")
 
 
 def course_problems(course: Course) -> QuerySet[Problem]:
@@ -91,6 +98,15 @@ def publishable_drafts(*, user, course: Course) -> list:
     return [draft for draft in drafts_for(user)
             if passing_validation(draft) is not None
             and (draft.problem is None or draft.problem.audience_id == course.audience_id)]
+
+
+def publish_targets(*, user, draft) -> list[Course]:
+    """The courses a new problem's validated draft may be published to, for this course only:
+    those the user teaches and has not archived (none for a draft already published: its
+    audience stays)."""
+    if draft.problem_id is not None or not user.is_authenticated:
+        return []
+    return [m.course for m in courses_of(user) if m.role == Role.INSTRUCTOR and not m.course.archived]
 
 
 # --- deadlines and cells ------------------------------------------------------------------------
@@ -163,13 +179,28 @@ def visible_assignments(*, course: Course, user, instructor: bool) -> list[Assig
     return views
 
 
+def assignment_context(*, user, assignment_id: int | None, problem: Problem) -> tuple[Course, AssignmentView] | None:
+    """The assignment a learner opened ``problem`` from (``?assignment=`` on the problem page): its
+    course and their own deadlines, or None where it is not theirs, not open yet, or does not set
+    the problem (the page then shows none, as it would without the link)."""
+    if assignment_id is None or not user.is_authenticated:
+        return None
+    found = (Assignment.objects.select_related("course")
+             .filter(pk=assignment_id, items__problem=problem, course__memberships__user=user,
+                     course__memberships__role=Role.LEARNER).first())
+    if found is None:
+        return None
+    view = assignment_view(assignment=found, user=user)
+    return None if view.state(timezone.now()) == "upcoming" else (found.course, view)
+
+
 def due_soon(*, user, now: datetime | None = None) -> list[tuple[Course, AssignmentView]]:
     """Across the learner's courses: open assignments (or in their late window) not solved in
     full, soonest deadline first."""
     now = now or timezone.now()
     found = []
     for member in courses_of(user):
-        if member.role != Role.LEARNER:
+        if member.role != Role.LEARNER or member.course.archived:
             continue
         for view in visible_assignments(course=member.course, user=user, instructor=False):
             if view.state(now) in ("open", "late") and view.score.solved < view.score.out_of:
@@ -231,6 +262,22 @@ def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") ->
     return Gradebook(assignment, problems, rows, len(everyone))
 
 
+# The course statistics read the causes of this many of the latest failed attempts at most: enough
+# for a class, bounded however many attempts a problem has.
+CAUSE_SAMPLE = 2000
+
+
+def failure_causes(*, assignment: Assignment, problem: Problem, sample: int = CAUSE_SAMPLE) -> tuple[list, int]:
+    """The causes of the course's learners' failed attempts at ``problem`` since the assignment
+    opened (``causes``), and how many attempts they come from."""
+    rows = list(counted_submissions().filter(problem=problem, created_at__gte=assignment.opens_at,
+                                             user__in=learners(assignment.course).values("pk"))
+                .exclude(verdict=verdicts.ACCEPTED).order_by("-id")
+                .values_list("id", "user_id", "verdict", "message", "report__cause")[:sample])
+    users = {u.pk: u for u in get_user_model().objects.filter(pk__in={row[1] for row in rows})}
+    return causes.count_causes(rows, users), len(rows)
+
+
 def course_submission(*, course: Course, submission_id: int) -> Submission:
     """A learner's submission to a problem of one of the course's assignments, for its
     instructors; anything else is a 404."""
@@ -240,4 +287,50 @@ def course_submission(*, course: Course, submission_id: int) -> Submission:
                      user__course_memberships__role=Role.LEARNER).first())
     if found is None:
         raise Http404("no such submission")
+    return found
+
+
+# --- similarity checks ----------------------------------------------------------------------------
+
+def similarity_sources(assignment: Assignment) -> dict[Problem, dict[int, dict[int, str]]]:
+    """What a similarity check compares: for each problem of the assignment, each learner's latest
+    accepted and latest submission since it opened ({learner id: {submission id: source}}; one
+    submission when they are the same)."""
+    problems = problems_of(assignment)
+    rows = (counted_submissions().filter(problem__in=problems, created_at__gte=assignment.opens_at,
+                                         user__in=learners(assignment.course).values("pk"))
+            .order_by("created_at", "id").values_list("id", "user_id", "problem_id", "verdict"))
+    chosen: dict[tuple[int, int], dict[str, int]] = defaultdict(dict)
+    for submission_id, user_id, problem_id, verdict in rows.iterator(chunk_size=2000):
+        mine = chosen[problem_id, user_id]
+        mine["last"] = submission_id
+        if verdict == verdicts.ACCEPTED:
+            mine["accepted"] = submission_id
+    ids = {sid for mine in chosen.values() for sid in mine.values()}
+    sources = dict(Submission.objects.filter(pk__in=ids).values_list("id", "source"))
+    found: dict[Problem, dict[int, dict[int, str]]] = {p: {} for p in problems}
+    by_pk = {p.pk: p for p in problems}
+    for (problem_id, user_id), mine in chosen.items():
+        found[by_pk[problem_id]][user_id] = {sid: sources[sid] for sid in dict.fromkeys(mine.values())}
+    return found
+
+
+def latest_similarity_check(assignment: Assignment) -> SimilarityCheck | None:
+    return assignment.similarity_checks.first()
+
+
+def shown_similarity_check(assignment: Assignment) -> SimilarityCheck | None:
+    """The latest finished check: its pairs stay shown while a newer one runs."""
+    return assignment.similarity_checks.filter(status=SimilarityCheck.Status.DONE).first()
+
+
+def similar_pairs(check: SimilarityCheck) -> list[SimilarPair]:
+    return list(check.pairs.select_related("problem", "first__user", "second__user"))
+
+
+def similar_pair(*, assignment: Assignment, pair_id: int) -> SimilarPair:
+    found = (SimilarPair.objects.select_related("problem__current_version", "first__user", "second__user")
+             .filter(pk=pair_id, run__assignment=assignment).first())
+    if found is None:
+        raise Http404("no such pair")
     return found

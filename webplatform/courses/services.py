@@ -19,12 +19,15 @@ from django.utils import timezone
 from webplatform.authoring.services import publish_draft
 from webplatform.catalog.models import ProblemVersion
 from webplatform.catalog.services import make_public
+from webplatform.core.queues import BACKGROUND, enqueue
 
 from . import codes, rules, selectors
-from .models import Assignment, AssignmentProblem, Course, Extension, JoinAttempt, Membership, Standing
+from .models import (Assignment, AssignmentProblem, Course, Extension, JoinAttempt, Membership, SimilarityCheck,
+                     SimilarPair, Standing)
 from .signals import standings_changed
 
 Role = Membership.Role
+SIMILARITY_TASK = "courses.similarity"  # routed to the background lane (settings.CELERY_TASK_ROUTES)
 # Wrong join codes allowed in an hour, per account and per address (a school's network shares one).
 JOIN_FAILURES_PER_USER = 10
 JOIN_FAILURES_PER_ADDRESS = 30
@@ -38,6 +41,20 @@ class JoinLimited(ValidationError):
 
 
 # --- courses and their roster ---------------------------------------------------------------------
+
+def _check_open(course: Course) -> None:
+    """An archived course changes no more: every write about it is refused with this."""
+    if course.archived_at is not None:
+        raise ValidationError("This course is archived: it is read-only (its gradebooks and CSVs stay "
+                              "available). Reopen it on its page to change it.", code="archived")
+
+
+def archive_course(*, course: Course, archived: bool) -> Course:
+    """Archives the course (read-only from now on) or reopens it."""
+    course.archived_at = timezone.now() if archived else None
+    Course.objects.filter(pk=course.pk).update(archived_at=course.archived_at)
+    return course
+
 
 def _new_code_fields() -> dict:
     code = codes.new_code()
@@ -59,6 +76,7 @@ def create_course(*, user, title: str, term: str = "") -> Course:
 
 def rotate_join_code(*, course: Course) -> Course:
     """A new join code (and so a new join link); the old one joins nothing any more."""
+    _check_open(course)
     fields = _new_code_fields()
     Course.objects.filter(pk=course.pk).update(**fields)
     for name, value in fields.items():
@@ -76,7 +94,13 @@ def _enrol(course: Course, user, role: str) -> Membership:
 
 
 def enrol(*, course: Course, user, role: str) -> Membership:
-    """Adds the user to the course (LTI launches name the role); an instructor stays one."""
+    """Adds the user to the course (LTI launches name the role); an instructor stays one. An
+    archived course takes nobody new; its members stay."""
+    if course.archived_at is not None:
+        found = Membership.objects.filter(course=course, user=user).first()
+        if found is None:
+            _check_open(course)
+        return found
     with transaction.atomic():
         return _enrol(course, user, role)
 
@@ -97,6 +121,7 @@ def join_course(*, user, code: str, address: str = "", now: datetime | None = No
             f"No course has the join code {code.strip()[:40]!r}. Codes are 12 letters and digits, such as "
             f"{codes.shown('7KQ2MX9DPRWA')}: check it with your instructor, or use the join link they sent.",
             code="unknown_code")
+    _check_open(course)
     with transaction.atomic():
         _enrol(course, user, Role.LEARNER)
     return course
@@ -119,6 +144,7 @@ def _check_join_rate(*, user, address: str, now: datetime) -> None:
 
 def add_instructor(*, course: Course, identifier: str) -> Membership:
     """Makes the user with this username (or email) a co-instructor of the course."""
+    _check_open(course)
     text = identifier.strip()
     users = get_user_model().objects.filter(Q(username=text) | (Q(email__iexact=text) & ~Q(email="")))
     found = list(users[:2])
@@ -131,6 +157,7 @@ def add_instructor(*, course: Course, identifier: str) -> Membership:
 @transaction.atomic
 def remove_member(*, course: Course, user) -> None:
     """Takes the user off the roster (their submissions stay theirs). The last instructor stays."""
+    _check_open(course)
     member = Membership.objects.select_for_update().filter(course=course, user=user).first()
     if member is None:
         return
@@ -145,11 +172,13 @@ def remove_member(*, course: Course, user) -> None:
 
 def publish_to_course(*, course: Course, draft) -> ProblemVersion:
     """The draft, validated, published for this course's members only."""
+    _check_open(course)
     return publish_draft(draft=draft, audience=course.audience).version
 
 
 def publish_to_everyone(*, course: Course, problem) -> bool:
     """A problem kept for this course becomes public."""
+    _check_open(course)
     if problem.audience_id != course.audience_id:
         raise ValidationError("this problem is not kept for this course")
     return make_public(problem=problem)
@@ -175,6 +204,7 @@ def save_assignment(*, course: Course, title: str, opens_at: datetime, due_at: d
                     assignment: Assignment | None = None) -> Assignment:
     """Creates the assignment, or changes one (its deadlines, penalty, problems): every learner's
     standing follows at once, from the submissions' own times."""
+    _check_open(course)
     _check_times(opens_at, due_at, late_until, late_penalty_percent)
     if not problems:
         raise ValidationError({"problems": "An assignment sets at least one problem."})
@@ -199,6 +229,7 @@ def save_assignment(*, course: Course, title: str, opens_at: datetime, due_at: d
 @transaction.atomic
 def set_extension(*, assignment: Assignment, user, due_at: datetime | None) -> None:
     """The learner's own due time (None takes the extension back); their standing follows."""
+    _check_open(assignment.course)
     if not Membership.objects.filter(course=assignment.course_id, user=user, role=Role.LEARNER).exists():
         raise ValidationError("extensions are for learners of this course")
     if due_at is None:
@@ -262,5 +293,49 @@ def refresh_standings_for_verdicts(*, pairs) -> None:
         "assignment_id", "problem_id")
     for assignment_id, problem_id in items:
         affected.setdefault(assignment_id, set()).update(users_by_problem[problem_id])
-    for assignment in Assignment.objects.filter(pk__in=list(affected)).select_related("course"):
+    # an archived course's standings are frozen as they were when it was archived
+    for assignment in Assignment.objects.filter(pk__in=list(affected), course__archived_at__isnull=True) \
+            .select_related("course"):
         refresh_standings(assignment=assignment, user_ids=affected[assignment.pk])
+
+
+# --- similarity checks ------------------------------------------------------------------------------
+
+def request_similarity_check(*, assignment: Assignment, user) -> SimilarityCheck:
+    """Queues a similarity check of the assignment's submissions on the background lane (an
+    archived course's too: it only reads)."""
+    with transaction.atomic():
+        check = SimilarityCheck.objects.create(assignment=assignment, requested_by=user)
+        transaction.on_commit(lambda: enqueue(SIMILARITY_TASK, check.pk, lane=BACKGROUND))
+    return check
+
+
+def claim_similarity_check(*, check_id: int) -> SimilarityCheck | None:
+    """queued -> running; None for a check already done or failed (a duplicate message). A check
+    left running (its worker died; the message comes back) runs again: it only replaces pairs."""
+    Status = SimilarityCheck.Status
+    if not SimilarityCheck.objects.filter(pk=check_id, status__in=[Status.QUEUED, Status.RUNNING]) \
+            .update(status=Status.RUNNING):
+        return None
+    return SimilarityCheck.objects.select_related("assignment__course").get(pk=check_id)
+
+
+@transaction.atomic
+def record_similarity(*, check: SimilarityCheck, pairs: list, submissions: int, seconds: float) -> None:
+    """The check's pairs ((problem id, ``similarity.Pair``), most similar first), replacing those
+    of the assignment's earlier checks."""
+    SimilarityCheck.objects.filter(assignment=check.assignment_id).exclude(pk=check.pk) \
+        .filter(status__in=[SimilarityCheck.Status.DONE, SimilarityCheck.Status.FAILED]).delete()
+    SimilarPair.objects.filter(run=check).delete()
+    SimilarPair.objects.bulk_create([
+        SimilarPair(run=check, problem_id=problem_id, first_id=pair.first_submission,
+                    second_id=pair.second_submission, first_share=pair.first_share,
+                    second_share=pair.second_share, similarity=pair.similarity)
+        for problem_id, pair in pairs])
+    SimilarityCheck.objects.filter(pk=check.pk).update(status=SimilarityCheck.Status.DONE, submissions=submissions,
+                                                       seconds=seconds, finished_at=timezone.now())
+
+
+def fail_similarity_check(*, check: SimilarityCheck, error: str) -> None:
+    SimilarityCheck.objects.filter(pk=check.pk).update(status=SimilarityCheck.Status.FAILED, error=error[:2000],
+                                                       finished_at=timezone.now())

@@ -14,7 +14,7 @@ from webplatform.authoring.selectors import drafts_for, problem_statistics
 from webplatform.core.params import parse_id
 from webplatform.submissions.presenters import present
 
-from . import codes, selectors, services
+from . import codes, selectors, services, similarity
 from .export import gradebook_csv
 from .forms import AssignmentForm, CourseForm, ExtensionForm, InstructorForm, JoinForm
 
@@ -106,8 +106,20 @@ def detail(request, course_id):
 @require_POST
 def rotate_code(request, course_id):
     course = selectors.taught(user=request.user, course_id=course_id)
-    services.rotate_join_code(course=course)
-    messages.success(request, "A new join code and link: the old ones join nothing any more.")
+    _tell(request, lambda: services.rotate_join_code(course=course),
+          lambda _: "A new join code and link: the old ones join nothing any more.")
+    return redirect("courses:detail", course_id=course.pk)
+
+
+@login_required
+@require_POST
+def archive(request, course_id):
+    """Archives the course (read-only, still readable and exportable), or reopens it."""
+    course = selectors.taught(user=request.user, course_id=course_id)
+    archived = request.POST.get("archived") == "1"
+    services.archive_course(course=course, archived=archived)
+    messages.success(request, "The course is archived: read-only; its gradebooks and CSVs stay available."
+                     if archived else "The course is open again.")
     return redirect("courses:detail", course_id=course.pk)
 
 
@@ -133,6 +145,13 @@ def remove_member(request, course_id, user_id):
 
 @login_required
 @require_POST
+def publish_chosen(request):
+    """The validation page's "to one course only": the course is chosen in the form."""
+    return publish_draft(request, parse_id(request.POST.get("course", "")))
+
+
+@login_required
+@require_POST
 def publish_draft(request, course_id):
     course = selectors.taught(user=request.user, course_id=course_id)
     draft = next((d for d in drafts_for(request.user) if str(d.uuid) == request.POST.get("draft")), None)
@@ -148,8 +167,8 @@ def publish_draft(request, course_id):
 def make_public(request, course_id, slug):
     course = selectors.taught(user=request.user, course_id=course_id)
     problem = get_object_or_404(selectors.course_problems(course), slug=slug)
-    services.publish_to_everyone(course=course, problem=problem)
-    messages.success(request, f"{problem.title} is public now.")
+    _tell(request, lambda: services.publish_to_everyone(course=course, problem=problem),
+          lambda _: f"{problem.title} is public now.")
     return redirect(reverse("courses:detail", args=[course.pk]) + "#course-problems")
 
 
@@ -165,9 +184,11 @@ def edit_assignment(request, course_id, assignment_id=None):
                    "problems": [p.pk for p in selectors.problems_of(assignment)]}
     else:
         initial = {"opens_at": timezone.now().replace(second=0, microsecond=0)}
-    form = AssignmentForm(request.POST or None, initial=initial, problems=selectors.assignable_problems(course))
+    form = AssignmentForm(request.POST or None, initial=initial, problems=selectors.assignable_problems(course),
+                          previous_due=assignment.due_at if assignment else None)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
+        data.pop("confirm_past_due")
         chosen = {p.pk: p for p in data.pop("problems")}
         order = [pk for pk in map(parse_id, request.POST.getlist("problems")) if pk is not None and pk in chosen]
         try:
@@ -249,8 +270,10 @@ def statistics(request, course_id, assignment_id, slug):
     if problem is None:
         raise Http404("no such problem in this assignment")
     stats = problem_statistics(problem, learners=selectors.learners(course).values("pk"), since=found.opens_at)
+    causes, sampled = selectors.failure_causes(assignment=found, problem=problem)
     return render(request, "courses/statistics.html", {"course": course, "assignment": found, "problem": problem,
-                                                       "stats": stats})
+                                                       "stats": stats, "causes": causes, "cause_sample": sampled,
+                                                       "cause_limit": selectors.CAUSE_SAMPLE})
 
 
 @login_required
@@ -260,3 +283,34 @@ def submission(request, course_id, submission_id):
     found = selectors.course_submission(course=course, submission_id=submission_id)
     return render(request, "courses/submission.html", {"course": course, "submission": found,
                                                        "result": present(found)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def similarity_check(request, course_id, assignment_id):
+    """The latest similarity check's pairs, most similar first; POST starts a new check."""
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=course, assignment_id=assignment_id)
+    if request.method == "POST":
+        services.request_similarity_check(assignment=found, user=request.user)
+        messages.success(request, "The check is queued: reload this page in a minute to see its pairs.")
+        return redirect("courses:similarity", course_id=course.pk, assignment_id=found.pk)
+    shown = selectors.shown_similarity_check(found)
+    return render(request, "courses/similarity.html", {
+        "course": course, "assignment": found, "latest": selectors.latest_similarity_check(found), "shown": shown,
+        "pairs": selectors.similar_pairs(shown) if shown else []})
+
+
+@login_required
+@require_GET
+def similar_pair(request, course_id, assignment_id, pair_id):
+    """Two learners' submissions side by side, the code they share marked."""
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=course, assignment_id=assignment_id)
+    pair = selectors.similar_pair(assignment=found, pair_id=pair_id)
+    version = pair.problem.current_version
+    shown = similarity.side_by_side(pair.first.source, pair.second.source,
+                                    similarity.given(version.starter, version.statement))
+    sides = [(pair.first, shown.first_html, shown.first_share), (pair.second, shown.second_html, shown.second_share)]
+    return render(request, "courses/similar_pair.html", {"course": course, "assignment": found, "pair": pair,
+                                                         "sides": sides})

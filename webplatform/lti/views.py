@@ -89,6 +89,10 @@ def _nonce_of(id_token: str) -> str:
     return nonce if isinstance(nonce, str) else ""
 
 
+class _JoinRefused(Exception):
+    """The launcher may not join the course (an archived one takes nobody new)."""
+
+
 class Launch(LtiLaunchBaseView):
     def post(self, request, *args, **kwargs):
         try:
@@ -98,6 +102,8 @@ class Launch(LtiLaunchBaseView):
                            f"{' '.join(exc.messages)} Open the activity again from the learning platform.")
         try:
             return super().post(request, *args, **kwargs)
+        except _JoinRefused as exc:
+            return refused(request, "You cannot join this course", str(exc), status=409)
         except (LtiException, OIDCException) as exc:
             return refused(request, "The launch could not be verified",
                            f"{exc}. Open the activity again from the learning platform; if it fails again, "
@@ -112,7 +118,10 @@ class Launch(LtiLaunchBaseView):
         course = services.course_of(context=lti_launch.context, user=user, instructor=teaching,
                                     title=claim.get("title", ""), term=claim.get("label", ""))
         if course is not None:
-            services.join(course=course, user=user, instructor=teaching)
+            try:
+                services.join(course=course, user=user, instructor=teaching)
+            except ValidationError as exc:
+                raise _JoinRefused(" ".join(exc.messages)) from exc
         return user, teaching, course
 
     def handle_resource_launch(self, request, lti_launch):

@@ -7,13 +7,12 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from webplatform.accounts.selectors import is_instructor
+from webplatform.catalog import track
 from webplatform.catalog.models import Problem
 from webplatform.catalog.selectors import active_problems, visible_to
 from webplatform.core.freshness import cached
 from webplatform.leaderboard.selectors import submission_counts
 from webplatform.submissions.selectors import has_solved
-
-from . import track
 
 MAX_SEARCH_WORDS = 8
 
@@ -52,7 +51,7 @@ def _matching(problems, words):
 def problem_list(*, tag: str | None = None, difficulty: str | None = None,
                  search: str | None = None) -> list[ListedProblem]:
     """Active problems filtered by tag, difficulty and the words of a search (over titles, tags
-    and statements), with their submission counts, in the track's order (``practice.track``:
+    and statements), with their submission counts, in the track's order (``catalog.track``:
     section by section, then the problems off the track by title). The same for everyone and
     changed only by a verdict or a problem, so cached under the grading state
     (``core.freshness``); ``submissions.selectors.solved_problem_ids`` is the viewer's part."""

@@ -2,11 +2,14 @@
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from webplatform.catalog.models import Problem
 from webplatform.catalog.rendering import render_markdown, render_statement
 from webplatform.catalog.selectors import get_problem, tags_in_use
+from webplatform.core.params import parse_id
+from webplatform.courses.selectors import assignment_context
 from webplatform.submissions.presenters import attempts
 from webplatform.submissions.selectors import has_solved, recent_attempts, solved_problem_ids
 
@@ -49,8 +52,11 @@ def _page_state(request, problem) -> dict:
 @require_GET
 def problem_detail(request, slug):
     problem = get_problem(slug=slug, user=request.user)
+    context = assignment_context(user=request.user, assignment_id=parse_id(request.GET.get("assignment")),
+                                 problem=problem)
     return render(request, "practice/problem_detail.html", {
-        **_page_state(request, problem), "statement_html": render_statement(problem.current_version.statement)})
+        **_page_state(request, problem), "statement_html": render_statement(problem.current_version.statement),
+        "assignment_context": context, "now": timezone.now()})
 
 
 @require_GET

@@ -6,6 +6,8 @@ from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.html import format_html
 
+from webplatform.catalog import track
+
 register = template.Library()
 SHOWN = "D j M Y, H:i T"
 
@@ -36,3 +38,16 @@ def state_at(view, now):
 def points(value) -> str:
     """1, 0.7, 1.75: at most two decimals, no trailing zeros."""
     return f"{float(value):.2f}".rstrip("0").rstrip(".")
+
+
+@register.simple_tag
+def publish_targets(user, draft):
+    """The courses the validation page (an authoring page, below courses) offers to publish to."""
+    from webplatform.courses.selectors import publish_targets as targets
+    return targets(user=user, draft=draft)
+
+
+@register.simple_tag
+def track_section(slug):
+    """The track's section of a problem (``catalog.track``), as the assignment picker groups them."""
+    return track.section_of(slug)

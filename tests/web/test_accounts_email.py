@@ -1,0 +1,93 @@
+"""Accounts a class can run on: an e-mail address at sign-up (optional), which the gradebook's CSV
+then shows, and a forgotten password reset by e-mail with Django's own views, through the mail
+backend the settings choose (a file per message by default, which the operator of `make run` reads;
+SMTP where EMAIL_HOST names a server)."""
+import csv
+import io
+import re
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.urls import reverse
+from django.utils import timezone
+
+from webplatform.courses import services as courses
+
+from .test_project import settings_under
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "a-long-signup-password"
+SHOW_MAIL = """
+import django, json
+django.setup()
+from django.conf import settings
+print(json.dumps({"backend": settings.EMAIL_BACKEND, "path": str(settings.EMAIL_FILE_PATH), "host": settings.EMAIL_HOST}))
+"""
+
+
+def sign_up(client, username, email=""):
+    return client.post(reverse("accounts:signup"), {"username": username, "email": email, "password1": PASSWORD,
+                                                    "password2": PASSWORD})
+
+
+def test_sign_up_takes_an_email_or_none_and_the_gradebook_csv_shows_it(client, make_user, bank):
+    assert sign_up(client, "ada", "Ada@Example.ORG").status_code == 302
+    assert get_user_model().objects.get(username="ada").email == "Ada@example.org"  # the domain's case is not hers
+    client.logout()
+    assert sign_up(client, "grace").status_code == 302 and get_user_model().objects.get(username="grace").email == ""
+    client.logout()
+    refused = sign_up(client, "edsger", "not an address")
+    assert refused.status_code == 200 and "Enter a valid email address." in refused.content.decode()
+    assert not get_user_model().objects.filter(username="edsger").exists()
+
+    teacher = make_user("iris", instructor=True)
+    course = courses.create_course(user=teacher, title="Memory")
+    for name in ("ada", "grace"):
+        courses.join_course(user=get_user_model().objects.get(username=name), code=course.join_code)
+    now = timezone.now()
+    week = courses.save_assignment(course=course, title="W", opens_at=now, due_at=now + timedelta(days=1),
+                                   late_until=None, late_penalty_percent=0, problems=[bank["checkpoint_dot_policy"]])
+    client.force_login(teacher)
+    rows = {r["username"]: r for r in csv.DictReader(io.StringIO(client.get(
+        reverse("courses:gradebook_csv", args=[course.pk, week.pk])).content.decode()))}
+    assert (rows["ada"]["email"], rows["grace"]["email"]) == ("Ada@example.org", "")
+
+
+def test_a_forgotten_password_is_reset_by_a_link_sent_by_email_which_works_once(client, make_user):
+    sign_up(client, "ada", "ada@example.org")
+    client.logout()
+    login = client.get(reverse("accounts:login")).content.decode()
+    assert f'href="{reverse("accounts:password_reset")}" id="forgot-password"' in login
+    sent = client.post(reverse("accounts:password_reset"), {"email": "ada@example.org"}, follow=True)
+    assert 'id="reset-sent"' in sent.content.decode()
+    [message] = mail.outbox
+    assert message.to == ["ada@example.org"] and "ada" in message.body
+    link = re.search(r"http://testserver(/accounts/password/reset/\S+/\S+/)", message.body).group(1)
+    form = client.get(link, follow=True)  # Django moves the token out of the address first
+    assert 'id="new-password-button"' in form.content.decode()
+    done = client.post(form.redirect_chain[-1][0], {"new_password1": "a-brand-new-password",
+                                                    "new_password2": "a-brand-new-password"}, follow=True)
+    assert 'id="reset-complete"' in done.content.decode()
+    assert client.login(username="ada", password="a-brand-new-password")
+    assert not client.login(username="ada", password=PASSWORD)
+    client.logout()
+    again = client.get(link, follow=True).content.decode()
+    assert 'id="reset-link-invalid"' in again and 'id="new-password-button"' not in again
+
+
+def test_an_unknown_address_is_answered_alike_and_sends_nothing(client, make_user):
+    make_user("grace")  # no e-mail: nothing to reset it through
+    answer = client.post(reverse("accounts:password_reset"), {"email": "nobody@example.org"}, follow=True)
+    assert 'id="reset-sent"' in answer.content.decode() and mail.outbox == []
+
+
+def test_mail_goes_to_files_the_operator_reads_unless_a_server_is_named():
+    default = settings_under({}, SHOW_MAIL)
+    assert default["backend"] == "django.core.mail.backends.filebased.EmailBackend"
+    assert default["path"].endswith("var/mail")
+    smtp = settings_under({"EMAIL_HOST": "smtp.example.org"}, SHOW_MAIL)
+    assert (smtp["backend"], smtp["host"]) == ("django.core.mail.backends.smtp.EmailBackend", "smtp.example.org")
+    console = settings_under({"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}, SHOW_MAIL)
+    assert console["backend"] == "django.core.mail.backends.console.EmailBackend"

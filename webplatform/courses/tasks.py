@@ -1,0 +1,34 @@
+"""The course's background work: a similarity check of an assignment (on the background lane,
+``settings.CELERY_TASK_ROUTES``). It takes the check's id and re-reads the database; a duplicate
+message finds the check done and does nothing."""
+from __future__ import annotations
+
+import logging
+import time
+
+from celery import shared_task
+
+from . import selectors, services, similarity
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name=services.SIMILARITY_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def check_similarity(check_id: int) -> str:
+    check = services.claim_similarity_check(check_id=check_id)
+    if check is None:
+        return "skipped"
+    started = time.perf_counter()
+    try:
+        pairs, compared = [], 0
+        for problem, sources in selectors.similarity_sources(check.assignment).items():
+            compared += sum(len(mine) for mine in sources.values())
+            version = problem.current_version
+            given = similarity.given(version.starter, version.statement)
+            pairs += [(problem.pk, pair) for pair in similarity.rank(sources, given)]
+    except Exception as exc:  # said on the page, with the error logged for the operator
+        logger.exception("similarity check %s failed", check_id)
+        services.fail_similarity_check(check=check, error=f"{type(exc).__name__}: {exc}")
+        return "failed"
+    services.record_similarity(check=check, pairs=pairs, submissions=compared, seconds=time.perf_counter() - started)
+    return "done"

@@ -8,7 +8,7 @@ import time
 
 from celery import shared_task
 
-from . import selectors, services, similarity
+from . import selectors, services
 
 logger = logging.getLogger(__name__)
 
@@ -19,6 +19,8 @@ def check_similarity(check_id: int) -> str:
     if check is None:
         return "skipped"
     started = time.perf_counter()
+    from . import similarity  # here: copydetect imports matplotlib, a second of every worker's start
+
     try:
         pairs, compared = [], 0
         for problem, sources in selectors.similarity_sources(check.assignment).items():

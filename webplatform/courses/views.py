@@ -14,7 +14,7 @@ from webplatform.authoring.selectors import drafts_for, problem_statistics
 from webplatform.core.params import parse_id
 from webplatform.submissions.presenters import present
 
-from . import codes, selectors, services, similarity
+from . import codes, selectors, services
 from .export import gradebook_csv
 from .forms import AssignmentForm, CourseForm, ExtensionForm, InstructorForm, JoinForm
 
@@ -309,6 +309,8 @@ def similar_pair(request, course_id, assignment_id, pair_id):
     found = selectors.assignment_of(course=course, assignment_id=assignment_id)
     pair = selectors.similar_pair(assignment=found, pair_id=pair_id)
     version = pair.problem.current_version
+    from . import similarity  # here: copydetect imports matplotlib, a second of every web process's start
+
     shown = similarity.side_by_side(pair.first.source, pair.second.source,
                                     similarity.given(version.starter, version.statement))
     sides = [(pair.first, shown.first_html, shown.first_share), (pair.second, shown.second_html, shown.second_share)]

@@ -18,14 +18,16 @@ from . import policy_names
 from .evidence import ResidualRow, Structure
 from .learner_terms import Source
 from .package import StructureRules
-from .rules import policy_as_written
+from .rules import (ENCLOSES, HAS_CHECKPOINT, MAX_CHECKPOINTS, MIN_CHECKPOINTS, MIN_DEPTH, NO_HAND_WRITTEN_DERIVATIVE,
+                    USES_POLICY, StructureCheck, policy_as_written)
 
-# Which structure checks (``rules.STRUCTURE_CHECKS``, by name) a cause already says.
 NO_CHECKPOINT, HAND_WRITTEN, POLICY, OUTSIDE, STRUCTURE, BYTES, COST = (
     "no_checkpoint", "hand_written", "policy", "outside", "structure", "bytes", "cost")
-_SAYS = {NO_CHECKPOINT: ("_has_checkpoint", "_min_checkpoints"),  # none at all: fewer than required, said
-         HAND_WRITTEN: ("_no_hand_written_derivative",),
-         POLICY: ("_uses_policy",), OUTSIDE: ("_encloses",)}
+# Which structure checks (``rules.STRUCTURE_CHECKS``) a cause of each kind already says: no
+# checkpoint at all also says that there are fewer than required.
+_SAYS = {NO_CHECKPOINT: (HAS_CHECKPOINT, MIN_CHECKPOINTS),
+         HAND_WRITTEN: (NO_HAND_WRITTEN_DERIVATIVE,),
+         POLICY: (USES_POLICY,), OUTSIDE: (ENCLOSES,)}
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
                                     f"problem requires {use}, so what it keeps is your choice, not the policy's.",
                      f"Try: remove the {kind} and wrap the plain function in {use}; JAX then derives "
                      f"the backward pass and the policy decides what it saves.",
-                     tuple(p for check, p in said if check == "_no_hand_written_derivative"))
+                     tuple(p for check, p in said if check is NO_HAND_WRITTEN_DERIVATIVE))
     if not found.checkpoints and (rules.policy is not None or reference.checkpoints or rules.min_checkpoints):
         return Cause(NO_CHECKPOINT, f"Your program has no jax.checkpoint, so reverse mode saves every "
                                     f"intermediate value its backward pass needs; this problem requires {use}.",
@@ -141,9 +143,9 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
     if outside is not None:
         return outside
     for check, problem in said:
-        if check == "_encloses" and "`jnp.arange`" in problem and source.numpy_calls("arange"):
+        if check is ENCLOSES and "`jnp.arange`" in problem and source.numpy_calls("arange"):
             return _numpy_table(source, problem)
-        if check not in ("_has_checkpoint", "_no_hand_written_derivative", "_uses_policy"):
+        if check not in (HAS_CHECKPOINT, NO_HAND_WRITTEN_DERIVATIVE, USES_POLICY):
             return Cause(STRUCTURE, problem[0].upper() + problem[1:] + ".", _structure_advice(check), (problem,))
     if any(r.offending for r in rows) or missing:
         return _bytes_cause(rules, rows, missing, mine_bytes, their_bytes)
@@ -168,7 +170,7 @@ def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[s
     if rules.policy is None:
         return None
     required = policy_names.render(rules.policy)
-    if any(check == "_uses_policy" for check, _ in said):
+    if any(check is USES_POLICY for check, _ in said):
         idle = [c for c in found.checkpoints if c.on_path is False
                 and policy_names.from_wire(c.policy) == rules.policy]
         if idle:
@@ -206,7 +208,7 @@ def _python_loop(found: Structure, reference: Structure, source: Source, said) -
                             f"under jax.lax.scan.",
                  "Try: replace the Python loop with jax.lax.scan over the stacked layers, with the checkpointed "
                  "function as the step it runs (the step returns the new carry and None).",
-                 tuple(p for check, p in said if check in ("_max_checkpoints", "_min_checkpoints")))
+                 tuple(p for check, p in said if check in (MAX_CHECKPOINTS, MIN_CHECKPOINTS)))
 
 
 def _numpy_table(source: Source, problem: str) -> Cause:
@@ -245,14 +247,14 @@ def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], s
 
 
 _STRUCTURE_ADVICE = {
-    "_min_checkpoints": "Try: one jax.checkpoint per part of the computation the problem names.",
-    "_max_checkpoints": "Try: fewer jax.checkpoint calls, each around a larger part of the computation.",
-    "_min_depth": "Try: a jax.checkpoint inside the function another jax.checkpoint wraps.",
-    "_encloses": "Try: move the whole computation into the function you checkpoint.",
+    MIN_CHECKPOINTS: "Try: one jax.checkpoint per part of the computation the problem names.",
+    MAX_CHECKPOINTS: "Try: fewer jax.checkpoint calls, each around a larger part of the computation.",
+    MIN_DEPTH: "Try: a jax.checkpoint inside the function another jax.checkpoint wraps.",
+    ENCLOSES: "Try: move the whole computation into the function you checkpoint.",
 }
 
 
-def _structure_advice(check: str) -> str:
+def _structure_advice(check: StructureCheck) -> str:
     return _STRUCTURE_ADVICE.get(check, "Try: the change the sentence above names.")
 
 

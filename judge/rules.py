@@ -326,35 +326,35 @@ def _min_depth(found: Structure, rules: StructureRules) -> list[str]:
             f"(a checkpoint inside a checkpoint)"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # a check is itself: the explanations name it by the object, not by a string
 class StructureCheck:
     check: Callable[[Structure, StructureRules], list[str]]
     stops: bool = False  # when it finds a problem, the checks after it would only repeat it
 
 
-# In the order their problems are told.
-STRUCTURE_CHECKS = (
-    StructureCheck(_no_hand_written_derivative),
-    StructureCheck(_has_checkpoint, stops=True),
-    StructureCheck(_uses_policy, stops=True),
-    StructureCheck(_encloses),
-    StructureCheck(_min_checkpoints),
-    StructureCheck(_max_checkpoints),
-    StructureCheck(_min_depth),
-    # prevent_cse is read from the source (judge.source_reading): JAX 0.10.2's remat3 drops it from the program
-)
+NO_HAND_WRITTEN_DERIVATIVE = StructureCheck(_no_hand_written_derivative)
+HAS_CHECKPOINT = StructureCheck(_has_checkpoint, stops=True)
+USES_POLICY = StructureCheck(_uses_policy, stops=True)
+ENCLOSES = StructureCheck(_encloses)
+MIN_CHECKPOINTS = StructureCheck(_min_checkpoints)
+MAX_CHECKPOINTS = StructureCheck(_max_checkpoints)
+MIN_DEPTH = StructureCheck(_min_depth)
+# In the order their problems are told. prevent_cse is read from the source (judge.source_reading):
+# JAX 0.10.2's remat3 drops it from the program.
+STRUCTURE_CHECKS = (NO_HAND_WRITTEN_DERIVATIVE, HAS_CHECKPOINT, USES_POLICY, ENCLOSES, MIN_CHECKPOINTS,
+                    MAX_CHECKPOINTS, MIN_DEPTH)
 
 
 def check_structure(found: Structure, rules: StructureRules) -> list[str]:
     return [problem for _, problem in structure_problems(found, rules)]
 
 
-def structure_problems(found: Structure, rules: StructureRules) -> list[tuple[str, str]]:
-    """The structure rules' problems, each with the name of the check that found it."""
-    problems: list[tuple[str, str]] = []
+def structure_problems(found: Structure, rules: StructureRules) -> list[tuple[StructureCheck, str]]:
+    """The structure rules' problems, each with the check that found it."""
+    problems: list[tuple[StructureCheck, str]] = []
     for step in STRUCTURE_CHECKS:
         found_here = step.check(found, rules)
-        problems += [(step.check.__name__, problem) for problem in found_here]
+        problems += [(step, problem) for problem in found_here]
         if found_here and step.stops:
             break
     return problems

@@ -69,7 +69,10 @@ class Broker:
 
 
 @pytest.fixture(autouse=True)
-def site_settings(settings, tmp_path):
+def site_settings(settings, tmp_path, redis_server):
+    # redis_server for every test: the first publish binds Celery's producer pool to the broker URL
+    # of that moment; a test that enqueues before any test asked for the broker would otherwise bind
+    # it to the environment's Redis for the rest of the process (and publish there).
     # Cached rankings are keyed by the grading state, but a test database rolled back and filled
     # again could repeat a state: every test starts with none.
     freshness.clear()

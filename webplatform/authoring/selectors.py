@@ -19,7 +19,7 @@ from judge.report import Report
 from webplatform.accounts.selectors import is_instructor
 from webplatform.catalog.models import Problem
 from webplatform.submissions.models import Submission
-from webplatform.submissions.presenters import ResidualRow, residual_row
+from webplatform.submissions.presenters import ResidualView, residual_row
 
 from .models import Draft, Rejudge, ValidationRun
 from .roles import PUBLISH
@@ -81,7 +81,7 @@ def get_validation(*, user, run_id: int) -> ValidationRun:
     return run
 
 
-def reference_signature(run: ValidationRun) -> list[ResidualRow]:
+def reference_signature(run: ValidationRun) -> list[ResidualView]:
     """The reference's saved residuals, as the verdict page's tables show residuals."""
     return [residual_row(Residual.from_dict(r)) for r in run.reference_residuals]
 

@@ -15,11 +15,11 @@ takes a learner's worker. ``queue_for`` names the queue per message; every other
 modules: those import the services."""
 from __future__ import annotations
 
+from judge.package import DEVICES  # a queue per device a problem may ask for
 from webplatform.celery import app
 
 QUICK, SUBMIT, BACKGROUND = "quick", "submit", "background"
 LANES = (QUICK, SUBMIT, BACKGROUND)
-DEVICES = ("cpu", "gpu")
 # Lower is read first. The sweep (no priority: 0) goes before any grading: it is what recovers
 # lost work, and it must not wait behind a burst. So does a grading whose worker died under it
 # (``resumed``): its learner already waited their turn once.

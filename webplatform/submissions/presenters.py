@@ -21,7 +21,7 @@ class Folded:
 
 
 @dataclass
-class ResidualRow:
+class ResidualView:
     type: str
     bytes: int
     saved_value: str
@@ -72,8 +72,8 @@ class Result:
     description: str
     message: str
     cases: list = field(default_factory=list)
-    yours: list[ResidualRow] = field(default_factory=list)
-    required: list[ResidualRow] = field(default_factory=list)
+    yours: list[ResidualView] = field(default_factory=list)
+    required: list[ResidualView] = field(default_factory=list)
     your_bytes: int = 0  # on the device (what rankings count)
     required_bytes: int = 0
     your_host_bytes: int = 0  # offloaded to host memory, counted apart
@@ -120,12 +120,12 @@ class Result:
         return self.your_bytes - self.required_bytes
 
 
-def residual_row(residual: Residual, offending: bool = False, reason: str = "", missing: bool = False) -> ResidualRow:
-    return ResidualRow(type=residual.type, bytes=residual.bytes, saved_value=residual.origin(), line=residual.line,
+def residual_row(residual: Residual, offending: bool = False, reason: str = "", missing: bool = False) -> ResidualView:
+    return ResidualView(type=residual.type, bytes=residual.bytes, saved_value=residual.origin(), line=residual.line,
                        offending=offending, reason=reason, missing=missing, memory=residual.memory)
 
 
-def residual_rows(residuals: list[Residual], marked: bool = True, missing: bool = False) -> list[ResidualRow]:
+def residual_rows(residuals: list[Residual], marked: bool = True, missing: bool = False) -> list[ResidualView]:
     """One row per expression of the learner's code: the values one expression made (read from
     its source by the judge: ``Residual.expr``) are one row, named by the largest, its bytes
     the sum, the others folded under it. Older reports (no ``expr``) keep one row per value."""

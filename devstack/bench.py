@@ -26,7 +26,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from .front import LAYOUTS, describe, start_web, web_children
+from .front import LAYOUTS, PAGE_THREADS, describe, start_web, web_children
 from .processes import ROOT, free_port, http_ok, manage, wait_until
 from .stack import production_env
 
@@ -205,7 +205,8 @@ def run(options) -> int:
         for layout in served:
             port = free_port()
             front = start_web(web_children(layout, "127.0.0.1", port, options.var, options.web_workers,
-                                           access_log="/dev/null", env=env, prefix=f"{layout}-"),
+                                           access_log="/dev/null", env=env, prefix=f"{layout}-",
+                                           threads=options.page_threads),
                               lambda child: children.append(child.start(ROOT)))
             groups[layout] = {child.pid for child in children if child.name.startswith(f"{layout}-")}
             bases[layout] = f"http://127.0.0.1:{port}"
@@ -257,7 +258,8 @@ def report(options, served: list[str], results: list[Result], cold: dict, load: 
           f"{os.cpu_count()} CPUs, load average (1/5/15 min) {'/'.join(f'{x:.1f}' for x in load[0])} before, "
           f"{'/'.join(f'{x:.1f}' for x in load[1])} after")
     for layout in served:
-        print(f"  layout {describe(layout, options.web_workers)}{' (make run)' if layout == main else ''}")
+        made_by = " (make run)" if layout == main else ""
+        print(f"  layout {describe(layout, options.web_workers, options.page_threads)}{made_by}")
     table = medians(results)
     ratio_heads = "".join(f"  {'p95 vs ' + other:>14s}  {'CPU vs ' + other:>14s}" for other in others)
     print(f"\n{'layout':6s}  {'page':24s}  {'writes':16s}  {'req/s':>6s}  {'p50 ms':>7s}  {'p95 ms':>7s}  "
@@ -297,6 +299,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--connections", type=int, default=8, help="requests in flight at once")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--page-threads", type=int, default=PAGE_THREADS, help="threads of each pages' worker (split)")
     parser.add_argument("--layouts", default=",".join(LAYOUTS),
                         help="server layouts to measure side by side (devstack/front.py); the first is make run's, "
                              "whose pages must meet the target")

@@ -27,9 +27,12 @@ from .processes import Child, wait_until
 LAYOUTS = ("split", "asgi")
 # Pages: WSGI on threads. --keep-alive past nginx's 60 s for idle upstream connections, so that
 # nginx never sends a request on a connection gunicorn is closing (a POST would not be retried).
-PAGES_SERVER = ("-k", "gthread", "--threads", "4", "--keep-alive", "75", "webplatform.wsgi:application")
-# Event streams (and, in the ``asgi`` layout, everything): gunicorn's own ASGI worker.
+PAGES_SERVER = ("-k", "gthread", "--keep-alive", "75", "webplatform.wsgi:application")
+PAGE_THREADS = 4  # per pages' worker process
+# Event streams (and, in the ``asgi`` layout, everything): gunicorn's own ASGI worker; behind the
+# front, with the backlog gunicorn means (asgi_worker.py).
 ASGI_SERVER = ("-k", "asgi", "webplatform.asgi:application")
+STREAMS_SERVER = ("-k", "devstack.asgi_worker.ASGIWorker", "webplatform.asgi:application")
 STREAM_LOCATION = r"^/submissions/[0-9]+/events/$"  # the path webplatform.asgi hands to the stream
 NGINX_CONFIG = """\
 daemon off;
@@ -47,8 +50,9 @@ http {{
     uwsgi_temp_path {files}-uwsgi;
     scgi_temp_path {files}-scgi;
     client_max_body_size 0;  # the site's own limits answer, in its own words
-    upstream pages {{ server unix:{pages}; keepalive 32; }}
-    upstream streams {{ server unix:{streams}; keepalive 32; }}
+    # max_fails=0: one refused connection must not make nginx take its only server for down (10 s of 502s)
+    upstream pages {{ server unix:{pages} max_fails=0; keepalive 32; }}
+    upstream streams {{ server unix:{streams} max_fails=0; keepalive 32; }}
     server {{
         listen {host}:{port};
         proxy_http_version 1.1;
@@ -70,7 +74,7 @@ http {{
 def nginx_binary() -> str:
     binary = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
     if binary is None:
-        raise RuntimeError("nginx is not installed: run `make system-deps` (as root) or `apt-get install nginx-light`")
+        raise RuntimeError("nginx is not installed: run `make system-deps` (as root) or `apt-get install nginx`")
     return binary
 
 
@@ -89,10 +93,12 @@ def gunicorn(name: str, server: tuple, bind: str, workers: int, log: Path, acces
 
 
 def web_children(layout: str, host: str, port: int, var: Path, workers: int, access_log: str = "-",
-                 env: dict | None = None, prefix: str = "") -> list[Child]:
+                 env: dict | None = None, prefix: str = "", threads: int = PAGE_THREADS) -> list[Child]:
     """The processes that serve the site on ``host:port`` in ``layout``, in the order to start
     them (the front last: it answers once the servers behind it are there)."""
     env, logs, run = env or {}, var / "log", (var / "run").resolve()
+    # threads that live on (a fixed pool in each process) keep their SQLite connection (settings)
+    kept = {**env, "SQLITE_CONN_MAX_AGE": "60"}
     if layout == "asgi":
         return [gunicorn(f"{prefix}web", ASGI_SERVER, f"{host}:{port}", workers, logs / f"{prefix}web.log",
                          access_log, env)]
@@ -100,13 +106,15 @@ def web_children(layout: str, host: str, port: int, var: Path, workers: int, acc
         raise ValueError(f"unknown layout {layout!r}: one of {', '.join(LAYOUTS)}")
     run.mkdir(parents=True, exist_ok=True)
     logs.mkdir(parents=True, exist_ok=True)
-    pages, streams, front_log = run / f"{prefix}pages.sock", run / f"{prefix}streams.sock", logs.resolve() / f"{prefix}front.log"
+    pages, streams = run / f"{prefix}pages.sock", run / f"{prefix}streams.sock"
+    front_log = logs.resolve() / f"{prefix}front.log"
     config = run / f"{prefix}front.conf"
     config.write_text(nginx_config(host, port, pages, streams, run / f"{prefix}front", front_log))
     return [
-        gunicorn(f"{prefix}pages", PAGES_SERVER, f"unix:{pages}", workers, logs / f"{prefix}pages.log", access_log, env),
-        gunicorn(f"{prefix}streams", ASGI_SERVER, f"unix:{streams}", workers, logs / f"{prefix}streams.log",
-                 access_log, env),
+        gunicorn(f"{prefix}pages", (*PAGES_SERVER, "--threads", str(threads)), f"unix:{pages}", workers,
+                 logs / f"{prefix}pages.log", access_log, kept),
+        gunicorn(f"{prefix}streams", STREAMS_SERVER, f"unix:{streams}", workers, logs / f"{prefix}streams.log",
+                 access_log, kept),
         # -e: its log from the start, before it reads the file (else /var/log/nginx/, which may not be ours)
         Child(f"{prefix}front", [nginx_binary(), "-e", str(front_log), "-c", str(config)], front_log, env=env),
     ]
@@ -130,8 +138,8 @@ def start_web(children: list[Child], start) -> Child:
     return children[-1]
 
 
-def describe(layout: str, workers: int) -> str:
+def describe(layout: str, workers: int, threads: int = PAGE_THREADS) -> str:
     if layout == "asgi":
         return f"asgi: gunicorn's ASGI worker serves everything ({workers} workers)"
-    return (f"split: nginx on the site's port; pages on gunicorn gthread ({workers} workers x 4 threads, WSGI); "
-            f"event streams on gunicorn's ASGI worker ({workers} workers)")
+    return (f"split: nginx on the site's port; pages on gunicorn gthread ({workers} workers x {threads} threads, "
+            f"WSGI); event streams on gunicorn's ASGI worker ({workers} workers)")

@@ -138,7 +138,7 @@ class Stack:
         self.start(Child("beat", celery + ["beat", "-s", str(o.var / "celerybeat-schedule"), "--loglevel", "INFO"],
                          logs / "beat.log"))
         url = f"http://{o.host}:{o.port}"
-        web = start_web(web_children(o.layout, o.host, o.port, o.var, o.web_workers), self.start)
+        web = start_web(web_children(o.layout, o.host, o.port, o.var, o.web_workers, threads=o.page_threads), self.start)
         wait_until(lambda: http_ok(f"{url}/healthz"), 60, "the site to answer", web)
         wait_until(lambda: worker_answers(redis_url, worker_name), 90, "the Celery worker", worker)
         print(f"\nRemat Arena is running on {url}/\n  worker queues: {o.queues} (background: {background}); "

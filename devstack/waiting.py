@@ -49,8 +49,9 @@ from django.utils import timezone
 from webplatform.catalog.models import Problem
 from webplatform.submissions.models import Submission
 problem = Problem.objects.select_related("current_version").get(slug="PROBLEM")
+# in the order SESSIONS made them (and their sessions): burst1000 sorts before burst101 by name
 users = list(Submission._meta.get_field("user").related_model.objects.filter(username__startswith="burst")
-             .order_by("username")[:LEARNERS])
+             .order_by("pk")[:LEARNERS])
 now = timezone.now()
 Submission.objects.filter(status__in=["queued", "running"]).delete()
 made = Submission.objects.bulk_create([Submission(

@@ -18,7 +18,9 @@ Status = Submission.Status
 
 def get_own_submission(*, user, submission_id: int) -> Submission:
     """The user's own submission; someone else's is a 404, as if it did not exist."""
-    submission = (Submission.objects.select_related("problem", "version")
+    # Without the version's package files (every file, as JSON: the workers' business): decoding them
+    # was most of what an event stream's look cost, 2000 at once when a class's verdicts land.
+    submission = (Submission.objects.select_related("problem", "version").defer("version__files")
                   .filter(pk=submission_id, user_id=user.pk).first()) if user.is_authenticated else None
     if submission is None:
         raise Http404("no such submission")

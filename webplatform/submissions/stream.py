@@ -2,9 +2,10 @@
 status``, the same payload as ``/status/``, place in line and cancel included), so that the page
 shows the verdict the moment it is stored instead of at its next poll.
 
-Under the ASGI server (gunicorn's ``asgi`` worker in ``make run`` and compose), ``webplatform.asgi``
-hands ``/submissions/<id>/events/`` to ``serve`` here before Django's handler: a plain ASGI
-coroutine, because Django's handler keeps a thread for each request until its response ends (its
+Under the ASGI server (gunicorn's ``asgi`` worker: in ``make run``, behind its front, for this path
+only, see devstack/front.py; in compose, for the whole site), ``webplatform.asgi`` hands
+``/submissions/<id>/events/`` to ``serve`` here before Django's handler: a plain ASGI coroutine,
+because Django's handler keeps a thread for each request until its response ends (its
 ``ThreadSensitiveContext``), which for a stream is the whole wait. ``serve`` sleeps on
 ``events.listener`` (one Redis subscription per process) and borrows a thread of the loop's pool
 only for the moment it reads the row: a waiting learner holds an open socket, not a thread.

@@ -97,8 +97,6 @@ def web_children(layout: str, host: str, port: int, var: Path, workers: int, acc
     """The processes that serve the site on ``host:port`` in ``layout``, in the order to start
     them (the front last: it answers once the servers behind it are there)."""
     env, logs, run = env or {}, var / "log", (var / "run").resolve()
-    # threads that live on (a fixed pool in each process) keep their SQLite connection (settings)
-    kept = {**env, "SQLITE_CONN_MAX_AGE": "60"}
     if layout == "asgi":
         return [gunicorn(f"{prefix}web", ASGI_SERVER, f"{host}:{port}", workers, logs / f"{prefix}web.log",
                          access_log, env)]
@@ -112,9 +110,9 @@ def web_children(layout: str, host: str, port: int, var: Path, workers: int, acc
     config.write_text(nginx_config(host, port, pages, streams, run / f"{prefix}front", front_log))
     return [
         gunicorn(f"{prefix}pages", (*PAGES_SERVER, "--threads", str(threads)), f"unix:{pages}", workers,
-                 logs / f"{prefix}pages.log", access_log, kept),
+                 logs / f"{prefix}pages.log", access_log, env),
         gunicorn(f"{prefix}streams", STREAMS_SERVER, f"unix:{streams}", workers, logs / f"{prefix}streams.log",
-                 access_log, kept),
+                 access_log, env),
         # -e: its log from the start, before it reads the file (else /var/log/nginx/, which may not be ours)
         Child(f"{prefix}front", [nginx_binary(), "-e", str(front_log), "-c", str(config)], front_log, env=env),
     ]

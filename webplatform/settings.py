@@ -131,12 +131,10 @@ def database_from_url(url: str) -> dict:
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # The site, the workers and beat write to one file: WAL lets readers go on while one
         # writes, IMMEDIATE transactions take the write lock up front instead of failing with
-        # "database is locked" on upgrade, and the timeout waits for the lock. A connection is
-        # opened for each request (a few ms of CPU: Django registers its SQL functions on each),
-        # unless the server's threads live on and say so: make run's pages (gunicorn's thread
-        # worker) and event streams (the loop's pool) do (devstack/front.py); under Django's ASGI
-        # handler, a thread per request, a kept connection would only wait for its thread to end.
-        config["CONN_MAX_AGE"] = int(os.environ.get("SQLITE_CONN_MAX_AGE", "0"))
+        # "database is locked" on upgrade, and the timeout waits for the lock. A connection per
+        # request: one kept by the event streams' pool threads (CONN_MAX_AGE 60) let their looks
+        # miss a verdict stored just before, for seconds (measured: issue 27).
+        config["CONN_MAX_AGE"] = 0
         config["OPTIONS"] = {
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             "transaction_mode": "IMMEDIATE",

@@ -33,6 +33,7 @@ with transaction.atomic():
     Submission.objects.filter(pk=ID).update(status="done", verdict="wrong_answer", message="stored by the test",
                                             finished_at=timezone.now())
     events.announce(ID)
+assert events.flush(30)  # before this process ends, as a worker (which lives on) would
 """
 
 

@@ -269,6 +269,31 @@ def test_an_announcement_never_holds_the_write_that_makes_it(monkeypatch):
     assert published == [(events.CHANNEL, "41"), (events.CHANNEL, "42")]  # in order, once Redis answers
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_process_that_ends_after_its_writes_can_wait_for_its_announcements(monkeypatch):
+    """A management command (or a benchmark's script) exits right after its writes: its
+    announcements, still with the publishing thread, would die with it and the streams would learn
+    of the verdicts only at their next heartbeat."""
+    from django.db import transaction
+
+    from webplatform.submissions import events
+
+    released, published = threading.Event(), []
+
+    class SlowRedis:
+        def publish(self, channel, message):
+            released.wait(10)
+            published.append(message)
+
+    monkeypatch.setattr(events, "_client", lambda: SlowRedis())
+    with transaction.atomic():
+        events.announce(51)
+        events.announce(52)
+    assert events.flush(0.2) is False and published == []  # Redis has not answered yet
+    threading.Timer(0.2, released.set).start()
+    assert events.flush(10) is True and published == ["51", "52"]
+
+
 def asgi_answer(method: str, path: str, headers=()) -> list[dict]:
     """What the ASGI application sends for one plain request (its body sent, nothing streamed)."""
     sent, asked = [], []

@@ -20,6 +20,7 @@ RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v0 \
 USER arena
 
 EXPOSE 8000
-# gunicorn's ASGI worker, as in `make run`: a learner waiting for a verdict holds a stream, not a thread.
+# gunicorn's ASGI worker, as `python -m devstack run --layout asgi` serves the site: a learner waiting
+# for a verdict holds a stream, not a thread (`make run` puts nginx in front of threads for the pages).
 CMD ["gunicorn", "-k", "asgi", "webplatform.asgi:application", "--bind", "0.0.0.0:8000", "--workers", "2", \
      "--access-logfile", "-"]

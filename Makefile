@@ -54,7 +54,8 @@ docs: setup
 
 # Grading latency and throughput (judge: warm zygote beside a fresh interpreter per child), then
 # the pages under concurrent load: a seeded database (2000 learners, 100,000 submissions, in
-# var/bench/), gunicorn as `make run` serves it, wrk; p50/p95 per page (see devstack/bench.py); then
+# var/bench/), served as `make run` serves it and by the ASGI worker alone, side by side, wrk at 8
+# connections; medians of rounds of p50/p95 and CPU per request (see devstack/bench.py); then
 # a burst of 300 submissions over HTTP to the stack `make run` starts, without and with faults, on
 # SQLite and on PostgreSQL when one is reachable: drains, p50/p95, stalls (see devstack/burst.py);
 # then learners waiting for verdicts on event streams, 250 to 2000 at once, and Submit to verdict in

@@ -12,7 +12,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import bench, burst, waiting
+from . import bench, burst, front, waiting
 from .processes import ROOT
 from .stack import Stack
 
@@ -29,6 +29,10 @@ def parse_args(argv):
     run.add_argument("--queues", default="cpu,gpu", help="queues the worker consumes (cpu, gpu or both)")
     run.add_argument("--concurrency", type=int, default=int(os.environ.get("WORKER_CONCURRENCY", "2")))
     run.add_argument("--web-workers", type=int, default=2)
+    run.add_argument("--page-threads", type=int, default=front.PAGE_THREADS, help="threads of each pages' worker")
+    run.add_argument("--layout", choices=front.LAYOUTS, default="split",
+                     help="split: nginx in front of gunicorn threads (pages) and its ASGI worker (event streams); "
+                          "asgi: gunicorn's ASGI worker for everything, as before (see devstack/front.py)")
     bench_parser = sub.add_parser("bench", help="the pages under concurrent load, on seeded data; with --burst, a "
                                                 "burst of submissions with and without faults (make bench)")
     bench.add_arguments(bench_parser)

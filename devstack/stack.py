@@ -3,7 +3,8 @@
 Prepares the database (migrate, sync the problem bank, demo users), starts redis-server on a
 free local port (unless a Redis URL is given) keeping its queues on disk, a Celery worker for the
 learners' queues, a second one (one process, lower CPU priority) for background work, Celery
-beat (the sweep), and gunicorn. A child that dies is started again, and the log says so (a
+beat (the sweep), and the web servers (``front.py``: nginx on the site's port in front of
+gunicorn's thread worker for the pages and its ASGI worker for the event streams). A child that dies is started again, and the log says so (a
 restarted Redis on the same port and the same files; a restarted worker under the same name,
 which releases at once what its previous life was grading); one that keeps dying within
 seconds of its start stops the whole stack instead of looping. Logs go to var/log/;
@@ -21,12 +22,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .front import start_web, web_children
 from .processes import ROOT, Child, free_port, http_ok, manage, port_open, redis_child, wait_until
-
-# The site under gunicorn's own ASGI worker (an event loop per worker process): a learner waiting
-# for a verdict holds an open stream, not a thread (see submissions/stream.py); the pages' sync
-# views each run in a thread of their own for the time of the request.
-WEB_SERVER = ("-k", "asgi", "webplatform.asgi:application")
 
 # A child that dies this many times, each within CRASH_WINDOW_S of its start, is broken, not unlucky.
 MAX_QUICK_DEATHS = 5
@@ -151,9 +148,7 @@ class Stack:
         self.start(Child("beat", celery + ["beat", "-s", str(o.var / "celerybeat-schedule"), "--loglevel", "INFO"],
                          logs / "beat.log"))
         url = f"http://{o.host}:{o.port}"
-        web = self.start(Child("web", [sys.executable, "-m", "gunicorn", *WEB_SERVER, "-b", f"{o.host}:{o.port}",
-                                        "-w", str(o.web_workers), "--graceful-timeout", "5", "--access-logfile", "-"],
-                               logs / "web.log"))
+        web = start_web(web_children(o.layout, o.host, o.port, o.var, o.web_workers, threads=o.page_threads), self.start)
         wait_until(lambda: http_ok(f"{url}/healthz"), 60, "the site to answer", web)
         wait_until(lambda: worker_answers(redis_url, worker_name), 90, "the Celery worker", worker)
         print(f"\nRemat Arena is running on {url}/\n  worker queues: {o.queues} (background: {background}); "

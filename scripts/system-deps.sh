@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the site needs, only those missing: `scripts/system-deps.sh run`
-# for `make run` (redis-server), `scripts/system-deps.sh test` for `make test` (redis-server,
-# Chromium for the browser test, docker-compose to validate docker-compose.yml),
-# `scripts/system-deps.sh bench` for `make bench` (wrk, the load generator).
+# for `make run` (redis-server; nginx, the site's one origin in front of its two web servers),
+# `scripts/system-deps.sh test` for `make test` (those, Chromium for the browser test,
+# docker-compose to validate docker-compose.yml), `scripts/system-deps.sh bench` for `make bench` (wrk, the load generator).
 set -euo pipefail
 
-want=(redis-server:redis-server)
+want=(redis-server:redis-server nginx:nginx)
 if [[ "${1:-run}" == "test" ]]; then
   want+=(chromium:chromium docker-compose:docker-compose)
 elif [[ "${1:-run}" == "bench" ]]; then
@@ -14,7 +14,8 @@ fi
 
 missing=()
 for item in "${want[@]}"; do
-  command -v "${item%%:*}" >/dev/null 2>&1 || [[ -x "/usr/bin/${item%%:*}" ]] || missing+=("${item##*:}")
+  command -v "${item%%:*}" >/dev/null 2>&1 || [[ -x "/usr/bin/${item%%:*}" ]] || [[ -x "/usr/sbin/${item%%:*}" ]] \
+    || missing+=("${item##*:}")
 done
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 

@@ -132,7 +132,9 @@ def database_from_url(url: str) -> dict:
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # The site, the workers and beat write to one file: WAL lets readers go on while one
         # writes, IMMEDIATE transactions take the write lock up front instead of failing with
-        # "database is locked" on upgrade, and the timeout waits for the lock.
+        # "database is locked" on upgrade, and the timeout waits for the lock. A connection per
+        # request: one kept by the event streams' pool threads (CONN_MAX_AGE 60) let their looks
+        # miss a verdict stored just before, for seconds (measured: issue 27).
         config["CONN_MAX_AGE"] = 0
         config["OPTIONS"] = {
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",

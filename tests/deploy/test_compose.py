@@ -84,11 +84,12 @@ def test_docker_compose_accepts_the_file(profile):
         assert {"web", "worker-cpu", "beat", "migrate"} <= set(result.stdout.split())
 
 
-def test_the_web_service_serves_the_site_as_make_run_does_under_the_asgi_worker(services):
+def test_the_web_service_serves_the_site_under_the_asgi_worker(services):
     """Learners waiting for a verdict hold event streams, not threads: compose's web (the image's
-    command) runs gunicorn's ASGI worker on the application that routes the streams, like make run."""
-    from devstack.stack import WEB_SERVER
+    command) runs gunicorn's ASGI worker on the application that routes the streams, as make run's
+    ``asgi`` layout does (devstack/front.py; make run's default puts nginx in front of two servers)."""
+    from devstack.front import ASGI_SERVER
 
     assert "command" not in services["web"]  # the image's own
     command = (ROOT / "Dockerfile").read_text().split("\nCMD ", 1)[1]
-    assert all(f'"{part}"' in command for part in ("gunicorn", *WEB_SERVER))
+    assert all(f'"{part}"' in command for part in ("gunicorn", *ASGI_SERVER))

@@ -70,7 +70,7 @@ def the_redis_and_the_worker_come_back_after_a_kill(launcher, var: Path, session
     log = launcher.log_path.read_text()
     assert re.search(r"redis \(pid \d+\) exited with -9 after \d+ s; restarting it \(restart 1\)", log)
     assert re.search(r"worker \(pid \d+\) exited with -9 after \d+ s; restarting it \(restart 1\)", log)
-    assert launcher.alive() and pids()["web"] == before["web"]
+    assert launcher.alive() and all(pids()[web] == before[web] for web in ("front", "pages", "streams"))
     status, data = session.post_json("/problems/checkpoint_dot_policy/submit/", {"source": correct_source()})
     assert status == 201, data
     deadline = time.monotonic() + 180

@@ -151,6 +151,56 @@ def test_under_asgi_waiting_learners_hold_no_thread_and_a_closed_page_ends_its_s
     assert during - before < 10, (before, during)
 
 
+def store_verdicts_at_once(submissions) -> None:
+    """A class's verdicts landing together: stored in one transaction, each announced."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from webplatform.submissions import events
+    from webplatform.submissions.models import Submission
+
+    def write():
+        with transaction.atomic():
+            Submission.objects.filter(pk__in=[s.pk for s in submissions]).update(
+                status="done", verdict="wrong_answer", message="stored together", finished_at=timezone.now())
+            for submission in submissions:
+                events.announce(submission.pk)
+    unlocked(write)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_verdicts_landing_together_reach_every_stream_in_a_few_looks(make_user, bank, broker, monkeypatch):
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 30.0)
+    learners = [make_user(f"together{i}") for i in range(30)]
+    waiting = [(submit(u, bank["checkpoint_dot_policy"]), session_of(u)) for u in learners]
+    real, looks = stream.selectors.submissions_by_id, []
+
+    def counted(**kwargs):
+        looks.append(set(kwargs["ids"]))
+        return real(**kwargs)
+
+    async def follow():
+        pages = [Page(reverse("submissions:events", args=[s.pk]), session) for s, session in waiting]
+        for page in pages:
+            assert (await page.events())[0]["status"] == "queued"
+        await asyncio.sleep(0.5)  # every stream waits now
+        monkeypatch.setattr(stream.selectors, "submissions_by_id", counted)
+        await sync_to_async(store_verdicts_at_once)([s for s, _ in waiting])
+        last = []
+        for page in pages:
+            seen = []
+            while not (seen and seen[-1]["done"]):
+                seen += await page.events()
+            last.append(seen[-1])
+        return last
+
+    last = asyncio.run(follow())
+    assert [(e["id"], e["verdict"]) for e in last] == [(s.pk, "wrong_answer") for s, _ in waiting]
+    assert set().union(*looks) == {s.pk for s, _ in waiting}
+    # one query per batch of waiting streams, not one per stream
+    assert len(looks) <= len(waiting) // 3, [len(ids) for ids in looks]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_under_asgi_a_visitor_or_another_learner_gets_no_stream(learner, other_learner, bank, broker):
     submission = submit(learner, bank["checkpoint_dot_policy"])
@@ -169,12 +219,12 @@ def test_under_asgi_a_visitor_or_another_learner_gets_no_stream(learner, other_l
 def test_under_asgi_a_look_that_meets_a_database_error_is_tried_again(learner, bank, broker, monkeypatch):
     monkeypatch.setattr(stream, "HEARTBEAT_S", 30.0)
     submission = submit(learner, bank["checkpoint_dot_policy"])
-    real, failures = stream.selectors.get_own_submission, []
+    real, failures = stream.selectors.submissions_by_id, []
     session = session_of(learner)
 
     def flaky(**kwargs):
         if len(failures) < 2:  # the look after the verdict and the next: the database is away
-            failures.append(kwargs["submission_id"])
+            failures.append(set(kwargs["ids"]))
             raise OperationalError("the database is away")
         return real(**kwargs)
 
@@ -182,14 +232,14 @@ def test_under_asgi_a_look_that_meets_a_database_error_is_tried_again(learner, b
         page = Page(reverse("submissions:events", args=[submission.pk]), session)
         assert (await page.events())[0]["status"] == "queued"
         await asyncio.sleep(0.3)  # the stream is waiting now
-        monkeypatch.setattr(stream.selectors, "get_own_submission", flaky)
+        monkeypatch.setattr(stream.selectors, "submissions_by_id", flaky)
         await sync_to_async(grade_as_accepted)(submission)
         seen = []
         while not (seen and seen[-1]["done"]):
             seen += await page.events()
         return seen
 
-    assert asyncio.run(follow())[-1]["verdict"] == "accepted" and len(failures) == 2
+    assert asyncio.run(follow())[-1]["verdict"] == "accepted" and failures == [{submission.pk}] * 2
 
 
 @pytest.mark.django_db(transaction=True)
@@ -217,6 +267,31 @@ def test_an_announcement_never_holds_the_write_that_makes_it(monkeypatch):
     while len(published) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert published == [(events.CHANNEL, "41"), (events.CHANNEL, "42")]  # in order, once Redis answers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_process_that_ends_after_its_writes_can_wait_for_its_announcements(monkeypatch):
+    """A management command (or a benchmark's script) exits right after its writes: its
+    announcements, still with the publishing thread, would die with it and the streams would learn
+    of the verdicts only at their next heartbeat."""
+    from django.db import transaction
+
+    from webplatform.submissions import events
+
+    released, published = threading.Event(), []
+
+    class SlowRedis:
+        def publish(self, channel, message):
+            released.wait(10)
+            published.append(message)
+
+    monkeypatch.setattr(events, "_client", lambda: SlowRedis())
+    with transaction.atomic():
+        events.announce(51)
+        events.announce(52)
+    assert events.flush(0.2) is False and published == []  # Redis has not answered yet
+    threading.Timer(0.2, released.set).start()
+    assert events.flush(10) is True and published == ["51", "52"]
 
 
 def asgi_answer(method: str, path: str, headers=()) -> list[dict]:

@@ -17,6 +17,7 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 
 import redis
 import redis.asyncio
@@ -85,6 +86,26 @@ class _Outbox(queue.Queue):
                 _client().publish(CHANNEL, str(submission_id))
             except (redis.RedisError, OSError) as exc:
                 log.warning("could not announce submission %s: %s", submission_id, exc)
+            finally:
+                self.task_done()
+
+
+def flush(timeout: float = 10.0) -> bool:
+    """Waits, at most ``timeout`` seconds, until every announcement handed over so far is published
+    (or given up): for a process that exits right after its writes (a management command, a
+    benchmark's script), whose announcements would die with its publishing thread. False if some
+    were still waiting."""
+    outbox = _outbox_queue
+    if outbox is None:
+        return True
+    deadline = time.monotonic() + timeout
+    with outbox.all_tasks_done:
+        while outbox.unfinished_tasks:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            outbox.all_tasks_done.wait(left)
+    return True
 
 
 class Listener:

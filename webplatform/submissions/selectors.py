@@ -16,20 +16,29 @@ from .models import Submission
 Status = Submission.Status
 
 
+def _shown() -> QuerySet[Submission]:
+    # The version's package files (every file, as JSON) are the workers' business, not a page's.
+    return Submission.objects.select_related("problem", "version").defer("version__files")
+
+
 def get_own_submission(*, user, submission_id: int) -> Submission:
     """The user's own submission; someone else's is a 404, as if it did not exist."""
-    submission = (Submission.objects.select_related("problem", "version")
-                  .filter(pk=submission_id, user_id=user.pk).first()) if user.is_authenticated else None
+    submission = _shown().filter(pk=submission_id, user_id=user.pk).first() if user.is_authenticated else None
     if submission is None:
         raise Http404("no such submission")
     return submission
 
 
+def submissions_by_id(*, ids) -> dict[int, Submission]:
+    """The submissions among ``ids``, whoever's, by id: for the event streams, which look at many
+    at once and each keep only its learner's own (``stream._look_many``)."""
+    return {s.pk: s for s in _shown().filter(pk__in=list(ids))}
+
+
 def own_submissions(*, user, ids) -> list[Submission]:
     """The user's own submissions among ``ids``, in the order of ``ids``; any other id is a 404."""
     ids = list(dict.fromkeys(ids))
-    found = {s.pk: s for s in Submission.objects.select_related("problem", "version").defer("version__files")
-             .filter(pk__in=ids, user_id=user.pk)} if user.is_authenticated else {}
+    found = {s.pk: s for s in _shown().filter(pk__in=ids, user_id=user.pk)} if user.is_authenticated else {}
     if len(found) != len(ids):
         raise Http404("no such submission")
     return [found[pk] for pk in ids]

@@ -2,9 +2,10 @@
 status``, the same payload as ``/status/``, place in line and cancel included), so that the page
 shows the verdict the moment it is stored instead of at its next poll.
 
-Under the ASGI server (gunicorn's ``asgi`` worker in ``make run`` and compose), ``webplatform.asgi``
-hands ``/submissions/<id>/events/`` to ``serve`` here before Django's handler: a plain ASGI
-coroutine, because Django's handler keeps a thread for each request until its response ends (its
+Under the ASGI server (gunicorn's ``asgi`` worker: in ``make run``, behind its front, for this path
+only, see devstack/front.py; in compose, for the whole site), ``webplatform.asgi`` hands
+``/submissions/<id>/events/`` to ``serve`` here before Django's handler: a plain ASGI coroutine,
+because Django's handler keeps a thread for each request until its response ends (its
 ``ThreadSensitiveContext``), which for a stream is the whole wait. ``serve`` sleeps on
 ``events.listener`` (one Redis subscription per process) and borrows a thread of the loop's pool
 only for the moment it reads the row: a waiting learner holds an open socket, not a thread.
@@ -48,6 +49,7 @@ HEARTBEAT_S = 15.0  # and every stream looks (and sends) at least this often, wh
 MAX_STREAM_S = 600.0  # then the browser's EventSource opens a new one by itself
 WSGI_LOOK_S = 0.2
 DATABASE_RETRY_S = 0.5
+BATCH_MAX = 500  # gradings in one look of many (SQLite takes far more variables in a query)
 HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
            (b"x-accel-buffering", b"no")]  # a proxy in front must pass each event on at once
 
@@ -58,6 +60,20 @@ def _event(payload: dict) -> bytes:
 
 def _look(request, submission_id: int) -> dict:
     return status_payload(request, selectors.get_own_submission(user=request.user, submission_id=submission_id))
+
+
+def _look_many(looks: list[tuple]) -> list:
+    """For each (request, id) of ``looks``, its payload, or Http404 for a grading not its learner's:
+    one query for all of them."""
+    found = selectors.submissions_by_id(ids={submission_id for _, submission_id in looks})
+    answers = []
+    for request, submission_id in looks:
+        submission = found.get(submission_id)
+        if submission is None or submission.user_id != request.user.pk:
+            answers.append(Http404("no such submission"))
+        else:
+            answers.append(status_payload(request, submission))
+    return answers
 
 
 def _in_pool(function):
@@ -84,10 +100,51 @@ def _open(scope, submission_id: int):
     return request, _look(request, submission_id)
 
 
+class _Looks:
+    """The looks of one process's streams, taken together: one query for every stream waiting for
+    a look, then each payload. When a class's verdicts land at once, 2000 streams each compiling and
+    running a query of its own (most of what a look costs) kept the last learners waiting seconds. A
+    look asked while a batch runs joins the next one; a lone look is a batch of one."""
+
+    def __init__(self):
+        self.loop, self.waiting, self.running = None, [], False
+
+    async def look(self, request, submission_id: int) -> dict:
+        loop = asyncio.get_running_loop()
+        if self.loop is not loop:  # a new event loop (the tests run several): the old one's looks are gone
+            self.loop, self.waiting, self.running = loop, [], False
+        answer = loop.create_future()
+        self.waiting.append((request, submission_id, answer))
+        if not self.running:
+            self.running = True
+            loop.create_task(self._take())
+        return await answer
+
+    async def _take(self) -> None:
+        try:
+            while self.waiting:
+                batch, self.waiting = self.waiting[:BATCH_MAX], self.waiting[BATCH_MAX:]
+                try:
+                    answers = await _in_pool(_look_many)([(request, pk) for request, pk, _ in batch])
+                except Exception as exc:  # the database is away (or worse): each stream meets it, none hangs
+                    answers = [exc] * len(batch)
+                for (_, _, answer), result in zip(batch, answers):
+                    if answer.done():  # its stream ended meanwhile
+                        continue
+                    if isinstance(result, Exception):
+                        answer.set_exception(result)
+                    else:
+                        answer.set_result(result)
+        finally:
+            self.running = False
+
+
+looks = _Looks()
+
+
 async def _pushed(request, submission_id: int, first: dict):
     """The events after ``first``: a look when the grading is announced; while it is queued, also
     when the queue moves (at most every ``QUEUE_LOOK_S``); and every ``HEARTBEAT_S`` regardless."""
-    look = _in_pool(_look)
     last, looked, sent, started = first, time.monotonic(), time.monotonic(), time.monotonic()
     failed = False
     async with listener.watch(submission_id) as woke:
@@ -98,7 +155,7 @@ async def _pushed(request, submission_id: int, first: dict):
                     await asyncio.sleep(max(0.0, looked + QUEUE_LOOK_S - time.monotonic()))
             woke.clear()  # before the look: an announcement during it wakes the next wait
             try:
-                payload, looked, failed = await look(request, submission_id), time.monotonic(), False
+                payload, looked, failed = await looks.look(request, submission_id), time.monotonic(), False
             except DatabaseError as exc:  # a database that is busy or away: look again shortly
                 log.warning("event stream of submission %s: %s", submission_id, exc)
                 failed = True

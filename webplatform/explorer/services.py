@@ -1,0 +1,90 @@
+"""Starting an exploration, claiming it in a worker, and recording what it found.
+
+The judge's work runs in a Celery task on the background queue (``cpu.background``, as
+validations do), so an exploration never takes a learner's grading worker. The task takes the
+row's id; the claim is a guarded update, so a duplicate message does nothing."""
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from judge.explore import ExploreError, parse_args
+
+from webplatform.core.queues import BACKGROUND, enqueue
+
+from .models import Exploration
+
+EXPLORE_TASK = "explorer.explore"
+QUEUE = "cpu.background"
+MAX_SOURCE = 64 * 1024
+MAX_BUDGET = 1 << 50
+
+Status = Exploration.Status
+
+
+class BadRequest(ValueError):
+    """Input the explorer cannot use; the message says what to change, and the form keeps it."""
+
+
+def read_budget(text: str) -> int | None:
+    text = (text or "").strip().replace("_", "").replace(",", "")
+    if not text:
+        return None
+    if not text.isdigit() or not 0 < int(text) <= MAX_BUDGET:
+        raise BadRequest("the budget is a whole number of bytes above zero, such as 400000")
+    return int(text)
+
+
+def read_args(text: str) -> list[str]:
+    """Argument specs separated by spaces or new lines (commas inside brackets are sizes)."""
+    specs, depth, current = [], 0, ""
+    for ch in text or "":
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if depth == 0 and (ch.isspace() or ch == ";"):
+            if current:
+                specs.append(current)
+            current = ""
+        else:
+            current += ch
+    if current:
+        specs.append(current)
+    specs = [s.rstrip(",") for s in specs if s.strip(",")]
+    try:
+        parse_args(specs)
+    except ExploreError as exc:
+        raise BadRequest(str(exc)) from None
+    return specs
+
+
+def start(*, user, source: str, function: str, args: str, budget: str = "", problem_slug: str = "") -> Exploration:
+    """Checks the input and queues the exploration; ``BadRequest`` says what is wrong."""
+    source = (source or "").replace("\r\n", "\n")
+    if not source.strip():
+        raise BadRequest("paste the code that defines your function")
+    if len(source.encode("utf-8")) > MAX_SOURCE:
+        raise BadRequest(f"the code is longer than {MAX_SOURCE // 1024} KiB")
+    function = (function or "").strip()
+    if not function.isidentifier():
+        raise BadRequest("name the function to explore, such as mlp")
+    specs = read_args(args)
+    with transaction.atomic():
+        found = Exploration.objects.create(user=user, source=source, function=function, args=specs,
+                                           budget=read_budget(budget), problem_slug=(problem_slug or "")[:100])
+        transaction.on_commit(lambda: enqueue(EXPLORE_TASK, found.pk, queue=QUEUE, lane=BACKGROUND))
+    return found
+
+
+def claim(*, exploration_id: int, task_id: str) -> Exploration | None:
+    """queued -> running for the message ``task_id`` (or taken over from a worker that died
+    holding it); None for a duplicate message or a finished exploration."""
+    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, task_id=task_id)
+    updated = Exploration.objects.filter(claimable, pk=exploration_id).update(
+        status=Status.RUNNING, attempts=F("attempts") + 1, task_id=task_id)
+    return Exploration.objects.get(pk=exploration_id) if updated else None
+
+
+def complete(*, exploration_id: int, task_id: str, result: dict | None = None, error: str = "") -> bool:
+    """Records the outcome, once, by the attempt that holds the claim."""
+    return bool(Exploration.objects.filter(pk=exploration_id, status=Status.RUNNING, task_id=task_id).update(
+        status=Status.DONE if result is not None else Status.FAILED, result=result, error=error[:2000],
+        finished_at=timezone.now()))

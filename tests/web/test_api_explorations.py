@@ -40,14 +40,22 @@ def test_an_exploration_through_the_api_names_the_plan_within_a_budget(
     assert api_for(client, other_learner).get(f"/explorations/{body['id']}").status_code == 404
 
 
-@pytest.mark.parametrize("body, status, code", [
-    ({"source": EXAMPLE, "function": "mlp", "args": ["f32[n]"]}, 400, "bad_exploration"),
-    ({"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": 0}, 422, "invalid_request"),
-    ({"source": EXAMPLE, "function": "mlp"}, 422, "invalid_request"),
+@pytest.mark.parametrize("body", [
+    {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": 0}, {"source": EXAMPLE, "function": "mlp"},
+    {"source": " ", "function": "mlp", "args": SHAPES}, {"source": EXAMPLE, "function": "not a name", "args": SHAPES},
 ])
-def test_bad_input_gets_a_clear_refusal(api, broker, body, status, code):
+def test_input_the_schema_refuses_is_a_422(api, broker, body):
     answer = api.post("/explorations", body)
-    assert (answer.status_code, answer.json()["code"]) == (status, code)
+    assert (answer.status_code, answer.json()["code"]) == (422, "invalid_request")
+
+
+def test_input_the_explorer_cannot_use_is_taken_and_says_why_it_did_not_run(api, broker):
+    """What the schema admits is taken (201), and the exploration, failed at once, says why: no
+    message reaches the worker."""
+    answer = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": ["f32[n]"]})
+    body = answer.json()
+    assert answer.status_code == 201 and (body["status"], body["done"]) == ("failed", True)
+    assert "concrete sizes" in body["error"] and broker.messages("cpu.background") == []
 
 
 def test_a_learner_has_at_most_two_explorations_in_flight(api, broker):

@@ -84,3 +84,10 @@ def test_the_explorer_is_linked_from_home_and_problem_pages_and_explorations_are
     found = Exploration.objects.get(user=learner)
     learner_client.force_login(other_learner)
     assert learner_client.get(reverse("explorer:detail", args=[found.pk])).status_code == 404
+
+
+def test_a_learner_waits_for_two_explorations_before_a_third(learner_client, learner, broker):
+    assert [start(learner_client).status_code for _ in range(2)] == [302, 302]
+    third = start(learner_client)
+    assert third.status_code == 429 and "wait until one finishes" in third.content.decode()
+    assert Exploration.objects.filter(user=learner).count() == 2

@@ -7,24 +7,37 @@ from django.http import HttpRequest
 from django.urls import reverse
 from judge.explore import Row, cheapest_within
 from ninja import Path, Query, Router, Schema, Status
-from pydantic import Field
+from typing import Annotated
+
+from pydantic import Field, field_validator
 
 from webplatform.explorer import services
 from webplatform.explorer.models import Exploration as ExplorationRow
 
 from .auth import bearer
 from .errors import ApiError, Error
+from .schemas import SOURCE_PATTERN, readable_source
 
 router = Router(tags=["explorer"], auth=bearer)
 MAX_ID = 2**63 - 1
 
 
 class ExplorationIn(Schema):
-    source: str = Field(max_length=services.MAX_SOURCE, description="the Python module that defines the function")
-    function: str = Field(max_length=100, description="the function to explore")
-    args: list[str] = Field(max_length=8, description='each argument\'s dtype and shape, such as "f32[64,128]"')
+    source: str = Field(max_length=services.MAX_SOURCE, json_schema_extra={"pattern": SOURCE_PATTERN},
+                        description="the Python module that defines the function")
+    function: str = Field(max_length=100, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="the function to explore")
+    args: list[Annotated[str, Field(min_length=1, max_length=60, pattern=r"^[^\x00]+$")]] = Field(min_length=1, max_length=8, description=(
+        'each argument\'s dtype and shape, such as "f32[64,128]". Input the explorer cannot use (sizes over its '
+        'limit, a dtype that is not floating point, code its gate refuses) is taken, and the exploration says why '
+        'it did not run (status "failed", "error")'))
     budget: int | None = Field(None, ge=1, le=services.MAX_BUDGET,
                                description="bytes the plan may hold on the device between the passes")
+
+
+    @field_validator("source")
+    @classmethod
+    def readable(cls, source: str) -> str:
+        return readable_source(source)
 
 
 class ExplorationPath(Schema):
@@ -67,13 +80,13 @@ class Exploration(Schema):
 
 def exploration_out(found: ExplorationRow, budget: int | None = None) -> dict:
     result = found.result or {}
-    rows = result.get("rows", [])
+    rows = [r for r in map(Row.from_dict, result.get("rows", [])) if r is not None]
     budget = budget if budget is not None else found.budget
-    best = cheapest_within([Row(**r) for r in rows], budget) if rows else None
+    best = cheapest_within(rows, budget)
     keys = Plan.model_fields
     return {"id": found.pk, "status": found.status, "done": found.finished, "function": found.function,
             "args": list(found.args), "budget": budget, "error": found.error or None, "names": result.get("names", []),
-            "rows": [{k: r[k] for k in keys} for r in rows], "failed": result.get("failed", []),
+            "rows": [{k: getattr(r, k) for k in keys} for r in rows], "failed": result.get("failed", []),
             "best": {k: getattr(best, k) for k in keys} if best is not None else None,
             "url": reverse("explorer:detail", args=[found.pk])}
 
@@ -87,7 +100,8 @@ def start(request: HttpRequest, body: ExplorationIn):
     except services.Busy as exc:
         raise ApiError(429, "rate_limited", str(exc), retry_after_s=5) from None
     except services.BadRequest as exc:
-        raise ApiError(400, "bad_exploration", str(exc)) from None
+        found = services.refused(user=request.auth, source=body.source, function=body.function, args=body.args,
+                                 budget=body.budget, error=str(exc))
     return Status(201, exploration_out(found))
 
 

@@ -109,16 +109,21 @@ class SourceIn(Schema):
     @field_validator("source")
     @classmethod
     def readable(cls, source: str) -> str:
-        if not source.strip():
-            raise ValueError("the code is empty")
-        if "\x00" in source:
-            raise ValueError(f"the code contains a NUL character (\\x00) at character {source.index(chr(0))}, "
-                             f"which Python source cannot hold")
-        try:
-            source.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(f"not valid Unicode text at character {exc.start} (a lone surrogate)") from None
-        return source
+        return readable_source(source)
+
+
+def readable_source(source: str) -> str:
+    """``source`` if it is some code Python can hold; else ValueError, in words for people."""
+    if not source.strip():
+        raise ValueError("the code is empty")
+    if "\x00" in source:
+        raise ValueError(f"the code contains a NUL character (\\x00) at character {source.index(chr(0))}, "
+                         f"which Python source cannot hold")
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"not valid Unicode text at character {exc.start} (a lone surrogate)") from None
+    return source
 
 
 class Case(Schema):

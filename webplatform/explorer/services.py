@@ -84,6 +84,13 @@ def start(*, user, source: str, function: str, args: str, budget: str = "", prob
     return found
 
 
+def refused(*, user, source: str, function: str, args: list[str], budget: int | None, error: str) -> Exploration:
+    """An exploration the explorer cannot run, recorded as failed with the reason (the API's way
+    of answering input its schema admits: the request is taken, the exploration says why not)."""
+    return Exploration.objects.create(user=user, source=source, function=function[:100], args=args[:8], budget=budget,
+                                      status=Status.FAILED, error=error[:2000], finished_at=timezone.now())
+
+
 def claim(*, exploration_id: int, task_id: str) -> Exploration | None:
     """queued -> running for the message ``task_id`` (or taken over from a worker that died
     holding it); None for a duplicate message or a finished exploration."""

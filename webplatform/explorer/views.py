@@ -59,7 +59,7 @@ def detail(request, pk: int):
             budget_error = str(exc)
     result = found.result or {}
     rows = result.get("rows", [])
-    best = cheapest_within([Row(**r) for r in rows], budget) if rows else None
+    best = cheapest_within([r for r in map(Row.from_dict, rows) if r is not None], budget)
     problem = Problem.objects.filter(slug=found.problem_slug).first() if found.problem_slug else None
     context = {"exploration": found, "rows": rows, "failed": result.get("failed", []), "names": result.get("names", []),
                "budget": budget, "budget_error": budget_error, "best": best, "problem": problem,

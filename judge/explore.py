@@ -22,6 +22,8 @@ import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from . import gate, pipeline, verdicts
 from .boundary import Runner
 from .evidence import DEVICE
@@ -168,7 +170,7 @@ def parse_args(specs: list[str]) -> list[ArraySpec]:
         if not spec.dtype.startswith(("float", "bfloat")):
             raise ExploreError(f"{text!r}: the explorer differentiates every argument, so each must be floating point")
         parsed.append(spec)
-    total = sum(max(int(__import__("numpy").prod(s.shape({}))), 1) for s in parsed)
+    total = sum(int(np.prod(s.shape({}), dtype=np.int64)) for s in parsed)
     if total > MAX_ELEMENTS:
         raise ExploreError(f"the arguments hold {total} elements together; the explorer takes at most {MAX_ELEMENTS}")
     return parsed
@@ -231,6 +233,8 @@ def _problem(function: str, arg_names: list[str], specs: list[ArraySpec], chosen
                    entry=function, args=args, wrt=tuple(arg_names), cases=cases, rtol=0.0, atol=0.0,
                    residual_rules=ResidualRules(), structure_rules=StructureRules(), limits=limits,
                    statement="", starter="", reference="", harness=HARNESS,
+                   # an active cost rule makes the verifier measure every case's step, without the
+                   # second compilation for XLA's own estimates that ``pipeline.run(cost=True)`` adds
                    cost_rules=CostRules(saves_memory=True))
 
 

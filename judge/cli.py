@@ -97,6 +97,26 @@ def cmd_inspect(args) -> int:
     return 0
 
 
+def cmd_explore(args) -> int:
+    from . import explore
+
+    file, _, function = args.target.partition(":")
+    try:
+        source = Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SystemExit(f"explore: cannot read {file}: {exc.strerror}") from None
+    function = function or explore.default_function(source)
+    if not function:
+        raise SystemExit(f"explore: {file} defines no function; name one as FILE.py:FUNCTION")
+    try:
+        found = explore.explore(source, function, args.args, _runner(), budget=args.budget)
+    except explore.ExploreError as exc:
+        print(f"explore: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(found.to_dict()) if args.json else explore.render(found))
+    return 0
+
+
 def cmd_doctor(args) -> int:
     """Which sandbox layers hold on this machine, and why any does not."""
     from .grader import REQUIRE_ALL_LAYERS, require_all_layers
@@ -230,6 +250,12 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--fwd-bwd", action="store_true", help="also print the forward and backward programs")
     i.add_argument("--seed", type=int, default=0)
     i.set_defaults(func=cmd_inspect)
+    e = sub.add_parser("explore", help="every checkpoint policy of a function: memory, FLOPs, and the plan that fits a budget")
+    e.add_argument("target", help="FILE.py or FILE.py:FUNCTION (default: the file's last top-level function)")
+    e.add_argument("--args", nargs="+", required=True, help="each argument's dtype and shape, such as f32[64,128]")
+    e.add_argument("--budget", type=int, help="bytes the plan may keep on the device between the passes")
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(func=cmd_explore)
     d = sub.add_parser("doctor", help="which sandbox layers are active on this machine, and why any is not")
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=cmd_doctor)

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "webplatform.leaderboard",
     "webplatform.monitoring",
     "webplatform.courses",
+    "webplatform.explorer",
     "webplatform.practice",
     "webplatform.lti",
     "webplatform.api",
@@ -225,6 +226,8 @@ CELERY_TASK_ROUTES = {
     # runs within seconds even behind a burst; a rejudge's requeueing is background work.
     "submissions.sweep": {"queue": CELERY_TASK_DEFAULT_QUEUE},
     "authoring.rejudge_submissions": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"},
+    # an exploration runs the judge many times over: never on a learner's grading worker
+    "explorer.explore": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"},
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/", api.urls),
     path("authoring/", include("webplatform.authoring.urls")),
     path("courses/", include("webplatform.courses.urls")),
+    path("explore/", include("webplatform.explorer.urls")),
     path("lti/", include("webplatform.lti.urls")),
     path("healthz", healthz, name="healthz"),
     path("", include("webplatform.monitoring.urls")),

@@ -26,7 +26,7 @@ LAYERS = [
     # the parent's side of the process boundary, and its runners
     {"boundary", "fresh_runner", "zygote_runner"},
     # grading: a source through its children to a report
-    {"compare", "rules", "learner_terms", "explain", "pipeline", "expected", "grader", "inspecting", "text",
+    {"compare", "rules", "learner_terms", "explain", "pipeline", "expected", "grader", "inspecting", "explore", "text",
      "source_reading", "trusted", "runtime_hints"},
     # what people and the site call
     {"validate", "bench", "cli", "__main__", "__init__"},

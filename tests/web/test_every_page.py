@@ -26,6 +26,9 @@ from webplatform.authoring import services as authoring
 from webplatform.courses import services as courses
 from webplatform.courses.models import SimilarPair
 from webplatform.courses.tasks import check_similarity
+from webplatform.explorer import services as explorer
+from webplatform.explorer.tasks import run_exploration
+from webplatform.explorer.views import EXAMPLE, EXAMPLE_ARGS
 from webplatform.authoring.tasks import validate_draft
 from webplatform.submissions import services as submissions
 from webplatform.submissions.models import Submission
@@ -161,6 +164,10 @@ def scenario(bank, people, broker, tmp_path):
     ids["draft"], ids["validation"] = draft.uuid, run.pk
     ids["bank_draft"] = authoring.start_draft_from_problem(user=people["staff"], problem=dot).uuid
     ids["rejudge"] = authoring.start_rejudge(problem=dot, user=people["staff"]).pk
+    exploration = explorer.start(user=learner, source=EXAMPLE, function="mlp", args=EXAMPLE_ARGS, budget="400000",
+                                 problem_slug=DOT)
+    assert run_exploration.apply(args=[exploration.pk], task_id="explore").get() == "done"
+    ids["exploration"] = exploration.pk
     return ids
 
 
@@ -228,6 +235,13 @@ def visits(url, ids, settings) -> list[Visit]:
     def go(path):
         return lambda page: opened(page, url(path))
 
+    def explore_bad_shapes(page):
+        page.goto(url(f"/explore/?problem={DOT}"))
+        page.locator("#explore-args").fill("f32[n,4]")
+        with page.expect_navigation() as navigation:
+            page.locator("#explore-button").click()
+        return navigation.value.status
+
     def wrong_join_code(page):
         page.goto(url("/courses/"))
         page.locator("#id_code").fill("not-a-code")
@@ -270,7 +284,12 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("400 bad request", "signed out", go("/?" + "&".join(["x"] * 1001)), 400),
         Visit("403 form expired (CSRF)", "signed out", bad_csrf, 403),
         Visit("503 database down", "signed out", database_down, 503),
+        Visit("policy explorer", "signed out", go(f"/explore/?problem={DOT}"), 200),
         Visit("problem list", "learner", go("/"), 200),
+        Visit("policy explorer", "learner", go(f"/explore/?problem={DOT}"), 200),
+        Visit("policy explorer, bad shapes", "learner", explore_bad_shapes, 400),
+        Visit("exploration, plan within a budget", "learner", go(f"/explore/{ids['exploration']}/"), 200),
+        Visit("404 unknown exploration", "learner", go("/explore/999999/"), 404),
         Visit("problem page, solved", "learner", go(f"/problems/{DOT}/"), 200),
         Visit("problem list, search results", "learner", go("/?q=scan"), 200),
         Visit("problem list, nothing found", "learner", go("/?q=no+such+word"), 200),

@@ -16,7 +16,7 @@ LAYERS = [
     {"catalog"},  # problems and their immutable versions
     {"submissions"},  # attempts at a version, their grading
     {"leaderboard", "authoring", "monitoring"},  # rankings from verdicts; problems written in the browser; metrics
-    {"courses"},  # rosters, assignments with deadlines, gradebooks: over verdicts and problems
+    {"courses", "explorer"},  # the policy explorer (over the judge and the leaderboard's chart); rosters, assignments with deadlines, gradebooks: over verdicts and problems
     {"practice", "lti"},  # the learner's pages, which show all of the above; courses over LTI 1.3
     {"api"},  # the JSON API: the learner's pages' reads and the services, for programs
     {"urls", "wsgi", "asgi"},  # the project wires every app

@@ -7,7 +7,7 @@ from ninja import NinjaAPI, Router, Swagger
 
 from webplatform.accounts.selectors import is_instructor
 
-from . import leaderboard, problems, submissions
+from . import explorations, leaderboard, problems, submissions
 from .auth import bearer
 from .errors import Error, install_handlers
 from .schemas import Me
@@ -42,5 +42,5 @@ def me(request: HttpRequest):
             "profile_url": reverse("leaderboard:profile", args=[user.username])}
 
 
-for router in (account, problems.router, submissions.router, leaderboard.router):
+for router in (account, problems.router, submissions.router, leaderboard.router, explorations.router):
     api.add_router(f"/{VERSION}/", router)

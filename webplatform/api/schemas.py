@@ -110,11 +110,16 @@ class SourceIn(Schema):
     @field_validator("source")
     @classmethod
     def readable(cls, source: str) -> str:
-        # Its size is the service's to refuse: with 413 source_too_large, not this 422.
-        unreadable = source_text.unreadable(source, limit=float("inf"))
-        if unreadable is not None:
-            raise ValueError(unreadable.message)
-        return source
+        return readable_source(source)
+
+
+def readable_source(source: str) -> str:
+    """``source`` if it is some code Python can hold; else ValueError, in the site's words. Its size
+    is the service's to refuse: with 413 source_too_large, not this 422."""
+    unreadable = source_text.unreadable(source, limit=float("inf"))
+    if unreadable is not None:
+        raise ValueError(unreadable.message)
+    return source
 
 
 class Case(Schema):

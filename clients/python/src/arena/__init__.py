@@ -5,6 +5,8 @@
     result = arena.submit("checkpoint_dot_policy", my_function)      # waits for the verdict
     result            # a notebook shows the verdict, the message and the residual table
     result.accepted, result.verdict, result.message, result.residuals, result.memory
+    found = arena.explore(my_function, "f32[64,128]", "f32[128,64]", budget=200_000)  # every policy
+    found.best["code"]  # the change that applies the cheapest plan within the budget
 
 ``fn_or_source``: the module's text, a ``pathlib.Path`` to a file, or a function (the module is
 written around it: see ``arena.source``).
@@ -12,10 +14,11 @@ written around it: see ``arena.source``).
 __version__ = "0.1.0"
 
 from .client import ArenaError, Client  # noqa: E402
-from .result import Result  # noqa: E402
+from .result import Result, render_exploration  # noqa: E402
 from .source import SourceError, source_text  # noqa: E402
 
-__all__ = ["ArenaError", "Client", "Result", "SourceError", "configure", "inspect", "problem", "problems", "run", "submit"]
+__all__ = ["ArenaError", "Client", "Exploration", "Result", "SourceError", "configure", "explore", "inspect", "problem",
+           "problems", "run", "submit"]
 _client: Client | None = None
 
 
@@ -63,3 +66,29 @@ def inspect(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300,
 def run(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300, version: int | None = None) -> Result:
     """Grades on the sample cases only (as "Run samples"): not recorded, not ranked."""
     return _send("run", slug, fn_or_source, wait=wait, timeout=timeout, version=version)
+
+
+class Exploration:
+    """The policy explorer's answer: ``rows`` (one per plan, with ``held_bytes``, ``flops``,
+    ``dominated``...), ``best`` (the plan within the budget, with its ``code``; None if none fits
+    or no budget was given) and ``data`` (the API's whole answer). Printed, it is the table."""
+
+    def __init__(self, data: dict):
+        self.data, self.rows, self.best = data, data.get("rows", []), data.get("best")
+
+    def __repr__(self) -> str:
+        return render_exploration(self.data)
+
+
+def explore(fn_or_source, *shapes: str, function: str | None = None, budget: int | None = None,
+            timeout: float = 300) -> Exploration:
+    """Every checkpoint policy of a function, measured by the site as verdicts are: a function
+    (its module is written around it), or code as text or a path with ``function`` naming the
+    function in it; ``shapes``: each argument's dtype and shape, such as ``"f32[64,128]"``."""
+    if function is None:
+        if not callable(fn_or_source):
+            raise SourceError("name the function to explore: explore(code, *shapes, function=...)")
+        function = fn_or_source.__name__
+    site = _site()
+    created = site.explore(source_text(fn_or_source), function, list(shapes), budget=budget)
+    return Exploration(site.wait_exploration(created["id"], timeout=timeout))

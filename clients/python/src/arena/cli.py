@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import __version__, config
 from .client import ArenaError, Client
-from .result import Result, table
+from .result import Result, render_exploration, table
 
 ACCEPTED, REJECTED, FAILED, PENDING = 0, 1, 2, 3
 
@@ -126,6 +126,31 @@ def cmd_submit(args) -> int:
     return _send(args, "submit", wait=args.wait)
 
 
+def cmd_explore(args) -> int:
+    source = Path(args.file).read_text()
+    function = args.function or _last_function(source)
+    if not function:
+        print(f"arena: {args.file} defines no function; name one with --function", file=sys.stderr)
+        return FAILED
+    with _client() as site:
+        created = site.explore(source, function, args.args, budget=args.budget)
+        print(f"Exploring as #{created['id']}", file=sys.stderr)
+        found = site.wait_exploration(created["id"], timeout=args.timeout, on_status=_status_line)
+    print(render_exploration(found))
+    return FAILED if found.get("error") else 0
+
+
+def _last_function(source: str) -> str | None:
+    """The last function the file defines at its top level (as ``python -m judge explore``)."""
+    import ast
+
+    try:
+        names = [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+    except SyntaxError:
+        return None
+    return names[-1] if names else None
+
+
 def cmd_status(args) -> int:
     with _client() as site:
         if args.wait:
@@ -172,6 +197,15 @@ def parser() -> argparse.ArgumentParser:
             command.add_argument("--wait", action="store_true", help="wait for the verdict and print it")
         command.add_argument("--timeout", type=float, default=300, help="seconds to wait (default: %(default)s)")
         command.set_defaults(func=func)
+
+    explore = sub.add_parser("explore", help="every checkpoint policy of a function in FILE: memory, FLOPs, and "
+                                             "the plan that fits a budget")
+    explore.add_argument("file")
+    explore.add_argument("--function", help="the function to explore (default: the file's last top-level one)")
+    explore.add_argument("--args", nargs="+", required=True, help="each argument's dtype and shape, such as f32[64,128]")
+    explore.add_argument("--budget", type=int, help="bytes the plan may hold on the device between the passes")
+    explore.add_argument("--timeout", type=float, default=300, help="seconds to wait (default: %(default)s)")
+    explore.set_defaults(func=cmd_explore)
 
     status = sub.add_parser("status", help="a submission's status, or its verdict once graded")
     status.add_argument("id", type=int)

@@ -100,6 +100,32 @@ class Client:
     def leaderboard(self, slug: str | None = None, **params) -> dict:
         return self._call("GET", f"/leaderboard/problems/{slug}" if slug else "/leaderboard", params=params)
 
+    def explore(self, source: str, function: str, args: list[str], *, budget: int | None = None) -> dict:
+        """Queues the policy explorer on ``function`` of ``source`` with arguments of ``args``
+        (such as ``"f32[64,128]"``); ``budget``: bytes the plan may hold between the passes."""
+        body = {"source": source, "function": function, "args": list(args), "budget": budget}
+        return self._call("POST", "/explorations", json=body)
+
+    def exploration(self, exploration_id: int, *, budget: int | None = None) -> dict:
+        """One exploration; with ``budget``, the plan chosen for that budget instead."""
+        return self._call("GET", f"/explorations/{exploration_id}", params={"budget": budget} if budget else {})
+
+    def wait_exploration(self, exploration_id: int, *, timeout: float = 300.0, on_status=None) -> dict:
+        """Polls until the exploration is done (or failed), as ``wait`` does a submission."""
+        deadline, delay, last = time.monotonic() + timeout, POLL_START_S, None
+        while True:
+            data = self.exploration(exploration_id)
+            if data["status"] != last and on_status is not None:
+                on_status(data["status"])
+            last = data["status"]
+            if data["done"]:
+                return data
+            if time.monotonic() >= deadline:
+                raise ArenaError("timeout", f"Exploration {exploration_id} is still {data['status']} after "
+                                            f"{timeout:.0f} s; see {self.url}{data['url']}.")
+            time.sleep(delay)
+            delay = min(delay * 1.5, POLL_MAX_S)
+
     def wait(self, submission_id: int, *, timeout: float = 300.0, on_status=None) -> Result:
         """Polls until the submission is graded; ``on_status(status)`` hears each change."""
         deadline, delay, last = time.monotonic() + timeout, POLL_START_S, None

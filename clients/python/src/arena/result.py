@@ -173,3 +173,25 @@ class Result:
             parts.append(f'<p><a href="{e(self.url)}" target="_blank">the verdict page</a></p>')
         parts.append("</div>")
         return "".join(parts)
+
+
+def render_exploration(data: dict) -> str:
+    """An exploration as the terminal shows it: every plan, the beaten ones marked, and the plan
+    within the budget with the code that applies it."""
+    if data.get("error"):
+        return f"The exploration did not run: {data['error']}"
+    best = (data.get("best") or {}).get("plan")
+    rows = [["*" if r["plan"] == best else ("-" if r["dominated"] else ""), r["plan"], r["held_bytes"],
+             r["host_bytes"] or "", r["peak_bytes"], f"{r['flops']:.4g}", f"{r['recomputed_flops']:.4g}"]
+            for r in data["rows"]]
+    lines = [f"{data['function']}({', '.join(data['args'])}): {len(rows)} plans",
+             table(["", "plan", "held (device)", "held (host)", "peak", "FLOPs", "recomputed FLOPs"], rows),
+             "-: beaten by another plan on device memory, host memory and FLOPs"]
+    for failure in data.get("failed", []):
+        lines.append(f"{failure.get('plan')}: did not run: {failure.get('message')}")
+    if data.get("budget") is not None:
+        if best is None:
+            lines.append(f"No plan holds at most {data['budget']} bytes on the device between the passes.")
+        else:
+            lines += [f"*: the cheapest plan within {data['budget']} bytes: {best}", f"    {data['best']['code']}"]
+    return "\n".join(lines)

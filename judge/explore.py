@@ -1,0 +1,340 @@
+"""The policy explorer: one learner's function, every checkpoint policy JAX ships, and what each costs.
+
+The learner gives a source, the name of a function in it and the shapes of its arguments. The
+judge runs it once, through the same gate, sandboxed child and verifier as a grading
+(``judge.pipeline``), with one case per *plan*: a case's only difference is a static argument
+naming the plan, which a trusted harness (``HARNESS``, the judge's code, not the learner's) reads
+to wrap the learner's function in ``jax.checkpoint(fn, policy=...)`` (or to call it as written).
+The child traces every plan in one process and exports one program holding them all; the
+verifier measures each plan's gradient step apart (``judge.inspection.program_cost``), so every
+figure here is one a verdict would rest on: residual bytes and their memories from the verified
+program's types, the step's peak and FLOPs from the verifier's walk of it. Nothing the child says
+about itself is counted.
+
+The names a plan may save or offload are those the source labels with ``checkpoint_name`` and a
+string literal, read from the source text by the parent (never run); a name computed at run time
+is not offered.
+"""
+from __future__ import annotations
+
+import ast
+import secrets
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import gate, pipeline, verdicts
+from .boundary import Runner
+from .evidence import DEVICE
+from .package import Arg, Case, CostRules, Limits, Problem, ResidualRules, StructureRules
+from .specs import ArraySpec, SpecError
+
+# Within the site's limits: the arguments together, and how many names get a plan of their own.
+# Every plan is a case of its own: the child's request carries a copy of the arguments per plan
+# (64 MiB at most), and the verifier sends back every plan's gradients, public and hidden (32 MiB
+# at most). 256 Ki elements (1 MiB of float32) for a dozen plans stays within both. Measured: a
+# GPT-2-small MLP sublayer (4.8 Mi elements) overflowed the request, one of 1.1 Mi the results.
+MAX_ELEMENTS = 1 << 18
+MAX_ARGS = 8
+MAX_NAMES = 6
+AS_WRITTEN = "as written"
+POLICY_ARG = "__plan"
+
+# The judge's own code, run in the child next to the learner's: it applies a plan by name. Only
+# JAX's own policy objects are used, so the child's reading recognises them as JAX's.
+HARNESS = '''
+import jax
+
+_cp = jax.checkpoint_policies
+
+
+def _policy(kind, names):
+    plain = {"everything_saveable": _cp.everything_saveable, "nothing_saveable": _cp.nothing_saveable,
+             "dots_saveable": _cp.dots_saveable, "dots_with_no_batch_dims_saveable": _cp.dots_with_no_batch_dims_saveable}
+    if kind in plain:
+        return plain[kind]
+    if kind == "save_only_these_names":
+        return _cp.save_only_these_names(*names)
+    if kind == "save_any_names_but_these":
+        return _cp.save_any_names_but_these(*names)
+    if kind == "offload_dot_with_no_batch_dims":
+        return _cp.offload_dot_with_no_batch_dims("device", "pinned_host")
+    if kind == "save_and_offload_only_these_names":
+        return _cp.save_and_offload_only_these_names(names_which_can_be_saved=(), names_which_can_be_offloaded=names,
+                                                     offload_src="device", offload_dst="pinned_host")
+    raise ValueError("unknown plan " + kind)
+
+
+def run(learner, plan, *arrays):
+    kind, _, names = plan.partition(":")
+    if kind == "as written":
+        return learner(*arrays)
+    return jax.checkpoint(learner, policy=_policy(kind, tuple(n for n in names.split(",") if n)))(*arrays)
+'''
+
+
+class ExploreError(ValueError):
+    """Input the explorer cannot use: the message says what to change."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    kind: str  # AS_WRITTEN or a name in jax.checkpoint_policies
+    names: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{','.join(self.names)}"
+
+    @property
+    def label(self) -> str:
+        return self.kind if not self.names else f"{self.kind}({', '.join(repr(n) for n in self.names)})"
+
+    @property
+    def offloads(self) -> bool:
+        return self.kind.startswith(("offload", "save_and_offload"))
+
+    def code(self, function: str) -> str:
+        """The change that applies the plan to ``function``."""
+        if self.kind == AS_WRITTEN:
+            return f"{function}  # as written: no checkpoint added"
+        cp = "jax.checkpoint_policies"
+        names = ", ".join(repr(n) for n in self.names)
+        policy = {
+            "save_only_these_names": f"{cp}.save_only_these_names({names})",
+            "save_any_names_but_these": f"{cp}.save_any_names_but_these({names})",
+            "offload_dot_with_no_batch_dims": f'{cp}.offload_dot_with_no_batch_dims("device", "pinned_host")',
+            "save_and_offload_only_these_names": (
+                f"{cp}.save_and_offload_only_these_names(names_which_can_be_saved=(), names_which_can_be_offloaded="
+                f'({names},), offload_src="device", offload_dst="pinned_host")'),
+        }.get(self.kind, f"{cp}.{self.kind}")
+        return f"jax.checkpoint({function}, policy={policy})"
+
+
+@dataclass
+class Row:
+    plan: str
+    kind: str
+    names: list[str]
+    code: str
+    held_bytes: int  # residuals on the device, between the forward and the backward pass
+    host_bytes: int  # residuals an offloading plan keeps in host memory
+    residuals: int
+    peak_bytes: int  # the gradient step's peak, inputs included
+    held_peak_bytes: int  # saved and recomputed values the backward pass holds at once
+    flops: float
+    recomputed_flops: float  # above the function as written: the work done again
+    dominated: bool = False
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Row | None:
+        """A stored row read back; None for one this judge cannot read (written by another)."""
+        try:
+            return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+        except TypeError:
+            return None
+
+
+@dataclass
+class Exploration:
+    function: str
+    args: list[str]
+    names: list[str]  # what the source labels with checkpoint_name
+    rows: list[Row] = field(default_factory=list)
+    failed: list[dict] = field(default_factory=list)  # plans that did not run: {"plan", "verdict", "message"}
+    budget: int | None = None
+    best: Row | None = None  # the cheapest plan within the budget
+
+    def to_dict(self) -> dict:
+        return {"function": self.function, "args": self.args, "names": self.names, "budget": self.budget,
+                "rows": [asdict(r) for r in self.rows], "failed": self.failed,
+                "best": self.best.plan if self.best is not None else None}
+
+
+# ---------------------------------------------------------------------------- the parent's reading
+
+def parse_args(specs: list[str]) -> list[ArraySpec]:
+    if not specs:
+        raise ExploreError("give the shape of each argument, such as f32[64,128]")
+    if len(specs) > MAX_ARGS:
+        raise ExploreError(f"at most {MAX_ARGS} arguments")
+    parsed = []
+    for text in specs:
+        try:
+            spec = ArraySpec.parse(text.strip())
+        except SpecError as exc:
+            raise ExploreError(f"{text!r}: {exc}") from None
+        if spec.symbols():
+            raise ExploreError(f"{text!r}: give concrete sizes, such as f32[8,16]")
+        if not spec.dtype.startswith(("float", "bfloat")):
+            raise ExploreError(f"{text!r}: the explorer differentiates every argument, so each must be floating point")
+        parsed.append(spec)
+    total = sum(int(np.prod(s.shape({}), dtype=np.int64)) for s in parsed)
+    if total > MAX_ELEMENTS:
+        raise ExploreError(f"the arguments hold {total} elements together; the explorer takes at most {MAX_ELEMENTS}")
+    return parsed
+
+
+def labelled_names(source: str) -> list[str]:
+    """The string literals the source passes to ``checkpoint_name`` (read, never run)."""
+    found = []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if callee != "checkpoint_name":
+            continue
+        literal = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "name"), None)
+        if isinstance(literal, ast.Constant) and isinstance(literal.value, str) and literal.value not in found:
+            found.append(literal.value)
+    return found[:MAX_NAMES]
+
+
+def parameter_names(source: str, function: str, count: int) -> list[str]:
+    try:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef) and node.name == function:
+                names = [a.arg for a in node.args.posonlyargs + node.args.args]
+                if len(names) >= count:
+                    return names[:count]
+    except SyntaxError:
+        pass
+    return [f"arg{i}" for i in range(count)]
+
+
+def plans(names: list[str], offload: bool = True) -> list[Plan]:
+    """Every plan tried: the function as written, each policy JAX ships that takes no arguments,
+    and, per labelled name, saving only it and saving all but it (and all of them, offloaded).
+    ``save_anything_except_these_names`` is left out: in JAX 0.10.2 it drops its names and saves
+    everything, the same row as everything_saveable."""
+    found = [Plan(AS_WRITTEN)] + [Plan(k) for k in ("everything_saveable", "nothing_saveable", "dots_saveable",
+                                                      "dots_with_no_batch_dims_saveable")]
+    for name in names:
+        found += [Plan("save_only_these_names", (name,)), Plan("save_any_names_but_these", (name,))]
+    if len(names) > 1:
+        found.append(Plan("save_only_these_names", tuple(names)))
+    if offload:
+        found.append(Plan("offload_dot_with_no_batch_dims"))
+        if names:
+            found.append(Plan("save_and_offload_only_these_names", tuple(names)))
+    return found
+
+
+def _problem(function: str, arg_names: list[str], specs: list[ArraySpec], chosen: list[Plan], limits: Limits) -> Problem:
+    """A problem of the judge's making around the learner's function: one case per plan."""
+    args = (Arg(POLICY_ARG, None),) + tuple(Arg(n, s) for n, s in zip(arg_names, specs))
+    cases = tuple(Case(f"plan-{i}", False, 1, {}, {POLICY_ARG: p.key}) for i, p in enumerate(chosen))
+    return Problem(path=Path("."), slug="explore", uuid="", title="explore", difficulty="", tags=(), device="cpu",
+                   entry=function, args=args, wrt=tuple(arg_names), cases=cases, rtol=0.0, atol=0.0,
+                   residual_rules=ResidualRules(), structure_rules=StructureRules(), limits=limits,
+                   statement="", starter="", reference="", harness=HARNESS,
+                   # an active cost rule makes the verifier measure every case's step, without the
+                   # second compilation for XLA's own estimates that ``pipeline.run(cost=True)`` adds
+                   cost_rules=CostRules(saves_memory=True))
+
+
+# ---------------------------------------------------------------------------- the exploration
+
+def explore(source: str, function: str, specs: list[str], runner: Runner, *, budget: int | None = None,
+            limits: Limits | None = None, offload: bool = True) -> Exploration:
+    """Every plan of ``function`` measured as a verdict measures it; ``ExploreError`` for input it
+    cannot use (a refused source among them, with the gate's message)."""
+    if not function.isidentifier():
+        raise ExploreError(f"{function!r} is not a function name")
+    if budget is not None and budget <= 0:
+        raise ExploreError("the budget is a number of bytes above zero")
+    parsed = parse_args(specs)
+    refusal = gate.check(source)
+    if refusal:
+        raise ExploreError(f"{verdicts.DESCRIPTIONS.get(refusal.verdict, refusal.verdict)}: {refusal.message}")
+    names = labelled_names(source)
+    arg_names = parameter_names(source, function, len(parsed))
+    chosen = plans(names, offload)
+    limits = limits or Limits(wall_s=60.0, cpu_s=60)
+    problem = _problem(function, arg_names, parsed, chosen, limits)
+    outcome = pipeline.run(problem, source, problem.cases, runner, salt=secrets.randbits(62))
+    found = Exploration(function, [s.strip() for s in specs], names, budget=budget)
+    if outcome.failure is not None:
+        raise ExploreError(f"{outcome.failure[0]}: {outcome.failure[1]}")
+    by_name = {c.name: c for c in outcome.cases}
+    for case, plan in zip(problem.cases, chosen):
+        traced = by_name.get(case.name)
+        if traced is None or traced.error is not None or traced.cost is None:
+            why = traced.error.text() if traced is not None and traced.error is not None else "not measured"
+            if plan.kind == AS_WRITTEN:  # the function itself fails: nothing else can be told
+                raise ExploreError(why)
+            found.failed.append({"plan": plan.label, "message": why})
+            continue
+        device = sum(r.bytes for r in traced.residual_types if r.memory == DEVICE)
+        found.rows.append(Row(plan.label, plan.kind, list(plan.names), plan.code(function), device,
+                              sum(r.bytes for r in traced.residual_types if r.memory != DEVICE),
+                              len(traced.residual_types), int(traced.cost.peak_bytes or 0),
+                              int(traced.cost.held_peak_bytes or 0), float(traced.cost.flops or 0.0), 0.0))
+    if found.rows and found.rows[0].kind == AS_WRITTEN:
+        base = found.rows[0].flops
+        for row in found.rows:
+            row.recomputed_flops = max(row.flops - base, 0.0)
+    mark_frontier(found.rows)
+    found.best = cheapest_within(found.rows, budget)
+    return found
+
+
+def memory(row: Row) -> int:
+    """What a plan keeps on the device between the passes: the figure a budget is compared with."""
+    return row.held_bytes
+
+
+def _costs(row: Row) -> tuple:
+    # host memory counts too: an offloading plan frees the device at the price of the host's
+    return memory(row), row.host_bytes, row.flops
+
+
+def mark_frontier(rows: list[Row]) -> None:
+    """A row is dominated when another is no worse in device memory, host memory and FLOPs, and
+    better in one of them."""
+    for row in rows:
+        mine = _costs(row)
+        row.dominated = any(all(a <= b for a, b in zip(_costs(o), mine)) and _costs(o) != mine for o in rows)
+
+
+def default_function(source: str) -> str | None:
+    """The last function the source defines at its top level: the one a learner usually means."""
+    try:
+        defined = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
+    except SyntaxError:
+        return None
+    return defined[-1] if defined else None
+
+
+def render(found: Exploration) -> str:
+    """The exploration as the command line prints it."""
+    from . import text
+
+    headers = ["", "plan", "held (device)", "held (host)", "peak", "FLOPs", "recomputed FLOPs"]
+    rows = [["*" if r is found.best else ("-" if r.dominated else ""), r.plan, r.held_bytes, r.host_bytes or "",
+             r.peak_bytes, f"{r.flops:.4g}", f"{r.recomputed_flops:.4g}"] for r in found.rows]
+    lines = [f"{found.function}({', '.join(found.args)}): {len(found.rows)} plans, measured on the verified program",
+             text.table(headers, rows), "",
+             "-: dominated (another plan holds no more on the device or the host and computes no more)"]
+    for failure in found.failed:
+        lines.append(f"{failure['plan']}: did not run: {failure['message']}")
+    if found.budget is not None:
+        if found.best is None:
+            lines.append(f"no plan keeps at most {found.budget} bytes on the device between the passes")
+        else:
+            lines += [f"*: the cheapest plan within {found.budget} bytes: {found.best.plan}", f"    {found.best.code}"]
+    return "\n".join(lines)
+
+
+def cheapest_within(rows: list[Row], budget: int | None) -> Row | None:
+    """The plan that fits the budget with the least work; between equals, the one that moves least
+    to the host (a transfer each way), then the one that holds least. None if none fits."""
+    if budget is None:
+        return None
+    fits = [r for r in rows if memory(r) <= budget]
+    return min(fits, key=lambda r: (r.flops, r.host_bytes, memory(r))) if fits else None

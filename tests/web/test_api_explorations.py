@@ -1,0 +1,103 @@
+"""POST/GET /api/v1/explorations: the policy explorer for a token holder (``arena explore``),
+through the page's service: the background lane, the same checks, the owner alone reads it."""
+import arena
+import httpx
+import jax.numpy as jnp
+import pytest
+from arena import cli
+from arena.client import Client as ArenaClient
+from django.test import Client
+
+from webplatform.explorer.tasks import run_exploration
+from webplatform.explorer.views import EXAMPLE
+
+from .api import api_for
+
+pytestmark = pytest.mark.django_db
+SHAPES = ["f32[128,256]", "f32[256,128]", "f32[64,128]"]
+INPUT_BYTES = (128 * 256 + 256 * 128 + 64 * 128) * 4
+
+
+@pytest.fixture
+def api(client, learner):
+    return api_for(client, learner)
+
+
+def test_an_exploration_through_the_api_names_the_plan_within_a_budget(
+        api, client, other_learner, broker, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        created = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": SHAPES,
+                                             "budget": INPUT_BYTES})
+    assert created.status_code == 201
+    body = created.json()
+    assert (body["status"], body["done"], body["rows"], body["best"]) == ("queued", False, [], None)
+    assert [m["args"] for m in broker.messages("cpu.background")] == [[body["id"]]]
+    run_exploration.apply(args=[body["id"]], task_id="m")
+    found = api.get(f"/explorations/{body['id']}").json()
+    assert found["done"] and found["names"] == ["hidden"] and len(found["rows"]) == 9
+    assert found["best"]["plan"] == "offload_dot_with_no_batch_dims" and found["best"]["held_bytes"] == INPUT_BYTES
+    assert api.get(f"/explorations/{body['id']}", budget=10**9).json()["best"]["plan"] == "as written"
+    assert api_for(client, other_learner).get(f"/explorations/{body['id']}").status_code == 404
+
+
+@pytest.mark.parametrize("body", [
+    {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": 0}, {"source": EXAMPLE, "function": "mlp"},
+    {"source": " ", "function": "mlp", "args": SHAPES}, {"source": EXAMPLE, "function": "not a name", "args": SHAPES},
+])
+def test_input_the_schema_refuses_is_a_422(api, broker, body):
+    answer = api.post("/explorations", body)
+    assert (answer.status_code, answer.json()["code"]) == (422, "invalid_request")
+
+
+def test_input_the_explorer_cannot_use_is_taken_and_says_why_it_did_not_run(api, broker):
+    """What the schema admits is taken (201), and the exploration, failed at once, says why: no
+    message reaches the worker."""
+    answer = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": ["f32[n]"]})
+    body = answer.json()
+    assert answer.status_code == 201 and (body["status"], body["done"]) == ("failed", True)
+    assert "concrete sizes" in body["error"] and broker.messages("cpu.background") == []
+
+
+def test_a_learner_has_at_most_two_explorations_in_flight(api, broker):
+    body = {"source": EXAMPLE, "function": "mlp", "args": SHAPES}
+    assert [api.post("/explorations", body).status_code for _ in range(2)] == [201, 201]
+    third = api.post("/explorations", body)
+    assert (third.status_code, third.json()["code"]) == (429, "rate_limited") and third["Retry-After"] == "5"
+
+
+def _mlp(w1, w2, x):
+    return jnp.sum(jnp.tanh(jnp.tanh(x @ w1) @ w2) ** 2)
+
+
+def test_the_python_client_explores_a_function_through_the_api(learner, monkeypatch, capsys, tmp_path):
+    """``arena.explore(fn, *shapes)`` and ``arena explore FILE``, talking to this site (the
+    client's HTTP handed to Django's test client; the worker's task run when an exploration is
+    queued, as the background worker would)."""
+    site = api_for(Client(), learner)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        headers = {"HTTP_AUTHORIZATION": request.headers["Authorization"]}
+        if request.method == "POST":
+            answer = site.client.post(request.url.path, request.content, content_type="application/json", **headers)
+            if answer.status_code == 201:
+                run_exploration.apply(args=[answer.json()["id"]], task_id="m")
+        else:
+            answer = site.client.get(request.url.path, dict(request.url.params), **headers)
+        return httpx.Response(answer.status_code, content=answer.content, headers={"Content-Type": "application/json"})
+
+    token = site.headers["HTTP_AUTHORIZATION"].split()[1]
+    fake = ArenaClient("http://site.example", token, transport=httpx.MockTransport(handler))
+    monkeypatch.setattr(arena, "_client", fake)
+    found = arena.explore(_mlp, *SHAPES, budget=10**9)
+    assert found.best["plan"] == "as written" and len(found.rows) == 6  # no names: no plans for names
+    nothing = next(r for r in found.rows if r["plan"] == "nothing_saveable")
+    assert nothing["held_bytes"] == INPUT_BYTES and nothing["recomputed_flops"] > 0
+    assert "nothing_saveable" in repr(found)
+
+    path = tmp_path / "mine.py"
+    path.write_text(EXAMPLE)
+    monkeypatch.setattr(cli, "_client", lambda: fake)
+    assert cli.main(["explore", str(path), "--args", *SHAPES, "--budget", str(INPUT_BYTES)]) == 0
+    out = capsys.readouterr().out
+    assert "save_only_these_names('hidden')" in out
+    assert "jax.checkpoint(mlp, policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims(" in out

@@ -1,0 +1,93 @@
+"""The policy explorer's pages (webplatform.explorer): a learner pastes a function, the work goes
+to the background queue as one message holding the exploration's id, the worker's task (run here
+as the worker runs it) fills the table, and the page names the plan within a budget."""
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from webplatform.explorer import services
+from webplatform.explorer.models import Exploration
+from webplatform.explorer.tasks import run_exploration
+from webplatform.explorer.views import EXAMPLE
+
+pytestmark = pytest.mark.django_db
+SHAPES = "f32[128,256] f32[256,128] f32[64,128]"
+INPUT_BYTES = (128 * 256 + 256 * 128 + 64 * 128) * 4
+
+
+def start(client, **fields):
+    form = {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": "", **fields}
+    return client.post(reverse("explorer:explore"), form)
+
+
+def test_an_exploration_runs_on_the_background_lane_and_shows_every_plan(
+        learner_client, learner, broker, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = start(learner_client, budget=str(INPUT_BYTES))
+    found = Exploration.objects.get(user=learner)
+    assert answer.status_code == 302 and answer["Location"] == reverse("explorer:detail", args=[found.pk])
+    assert broker.messages("cpu") == []  # never in front of a learner's grading
+    [message] = broker.messages("cpu.background")
+    assert (message["task"], message["args"]) == (services.EXPLORE_TASK, [found.pk])
+    waiting = learner_client.get(answer["Location"]).content.decode()
+    assert 'id="explore-progress"' in waiting and 'data-finished="false"' in waiting
+
+    assert run_exploration.apply(args=[found.pk], task_id="m").get() == "done"
+    assert run_exploration.apply(args=[found.pk], task_id="again").get() == "skipped"  # a duplicate message
+    found.refresh_from_db()
+    assert (found.status, found.attempts) == ("done", 1)
+    html = learner_client.get(answer["Location"]).content.decode()
+    assert 'data-finished="true"' in html and 'id="explore-table"' in html
+    for plan in ("nothing_saveable", "everything_saveable", "dots_saveable", "save_only_these_names(&#x27;hidden&#x27;)"):
+        assert f"<code>{plan}</code>" in html
+    # the inputs alone fit: offloading the products beats recomputing them
+    assert '<strong id="best-plan">offload_dot_with_no_batch_dims</strong>' in html
+    assert 'class="plan dominated' in html and '<svg id="explore-chart"' in html
+    # another budget re-chooses among the stored rows, without running anything again
+    roomy = learner_client.get(answer["Location"], {"budget": "1000000000"}).content.decode()
+    assert '<strong id="best-plan">as written</strong>' in roomy
+    assert "jax.checkpoint(" not in roomy.split('id="plan-code"')[1].split("</pre>")[0]
+    tight = learner_client.get(answer["Location"], {"budget": str(INPUT_BYTES - 1)}).content.decode()
+    assert "No plan keeps" in tight
+    assert learner_client.get(answer["Location"], {"budget": "lots"}).status_code == 400
+
+
+@pytest.mark.parametrize("fields, phrase", [
+    ({"args": "f32[n,4]"}, "concrete sizes"), ({"args": ""}, "shape of each argument"),
+    ({"function": "not a name"}, "name the function"), ({"source": "  "}, "paste the code"),
+    ({"budget": "-3"}, "whole number of bytes"),
+])
+def test_bad_input_is_refused_with_the_reason_and_the_form_kept(learner_client, learner, broker, fields, phrase):
+    answer = start(learner_client, **fields)
+    assert answer.status_code == 400 and phrase in answer.content.decode()
+    assert 'id="explore-form"' in answer.content.decode() and not Exploration.objects.exists()
+
+
+def test_a_refused_source_fails_with_the_gates_reason(learner_client, learner, broker):
+    start(learner_client, source="import os\n\ndef mlp(a, b, c):\n    return os.getcwd()\n")
+    found = Exploration.objects.get(user=learner)
+    assert run_exploration.apply(args=[found.pk], task_id="m").get() == "failed"
+    html = learner_client.get(reverse("explorer:detail", args=[found.pk])).content.decode()
+    assert 'id="explore-error"' in html and "not allowed" in html
+
+
+def test_the_explorer_is_linked_from_home_and_problem_pages_and_explorations_are_private(
+        learner_client, learner, other_learner, bank, broker):
+    client = Client()  # signed out (learner_client is pytest-django's client, signed in)
+    assert 'id="explorer-link"' in client.get("/").content.decode()
+    page = client.get(reverse("practice:problem_detail", args=["checkpoint_dot_policy"])).content.decode()
+    assert 'href="/explore/?problem=checkpoint_dot_policy"' in page
+    form = client.get("/explore/?problem=checkpoint_dot_policy").content.decode()
+    assert 'id="from-problem"' in form and 'id="explore-login"' in form  # readable signed out; running needs an account
+    assert client.post(reverse("explorer:explore"), {"source": EXAMPLE}).status_code == 302
+    start(learner_client)
+    found = Exploration.objects.get(user=learner)
+    learner_client.force_login(other_learner)
+    assert learner_client.get(reverse("explorer:detail", args=[found.pk])).status_code == 404
+
+
+def test_a_learner_waits_for_two_explorations_before_a_third(learner_client, learner, broker):
+    assert [start(learner_client).status_code for _ in range(2)] == [302, 302]
+    third = start(learner_client)
+    assert third.status_code == 429 and "wait until one finishes" in third.content.decode()
+    assert Exploration.objects.filter(user=learner).count() == 2

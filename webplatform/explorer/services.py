@@ -1,0 +1,108 @@
+"""Starting an exploration, claiming it in a worker, and recording what it found.
+
+The judge's work runs in a Celery task on the background queue (``cpu.background``, as
+validations do), so an exploration never takes a learner's grading worker. The task takes the
+row's id; the claim is a guarded update, so a duplicate message does nothing."""
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from judge import source_text
+from judge.explore import ExploreError, parse_args
+
+from webplatform.core.queues import BACKGROUND, enqueue
+
+from .models import Exploration
+
+EXPLORE_TASK = "explorer.explore"
+QUEUE = "cpu.background"
+MAX_SOURCE = source_text.MAX_SOURCE_BYTES  # a submission's limit: the explorer runs the same code
+MAX_BUDGET = 1 << 50
+# Explorations a learner may have waiting or running at once: each runs the judge a dozen times
+# over, so one learner cannot fill the background lane.
+IN_FLIGHT = 2
+
+Status = Exploration.Status
+
+
+class BadRequest(ValueError):
+    """Input the explorer cannot use; the message says what to change, and the form keeps it."""
+
+
+class Busy(BadRequest):
+    """The learner already has ``IN_FLIGHT`` explorations waiting or running."""
+
+
+def read_budget(text: str) -> int | None:
+    text = (text or "").strip().replace("_", "").replace(",", "")
+    if not text:
+        return None
+    if not text.isdigit() or not 0 < int(text) <= MAX_BUDGET:
+        raise BadRequest("the budget is a whole number of bytes above zero, such as 400000")
+    return int(text)
+
+
+def read_args(text: str) -> list[str]:
+    """Argument specs separated by spaces or new lines (commas inside brackets are sizes)."""
+    specs, depth, current = [], 0, ""
+    for ch in text or "":
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if depth == 0 and (ch.isspace() or ch == ";"):
+            if current:
+                specs.append(current)
+            current = ""
+        else:
+            current += ch
+    if current:
+        specs.append(current)
+    specs = [s.rstrip(",") for s in specs if s.strip(",")]
+    try:
+        parse_args(specs)
+    except ExploreError as exc:
+        raise BadRequest(str(exc)) from None
+    return specs
+
+
+def start(*, user, source: str, function: str, args: str, budget: str = "", problem_slug: str = "") -> Exploration:
+    """Checks the input and queues the exploration; ``BadRequest`` says what is wrong."""
+    source = (source or "").replace("\r\n", "\n")
+    unreadable = source_text.unreadable(source, MAX_SOURCE)
+    if unreadable is not None:
+        raise BadRequest("paste the code that defines your function" if unreadable.code == "empty_source"
+                         else unreadable.message)
+    function = (function or "").strip()
+    if not function.isidentifier():
+        raise BadRequest("name the function to explore, such as mlp")
+    specs = read_args(args)
+    budget_bytes = read_budget(budget)
+    if Exploration.objects.filter(user=user, status__in=(Status.QUEUED, Status.RUNNING)).count() >= IN_FLIGHT:
+        raise Busy(f"you have {IN_FLIGHT} explorations waiting or running: wait until one finishes")
+    with transaction.atomic():
+        found = Exploration.objects.create(user=user, source=source, function=function, args=specs,
+                                           budget=budget_bytes, problem_slug=(problem_slug or "")[:100])
+        transaction.on_commit(lambda: enqueue(EXPLORE_TASK, found.pk, queue=QUEUE, lane=BACKGROUND))
+    return found
+
+
+def refused(*, user, source: str, function: str, args: list[str], budget: int | None, error: str) -> Exploration:
+    """An exploration the explorer cannot run, recorded as failed with the reason (the API's way
+    of answering input its schema admits: the request is taken, the exploration says why not)."""
+    return Exploration.objects.create(user=user, source=source, function=function[:100], args=args[:8], budget=budget,
+                                      status=Status.FAILED, error=error[:2000], finished_at=timezone.now())
+
+
+def claim(*, exploration_id: int, task_id: str) -> Exploration | None:
+    """queued -> running for the message ``task_id`` (or taken over from a worker that died
+    holding it); None for a duplicate message or a finished exploration."""
+    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, task_id=task_id)
+    updated = Exploration.objects.filter(claimable, pk=exploration_id).update(
+        status=Status.RUNNING, attempts=F("attempts") + 1, task_id=task_id)
+    return Exploration.objects.get(pk=exploration_id) if updated else None
+
+
+def complete(*, exploration_id: int, task_id: str, result: dict | None = None, error: str = "") -> bool:
+    """Records the outcome, once, by the attempt that holds the claim."""
+    return bool(Exploration.objects.filter(pk=exploration_id, status=Status.RUNNING, task_id=task_id).update(
+        status=Status.DONE if result is not None else Status.FAILED, result=result, error=error[:2000],
+        finished_at=timezone.now()))

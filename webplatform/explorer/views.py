@@ -1,0 +1,67 @@
+"""The explorer's pages: the form (anyone may read it; running needs an account), and one
+exploration's page, which refreshes itself while the worker runs and then shows the table, the
+chart and the plan within a budget (a budget changed on the page re-chooses among the stored rows
+without running anything again)."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, render
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from judge.explore import Row, cheapest_within
+
+from webplatform.catalog.models import Problem
+
+from . import chart, services
+from .models import Exploration
+
+EXAMPLE = '''import jax
+import jax.numpy as jnp
+from jax.ad_checkpoint import checkpoint_name
+
+
+def mlp(w1, w2, x):
+    hidden = checkpoint_name(jnp.tanh(x @ w1), "hidden")
+    return jnp.sum(jnp.tanh(hidden @ w2) ** 2)
+'''
+EXAMPLE_ARGS = "f32[128,256] f32[256,128] f32[64,128]"
+
+
+@require_http_methods(["GET", "POST"])
+def explore(request):
+    slug = request.GET.get("problem") or request.POST.get("problem", "")
+    problem = Problem.objects.filter(slug=slug[:100]).first() if slug else None  # named only if public (template)
+    form = {"source": EXAMPLE, "function": "mlp", "args": EXAMPLE_ARGS, "budget": "", "problem": slug[:100]}
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect(f"{reverse('accounts:login')}?next={reverse('explorer:explore')}")
+        form.update({k: request.POST.get(k, "") for k in ("source", "function", "args", "budget")})
+        try:
+            found = services.start(user=request.user, source=form["source"], function=form["function"],
+                                   args=form["args"], budget=form["budget"], problem_slug=form["problem"])
+        except services.BadRequest as exc:
+            return render(request, "explorer/form.html", {"form": form, "error": str(exc), "problem": problem},
+                          status=429 if isinstance(exc, services.Busy) else 400)
+        return redirect("explorer:detail", found.pk)
+    recent = Exploration.objects.filter(user=request.user)[:5] if request.user.is_authenticated else []
+    return render(request, "explorer/form.html", {"form": form, "problem": problem, "recent": recent})
+
+
+@login_required
+def detail(request, pk: int):
+    found = get_object_or_404(Exploration, pk=pk, user=request.user)
+    budget, budget_error = found.budget, ""
+    if "budget" in request.GET:
+        try:
+            budget = services.read_budget(request.GET["budget"])
+        except services.BadRequest as exc:
+            budget_error = str(exc)
+    result = found.result or {}
+    rows = result.get("rows", [])
+    best = cheapest_within([r for r in map(Row.from_dict, rows) if r is not None], budget)
+    problem = Problem.objects.filter(slug=found.problem_slug).first() if found.problem_slug else None
+    context = {"exploration": found, "rows": rows, "failed": result.get("failed", []), "names": result.get("names", []),
+               "budget": budget, "budget_error": budget_error, "best": best, "problem": problem,
+               "chart": chart.draw(rows, budget, best.plan if best else None) if rows else ""}
+    return render(request, "explorer/detail.html", context, status=400 if budget_error else 200)

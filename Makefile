@@ -43,9 +43,10 @@ test: setup system-deps-test lint docs
 	$(PY) -m pytest -n $(TEST_PROCESSES)
 	$(PY) -m tests.postgres_pass -n $(TEST_PROCESSES)
 
-# Ruff, configured in pyproject.toml.
+# Ruff, configured in pyproject.toml: the lint, and the format checked (`.venv/bin/ruff format .` applies it).
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 # The documentation site, offline, with every link and anchor checked (--strict: a warning fails).
 # NO_MKDOCS_2_WARNING keeps out the theme's banner about its end of life (printed, not a build warning).

@@ -4,6 +4,7 @@ stopped cleanly by Ctrl-C. ``python -m devstack bench`` is ``make bench``'s page
 faults (see ``burst.py``); ``--waiting`` how many learners can wait for a verdict at once and the
 browser's time from Submit to the verdict (see ``waiting.py``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,30 +24,54 @@ def parse_args(argv):
     run = sub.add_parser("run", help="set up and start the site, a worker and beat")
     run.add_argument("--host", default="127.0.0.1")
     run.add_argument("--port", type=int, default=8000)
-    run.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
-                     help="use this Redis instead of starting one (default: start redis-server on a free port)")
+    run.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL"),
+        help="use this Redis instead of starting one (default: start redis-server on a free port)",
+    )
     run.add_argument("--var", type=Path, default=ROOT / "var", help="database, logs and beat schedule")
     run.add_argument("--queues", default="cpu,gpu", help="queues the worker consumes (cpu, gpu or both)")
     run.add_argument("--concurrency", type=int, default=int(os.environ.get("WORKER_CONCURRENCY", "2")))
     run.add_argument("--web-workers", type=int, default=2)
     run.add_argument("--page-threads", type=int, default=front.PAGE_THREADS, help="threads of each pages' worker")
-    run.add_argument("--layout", choices=front.LAYOUTS, default="split",
-                     help="split: nginx in front of gunicorn threads (pages) and its ASGI worker (event streams); "
-                          "asgi: gunicorn's ASGI worker for everything, as before (see devstack/front.py)")
-    bench_parser = sub.add_parser("bench", help="the pages under concurrent load, on seeded data; with --burst, a "
-                                                "burst of submissions with and without faults (make bench)")
+    run.add_argument(
+        "--layout",
+        choices=front.LAYOUTS,
+        default="split",
+        help="split: nginx in front of gunicorn threads (pages) and its ASGI worker (event streams); "
+        "asgi: gunicorn's ASGI worker for everything, as before (see devstack/front.py)",
+    )
+    bench_parser = sub.add_parser(
+        "bench",
+        help="the pages under concurrent load, on seeded data; with --burst, a "
+        "burst of submissions with and without faults (make bench)",
+    )
     bench.add_arguments(bench_parser)
-    bench_parser.add_argument("--burst", action="store_true",
-                              help="instead of the pages: a burst of submissions over HTTP, without then with faults")
+    bench_parser.add_argument(
+        "--burst",
+        action="store_true",
+        help="instead of the pages: a burst of submissions over HTTP, without then with faults",
+    )
     bench_parser.add_argument("--burst-submissions", type=int, default=300)
-    bench_parser.add_argument("--database", choices=("sqlite", "postgresql", "both"), default="both",
-                              help="the burst's database (both: SQLite, and PostgreSQL when one is reachable)")
-    bench_parser.add_argument("--waiting", action="store_true",
-                              help="instead of the pages: learners waiting on event streams, and submit to verdict "
-                                   "in the browser, pushed and polled")
+    bench_parser.add_argument(
+        "--database",
+        choices=("sqlite", "postgresql", "both"),
+        default="both",
+        help="the burst's database (both: SQLite, and PostgreSQL when one is reachable)",
+    )
+    bench_parser.add_argument(
+        "--waiting",
+        action="store_true",
+        help="instead of the pages: learners waiting on event streams, and submit to verdict "
+        "in the browser, pushed and polled",
+    )
     bench_parser.add_argument("--waiting-max", type=int, default=2000, help="the largest step of waiting learners")
-    bench_parser.add_argument("--browser-rounds", type=int, default=waiting.BROWSER_ROUNDS,
-                              help="submissions per mode (stream, polling) in the browser")
+    bench_parser.add_argument(
+        "--browser-rounds",
+        type=int,
+        default=waiting.BROWSER_ROUNDS,
+        help="submissions per mode (stream, polling) in the browser",
+    )
     return parser.parse_args(argv)
 
 

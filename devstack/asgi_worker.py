@@ -5,6 +5,7 @@ listens again with asyncio's default of 100. Over TCP a connection past that wai
 be sent again; on the Unix socket behind ``make run``'s front it is refused at once (EAGAIN), so a
 class whose pages opened their event streams together got 502s from nginx.
 """
+
 from __future__ import annotations
 
 from gunicorn.workers.gasgi import ASGIWorker as GunicornASGIWorker

@@ -11,6 +11,7 @@ writes and while verdicts land (``--verdicts-per-s``), each making every cached 
 be computed again; the report gives the medians of ``--rounds`` rounds. Exits 1 when a page's
 p95 misses the target under ``make run``'s layout.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,8 +85,12 @@ def prepare(options, env: dict) -> None:
         old.unlink()
     manage("migrate", "--noinput", "-v0", env=env)
     print(manage("sync_problems", env=env), flush=True)
-    print(manage("seed_demo", "--users", str(options.users), "--submissions", str(options.submissions), "--reset",
-                 env=env), flush=True)
+    print(
+        manage(
+            "seed_demo", "--users", str(options.users), "--submissions", str(options.submissions), "--reset", env=env
+        ),
+        flush=True,
+    )
     marker.touch()
 
 
@@ -129,9 +134,26 @@ def cpu_seconds(groups: set[int]) -> float:
 
 def wrk(url: str, cookie: str, options, script: Path) -> dict:
     done = subprocess.run(
-        ["wrk", "-t", str(options.threads), "-c", str(options.connections), "-d", f"{options.duration}s",
-         "--timeout", "10s", "-s", str(script), "-H", f"Cookie: sessionid={cookie}", url],
-        capture_output=True, text=True, timeout=options.duration + 60)
+        [
+            "wrk",
+            "-t",
+            str(options.threads),
+            "-c",
+            str(options.connections),
+            "-d",
+            f"{options.duration}s",
+            "--timeout",
+            "10s",
+            "-s",
+            str(script),
+            "-H",
+            f"Cookie: sessionid={cookie}",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=options.duration + 60,
+    )
     if done.returncode != 0:
         raise SystemExit(f"wrk failed on {url}:\n{done.stdout}{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -159,11 +181,21 @@ class VerdictStream:
             now = timezone.now()
             accepted = rng.random() < 0.4
             Submission.objects.create(
-                user_id=rng.choice(users), problem_id=problem_id, version_id=version_id, kind="submit",
-                source="# bench\n", status="done", verdict="accepted" if accepted else "wrong_answer",
-                enqueued_at=now, started_at=now, finished_at=now, grading_time_s=0.5,
-                residual_bytes=3584 if accepted else None, flops=160_000 if accepted else None,
-                peak_bytes=9000 if accepted else None)
+                user_id=rng.choice(users),
+                problem_id=problem_id,
+                version_id=version_id,
+                kind="submit",
+                source="# bench\n",
+                status="done",
+                verdict="accepted" if accepted else "wrong_answer",
+                enqueued_at=now,
+                started_at=now,
+                finished_at=now,
+                grading_time_s=0.5,
+                residual_bytes=3584 if accepted else None,
+                flops=160_000 if accepted else None,
+                peak_bytes=9000 if accepted else None,
+            )
             self.count += 1
         connection.close()
 
@@ -189,9 +221,14 @@ def run(options) -> int:
         raise SystemExit("wrk is not installed: run `make system-deps-bench` (as root) or `apt-get install wrk`")
     served = layouts(options)
     options.var.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, **production_env(options.var.resolve()), "DJANGO_SETTINGS_MODULE": "webplatform.settings",
-           "DATABASE_URL": os.environ.get("DATABASE_URL", f"sqlite:///{(options.var / 'db.sqlite3').resolve()}"),
-           "STATIC_ROOT": str((options.var / "staticfiles").resolve()), "PYTHONUNBUFFERED": "1"}
+    env = {
+        **os.environ,
+        **production_env(options.var.resolve()),
+        "DJANGO_SETTINGS_MODULE": "webplatform.settings",
+        "DATABASE_URL": os.environ.get("DATABASE_URL", f"sqlite:///{(options.var / 'db.sqlite3').resolve()}"),
+        "STATIC_ROOT": str((options.var / "staticfiles").resolve()),
+        "PYTHONUNBUFFERED": "1",
+    }
     started = time.monotonic()
     prepare(options, env)
     manage("collectstatic", "--noinput", "-v0", env=env)
@@ -204,10 +241,20 @@ def run(options) -> int:
     try:
         for layout in served:
             port = free_port()
-            front = start_web(web_children(layout, "127.0.0.1", port, options.var, options.web_workers,
-                                           access_log="/dev/null", env=env, prefix=f"{layout}-",
-                                           threads=options.page_threads),
-                              lambda child: children.append(child.start(ROOT)))
+            front = start_web(
+                web_children(
+                    layout,
+                    "127.0.0.1",
+                    port,
+                    options.var,
+                    options.web_workers,
+                    access_log="/dev/null",
+                    env=env,
+                    prefix=f"{layout}-",
+                    threads=options.page_threads,
+                ),
+                lambda child: children.append(child.start(ROOT)),
+            )
             groups[layout] = {child.pid for child in children if child.name.startswith(f"{layout}-")}
             bases[layout] = f"http://127.0.0.1:{port}"
             wait_until(lambda: http_ok(f"{bases[layout]}/healthz"), 60, f"the {layout} layout to answer", front)
@@ -227,12 +274,16 @@ def run(options) -> int:
                             cpu = cpu_seconds(groups[layout])
                             measured = wrk(bases[layout] + path, cookie, options, script)
                             cpu = cpu_seconds(groups[layout]) - cpu
-                        result = Result(layout, number, name, scenario, **measured,
-                                        cpu_ms=1000 * cpu / max(1, measured["requests"]))
+                        result = Result(
+                            layout, number, name, scenario, **measured, cpu_ms=1000 * cpu / max(1, measured["requests"])
+                        )
                         results.append(result)
-                        print(f"  round {number} {layout:6s} {name:24s} {scenario:16s} p50 {result.p50_ms:6.1f} ms"
-                              f"  p95 {result.p95_ms:6.1f} ms  CPU {result.cpu_ms:5.2f} ms/request  "
-                              f"load {os.getloadavg()[0]:.1f}", flush=True)
+                        print(
+                            f"  round {number} {layout:6s} {name:24s} {scenario:16s} p50 {result.p50_ms:6.1f} ms"
+                            f"  p95 {result.p95_ms:6.1f} ms  CPU {result.cpu_ms:5.2f} ms/request  "
+                            f"load {os.getloadavg()[0]:.1f}",
+                            flush=True,
+                        )
     finally:
         for child in reversed(children):
             child.stop()
@@ -245,44 +296,72 @@ def medians(results: list[Result]) -> dict:
     groups: dict = {}
     for r in results:
         groups.setdefault((r.layout, r.page, r.scenario), []).append(r)
-    return {key: {"p50_ms": statistics.median(r.p50_ms for r in rs), "p95_ms": statistics.median(r.p95_ms for r in rs),
-                  "rate": statistics.median(r.rate for r in rs), "cpu_ms": statistics.median(r.cpu_ms for r in rs),
-                  "rounds": len(rs),
-                  "errors": sum(r.http_errors + r.socket_errors for r in rs)} for key, rs in groups.items()}
+    return {
+        key: {
+            "p50_ms": statistics.median(r.p50_ms for r in rs),
+            "p95_ms": statistics.median(r.p95_ms for r in rs),
+            "rate": statistics.median(r.rate for r in rs),
+            "cpu_ms": statistics.median(r.cpu_ms for r in rs),
+            "rounds": len(rs),
+            "errors": sum(r.http_errors + r.socket_errors for r in rs),
+        }
+        for key, rs in groups.items()
+    }
 
 
 def report(options, served: list[str], results: list[Result], cold: dict, load: list) -> int:
     main, others = served[0], served[1:]
-    print(f"\n{options.users} learners, {options.submissions} submissions; wrk {options.threads} threads, "
-          f"{options.connections} connections, {options.duration} s per page, medians of {options.rounds} rounds; "
-          f"{os.cpu_count()} CPUs, load average (1/5/15 min) {'/'.join(f'{x:.1f}' for x in load[0])} before, "
-          f"{'/'.join(f'{x:.1f}' for x in load[1])} after")
+    print(
+        f"\n{options.users} learners, {options.submissions} submissions; wrk {options.threads} threads, "
+        f"{options.connections} connections, {options.duration} s per page, medians of {options.rounds} rounds; "
+        f"{os.cpu_count()} CPUs, load average (1/5/15 min) {'/'.join(f'{x:.1f}' for x in load[0])} before, "
+        f"{'/'.join(f'{x:.1f}' for x in load[1])} after"
+    )
     for layout in served:
         made_by = " (make run)" if layout == main else ""
         print(f"  layout {describe(layout, options.web_workers, options.page_threads)}{made_by}")
     table = medians(results)
     ratio_heads = "".join(f"  {'p95 vs ' + other:>14s}  {'CPU vs ' + other:>14s}" for other in others)
-    print(f"\n{'layout':6s}  {'page':24s}  {'writes':16s}  {'req/s':>6s}  {'p50 ms':>7s}  {'p95 ms':>7s}  "
-          f"{'CPU ms/req':>10s}  {'errors':>6s}{ratio_heads}  p95 < {options.target_ms:g} ms")
+    print(
+        f"\n{'layout':6s}  {'page':24s}  {'writes':16s}  {'req/s':>6s}  {'p50 ms':>7s}  {'p95 ms':>7s}  "
+        f"{'CPU ms/req':>10s}  {'errors':>6s}{ratio_heads}  p95 < {options.target_ms:g} ms"
+    )
     missed = []
     for (layout, page, scenario), m in table.items():
         ok = m["p95_ms"] < options.target_ms and m["errors"] == 0
         if layout == main and not ok:
             missed.append(f"{page} ({scenario})")
-        ratios = "".join(f"  {m['p95_ms'] / table[(other, page, scenario)]['p95_ms']:14.2f}"
-                         f"  {m['cpu_ms'] / table[(other, page, scenario)]['cpu_ms']:14.2f}"
-                         if layout == main else f"  {'':14s}  {'':14s}" for other in others)
-        print(f"{layout:6s}  {page:24s}  {scenario:16s}  {m['rate']:6.0f}  {m['p50_ms']:7.1f}  {m['p95_ms']:7.1f}  "
-              f"{m['cpu_ms']:10.2f}  {m['errors']:6d}{ratios}  {'yes' if ok else 'NO'}")
-    print("\nfirst request of a fresh process (computes what the others read from its cache): "
-          + "; ".join(f"{layout} {name} {ms:.0f} ms" for (layout, name), ms in cold.items()))
-    (options.var / "pages.json").write_text(json.dumps(
-        {"layouts": served, "results": [{**r.__dict__, "rate": r.rate} for r in results],
-         "medians": [{"layout": k[0], "page": k[1], "scenario": k[2], **m} for k, m in table.items()],
-         "first_request_ms": [{"layout": k[0], "page": k[1], "ms": ms} for k, ms in cold.items()],
-         "load_average": load}, indent=2))
-    target = (f"every page's p95 under {options.target_ms:g} ms at {options.connections} connections, "
-              f"with and without {options.verdicts_per_s:g} verdicts/s, layout {main}")
+        ratios = "".join(
+            f"  {m['p95_ms'] / table[(other, page, scenario)]['p95_ms']:14.2f}"
+            f"  {m['cpu_ms'] / table[(other, page, scenario)]['cpu_ms']:14.2f}"
+            if layout == main
+            else f"  {'':14s}  {'':14s}"
+            for other in others
+        )
+        print(
+            f"{layout:6s}  {page:24s}  {scenario:16s}  {m['rate']:6.0f}  {m['p50_ms']:7.1f}  {m['p95_ms']:7.1f}  "
+            f"{m['cpu_ms']:10.2f}  {m['errors']:6d}{ratios}  {'yes' if ok else 'NO'}"
+        )
+    print(
+        "\nfirst request of a fresh process (computes what the others read from its cache): "
+        + "; ".join(f"{layout} {name} {ms:.0f} ms" for (layout, name), ms in cold.items())
+    )
+    (options.var / "pages.json").write_text(
+        json.dumps(
+            {
+                "layouts": served,
+                "results": [{**r.__dict__, "rate": r.rate} for r in results],
+                "medians": [{"layout": k[0], "page": k[1], "scenario": k[2], **m} for k, m in table.items()],
+                "first_request_ms": [{"layout": k[0], "page": k[1], "ms": ms} for k, ms in cold.items()],
+                "load_average": load,
+            },
+            indent=2,
+        )
+    )
+    target = (
+        f"every page's p95 under {options.target_ms:g} ms at {options.connections} connections, "
+        f"with and without {options.verdicts_per_s:g} verdicts/s, layout {main}"
+    )
     if missed:
         print(f"\nTarget MISSED ({target}) on: {', '.join(missed)}")
         return 1
@@ -300,12 +379,19 @@ def add_arguments(parser) -> None:
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--page-threads", type=int, default=PAGE_THREADS, help="threads of each pages' worker (split)")
-    parser.add_argument("--layouts", default=",".join(LAYOUTS),
-                        help="server layouts to measure side by side (devstack/front.py); the first is make run's, "
-                             "whose pages must meet the target")
+    parser.add_argument(
+        "--layouts",
+        default=",".join(LAYOUTS),
+        help="server layouts to measure side by side (devstack/front.py); the first is make run's, "
+        "whose pages must meet the target",
+    )
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every layout; the report gives medians")
-    parser.add_argument("--verdicts-per-s", type=float, default=2.0,
-                        help="verdicts stored per second in the second scenario (0: no second scenario)")
+    parser.add_argument(
+        "--verdicts-per-s",
+        type=float,
+        default=2.0,
+        help="verdicts stored per second in the second scenario (0: no second scenario)",
+    )
     parser.add_argument("--target-ms", type=float, default=50.0, help="the p95 each page must stay under")
     parser.add_argument("--var", type=Path, default=ROOT / "var" / "bench")
     parser.add_argument("--reuse", action="store_true", help="keep a database seeded before with the same figures")

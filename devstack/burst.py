@@ -19,6 +19,7 @@ once (the worker's "graded submission N" log lines: a grading interrupted by a k
 is not counted; only a kill that lands between a grading's end and its stored verdict costs a
 second one, and only there is one allowed).
 """
+
 from __future__ import annotations
 
 import json
@@ -93,7 +94,9 @@ class Result:
     graded_twice: list = field(default_factory=list)  # (id, times): finished gradings beyond the first
     unexpected_attempts: list = field(default_factory=list)  # (id, attempts), not interrupted by a kill
     rejected_posts: list = field(default_factory=list)
-    load_average: list = field(default_factory=list)  # 1-minute load average before and after: the machine may be shared
+    load_average: list = field(
+        default_factory=list
+    )  # 1-minute load average before and after: the machine may be shared
 
     @property
     def ok(self) -> bool:
@@ -140,16 +143,26 @@ class Observer:
 
     def running_on(self, claimed_by: str) -> list[int]:
         """Gradings running on worker processes whose claim matches the LIKE pattern ``claimed_by``."""
-        return [row[0] for row in self.query(
-            "SELECT id FROM submissions_submission WHERE status = 'running' AND claimed_by LIKE %s", (claimed_by,))]
+        return [
+            row[0]
+            for row in self.query(
+                "SELECT id FROM submissions_submission WHERE status = 'running' AND claimed_by LIKE %s", (claimed_by,)
+            )
+        ]
 
     def rows(self) -> dict[int, tuple]:
-        return {row[0]: row[1:] for row in self.query(
-            "SELECT id, status, verdict, attempts, created_at, finished_at FROM submissions_submission")}
+        return {
+            row[0]: row[1:]
+            for row in self.query(
+                "SELECT id, status, verdict, attempts, created_at, finished_at FROM submissions_submission"
+            )
+        }
 
     def verdict_times(self) -> list[float]:
-        return sorted(_timestamp(row[0]) for row in self.query(
-            "SELECT finished_at FROM submissions_submission WHERE finished_at IS NOT NULL"))
+        return sorted(
+            _timestamp(row[0])
+            for row in self.query("SELECT finished_at FROM submissions_submission WHERE finished_at IS NOT NULL")
+        )
 
 
 def _children(pid: int) -> list[int]:
@@ -166,8 +179,17 @@ def _children(pid: int) -> list[int]:
 
 
 class Burst:
-    def __init__(self, *, var: Path, database: str, submissions: int, faults: bool, server: Server | None = None,
-                 concurrency: int = 2, log=print):
+    def __init__(
+        self,
+        *,
+        var: Path,
+        database: str,
+        submissions: int,
+        faults: bool,
+        server: Server | None = None,
+        concurrency: int = 2,
+        log=print,
+    ):
         self.var, self.database, self.count, self.faults = var, database, submissions, faults
         self.server, self.concurrency, self.log = server, concurrency, log
         self.learners = math.ceil(submissions / RATE_LIMIT)
@@ -185,8 +207,12 @@ class Burst:
             url = self.server.url(self.db_name, via_port=self.proxy.port)
         # The site as deployed: production settings (sweep, heartbeats, rate limit) unchanged, and the
         # stack's own key (production_env), so that the learners' sessions made here are its sessions.
-        return {**production_env(self.var), "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "webplatform.settings",
-                "PYTHONUNBUFFERED": "1"}
+        return {
+            **production_env(self.var),
+            "DATABASE_URL": url,
+            "DJANGO_SETTINGS_MODULE": "webplatform.settings",
+            "PYTHONUNBUFFERED": "1",
+        }
 
     def start(self) -> Observer:
         self.var.mkdir(parents=True, exist_ok=True)
@@ -196,12 +222,33 @@ class Burst:
             observer = Observer("postgresql", url=self.server.url(self.db_name))
         else:
             observer = Observer("sqlite", sqlite_path=self.var / "db.sqlite3")
-        self.launcher = Child("launcher", [sys.executable, "-m", "devstack", "run", "--port", str(self.port),
-                                           "--var", str(self.var), "--concurrency", str(self.concurrency)],
-                              self.var / "launcher.log", env=self._env(), stop_signal=signal.SIGINT, stop_timeout=90)
+        self.launcher = Child(
+            "launcher",
+            [
+                sys.executable,
+                "-m",
+                "devstack",
+                "run",
+                "--port",
+                str(self.port),
+                "--var",
+                str(self.var),
+                "--concurrency",
+                str(self.concurrency),
+            ],
+            self.var / "launcher.log",
+            env=self._env(),
+            stop_signal=signal.SIGINT,
+            stop_timeout=90,
+        )
         self.launcher.start(ROOT)
-        wait_until(lambda: "is running on" in self.launcher.log_path.read_text(), 300, "the site to start",
-                   self.launcher, interval=0.5)
+        wait_until(
+            lambda: "is running on" in self.launcher.log_path.read_text(),
+            300,
+            "the site to start",
+            self.launcher,
+            interval=0.5,
+        )
         return observer
 
     def stop(self) -> None:
@@ -232,8 +279,10 @@ class Burst:
         token = "burst" + "0" * 27  # a CSRF secret of our own: the cookie and the form agree
         body = urllib.parse.urlencode({"source": source, "csrfmiddlewaretoken": token}).encode()
         request = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}/problems/{PROBLEM}/submit/", data=body,
-            headers={"Accept": "application/json", "Cookie": f"sessionid={session}; csrftoken={token}"})
+            f"http://127.0.0.1:{self.port}/problems/{PROBLEM}/submit/",
+            data=body,
+            headers={"Accept": "application/json", "Cookie": f"sessionid={session}; csrftoken={token}"},
+        )
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
                 return response.status, json.loads(response.read())
@@ -243,8 +292,12 @@ class Burst:
     # ------------------------------------------------------------------ the faults
 
     def plan(self) -> list[Fault]:
-        faults = [Fault("worker pool process killed", 0.1), Fault("Redis killed (kill -9) and restarted", 0.3),
-                  Fault("whole worker killed and restarted", 0.5), Fault(f"database away for {DB_OUTAGE_S:.0f} s", 0.7)]
+        faults = [
+            Fault("worker pool process killed", 0.1),
+            Fault("Redis killed (kill -9) and restarted", 0.3),
+            Fault("whole worker killed and restarted", 0.5),
+            Fault(f"database away for {DB_OUTAGE_S:.0f} s", 0.7),
+        ]
         if self.database != "postgresql":
             faults[-1].skipped = "SQLite: a file cannot be taken away (run on PostgreSQL for this fault)"
         return faults
@@ -259,10 +312,14 @@ class Burst:
             os.kill(victim, signal.SIGKILL)
             # What it held as it died: read again at once (it may have claimed one since), before
             # its redelivered message is taken over by another process.
-            fault.interrupted = sorted(set(grading[victim]) | set(observer.running_on(
-                f"{self.worker_node()}%#{victim}")))
-            wait_until(lambda: len(set(_children(worker)) - {victim}) >= self.concurrency, 60,
-                       "the worker to replace its pool process")
+            fault.interrupted = sorted(
+                set(grading[victim]) | set(observer.running_on(f"{self.worker_node()}%#{victim}"))
+            )
+            wait_until(
+                lambda: len(set(_children(worker)) - {victim}) >= self.concurrency,
+                60,
+                "the worker to replace its pool process",
+            )
         elif fault.name.startswith("Redis"):
             victim = self.pid_of("redis")
             port = int(re.search(r"broker: redis://127.0.0.1:(\d+)", self.launcher.log_path.read_text()).group(1))
@@ -275,8 +332,9 @@ class Burst:
             before = observer.running_on(f"{self.worker_node()}%")
             os.killpg(victim, signal.SIGKILL)
             fault.interrupted = sorted(set(before) | set(observer.running_on(f"{self.worker_node()}%")))
-            wait_until(lambda: len(READY.findall(log.read_text(errors="replace"))) > ready, 120,
-                       "the worker to be restarted")
+            wait_until(
+                lambda: len(READY.findall(log.read_text(errors="replace"))) > ready, 120, "the worker to be restarted"
+            )
         else:
             self.proxy.down()
             time.sleep(DB_OUTAGE_S)
@@ -294,8 +352,10 @@ class Burst:
             plan = [(i, sessions[i % self.learners], *sources[i % len(sources)]) for i in range(self.count)]
             expected: dict[int, str] = {}
             started = time.time()
-            self.log(f"{self.database}: {self.count} submissions from {self.learners} learners"
-                     f"{', with faults' if self.faults else ''} ...")
+            self.log(
+                f"{self.database}: {self.count} submissions from {self.learners} learners"
+                f"{', with faults' if self.faults else ''} ..."
+            )
 
             def send(item):
                 _, session, verdict, source = item
@@ -311,13 +371,23 @@ class Burst:
                 for fault in faults:
                     if fault.skipped:
                         continue
-                    wait_until(lambda: observer.done() >= fault.at * self.count, 600,
-                               f"{fault.at:.0%} of the burst to be graded", self.launcher, interval=0.2)
+                    wait_until(
+                        lambda: observer.done() >= fault.at * self.count,
+                        600,
+                        f"{fault.at:.0%} of the burst to be graded",
+                        self.launcher,
+                        interval=0.2,
+                    )
                     self.log(f"  {fault.name} ...")
                     self.inject(fault, observer)
                 list(sending)
-            wait_until(lambda: observer.done() >= len(expected), 900, "every submission to be graded",
-                       self.launcher, interval=0.2)
+            wait_until(
+                lambda: observer.done() >= len(expected),
+                900,
+                "every submission to be graded",
+                self.launcher,
+                interval=0.2,
+            )
             self.measure(result, observer, expected, started, faults)
             result.load_average.append(os.getloadavg()[0])
         finally:
@@ -345,10 +415,12 @@ class Burst:
             times[int(match.group(1))] = times.get(int(match.group(1)), 0) + 1
         # A kill may land after a grading ended and before its verdict was stored: that one grading is
         # lost with its process, and only there is a second one allowed.
-        result.graded_twice = sorted((sid, n) for sid, n in times.items()
-                                     if sid in expected and n > (2 if sid in interrupted else 1))
-        result.unexpected_attempts = sorted((sid, rows[sid][2]) for sid in expected
-                                            if rows[sid][2] != 1 and sid not in interrupted)
+        result.graded_twice = sorted(
+            (sid, n) for sid, n in times.items() if sid in expected and n > (2 if sid in interrupted else 1)
+        )
+        result.unexpected_attempts = sorted(
+            (sid, rows[sid][2]) for sid in expected if rows[sid][2] != 1 and sid not in interrupted
+        )
         verdicts = observer.verdict_times()
         struck = [f for f in faults if not f.skipped]
         for fault, following in zip(struck, struck[1:] + [None]):
@@ -362,34 +434,54 @@ class Burst:
 
 
 def report(results: list[Result]) -> str:
-    lines = [f"{'database':10s}  {'faults':6s}  {'submissions':>11s}  {'drain s':>7s}  {'verdicts/min':>12s}  "
-             f"{'p50 s':>6s}  {'p95 s':>6s}  {'load':>9s}  all graded once, right"]
+    lines = [
+        f"{'database':10s}  {'faults':6s}  {'submissions':>11s}  {'drain s':>7s}  {'verdicts/min':>12s}  "
+        f"{'p50 s':>6s}  {'p95 s':>6s}  {'load':>9s}  all graded once, right"
+    ]
     for r in results:
         rate = r.submissions / r.drain_s * 60 if r.drain_s else 0
-        lines.append(f"{r.database:10s}  {'yes' if r.faults else 'no':6s}  {r.submissions:11d}  {r.drain_s:7.1f}  "
-                     f"{rate:12.0f}  {r.p50_s:6.2f}  {r.p95_s:6.2f}  {'->'.join(f'{x:.1f}' for x in r.load_average):>9s}  "
-                     f"{'yes' if r.ok else 'NO'}")
+        lines.append(
+            f"{r.database:10s}  {'yes' if r.faults else 'no':6s}  {r.submissions:11d}  {r.drain_s:7.1f}  "
+            f"{rate:12.0f}  {r.p50_s:6.2f}  {r.p95_s:6.2f}  {'->'.join(f'{x:.1f}' for x in r.load_average):>9s}  "
+            f"{'yes' if r.ok else 'NO'}"
+        )
     for r in results:
         if r.faults:
-            lines.append(f"\nfaults on {r.database}, from the moment the part was back: the first verdict, the "
-                         f"longest time without one (until the next fault), the gradings the fault interrupted")
+            lines.append(
+                f"\nfaults on {r.database}, from the moment the part was back: the first verdict, the "
+                f"longest time without one (until the next fault), the gradings the fault interrupted"
+            )
             for f in r.injected:
                 if f.skipped:
                     lines.append(f"  {f.name:40s}  skipped: {f.skipped}")
                     continue
-                recovered = "" if f.recovered_s is None else f", interrupted ones done {f.recovered_s:5.1f} s after ({len(f.interrupted)})"
-                first = "no verdict after it" if f.first_verdict_s is None else f"first verdict {f.first_verdict_s:5.1f} s after"
-                lines.append(f"  {f.name:38s}  back {f.back_at - f.injected_at:5.1f} s after it; {first}, "
-                             f"longest stall {f.stall_s:5.1f} s{recovered}")
+                recovered = (
+                    ""
+                    if f.recovered_s is None
+                    else f", interrupted ones done {f.recovered_s:5.1f} s after ({len(f.interrupted)})"
+                )
+                first = (
+                    "no verdict after it"
+                    if f.first_verdict_s is None
+                    else f"first verdict {f.first_verdict_s:5.1f} s after"
+                )
+                lines.append(
+                    f"  {f.name:38s}  back {f.back_at - f.injected_at:5.1f} s after it; {first}, "
+                    f"longest stall {f.stall_s:5.1f} s{recovered}"
+                )
     clean = {r.database: r.drain_s for r in results if not r.faults}
     for r in results:
         if r.faults and clean.get(r.database):
-            lines.append(f"\n{r.database}: the burst with faults drained in {r.drain_s / clean[r.database]:.2f} times "
-                         f"the fault-free drain")
+            lines.append(
+                f"\n{r.database}: the burst with faults drained in {r.drain_s / clean[r.database]:.2f} times "
+                f"the fault-free drain"
+            )
     for r in results:
         if not r.ok:
-            lines.append(f"\nNOT OK on {r.database} (faults: {r.faults}): wrong {r.wrong[:5]}, graded twice "
-                         f"{r.graded_twice[:5]}, attempts {r.unexpected_attempts[:5]}, refused {r.rejected_posts[:3]}")
+            lines.append(
+                f"\nNOT OK on {r.database} (faults: {r.faults}): wrong {r.wrong[:5]}, graded twice "
+                f"{r.graded_twice[:5]}, attempts {r.unexpected_attempts[:5]}, refused {r.rejected_posts[:3]}"
+            )
     return "\n".join(lines)
 
 
@@ -399,8 +491,13 @@ def run(options) -> int:
     from .postgres import find_server
 
     server = find_server() if options.database in ("postgresql", "both") else None
-    databases = ["sqlite"] if options.database == "sqlite" else ["postgresql"] if options.database == "postgresql" \
+    databases = (
+        ["sqlite"]
+        if options.database == "sqlite"
+        else ["postgresql"]
+        if options.database == "postgresql"
         else ["sqlite"] + (["postgresql"] if server else [])
+    )
     if "postgresql" in databases and server is None:
         raise SystemExit("no PostgreSQL reachable (set TEST_POSTGRES_URL)")
     results = []
@@ -408,8 +505,11 @@ def run(options) -> int:
         for faults in (False, True):
             var = options.var / f"burst-{database}-{'faults' if faults else 'clean'}"
             subprocess.run(["rm", "-rf", str(var)], check=True)
-            results.append(Burst(var=var, database=database, submissions=options.burst_submissions, faults=faults,
-                                 server=server).run())
+            results.append(
+                Burst(
+                    var=var, database=database, submissions=options.burst_submissions, faults=faults, server=server
+                ).run()
+            )
             print(report(results[-1:]), flush=True)
     print("\n" + report(results), flush=True)
     (options.var / "burst.json").write_text(json.dumps([r.to_dict() for r in results], indent=2))

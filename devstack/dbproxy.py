@@ -4,6 +4,7 @@ The stack under test connects to the proxy; ``down()`` drops every open connecti
 new ones (as a database that crashed, or a network that failed, looks from the site and the
 workers), ``up()`` listens again on the same port. Only the processes given the proxy's address
 see the outage: the PostgreSQL server itself, shared with others, is never touched."""
+
 from __future__ import annotations
 
 import socket

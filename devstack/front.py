@@ -14,6 +14,7 @@ Two layouts (``--layout``):
   hopping between the event loop and that thread several times per request, which made every page
   slower than on threads.
 """
+
 from __future__ import annotations
 
 import os
@@ -82,24 +83,53 @@ def nginx_config(host: str, port: int, pages: Path, streams: Path, files: Path, 
     """nginx on host:port in front of the two sockets; ``files`` names its pid and temporary files."""
     # Run as root, nginx's workers would become ``nobody``, who cannot write var/run's temporary files.
     user = "user root;" if os.geteuid() == 0 else ""
-    return NGINX_CONFIG.format(files=files, pages=pages, streams=streams, log=log, user=user, host=host, port=port,
-                               stream=STREAM_LOCATION)
+    return NGINX_CONFIG.format(
+        files=files, pages=pages, streams=streams, log=log, user=user, host=host, port=port, stream=STREAM_LOCATION
+    )
 
 
 def gunicorn(name: str, server: tuple, bind: str, workers: int, log: Path, access_log: str, env: dict) -> Child:
     # --no-control-socket: else every gunicorn on the machine shares ~/.gunicorn/gunicorn.ctl
-    return Child(name, [sys.executable, "-m", "gunicorn", *server, "-b", bind, "-w", str(workers),
-                        "--graceful-timeout", "5", "--no-control-socket", "--access-logfile", access_log], log, env=env)
+    return Child(
+        name,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            *server,
+            "-b",
+            bind,
+            "-w",
+            str(workers),
+            "--graceful-timeout",
+            "5",
+            "--no-control-socket",
+            "--access-logfile",
+            access_log,
+        ],
+        log,
+        env=env,
+    )
 
 
-def web_children(layout: str, host: str, port: int, var: Path, workers: int, access_log: str = "-",
-                 env: dict | None = None, prefix: str = "", threads: int = PAGE_THREADS) -> list[Child]:
+def web_children(
+    layout: str,
+    host: str,
+    port: int,
+    var: Path,
+    workers: int,
+    access_log: str = "-",
+    env: dict | None = None,
+    prefix: str = "",
+    threads: int = PAGE_THREADS,
+) -> list[Child]:
     """The processes that serve the site on ``host:port`` in ``layout``, in the order to start
     them (the front last: it answers once the servers behind it are there)."""
     env, logs, run = env or {}, var / "log", (var / "run").resolve()
     if layout == "asgi":
-        return [gunicorn(f"{prefix}web", ASGI_SERVER, f"{host}:{port}", workers, logs / f"{prefix}web.log",
-                         access_log, env)]
+        return [
+            gunicorn(f"{prefix}web", ASGI_SERVER, f"{host}:{port}", workers, logs / f"{prefix}web.log", access_log, env)
+        ]
     if layout != "split":
         raise ValueError(f"unknown layout {layout!r}: one of {', '.join(LAYOUTS)}")
     run.mkdir(parents=True, exist_ok=True)
@@ -109,10 +139,24 @@ def web_children(layout: str, host: str, port: int, var: Path, workers: int, acc
     config = run / f"{prefix}front.conf"
     config.write_text(nginx_config(host, port, pages, streams, run / f"{prefix}front", front_log))
     return [
-        gunicorn(f"{prefix}pages", (*PAGES_SERVER, "--threads", str(threads)), f"unix:{pages}", workers,
-                 logs / f"{prefix}pages.log", access_log, env),
-        gunicorn(f"{prefix}streams", STREAMS_SERVER, f"unix:{streams}", workers, logs / f"{prefix}streams.log",
-                 access_log, env),
+        gunicorn(
+            f"{prefix}pages",
+            (*PAGES_SERVER, "--threads", str(threads)),
+            f"unix:{pages}",
+            workers,
+            logs / f"{prefix}pages.log",
+            access_log,
+            env,
+        ),
+        gunicorn(
+            f"{prefix}streams",
+            STREAMS_SERVER,
+            f"unix:{streams}",
+            workers,
+            logs / f"{prefix}streams.log",
+            access_log,
+            env,
+        ),
         # -e: its log from the start, before it reads the file (else /var/log/nginx/, which may not be ours)
         Child(f"{prefix}front", [nginx_binary(), "-e", str(front_log), "-c", str(config)], front_log, env=env),
     ]
@@ -139,5 +183,7 @@ def start_web(children: list[Child], start) -> Child:
 def describe(layout: str, workers: int, threads: int = PAGE_THREADS) -> str:
     if layout == "asgi":
         return f"asgi: gunicorn's ASGI worker serves everything ({workers} workers)"
-    return (f"split: nginx on the site's port; pages on gunicorn gthread ({workers} workers x {threads} threads, "
-            f"WSGI); event streams on gunicorn's ASGI worker ({workers} workers)")
+    return (
+        f"split: nginx on the site's port; pages on gunicorn gthread ({workers} workers x {threads} threads, "
+        f"WSGI); event streams on gunicorn's ASGI worker ({workers} workers)"
+    )

@@ -1,6 +1,7 @@
 """A PostgreSQL database of our own on a server that lets us in, for the burst benchmark and its
 fault test: ``TEST_POSTGRES_URL`` if set, else a local server over its socket or 127.0.0.1:5432
 as the current user (as tests/postgres_pass.py finds one)."""
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,9 @@ class Server:
     def _admin(self):
         import psycopg
 
-        return psycopg.connect(self.url("postgres").replace("postgres://", "postgresql://", 1), autocommit=True,
-                               connect_timeout=5)
+        return psycopg.connect(
+            self.url("postgres").replace("postgres://", "postgresql://", 1), autocommit=True, connect_timeout=5
+        )
 
     def create(self, name: str) -> None:
         with self._admin() as connection:
@@ -59,7 +61,8 @@ def find_server() -> Server | None:
         try:
             with psycopg.connect(url.replace("postgres://", "postgresql://", 1), connect_timeout=3) as connection:
                 can_create = connection.execute(
-                    "SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
+                    "SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user"
+                ).fetchone()[0]
                 info = connection.info
                 if can_create:
                     return Server(info.host, info.port, info.user, info.password or "")

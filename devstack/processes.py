@@ -1,4 +1,5 @@
 """Child processes with their own process group, readiness checks, and an orderly stop."""
+
 from __future__ import annotations
 
 import os
@@ -39,8 +40,10 @@ def wait_until(check, timeout: float, what: str, process: "Child | None" = None,
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.popen.poll() is not None:
-            raise RuntimeError(f"{process.name} exited with {process.popen.returncode} before {what}; "
-                               f"see {process.log_path}:\n{process.log_tail()}")
+            raise RuntimeError(
+                f"{process.name} exited with {process.popen.returncode} before {what}; "
+                f"see {process.log_path}:\n{process.log_tail()}"
+            )
         try:
             if check():
                 return
@@ -60,6 +63,7 @@ def http_ok(url: str) -> bool:
 class Child:
     """A process in a process group of its own (so that stopping it stops what it started, and
     a terminal's Ctrl-C reaches only the launcher, which then stops everything in order)."""
+
     name: str
     argv: list[str]
     log_path: Path
@@ -71,8 +75,15 @@ class Child:
     def start(self, cwd: Path) -> "Child":
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab", buffering=0)
-        self.popen = subprocess.Popen(self.argv, cwd=cwd, env={**os.environ, **self.env}, stdin=subprocess.DEVNULL,
-                                      stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.popen = subprocess.Popen(
+            self.argv,
+            cwd=cwd,
+            env={**os.environ, **self.env},
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
         return self
 
@@ -109,10 +120,13 @@ class Child:
 
 
 def redis_server_binary() -> str:
-    binary = shutil.which("redis-server") or ("/usr/bin/redis-server" if os.path.exists("/usr/bin/redis-server") else None)
+    binary = shutil.which("redis-server") or (
+        "/usr/bin/redis-server" if os.path.exists("/usr/bin/redis-server") else None
+    )
     if binary is None:
-        raise RuntimeError("redis-server is not installed: run `make system-deps` (as root) or "
-                           "`apt-get install redis-server`")
+        raise RuntimeError(
+            "redis-server is not installed: run `make system-deps` (as root) or `apt-get install redis-server`"
+        )
     return binary
 
 
@@ -122,9 +136,25 @@ def redis_child(port: int, data_dir: Path) -> Child:
     comes back with what it held (a second of messages at most is lost, and the sweep publishes
     those again)."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    return Child("redis", [redis_server_binary(), "--bind", "127.0.0.1", "--port", str(port), "--save", "",
-                           "--appendonly", "yes", "--appendfsync", "everysec", "--dir", str(data_dir)],
-                 data_dir / "redis.log")
+    return Child(
+        "redis",
+        [
+            redis_server_binary(),
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "everysec",
+            "--dir",
+            str(data_dir),
+        ],
+        data_dir / "redis.log",
+    )
 
 
 def start_redis(port: int, data_dir: Path, cwd: Path) -> Child:

@@ -10,6 +10,7 @@ which releases at once what its previous life was grading); one that keeps dying
 seconds of its start stops the whole stack instead of looping. Logs go to var/log/;
 ``var/run/children.json`` names each child's pid (the fault tests and the benchmark read it).
 """
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,11 @@ def production_env(var: Path) -> dict:
             path.touch(mode=0o600)
             path.write_text(secrets.token_urlsafe(50))
         key = path.read_text().strip()
-    return {"DEBUG": os.environ.get("DEBUG", "0"), "SECRET_KEY": key,
-            "ALLOWED_HOSTS": os.environ.get("ALLOWED_HOSTS", "").strip() or "127.0.0.1,localhost,[::1]"}
+    return {
+        "DEBUG": os.environ.get("DEBUG", "0"),
+        "SECRET_KEY": key,
+        "ALLOWED_HOSTS": os.environ.get("ALLOWED_HOSTS", "").strip() or "127.0.0.1,localhost,[::1]",
+    }
 
 
 def mail_note() -> str:
@@ -135,24 +139,55 @@ class Stack:
         host = socket.gethostname()
         worker_name = f"arena-{os.getpid()}@{host}"
         celery = [sys.executable, "-m", "celery", "-A", "webplatform"]
-        worker = self.start(Child(
-            "worker", celery + ["worker", "-Q", o.queues, "-c", str(o.concurrency), "-n", worker_name,
-                                "--loglevel", "INFO"], logs / "worker.log", stop_timeout=40))
+        worker = self.start(
+            Child(
+                "worker",
+                celery + ["worker", "-Q", o.queues, "-c", str(o.concurrency), "-n", worker_name, "--loglevel", "INFO"],
+                logs / "worker.log",
+                stop_timeout=40,
+            )
+        )
         background = ",".join(f"{queue}.background" for queue in o.queues.split(","))
         # Background work (validations, rejudges) on a worker of its own, so that it never takes
         # a learner's; at a lower CPU priority, so that it never slows one either.
-        self.start(Child(
-            "background-worker", ["nice", "-n", "10"] + celery + [
-                "worker", "-Q", background, "-c", "1", "-n", f"arena-background-{os.getpid()}@{host}",
-                "--loglevel", "INFO"], logs / "background-worker.log", stop_timeout=40))
-        self.start(Child("beat", celery + ["beat", "-s", str(o.var / "celerybeat-schedule"), "--loglevel", "INFO"],
-                         logs / "beat.log"))
+        self.start(
+            Child(
+                "background-worker",
+                ["nice", "-n", "10"]
+                + celery
+                + [
+                    "worker",
+                    "-Q",
+                    background,
+                    "-c",
+                    "1",
+                    "-n",
+                    f"arena-background-{os.getpid()}@{host}",
+                    "--loglevel",
+                    "INFO",
+                ],
+                logs / "background-worker.log",
+                stop_timeout=40,
+            )
+        )
+        self.start(
+            Child(
+                "beat",
+                celery + ["beat", "-s", str(o.var / "celerybeat-schedule"), "--loglevel", "INFO"],
+                logs / "beat.log",
+            )
+        )
         url = f"http://{o.host}:{o.port}"
-        web = start_web(web_children(o.layout, o.host, o.port, o.var, o.web_workers, threads=o.page_threads), self.start)
+        web = start_web(
+            web_children(o.layout, o.host, o.port, o.var, o.web_workers, threads=o.page_threads), self.start
+        )
         wait_until(lambda: http_ok(f"{url}/healthz"), 60, "the site to answer", web)
         wait_until(lambda: worker_answers(redis_url, worker_name), 90, "the Celery worker", worker)
-        print(f"\nRemat Arena is running on {url}/\n  worker queues: {o.queues} (background: {background}); "
-              f"broker: {redis_url}; logs: {logs}/\n  {mail_note()}\nPress Ctrl-C to stop it all.", flush=True)
+        print(
+            f"\nRemat Arena is running on {url}/\n  worker queues: {o.queues} (background: {background}); "
+            f"broker: {redis_url}; logs: {logs}/\n  {mail_note()}\nPress Ctrl-C to stop it all.",
+            flush=True,
+        )
         return self.watch()
 
     def watch(self) -> int:
@@ -167,13 +202,19 @@ class Stack:
                 lived = time.monotonic() - supervised.started_at
                 supervised.quick_deaths = supervised.quick_deaths + 1 if lived < CRASH_WINDOW_S else 0
                 if supervised.quick_deaths >= MAX_QUICK_DEATHS:
-                    print(f"{child.name} exited with {code} {supervised.quick_deaths} times in a row within "
-                          f"{CRASH_WINDOW_S:.0f} s of starting; stopping. Its log ends:\n{child.log_tail()}",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"{child.name} exited with {code} {supervised.quick_deaths} times in a row within "
+                        f"{CRASH_WINDOW_S:.0f} s of starting; stopping. Its log ends:\n{child.log_tail()}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     return 1
                 supervised.restarts += 1
-                print(f"{child.name} (pid {child.pid}) exited with {code} after {lived:.0f} s; restarting it "
-                      f"(restart {supervised.restarts}). Its log ends:\n{child.log_tail(8)}", flush=True)
+                print(
+                    f"{child.name} (pid {child.pid}) exited with {code} after {lived:.0f} s; restarting it "
+                    f"(restart {supervised.restarts}). Its log ends:\n{child.log_tail(8)}",
+                    flush=True,
+                )
                 child.stop()  # whatever it left in its process group
                 child.start(ROOT)
                 supervised.started_at = time.monotonic()

@@ -16,6 +16,7 @@ how soon the page shows it once stored.
    measured in the page (``performance.now``): with the event stream, and with polling (the page's
    fallback, what it did before: ``EventSource`` removed from the page), alternating.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -97,19 +98,47 @@ class Site:
     def __init__(self, var: Path, queues: str, layout: str):
         self.var, self.queues, self.layout, self.port = var, queues, layout, free_port()
         # the stack's own key (production_env): the learners' sessions made here must be its sessions
-        self.env = {**os.environ, **production_env(var), "DATABASE_URL": f"sqlite:///{(var / 'db.sqlite3').resolve()}",
-                    "DJANGO_SETTINGS_MODULE": "webplatform.settings", "PYTHONUNBUFFERED": "1",
-                    "SUBMISSIONS_PER_MINUTE": "1000"}
+        self.env = {
+            **os.environ,
+            **production_env(var),
+            "DATABASE_URL": f"sqlite:///{(var / 'db.sqlite3').resolve()}",
+            "DJANGO_SETTINGS_MODULE": "webplatform.settings",
+            "PYTHONUNBUFFERED": "1",
+            "SUBMISSIONS_PER_MINUTE": "1000",
+        }
 
     def __enter__(self):
         subprocess.run(["rm", "-rf", str(self.var)], check=True)
         self.var.mkdir(parents=True)
-        self.launcher = Child("launcher", [sys.executable, "-m", "devstack", "run", "--port", str(self.port),
-                                           "--var", str(self.var), "--queues", self.queues, "--layout", self.layout],
-                              self.var / "launcher.log", env=self.env, stop_signal=signal.SIGINT, stop_timeout=90)
+        self.launcher = Child(
+            "launcher",
+            [
+                sys.executable,
+                "-m",
+                "devstack",
+                "run",
+                "--port",
+                str(self.port),
+                "--var",
+                str(self.var),
+                "--queues",
+                self.queues,
+                "--layout",
+                self.layout,
+            ],
+            self.var / "launcher.log",
+            env=self.env,
+            stop_signal=signal.SIGINT,
+            stop_timeout=90,
+        )
         self.launcher.start(ROOT)
-        wait_until(lambda: "is running on" in self.launcher.log_path.read_text(), 300, "the site to start",
-                   self.launcher, interval=0.5)
+        wait_until(
+            lambda: "is running on" in self.launcher.log_path.read_text(),
+            300,
+            "the site to start",
+            self.launcher,
+            interval=0.5,
+        )
         self.env["REDIS_URL"] = re.search(r"broker: (\S+);", self.launcher.log_path.read_text()).group(1)
         return self
 
@@ -142,12 +171,15 @@ def proc_status(pid: int) -> dict:
     return {"threads": int(fields["Threads"]), "rss_mib": int(fields["VmRSS"].split()[0]) / 1024}
 
 
-async def follow(port: int, session: str, submission_id: int, arrived: dict, opened: asyncio.Event,
-                 counter: list) -> None:
+async def follow(
+    port: int, session: str, submission_id: int, arrived: dict, opened: asyncio.Event, counter: list
+) -> None:
     """One learner's page: the event stream of its grading, until the verdict."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
-    writer.write(f"GET /submissions/{submission_id}/events/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                 f"Cookie: sessionid={session}\r\nAccept: text/event-stream\r\n\r\n".encode())
+    writer.write(
+        f"GET /submissions/{submission_id}/events/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Cookie: sessionid={session}\r\nAccept: text/event-stream\r\n\r\n".encode()
+    )
     await writer.drain()
     try:
         while True:
@@ -172,19 +204,23 @@ def page_under_load(url: str, session: str, options) -> dict:
     urllib.request.urlopen(urllib.request.Request(url, headers={"Cookie": f"sessionid={session}"}), timeout=30).read()
     script = options.var / "waiting" / "report.lua"
     script.write_text(WRK_REPORT)
-    return wrk(url, session, SimpleNamespace(threads=options.threads, connections=options.connections,
-                                             duration=PAGE_LOAD_S), script)
+    return wrk(
+        url,
+        session,
+        SimpleNamespace(threads=options.threads, connections=options.connections, duration=PAGE_LOAD_S),
+        script,
+    )
 
 
 def waiting_step(site: Site, sessions: list[str], learners: int, options) -> dict:
-    ids = json.loads(site.shell(QUEUE_SUBMISSIONS.replace("PROBLEM", PROBLEM).replace(
-        "LEARNERS", str(learners))).splitlines()[-1])
+    ids = json.loads(
+        site.shell(QUEUE_SUBMISSIONS.replace("PROBLEM", PROBLEM).replace("LEARNERS", str(learners))).splitlines()[-1]
+    )
     arrived: dict = {}
 
     async def run() -> dict:
         opened, counter = asyncio.Event(), [0, len(ids)]
-        tasks = [asyncio.create_task(follow(site.port, s, i, arrived, opened, counter))
-                 for s, i in zip(sessions, ids)]
+        tasks = [asyncio.create_task(follow(site.port, s, i, arrived, opened, counter)) for s, i in zip(sessions, ids)]
         started = time.monotonic()
         await asyncio.wait_for(opened.wait(), 300)
         opened_s = time.monotonic() - started
@@ -195,14 +231,21 @@ def waiting_step(site: Site, sessions: list[str], learners: int, options) -> dic
         released_at = float(re.search(r"RELEASED (\S+)", released).group(1))
         await asyncio.wait_for(asyncio.gather(*tasks), 120)
         delays = sorted(arrived[i] - released_at for i in ids)
-        return {"layout": site.layout, "learners": len(ids), "all_open_s": round(opened_s, 2),
-                "load_average": round(os.getloadavg()[0], 2),
-                "web_threads": sum(p["threads"] for p in during), "web_rss_mib": round(sum(p["rss_mib"] for p in during)),
-                "problem_page_p50_ms": page["p50_ms"], "problem_page_p95_ms": page["p95_ms"],
-                "page_errors": page["http_errors"] + page["socket_errors"],
-                "verdict_p50_s": round(statistics.median(delays), 3),
-                "verdict_p95_s": round(delays[int(0.95 * (len(delays) - 1))], 3), "verdict_max_s": round(delays[-1], 3),
-                "delivered": len(delays)}
+        return {
+            "layout": site.layout,
+            "learners": len(ids),
+            "all_open_s": round(opened_s, 2),
+            "load_average": round(os.getloadavg()[0], 2),
+            "web_threads": sum(p["threads"] for p in during),
+            "web_rss_mib": round(sum(p["rss_mib"] for p in during)),
+            "problem_page_p50_ms": page["p50_ms"],
+            "problem_page_p95_ms": page["p95_ms"],
+            "page_errors": page["http_errors"] + page["socket_errors"],
+            "verdict_p50_s": round(statistics.median(delays), 3),
+            "verdict_p95_s": round(delays[int(0.95 * (len(delays) - 1))], 3),
+            "verdict_max_s": round(delays[-1], 3),
+            "delivered": len(delays),
+        }
 
     return asyncio.run(run())
 
@@ -211,6 +254,7 @@ def browser_rounds(site: Site, sessions: list[str], rounds: int) -> dict:
     from playwright.sync_api import sync_playwright
 
     from tests.e2e.browser import CHROMIUM, CHROMIUM_FLAGS
+
     source = SOURCE.read_text()
     times: dict[str, list[float]] = {"stream": [], "polling": []}
     graded: dict[str, list[int]] = {"stream": [], "polling": []}
@@ -234,16 +278,24 @@ def browser_rounds(site: Site, sessions: list[str], rounds: int) -> dict:
                 graded[mode].append(int(page.get_attribute("#result-link", "href").strip("/").split("/")[-1]))
                 context.close()
         browser.close()
-    server = json.loads(site.shell(SERVER_TIMES.replace("IDS", ",".join(str(i) for ids in graded.values()
-                                                                       for i in ids))).splitlines()[-1])
-    return {mode: {"rounds": len(t), "p50_s": round(statistics.median(t), 3),
-                   "p95_s": round(sorted(t)[int(0.95 * (len(t) - 1))], 3), "min_s": round(min(t), 3),
-                   # the same submissions as the server saw them: created to finished; what the page
-                   # adds to that (the press to the row, and the stored verdict to the page)
-                   "server_p50_s": round(statistics.median(server[str(i)] for i in graded[mode]), 3),
-                   "added_p50_s": round(statistics.median(
-                       took - server[str(i)] for took, i in zip(t, graded[mode])), 3)}
-            for mode, t in times.items()}
+    server = json.loads(
+        site.shell(SERVER_TIMES.replace("IDS", ",".join(str(i) for ids in graded.values() for i in ids))).splitlines()[
+            -1
+        ]
+    )
+    return {
+        mode: {
+            "rounds": len(t),
+            "p50_s": round(statistics.median(t), 3),
+            "p95_s": round(sorted(t)[int(0.95 * (len(t) - 1))], 3),
+            "min_s": round(min(t), 3),
+            # the same submissions as the server saw them: created to finished; what the page
+            # adds to that (the press to the row, and the stored verdict to the page)
+            "server_p50_s": round(statistics.median(server[str(i)] for i in graded[mode]), 3),
+            "added_p50_s": round(statistics.median(took - server[str(i)] for took, i in zip(t, graded[mode])), 3),
+        }
+        for mode, t in times.items()
+    }
 
 
 def run(options) -> int:
@@ -269,43 +321,62 @@ def run(options) -> int:
 
 def targets(results: dict, options) -> list[dict]:
     """Issue 27's, judged at the largest step in make run's layout; and every verdict delivered, everywhere."""
-    found = [{"target": "every waiting learner got the verdict, at every step and in every layout",
-              "met": all(s["delivered"] == s["learners"] for s in results["steps"])}]
+    found = [
+        {
+            "target": "every waiting learner got the verdict, at every step and in every layout",
+            "met": all(s["delivered"] == s["learners"] for s in results["steps"]),
+        }
+    ]
     main = [s for s in results["steps"] if s["layout"] == results["layouts"][0]]
     if main:
         top = max(main, key=lambda s: s["learners"])
         found += [
-            {"target": f"{top['learners']} waiting: delivery p50 under {VERDICT_P50_TARGET_S:g} s",
-             "met": top["verdict_p50_s"] < VERDICT_P50_TARGET_S},
-            {"target": f"{top['learners']} waiting: delivery p95 under {VERDICT_P95_TARGET_S:g} s",
-             "met": top["verdict_p95_s"] < VERDICT_P95_TARGET_S},
-            {"target": f"{top['learners']} waiting: the problem page's p95 under {options.target_ms:g} ms at "
-                       f"{options.connections} connections meanwhile",
-             "met": top["problem_page_p95_ms"] < options.target_ms and top["page_errors"] == 0}]
+            {
+                "target": f"{top['learners']} waiting: delivery p50 under {VERDICT_P50_TARGET_S:g} s",
+                "met": top["verdict_p50_s"] < VERDICT_P50_TARGET_S,
+            },
+            {
+                "target": f"{top['learners']} waiting: delivery p95 under {VERDICT_P95_TARGET_S:g} s",
+                "met": top["verdict_p95_s"] < VERDICT_P95_TARGET_S,
+            },
+            {
+                "target": f"{top['learners']} waiting: the problem page's p95 under {options.target_ms:g} ms at "
+                f"{options.connections} connections meanwhile",
+                "met": top["problem_page_p95_ms"] < options.target_ms and top["page_errors"] == 0,
+            },
+        ]
     return found
 
 
 def report(results: dict, options) -> str:
     load = results["load_average"]
-    lines = [f"\n{os.cpu_count()} CPUs, load average (1/5/15 min) {'/'.join(f'{x:.1f}' for x in load[0])} before, "
-             f"{'/'.join(f'{x:.1f}' for x in load[1])} at the end"]
+    lines = [
+        f"\n{os.cpu_count()} CPUs, load average (1/5/15 min) {'/'.join(f'{x:.1f}' for x in load[0])} before, "
+        f"{'/'.join(f'{x:.1f}' for x in load[1])} at the end"
+    ]
     for layout in results["layouts"]:
         lines.append(f"  layout {describe(layout, 2)}{' (make run)' if layout == results['layouts'][0] else ''}")
-    lines += [f"Learners waiting at once (each an open event stream; the problem page under wrk at "
-              f"{options.connections} connections meanwhile):",
-              f"{'layout':6s}  {'learners':>8s}  {'all open s':>10s}  {'web threads':>11s}  {'web RSS MiB':>11s}  "
-              f"{'page p50 ms':>11s}  {'page p95 ms':>11s}  {'verdict p50 s':>13s}  {'p95 s':>6s}  {'max s':>6s}  "
-              f"{'load':>5s}"]
+    lines += [
+        f"Learners waiting at once (each an open event stream; the problem page under wrk at "
+        f"{options.connections} connections meanwhile):",
+        f"{'layout':6s}  {'learners':>8s}  {'all open s':>10s}  {'web threads':>11s}  {'web RSS MiB':>11s}  "
+        f"{'page p50 ms':>11s}  {'page p95 ms':>11s}  {'verdict p50 s':>13s}  {'p95 s':>6s}  {'max s':>6s}  "
+        f"{'load':>5s}",
+    ]
     for s in results["steps"]:
-        lines.append(f"{s['layout']:6s}  {s['learners']:8d}  {s['all_open_s']:10.2f}  {s['web_threads']:11d}  "
-                     f"{s['web_rss_mib']:11d}  {s['problem_page_p50_ms']:11.1f}  {s['problem_page_p95_ms']:11.1f}  "
-                     f"{s['verdict_p50_s']:13.3f}  {s['verdict_p95_s']:6.3f}  {s['verdict_max_s']:6.3f}  "
-                     f"{s['load_average']:5.1f}")
+        lines.append(
+            f"{s['layout']:6s}  {s['learners']:8d}  {s['all_open_s']:10.2f}  {s['web_threads']:11d}  "
+            f"{s['web_rss_mib']:11d}  {s['problem_page_p50_ms']:11.1f}  {s['problem_page_p95_ms']:11.1f}  "
+            f"{s['verdict_p50_s']:13.3f}  {s['verdict_p95_s']:6.3f}  {s['verdict_max_s']:6.3f}  "
+            f"{s['load_average']:5.1f}"
+        )
     lines.append("\nSubmit to verdict in Chromium (checkpoint_dot_policy, accepted):")
     for mode, r in results["browser"].items():
-        lines.append(f"  {mode:8s} p50 {r['p50_s']:.3f} s  p95 {r['p95_s']:.3f} s  min {r['min_s']:.3f} s  "
-                     f"({r['rounds']} rounds; the server's created-to-finished p50 {r['server_p50_s']:.3f} s, "
-                     f"the page's part p50 {r['added_p50_s']:.3f} s)")
+        lines.append(
+            f"  {mode:8s} p50 {r['p50_s']:.3f} s  p95 {r['p95_s']:.3f} s  min {r['min_s']:.3f} s  "
+            f"({r['rounds']} rounds; the server's created-to-finished p50 {r['server_p50_s']:.3f} s, "
+            f"the page's part p50 {r['added_p50_s']:.3f} s)"
+        )
     lines.append("\nTargets:")
     lines += [f"  {'met   ' if t['met'] else 'MISSED'}  {t['target']}" for t in results["targets"]]
     return "\n".join(lines)

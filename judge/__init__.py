@@ -3,6 +3,7 @@
 ``grade(load_problem(path), source)`` returns a ``Report`` whose ``verdict`` is one of
 ``VERDICTS``. Submitted code only ever runs in a child process (see ``boundary``).
 """
+
 from .grader import grade
 from .package import PackageError, Problem, load_problem
 from .report import Report

@@ -15,6 +15,7 @@ the default reason applies). ``tests/judge/test_allowed.py`` keeps the lists hon
 exists in the pinned versions, and nothing reachable by attribute access from them is a module,
 a function from the string-keyed reflection family, or a metaclass.
 """
+
 from __future__ import annotations
 
 import functools
@@ -306,7 +307,9 @@ MODULES: dict[str, frozenset] = {
     "jax.lax": _JAX_LAX,
     "jax.nn": _JAX_NN,
     "jax.nn.initializers": _JAX_NN_INITIALIZERS,
-    "jax.ad_checkpoint": _names("Offloadable Recompute Saveable checkpoint_name checkpoint_policies print_saved_residuals"),
+    "jax.ad_checkpoint": _names(
+        "Offloadable Recompute Saveable checkpoint_name checkpoint_policies print_saved_residuals"
+    ),
     "jax.tree_util": _JAX_TREE_UTIL,
     "jax.tree": _JAX_TREE,
     "jax.random": _JAX_RANDOM,
@@ -325,21 +328,38 @@ MODULES: dict[str, frozenset] = {
     "equinox": _EQUINOX,
     "equinox.nn": _EQUINOX_NN,
 }
-SUMMARY = ("jax (with jax.numpy, jax.lax, jax.nn, jax.ad_checkpoint, jax.tree_util, jax.random, jax.scipy), "
-           "equinox (with equinox.nn), functools, math, typing, itertools, collections and numpy")
+SUMMARY = (
+    "jax (with jax.numpy, jax.lax, jax.nn, jax.ad_checkpoint, jax.tree_util, jax.random, jax.scipy), "
+    "equinox (with equinox.nn), functools, math, typing, itertools, collections and numpy"
+)
 
 _FILES = "submissions cannot read or write files"
 _BY_NAME = "it gets or sets attributes chosen by name"
 _CODE = "it evaluates text as Python code"
 _SETTINGS = "it changes settings of the whole process, not of your function"
-_CALLBACK = ("host callbacks run Python outside the traced program, which the judge cannot grade; "
-             "print() inside your function shows the traced values")
+_CALLBACK = (
+    "host callbacks run Python outside the traced program, which the judge cannot grade; "
+    "print() inside your function shows the traced values"
+)
 _MODULE = "it is another module, which submissions may not import"
 # Why a name some allowed module has is not in its list, where the reason is more than "not needed".
 REASONS: dict[tuple[str, str], str] = {
-    **{("numpy", name): _FILES for name in (
-        "load", "save", "savez", "savez_compressed", "fromfile", "tofile", "loadtxt", "savetxt", "genfromtxt",
-        "fromregex", "memmap")},
+    **{
+        ("numpy", name): _FILES
+        for name in (
+            "load",
+            "save",
+            "savez",
+            "savez_compressed",
+            "fromfile",
+            "tofile",
+            "loadtxt",
+            "savetxt",
+            "genfromtxt",
+            "fromregex",
+            "memmap",
+        )
+    },
     **{("jax.numpy", name): _FILES for name in ("load", "save", "savez", "fromfile")},
     ("numpy", "bmat"): "it looks up variables of the calling code by name",
     ("numpy", "info"): _BY_NAME,
@@ -349,28 +369,75 @@ REASONS: dict[tuple[str, str], str] = {
     ("functools", "singledispatch"): _CODE + " (its annotations)",
     ("functools", "singledispatchmethod"): _CODE + " (its annotations)",
     ("typing", "get_type_hints"): _CODE + " (string annotations)",
-    **{("typing", name): "it is a metaclass, which builds classes from dictionaries of names; write a class statement"
-       for name in ("ABCMeta", "NamedTupleMeta")},
+    **{
+        ("typing", name): "it is a metaclass, which builds classes from dictionaries of names; write a class statement"
+        for name in ("ABCMeta", "NamedTupleMeta")
+    },
     ("typing", "ForwardRef"): _CODE,
     ("jax.tree_util", "register_dataclass"): _BY_NAME + "; register your class with "
-                                             "jax.tree_util.register_pytree_node instead",
-    **{("jax", name): _SETTINGS for name in (
-        "config", "disable_jit", "enable_x64", "default_matmul_precision", "numpy_dtype_promotion",
-        "numpy_rank_promotion", "debug_nans", "debug_infs", "transfer_guard", "default_device", "clear_caches")},
-    **{(module, name): _SETTINGS for module in ("numpy", "jax.numpy")
-       for name in ("set_printoptions", "printoptions", "seterr", "seterrcall", "setbufsize")},
+    "jax.tree_util.register_pytree_node instead",
+    **{
+        ("jax", name): _SETTINGS
+        for name in (
+            "config",
+            "disable_jit",
+            "enable_x64",
+            "default_matmul_precision",
+            "numpy_dtype_promotion",
+            "numpy_rank_promotion",
+            "debug_nans",
+            "debug_infs",
+            "transfer_guard",
+            "default_device",
+            "clear_caches",
+        )
+    },
+    **{
+        (module, name): _SETTINGS
+        for module in ("numpy", "jax.numpy")
+        for name in ("set_printoptions", "printoptions", "seterr", "seterrcall", "setbufsize")
+    },
     ("jax", "debug"): "jax.debug.print and jax.debug.callback are " + _CALLBACK,
     ("jax", "pure_callback"): _CALLBACK,
-    **{(parent, name): _MODULE for parent, name in (
-        ("typing", "sys"), ("typing", "types"), ("typing", "operator"), ("typing", "functools"),
-        ("typing", "collections"), ("typing", "contextlib"), ("numpy", "lib"), ("numpy", "ctypeslib"),
-        ("numpy", "testing"), ("numpy", "f2py"), ("numpy", "rec"), ("numpy", "char"), ("jax", "lib"),
-        ("jax", "core"), ("jax", "experimental"), ("jax", "interpreters"), ("jax", "export"), ("jax", "ffi"),
-        ("jax", "api_util"), ("jax", "extend"), ("jax", "profiler"), ("jax", "ref"), ("equinox", "importlib"),
-        ("equinox", "internal"), ("equinox", "debug"))},
-    **{("equinox", name): _FILES for name in (
-        "tree_serialise_leaves", "tree_deserialise_leaves", "default_serialise_filter_spec",
-        "default_deserialise_filter_spec")},
+    **{
+        (parent, name): _MODULE
+        for parent, name in (
+            ("typing", "sys"),
+            ("typing", "types"),
+            ("typing", "operator"),
+            ("typing", "functools"),
+            ("typing", "collections"),
+            ("typing", "contextlib"),
+            ("numpy", "lib"),
+            ("numpy", "ctypeslib"),
+            ("numpy", "testing"),
+            ("numpy", "f2py"),
+            ("numpy", "rec"),
+            ("numpy", "char"),
+            ("jax", "lib"),
+            ("jax", "core"),
+            ("jax", "experimental"),
+            ("jax", "interpreters"),
+            ("jax", "export"),
+            ("jax", "ffi"),
+            ("jax", "api_util"),
+            ("jax", "extend"),
+            ("jax", "profiler"),
+            ("jax", "ref"),
+            ("equinox", "importlib"),
+            ("equinox", "internal"),
+            ("equinox", "debug"),
+        )
+    },
+    **{
+        ("equinox", name): _FILES
+        for name in (
+            "tree_serialise_leaves",
+            "tree_deserialise_leaves",
+            "default_serialise_filter_spec",
+            "default_deserialise_filter_spec",
+        )
+    },
     **{("equinox", name): _CALLBACK for name in ("filter_pure_callback", "error_if", "branched_error_if")},
     ("equinox", "module_update_wrapper"): "it writes attributes onto other objects, which submissions may not change",
     ("equinox", "clear_caches"): _SETTINGS,
@@ -384,7 +451,10 @@ def module_allowed(name: str) -> bool:
 
 def reason(module: str, name: str) -> str:
     """Why ``module.name`` is not available (for a name its module's list lacks)."""
-    return REASONS.get((module, name)) or f"it is not among the {module} names that submissions may use; check its spelling"
+    return (
+        REASONS.get((module, name))
+        or f"it is not among the {module} names that submissions may use; check its spelling"
+    )
 
 
 @functools.lru_cache(maxsize=None)

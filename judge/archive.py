@@ -7,6 +7,7 @@ came from ``problems/``, a zip or the browser. Archives come from users: a path 
 folder, a link, a huge file or a zip bomb is refused with a ``PackageError`` before anything is
 written, and reading never inflates more than the limits allow.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -129,12 +130,14 @@ def error_message(exc: PackageError) -> str:
 
 def relative_error(exc: PackageError, folder: Path) -> PackageError:
     """The same errors with their paths made relative to the package folder."""
+
     def relative(error: PackageError) -> PackageError:
         path = Path(error.path)
         with contextlib.suppress(ValueError):
             path = path.relative_to(folder)
             return PackageError(path.as_posix() if path.parts else ".", error.key, error.message)
         return error
+
     first, *more = [relative(error) for error in exc.errors]
     return PackageError(first.path, first.key, first.message, more=more)
 
@@ -150,8 +153,11 @@ def read_zip(data: bytes, *, where: str = "the zip file") -> tuple[str | None, d
     except (zipfile.BadZipFile, ValueError) as exc:
         raise PackageError(where, None, f"is not a zip archive ({exc})") from None
     with archive:
-        members = [m for m in archive.infolist() if not m.is_dir()
-                   and not _IGNORED_PARTS & set(PurePosixPath(m.filename).parts)]
+        members = [
+            m
+            for m in archive.infolist()
+            if not m.is_dir() and not _IGNORED_PARTS & set(PurePosixPath(m.filename).parts)
+        ]
         if len(members) > MAX_FILES:
             raise PackageError(where, None, f"has {len(members)} files; at most {MAX_FILES} are allowed")
         raw: dict[str, str] = {}

@@ -6,6 +6,7 @@ run), and by two graders at once for throughput. The reference's expected result
 before any timing, as in production (once per problem version); nothing of a submission's own
 work is cached between gradings, each one runs in new children.
 """
+
 from __future__ import annotations
 
 import os
@@ -53,8 +54,9 @@ def _timed(problem: Problem, source: str, runner, cache: ExpectedCache) -> tuple
     return time.perf_counter() - started, report.verdict
 
 
-def measure(problem: Problem, warm_runner, *, runs: int = 20, cold_runs: int = 3,
-            throughput_runs: int = 24, graders: int = 2) -> Figures:
+def measure(
+    problem: Problem, warm_runner, *, runs: int = 20, cold_runs: int = 3, throughput_runs: int = 24, graders: int = 2
+) -> Figures:
     sources = _sources(problem)
     if not sources:
         raise ValueError(f"{problem.slug} has no accepted submission to grade")

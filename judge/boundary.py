@@ -11,6 +11,7 @@ from a warm zygote, inside every sandbox layer) and ``judge.fresh_runner.FreshIn
 (one new interpreter per child with rlimits only: the naive design, kept as the benchmark's
 baseline). What a runner offers the grader is declared by ``Runner``.
 """
+
 from __future__ import annotations
 
 import os
@@ -94,8 +95,8 @@ def child_environment(remat3: str | None = None) -> dict:
         # compiling, LLVM's optimisation level most of the rest (see docs/design/performance.md). Every
         # item must start with "--": XLA silently ignores what follows one that does not.
         "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false --xla_backend_optimization_level=0 "
-                     "--xla_cpu_use_fusion_emitters=false --xla_cpu_use_xnnpack=false "
-                     "--xla_cpu_parallel_codegen_split_count=1",
+        "--xla_cpu_use_fusion_emitters=false --xla_cpu_use_xnnpack=false "
+        "--xla_cpu_parallel_codegen_split_count=1",
         "TF_CPP_MIN_LOG_LEVEL": "3",
         "HOME": "/nonexistent",
         "LANG": "C.UTF-8",
@@ -119,8 +120,7 @@ def classify_exit(returncode: int, limits: Limits, wall_s: float, cpu_s: float) 
     return "crashed", f"exited with status {returncode} before reporting a result"
 
 
-def pump(streams: dict, deadline: float, caps: dict, send: tuple[int, bytes] | None = None
-         ) -> tuple[dict, str | None]:
+def pump(streams: dict, deadline: float, caps: dict, send: tuple[int, bytes] | None = None) -> tuple[dict, str | None]:
     """Read the named file descriptors until they close, a cap is passed, or the deadline; and
     meanwhile write ``send`` (descriptor, bytes: the request) as the child reads it, then close it.
 
@@ -146,7 +146,7 @@ def pump(streams: dict, deadline: float, caps: dict, send: tuple[int, bytes] | N
             for key, _ in sel.select(timeout=min(remaining, 0.5)):
                 if key.data is None:  # the request's pipe has room
                     try:
-                        outgoing = outgoing[os.write(key.fd, outgoing[:1 << 16]):]
+                        outgoing = outgoing[os.write(key.fd, outgoing[: 1 << 16]) :]
                     except BrokenPipeError:
                         outgoing = outgoing[:0]  # the child stopped reading: its problem
                     if not outgoing:
@@ -171,8 +171,15 @@ def pump(streams: dict, deadline: float, caps: dict, send: tuple[int, bytes] | N
     return data, reason
 
 
-def interpret(raw: dict, reason: str | None, returncode: int, limits: Limits,
-              wall_s: float, cpu_s: float, hardened: bool | None = None) -> ChildResult:
+def interpret(
+    raw: dict,
+    reason: str | None,
+    returncode: int,
+    limits: Limits,
+    wall_s: float,
+    cpu_s: float,
+    hardened: bool | None = None,
+) -> ChildResult:
     """Turn what came back from a child into a ChildResult; shared by every runner.
 
     ``hardened``: whether the child reported, on a pipe it closes before it reads its request,
@@ -182,14 +189,15 @@ def interpret(raw: dict, reason: str | None, returncode: int, limits: Limits,
     """
     stdout = bytes(raw.get("stdout", b"")).decode("utf-8", "replace")
     if reason == "time":
-        return ChildResult("time_limit", stdout=stdout, wall_s=wall_s,
-                           detail=f"ran longer than {limits.wall_s:g} s")
+        return ChildResult("time_limit", stdout=stdout, wall_s=wall_s, detail=f"ran longer than {limits.wall_s:g} s")
     if reason == "stdout":
-        return ChildResult("output_limit", stdout=stdout[:1000], wall_s=wall_s,
-                           detail=f"printed more than {limits.output_kb} KiB")
+        return ChildResult(
+            "output_limit", stdout=stdout[:1000], wall_s=wall_s, detail=f"printed more than {limits.output_kb} KiB"
+        )
     if reason == "result":
-        return ChildResult("output_limit", wall_s=wall_s, stdout=stdout,
-                           detail=f"returned more than {RESULT_CAP >> 20} MiB of results")
+        return ChildResult(
+            "output_limit", wall_s=wall_s, stdout=stdout, detail=f"returned more than {RESULT_CAP >> 20} MiB of results"
+        )
     body = bytes(raw.get("result", b""))
     if not body:
         outcome, detail = classify_exit(returncode, limits, wall_s, cpu_s)
@@ -202,10 +210,15 @@ def interpret(raw: dict, reason: str | None, returncode: int, limits: Limits,
         return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s, detail="response is not an object")
     if response.get("status") == "sandbox_error":
         if hardened is False:
-            return ChildResult("sandbox_error", stdout=stdout, wall_s=wall_s,
-                               detail=f"the sandbox could not be set up: {response.get('detail')}")
-        return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s,
-                           detail="sent back a sandbox failure from inside its sandbox")
+            return ChildResult(
+                "sandbox_error",
+                stdout=stdout,
+                wall_s=wall_s,
+                detail=f"the sandbox could not be set up: {response.get('detail')}",
+            )
+        return ChildResult(
+            "protocol_error", stdout=stdout, wall_s=wall_s, detail="sent back a sandbox failure from inside its sandbox"
+        )
     return ChildResult("ok", response=response, stdout=stdout, wall_s=wall_s)
 
 

@@ -10,6 +10,7 @@ sees the reference, hidden metadata or the problem folder; the parent decides ev
 Entry points: ``entry`` (a fresh interpreter, the naive runner used as the benchmarks' baseline)
 and ``serve`` (called in a process forked by the zygote, see ``judge.sandbox.zygote_server``).
 """
+
 from __future__ import annotations
 
 import io
@@ -75,9 +76,11 @@ def _load(source: str, filename: str, entry: str):
 
 def _bind_static(function, values, static_mask):
     """A function of the array arguments only, with the static ones fixed in place."""
+
     def bound(*arrays):
         it = iter(arrays)
         return function(*(v if static else next(it) for v, static in zip(values, static_mask)))
+
     return bound
 
 
@@ -136,13 +139,20 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
     array_names = [n for n, s in zip(request.arg_names, static_mask) if not s]
     result = {"name": case.name}
     try:
-        key = (tuple((a.shape, str(a.dtype)) for a in arrays),
-               tuple(repr(v) for v, s in zip(values, static_mask) if s))
+        key = (tuple((a.shape, str(a.dtype)) for a in arrays), tuple(repr(v) for v, s in zip(values, static_mask) if s))
         if key not in cache:
             # the memory picture is drawn for the first sample case only (the page shows that one)
             picture = request.cost and case.sample and not cache
-            reading = read_case(bound, arrays, request.wrt, array_names, filename, measure=picture,
-                                baseline=request.baseline, printed=request.fwd_bwd)
+            reading = read_case(
+                bound,
+                arrays,
+                request.wrt,
+                array_names,
+                filename,
+                measure=picture,
+                baseline=request.baseline,
+                printed=request.fwd_bwd,
+            )
             found = {"structure": reading.structure, "residuals": reading.residuals, **seen}
             if reading.cost is not None:
                 found["cost"] = reading.cost
@@ -170,8 +180,10 @@ def _export(exports: list, request: ChildRequest) -> tuple[dict | None, dict | N
     except BaseException as exc:  # noqa: BLE001
         error = _describe_exception(exc, request.filename)
         if "custom calls" in error["message"]:
-            error["message"] = ("your program uses a host callback or custom call (such as jax.debug.print or "
-                                "jax.pure_callback), which the judge cannot check; remove it")
+            error["message"] = (
+                "your program uses a host callback or custom call (such as jax.debug.print or "
+                "jax.pure_callback), which the judge cannot check; remove it"
+            )
         return None, error
 
 
@@ -202,8 +214,11 @@ class _PrintedOutput(io.TextIOBase):
 
     def over_limit(self) -> dict | None:
         if self.limit_kb is not None and self.size > self.limit_kb * 1024:
-            return _error("output_limit", f"your submission printed more than {self.limit_kb} KiB (output printed on "
-                                          f"hidden cases counts too, though only the sample cases' is shown)")
+            return _error(
+                "output_limit",
+                f"your submission printed more than {self.limit_kb} KiB (output printed on "
+                f"hidden cases counts too, though only the sample cases' is shown)",
+            )
         return None
 
 

@@ -1,4 +1,5 @@
 """The ``python -m judge`` command line: grade, validate, inspect, doctor, bench."""
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,13 @@ def cmd_grade(args) -> int:
     problem = load_problem(args.problem)
     runner = _runner()
     for path in args.submissions:
-        report = grade(problem, Path(path).read_text(encoding="utf-8"), runner=runner,
-                       samples_only=args.samples, fwd_bwd=args.fwd_bwd)
+        report = grade(
+            problem,
+            Path(path).read_text(encoding="utf-8"),
+            runner=runner,
+            samples_only=args.samples,
+            fwd_bwd=args.fwd_bwd,
+        )
         report.submission = str(path)
         if args.json:
             print(json.dumps(report.to_dict()), flush=True)
@@ -74,8 +80,9 @@ def cmd_inspect(args) -> int:
     source = Path(file).read_text(encoding="utf-8")
     names = _parameter_names(source, function, len(specs))
     case = messages.CaseInput("inspect", args.seed, [False] * len(specs), arrays, sample=True)  # its output shown
-    request = messages.ChildRequest(source=source, entry=function, arg_names=names, wrt=list(range(len(specs))),
-                                    cases=[case], fwd_bwd=args.fwd_bwd)
+    request = messages.ChildRequest(
+        source=source, entry=function, arg_names=names, wrt=list(range(len(specs))), cases=[case], fwd_bwd=args.fwd_bwd
+    )
     found = inspecting.look(request, _runner(), Limits())  # the site's "Inspect" takes the same path
     if found.failure is not None:
         print(f"inspect: {found.failure[0]}: {found.failure[1]}", file=sys.stderr)
@@ -84,8 +91,16 @@ def cmd_inspect(args) -> int:
     residuals = case.residuals
     total = sum(r.bytes for r in residuals)
     if args.json:
-        print(json.dumps({"residuals": [r.to_dict() for r in residuals], "residual_bytes": total,
-                          "structure": case.structure.to_dict(), "programs": case.programs or {}}))
+        print(
+            json.dumps(
+                {
+                    "residuals": [r.to_dict() for r in residuals],
+                    "residual_bytes": total,
+                    "structure": case.structure.to_dict(),
+                    "programs": case.programs or {},
+                }
+            )
+        )
         return 0
     print(f"{function}({', '.join(args.specs)}) saves {len(residuals)} residuals, {total} bytes:")
     print(text.residual_table(residuals, mark=False, memory=any(r.offloaded for r in residuals)))
@@ -132,11 +147,18 @@ def cmd_doctor(args) -> int:
     else:
         print(f"sandbox layers on this machine ({runner.name}, pid {getattr(runner, 'pid', '?')}):")
         missing = [name for name, state in found.items() if not state["ok"]]
-        rows = [["ok" if state["ok"] else "MISSING", name, layers.DESCRIPTIONS[name]]
-                + ([state["detail"] if not state["ok"] else ""] if missing else []) for name, state in found.items()]
+        rows = [
+            ["ok" if state["ok"] else "MISSING", name, layers.DESCRIPTIONS[name]]
+            + ([state["detail"] if not state["ok"] else ""] if missing else [])
+            for name, state in found.items()
+        ]
         print(text.table(["", "layer", "what"] + (["why missing"] if missing else []), rows))
         if missing:
-            mode = "refuses to grade" if require_all_layers() else f"grades, and every report says so ({REQUIRE_ALL_LAYERS}=1 would refuse)"
+            mode = (
+                "refuses to grade"
+                if require_all_layers()
+                else f"grades, and every report says so ({REQUIRE_ALL_LAYERS}=1 would refuse)"
+            )
             print(f"\n{len(missing)} layer(s) missing: the judge {mode}.")
         else:
             print("\nevery layer is active.")
@@ -150,38 +172,58 @@ def _doctor_could_not_start(args, exc: Exception, strict: bool) -> int:
     if args.json:
         print(json.dumps({"runner": None, "layers": {}, "error": reason, "require_all_layers": strict}))
         return 2
-    print(f"the sandbox could not be started, so no layer could be checked:\n  {reason}\n\n"
-          f"The usual cause: a sandboxed child cannot read or run the interpreter, the virtual environment or "
-          f"the judge (they must be readable and executable by other users, or the minimal root must be "
-          f"available: namespaces, which need root or user namespaces). Until it starts, the judge grades "
-          f"nothing.")
+    print(
+        f"the sandbox could not be started, so no layer could be checked:\n  {reason}\n\n"
+        f"The usual cause: a sandboxed child cannot read or run the interpreter, the virtual environment or "
+        f"the judge (they must be readable and executable by other users, or the minimal root must be "
+        f"available: namespaces, which need root or user namespaces). Until it starts, the judge grades "
+        f"nothing."
+    )
     return 2
 
 
 def cmd_bench(args) -> int:
     from . import bench
 
-    folders = [Path(p) for p in args.problems] or bench.problem_folders(Path(__file__).resolve().parent.parent / "problems")
+    folders = [Path(p) for p in args.problems] or bench.problem_folders(
+        Path(__file__).resolve().parent.parent / "problems"
+    )
     runner = _runner()
     rows, ok = [], True
     for folder in folders:
         problem = load_problem(folder)
         if not problem.submissions.get("accepted"):
             continue
-        figures = bench.measure(problem, runner, runs=args.runs, cold_runs=args.cold_runs,
-                                throughput_runs=args.throughput_runs)
+        figures = bench.measure(
+            problem, runner, runs=args.runs, cold_runs=args.cold_runs, throughput_runs=args.throughput_runs
+        )
         ok &= figures.all_accepted
         if args.json:
             print(json.dumps(figures.to_dict()), flush=True)
         else:
-            rows.append([figures.problem, f"{figures.warm_p50_s:.3f}", f"{figures.warm_p95_s:.3f}",
-                         f"{figures.cold_p50_s:.3f}", f"{figures.speedup:.1f}x", f"{figures.throughput_per_min:.0f}",
-                         "{:.1f} -> {:.1f}".format(*figures.load_average)]
-                        + ([] if figures.all_accepted else ["NOT ALL ACCEPTED"]))
+            rows.append(
+                [
+                    figures.problem,
+                    f"{figures.warm_p50_s:.3f}",
+                    f"{figures.warm_p95_s:.3f}",
+                    f"{figures.cold_p50_s:.3f}",
+                    f"{figures.speedup:.1f}x",
+                    f"{figures.throughput_per_min:.0f}",
+                    "{:.1f} -> {:.1f}".format(*figures.load_average),
+                ]
+                + ([] if figures.all_accepted else ["NOT ALL ACCEPTED"])
+            )
             print(f"{figures.problem}: warm p50 {figures.warm_p50_s:.3f} s", file=sys.stderr, flush=True)
     if not args.json:
-        headers = ["problem", "warm p50 s", "warm p95 s", "cold p50 s", "speedup", "verdicts/min (2 graders)",
-                   "load average"]
+        headers = [
+            "problem",
+            "warm p50 s",
+            "warm p95 s",
+            "cold p50 s",
+            "speedup",
+            "verdicts/min (2 graders)",
+            "load average",
+        ]
         width = max(len(r) for r in rows) if rows else len(headers)
         print(text.table(headers + [""] * (width - len(headers)), [r + [""] * (width - len(r)) for r in rows]))
     return 0 if ok else 1
@@ -214,15 +256,22 @@ def cmd_catalog(args) -> int:
             refused.append(str(exc))
             continue
         counts = {v: len(problem.submissions.get(v, [])) for v in verdicts.VERDICTS}
-        row = {"slug": problem.slug, "title": problem.title, "difficulty": problem.difficulty,
-               "tags": list(problem.tags), "submissions": {v: n for v, n in counts.items() if n}}
+        row = {
+            "slug": problem.slug,
+            "title": problem.title,
+            "difficulty": problem.difficulty,
+            "tags": list(problem.tags),
+            "submissions": {v: n for v, n in counts.items() if n},
+        }
         rows.append(row)
     if args.json:
         print(json.dumps({"problems": rows, "refused": refused}))
     else:
         shown = [v for v in verdicts.VERDICTS if any(r["submissions"].get(v) for r in rows)]
-        table_rows = [[r["slug"], r["difficulty"], ", ".join(r["tags"])] +
-                      [r["submissions"].get(v, "") for v in shown] for r in rows]
+        table_rows = [
+            [r["slug"], r["difficulty"], ", ".join(r["tags"])] + [r["submissions"].get(v, "") for v in shown]
+            for r in rows
+        ]
         print(text.table(["problem", "difficulty", "tags"] + shown, table_rows))
         print(f"\n{len(rows)} problems, {sum(sum(r['submissions'].values()) for r in rows)} packaged submissions")
         for message in refused:
@@ -250,7 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--fwd-bwd", action="store_true", help="also print the forward and backward programs")
     i.add_argument("--seed", type=int, default=0)
     i.set_defaults(func=cmd_inspect)
-    e = sub.add_parser("explore", help="every checkpoint policy of a function: memory, FLOPs, and the plan that fits a budget")
+    e = sub.add_parser(
+        "explore", help="every checkpoint policy of a function: memory, FLOPs, and the plan that fits a budget"
+    )
     e.add_argument("target", help="FILE.py or FILE.py:FUNCTION (default: the file's last top-level function)")
     e.add_argument("--args", nargs="+", required=True, help="each argument's dtype and shape, such as f32[64,128]")
     e.add_argument("--budget", type=int, help="bytes the plan may keep on the device between the passes")

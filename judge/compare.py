@@ -1,4 +1,5 @@
 """Numeric comparison of a submission's outputs and gradients with the reference's."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,8 +36,10 @@ def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str
     if wrong.any():
         index = tuple(int(i) for i in np.argwhere(wrong)[0])
         scaled = f"{atol:g} x {scale:.3g} (the largest magnitude)" if scale > 1.0 else f"{atol:g}"
-        return (f"{label} differs at index {index}: got {_fmt(g64[index])}, expected {_fmt(w64[index])} "
-                f"(max abs error {max_error:.3g}, tolerance atol={scaled}, rtol={rtol:g})"), max_error
+        return (
+            f"{label} differs at index {index}: got {_fmt(g64[index])}, expected {_fmt(w64[index])} "
+            f"(max abs error {max_error:.3g}, tolerance atol={scaled}, rtol={rtol:g})"
+        ), max_error
     return None, max_error
 
 

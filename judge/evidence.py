@@ -6,6 +6,7 @@ the rules judge them (``judge.rules``) and the report stores them (``judge.repor
 writes the JSON keys reports have always had; ``from_dict`` reads them back, filling what an
 older report did not have yet, so that every stored report still reads.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ MEMORY_KINDS = (DEVICE, "pinned_host")
 @dataclass(frozen=True)
 class Aval:
     """An array's type, as a program declares it."""
+
     dtype: str
     shape: list[int]
     bytes: int | None = None  # the verifier counts them; the child's output types leave them out
@@ -44,6 +46,7 @@ class Aval:
 @dataclass
 class Residual:
     """One value reverse mode saves for the backward pass, and where it comes from."""
+
     kind: str  # argument, named (checkpoint_name), primitive, constant or literal
     what: str  # the argument's name, the name given, or the primitive (a custom_jvp/vjp: its function)
     line: int | None  # the line of the submission that made it, when it did
@@ -122,16 +125,28 @@ class Residual:
 
     @classmethod
     def from_dict(cls, data: dict) -> Residual:
-        return cls(kind=data.get("kind", ""), what=data.get("what", ""), line=data.get("line"),
-                   dtype=data.get("dtype", ""), shape=list(data.get("shape", [])), type=data.get("type", ""),
-                   bytes=data.get("bytes", 0), policy_saved=bool(data.get("policy_saved")),
-                   stacked=data.get("stacked"), memory=data.get("memory", DEVICE), span=data.get("span"),
-                   expr=data.get("expr", ""), op=data.get("op", ""), in_terms=bool(data.get("in_terms")))
+        return cls(
+            kind=data.get("kind", ""),
+            what=data.get("what", ""),
+            line=data.get("line"),
+            dtype=data.get("dtype", ""),
+            shape=list(data.get("shape", [])),
+            type=data.get("type", ""),
+            bytes=data.get("bytes", 0),
+            policy_saved=bool(data.get("policy_saved")),
+            stacked=data.get("stacked"),
+            memory=data.get("memory", DEVICE),
+            span=data.get("span"),
+            expr=data.get("expr", ""),
+            op=data.get("op", ""),
+            in_terms=bool(data.get("in_terms")),
+        )
 
 
 @dataclass
 class ResidualRow(Residual):
     """A residual as the report lists it: the submission's own, or one it misses (``line`` None)."""
+
     offending: bool = False
     reason: str = ""  # why it is marked, in the learner's terms
 
@@ -140,8 +155,9 @@ class ResidualRow(Residual):
 
     @classmethod
     def from_dict(cls, data: dict) -> ResidualRow:
-        return cls(**vars(Residual.from_dict(data)), offending=bool(data.get("offending")),
-                   reason=data.get("reason", ""))
+        return cls(
+            **vars(Residual.from_dict(data)), offending=bool(data.get("offending")), reason=data.get("reason", "")
+        )
 
 
 # Where a checkpoint's policy comes from: JAX's own policy object (or one JAX's factories make
@@ -152,6 +168,7 @@ POLICY_ORIGINS = ("jax", "yours", "forged")
 @dataclass(frozen=True)
 class Checkpoint:
     """One ``jax.checkpoint`` of the program."""
+
     policy: list  # its policy's canonical form on the wire (``policy_names.to_wire``)
     policy_text: str  # the policy as a learner writes it
     prevent_cse: bool
@@ -165,23 +182,41 @@ class Checkpoint:
     policy_line: int | None = None  # where the submission defines its own policy
 
     def to_dict(self) -> dict:
-        return {"policy": self.policy, "prevent_cse": self.prevent_cse, "line": self.line, "parent": self.parent,
-                "depth": self.depth, "in_loop": self.in_loop, "encloses": dict(self.encloses),
-                "policy_text": self.policy_text, "on_path": self.on_path, "policy_origin": self.policy_origin,
-                "policy_line": self.policy_line}
+        return {
+            "policy": self.policy,
+            "prevent_cse": self.prevent_cse,
+            "line": self.line,
+            "parent": self.parent,
+            "depth": self.depth,
+            "in_loop": self.in_loop,
+            "encloses": dict(self.encloses),
+            "policy_text": self.policy_text,
+            "on_path": self.on_path,
+            "policy_origin": self.policy_origin,
+            "policy_line": self.policy_line,
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> Checkpoint:
-        return cls(policy=data.get("policy", []), policy_text=data.get("policy_text", ""),
-                   prevent_cse=bool(data.get("prevent_cse")), line=data.get("line"), parent=data.get("parent"),
-                   depth=data.get("depth", 0), in_loop=data.get("in_loop"), encloses=dict(data.get("encloses", {})),
-                   on_path=data.get("on_path"), policy_origin=data.get("policy_origin", "jax"),
-                   policy_line=data.get("policy_line"))
+        return cls(
+            policy=data.get("policy", []),
+            policy_text=data.get("policy_text", ""),
+            prevent_cse=bool(data.get("prevent_cse")),
+            line=data.get("line"),
+            parent=data.get("parent"),
+            depth=data.get("depth", 0),
+            in_loop=data.get("in_loop"),
+            encloses=dict(data.get("encloses", {})),
+            on_path=data.get("on_path"),
+            policy_origin=data.get("policy_origin", "jax"),
+            policy_line=data.get("policy_line"),
+        )
 
 
 @dataclass(frozen=True)
 class CustomDerivative:
     """A derivative the program defines by hand (not one of JAX's own functions')."""
+
     kind: str  # custom_jvp, custom_vjp, linear_call...
     line: int | None
 
@@ -192,6 +227,7 @@ class CustomDerivative:
 @dataclass(frozen=True)
 class OnPath:
     """Operations on the differentiated path: a primitive, at a line, inside these checkpoints."""
+
     primitive: str
     line: int | None
     checkpoints: tuple[int, ...]  # the indices of the checkpoints enclosing it, outermost first
@@ -205,6 +241,7 @@ class OnPath:
 class Structure:
     """A program's checkpoints, the derivatives it writes by hand, its primitives, and which of
     them are on the differentiated path."""
+
     checkpoints: list[Checkpoint] = field(default_factory=list)
     custom_derivatives: list[CustomDerivative] = field(default_factory=list)
     primitives: dict[str, int] = field(default_factory=dict)
@@ -217,17 +254,23 @@ class Structure:
         return [d for d in self.custom_derivatives if d.kind != "custom_jvp"]
 
     def to_dict(self) -> dict:
-        return {"checkpoints": [c.to_dict() for c in self.checkpoints],
-                "custom_derivatives": [d.to_dict() for d in self.custom_derivatives],
-                "primitives": dict(self.primitives), "on_path": [o.to_list() for o in self.on_path]}
+        return {
+            "checkpoints": [c.to_dict() for c in self.checkpoints],
+            "custom_derivatives": [d.to_dict() for d in self.custom_derivatives],
+            "primitives": dict(self.primitives),
+            "on_path": [o.to_list() for o in self.on_path],
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> Structure:
         custom = [CustomDerivative(c.get("kind", ""), c.get("line")) for c in data.get("custom_derivatives", [])]
         custom += [CustomDerivative("custom_vjp", c.get("line")) for c in data.get("custom_vjp", [])]  # older reports
-        return cls([Checkpoint.from_dict(c) for c in data.get("checkpoints", [])], custom,
-                   dict(data.get("primitives", {})),
-                   [OnPath(p, line, tuple(within), n) for p, line, within, n in data.get("on_path", [])])
+        return cls(
+            [Checkpoint.from_dict(c) for c in data.get("checkpoints", [])],
+            custom,
+            dict(data.get("primitives", {})),
+            [OnPath(p, line, tuple(within), n) for p, line, within, n in data.get("on_path", [])],
+        )
 
 
 # The revision of the rules that count a step's FLOPs and peak bytes (``judge.inspection.cost``).
@@ -242,6 +285,7 @@ COST_REVISION = 3
 @dataclass(frozen=True)
 class Step:
     """One operation of a gradient step, in the order it runs (``judge.inspection.cost``)."""
+
     primitive: str
     line: int | None  # the submission's line that made it, when it did
     live_bytes: int  # bytes alive while it runs, as the step's peak counts them
@@ -256,6 +300,7 @@ class Step:
 class Span:
     """A saved residual over the step: where it is made (-1: an input, alive from the start) and
     the first and last operations of the backward pass that read it (None: none reads it)."""
+
     index: int  # its place in the residual list
     bytes: int
     made: int
@@ -269,6 +314,7 @@ class Span:
 @dataclass(frozen=True)
 class Timeline:
     """Live bytes over one gradient step: the walk that counts ``Cost.peak_bytes``, step by step."""
+
     steps: list[Step] = field(default_factory=list)
     residuals: list[Span] = field(default_factory=list)
     backward_from: int = 0  # the first step of the backward pass
@@ -279,19 +325,28 @@ class Timeline:
         return max([self.start_bytes] + [s.live_bytes for s in self.steps])
 
     def to_dict(self) -> dict:
-        return {"steps": [s.to_list() for s in self.steps], "residuals": [r.to_list() for r in self.residuals],
-                "backward_from": self.backward_from, "start_bytes": self.start_bytes}
+        return {
+            "steps": [s.to_list() for s in self.steps],
+            "residuals": [r.to_list() for r in self.residuals],
+            "backward_from": self.backward_from,
+            "start_bytes": self.start_bytes,
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> Timeline:
-        return cls([Step(*s) for s in data.get("steps", [])], [Span(*r) for r in data.get("residuals", [])],
-                   data.get("backward_from", 0), data.get("start_bytes", 0))
+        return cls(
+            [Step(*s) for s in data.get("steps", [])],
+            [Span(*r) for r in data.get("residuals", [])],
+            data.get("backward_from", 0),
+            data.get("start_bytes", 0),
+        )
 
 
 @dataclass(frozen=True)
 class Cost:
     """One whole gradient step, as the verifier measured it on the program it compiled; the
     timeline (the memory picture) is the child's, wording only."""
+
     flops: float | None = None
     peak_bytes: int | None = None
     xla_flops: float | None = None  # XLA's flops and transcendentals of the compiled step

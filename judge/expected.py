@@ -6,6 +6,7 @@ An entry also holds the salt of the hidden inputs the verifier runs on: the pare
 per problem version and keeps it with the results computed from it. The cache directory is
 never visible to a sandboxed child.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -50,8 +51,10 @@ class ExpectedCache:
     def key(self, problem: Problem, cases, runner=None) -> str:
         """Also by the runner's remat implementation: the reference's residuals may differ under it."""
         remat3 = getattr(runner, "remat3", None) or remat3_chosen() or ""
-        text = "\n".join([str(FORMAT), metadata.version("jax"), problem.content_hash, *(c.name for c in cases)]
-                          + (["remat3"] if remat3.strip().lower() in ("1", "true", "yes", "on") else []))
+        text = "\n".join(
+            [str(FORMAT), metadata.version("jax"), problem.content_hash, *(c.name for c in cases)]
+            + (["remat3"] if remat3.strip().lower() in ("1", "true", "yes", "on") else [])
+        )
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, problem: Problem, cases, runner) -> dict:
@@ -90,8 +93,9 @@ class ExpectedCache:
         by_name = {}
         for case in outcome.cases:
             if case.error is not None:
-                raise ReferenceError_(f"the reference of {problem.slug} failed on case {case.name}: "
-                                      f"{case.error.text()}")
+                raise ReferenceError_(
+                    f"the reference of {problem.slug} failed on case {case.name}: {case.error.text()}"
+                )
             by_name[case.name] = case
         entry = {"salt": salt, "cases": by_name}
         try:
@@ -108,6 +112,13 @@ class ExpectedCache:
         temporary = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
-            f.write(protocol.encode({"key": key, "salt": entry["salt"],
-                                     "cases": {name: case.to_wire() for name, case in entry["cases"].items()}}))
+            f.write(
+                protocol.encode(
+                    {
+                        "key": key,
+                        "salt": entry["salt"],
+                        "cases": {name: case.to_wire() for name, case in entry["cases"].items()},
+                    }
+                )
+            )
         os.replace(temporary, path)  # atomic: a reader sees the old file or the whole new one

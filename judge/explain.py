@@ -8,6 +8,7 @@ residual difference in bytes. The residual rows follow the cause, grouped by the
 the learner's code that made them (``judge.learner_terms``): the operations of a derivative rule
 are never named on their own.
 """
+
 from __future__ import annotations
 
 import ast
@@ -18,16 +19,35 @@ from . import policy_names
 from .evidence import ResidualRow, Structure
 from .learner_terms import Source
 from .package import StructureRules
-from .rules import (ENCLOSES, HAS_CHECKPOINT, MAX_CHECKPOINTS, MIN_CHECKPOINTS, MIN_DEPTH, NO_HAND_WRITTEN_DERIVATIVE,
-                    USES_POLICY, StructureCheck, policy_as_written)
+from .rules import (
+    ENCLOSES,
+    HAS_CHECKPOINT,
+    MAX_CHECKPOINTS,
+    MIN_CHECKPOINTS,
+    MIN_DEPTH,
+    NO_HAND_WRITTEN_DERIVATIVE,
+    USES_POLICY,
+    StructureCheck,
+    policy_as_written,
+)
 
 NO_CHECKPOINT, HAND_WRITTEN, POLICY, OUTSIDE, STRUCTURE, BYTES, COST = (
-    "no_checkpoint", "hand_written", "policy", "outside", "structure", "bytes", "cost")
+    "no_checkpoint",
+    "hand_written",
+    "policy",
+    "outside",
+    "structure",
+    "bytes",
+    "cost",
+)
 # Which structure checks (``rules.STRUCTURE_CHECKS``) a cause of each kind already says: no
 # checkpoint at all also says that there are fewer than required.
-_SAYS = {NO_CHECKPOINT: (HAS_CHECKPOINT, MIN_CHECKPOINTS),
-         HAND_WRITTEN: (NO_HAND_WRITTEN_DERIVATIVE,),
-         POLICY: (USES_POLICY,), OUTSIDE: (ENCLOSES,)}
+_SAYS = {
+    NO_CHECKPOINT: (HAS_CHECKPOINT, MIN_CHECKPOINTS),
+    HAND_WRITTEN: (NO_HAND_WRITTEN_DERIVATIVE,),
+    POLICY: (USES_POLICY,),
+    OUTSIDE: (ENCLOSES,),
+}
 
 
 @dataclass(frozen=True)
@@ -48,8 +68,11 @@ def required_words(rules: StructureRules) -> str:
 def no_checkpoint_advice(rules: StructureRules) -> str:
     """What to try when the program has no checkpoint: the form the problem requires, with its
     policy only where it names one (a bare-checkpoint problem's statement asks for none)."""
-    return "Try: wrap the computation in jax.checkpoint(..." + (
-        f", policy={_spelled(rules)}" if rules.policy is not None else "") + ")."
+    return (
+        "Try: wrap the computation in jax.checkpoint(..."
+        + (f", policy={_spelled(rules)}" if rules.policy is not None else "")
+        + ")."
+    )
 
 
 def _at(line) -> str:
@@ -77,9 +100,19 @@ def _custom_line(found: Structure, source: Source) -> int | None:
     return None
 
 
-def cause(found: Structure, rules: StructureRules, reference: Structure, said: list[tuple[str, str]],
-          rows: list[ResidualRow], missing: list[ResidualRow], mine_bytes: int, their_bytes: int,
-          source: Source, keepers: list[str], cost: list[str] = ()) -> Cause | None:
+def cause(
+    found: Structure,
+    rules: StructureRules,
+    reference: Structure,
+    said: list[tuple[str, str]],
+    rows: list[ResidualRow],
+    missing: list[ResidualRow],
+    mine_bytes: int,
+    their_bytes: int,
+    source: Source,
+    keepers: list[str],
+    cost: list[str] = (),
+) -> Cause | None:
     """The first structural cause there is, with what to try; None when nothing differs.
 
     ``said``: the structure rules' problems, by the name of the check that found each; ``cost``:
@@ -94,8 +127,11 @@ def cause(found: Structure, rules: StructureRules, reference: Structure, said: l
     if found_cause.kind == POLICY:
         covers += keepers
     if found.checkpoints and _equinox_only(source):  # their checkpoint by the name they wrote
-        found_cause = replace(found_cause, sentence=_JAX_CHECKPOINT.sub("eqx.filter_checkpoint", found_cause.sentence),
-                              advice=_JAX_CHECKPOINT.sub("eqx.filter_checkpoint", found_cause.advice))
+        found_cause = replace(
+            found_cause,
+            sentence=_JAX_CHECKPOINT.sub("eqx.filter_checkpoint", found_cause.sentence),
+            advice=_JAX_CHECKPOINT.sub("eqx.filter_checkpoint", found_cause.advice),
+        )
     return replace(found_cause, covers=tuple(covers) + found_cause.covers)
 
 
@@ -105,33 +141,53 @@ _JAX_CHECKPOINT = re.compile(r"\bjax\.checkpoint\b(?!_)")
 def _equinox_only(source: Source) -> bool:
     """The learner checkpoints with Equinox's filter_checkpoint only (no jax.checkpoint or remat)."""
     return "filter_checkpoint" in source.names and not re.search(
-        r"\bjax\.(checkpoint|remat)\b(?!_)|\bimport\b[^\n]*\b(checkpoint|remat)\b(?!_)", source.text)
+        r"\bjax\.(checkpoint|remat)\b(?!_)|\bimport\b[^\n]*\b(checkpoint|remat)\b(?!_)", source.text
+    )
 
 
-def _first_cause(found: Structure, rules: StructureRules, reference: Structure, said, rows, missing,
-                 mine_bytes: int, their_bytes: int, source: Source, keepers: list[str]) -> Cause | None:
+def _first_cause(
+    found: Structure,
+    rules: StructureRules,
+    reference: Structure,
+    said,
+    rows,
+    missing,
+    mine_bytes: int,
+    their_bytes: int,
+    source: Source,
+    keepers: list[str],
+) -> Cause | None:
     required = required_words(rules)
     use = f"jax.checkpoint with {required}" if required else "jax.checkpoint"
     hand_written = found.backward_rules and not rules.allow_custom_vjp
     if not found.checkpoints and hand_written:
         kind = found.backward_rules[0].kind
-        return Cause(NO_CHECKPOINT, f"Your program has no jax.checkpoint: your hand-written {kind}"
-                                    f"{_at(_custom_line(found, source))} defines its own backward pass where this "
-                                    f"problem requires {use}, so what it keeps is your choice, not the policy's.",
-                     f"Try: remove the {kind} and wrap the plain function in {use}; JAX then derives "
-                     f"the backward pass and the policy decides what it saves.",
-                     tuple(p for check, p in said if check is NO_HAND_WRITTEN_DERIVATIVE))
+        return Cause(
+            NO_CHECKPOINT,
+            f"Your program has no jax.checkpoint: your hand-written {kind}"
+            f"{_at(_custom_line(found, source))} defines its own backward pass where this "
+            f"problem requires {use}, so what it keeps is your choice, not the policy's.",
+            f"Try: remove the {kind} and wrap the plain function in {use}; JAX then derives "
+            f"the backward pass and the policy decides what it saves.",
+            tuple(p for check, p in said if check is NO_HAND_WRITTEN_DERIVATIVE),
+        )
     if not found.checkpoints and (rules.policy is not None or reference.checkpoints or rules.min_checkpoints):
-        return Cause(NO_CHECKPOINT, f"Your program has no jax.checkpoint, so reverse mode saves every "
-                                    f"intermediate value its backward pass needs; this problem requires {use}.",
-                     no_checkpoint_advice(rules))
+        return Cause(
+            NO_CHECKPOINT,
+            f"Your program has no jax.checkpoint, so reverse mode saves every "
+            f"intermediate value its backward pass needs; this problem requires {use}.",
+            no_checkpoint_advice(rules),
+        )
     if hand_written:
         kind = found.backward_rules[0].kind
-        return Cause(HAND_WRITTEN, f"Your hand-written {kind}{_at(_custom_line(found, source))} defines its own "
-                                   f"backward pass where this problem requires {use}: what it keeps is your "
-                                   f"choice, not the policy's.",
-                     f"Try: remove the {kind} and wrap the plain function in {use}; JAX then derives "
-                     f"the backward pass and the policy decides what it saves.")
+        return Cause(
+            HAND_WRITTEN,
+            f"Your hand-written {kind}{_at(_custom_line(found, source))} defines its own "
+            f"backward pass where this problem requires {use}: what it keeps is your "
+            f"choice, not the policy's.",
+            f"Try: remove the {kind} and wrap the plain function in {use}; JAX then derives "
+            f"the backward pass and the policy decides what it saves.",
+        )
     same_values = not missing and not any(r.offending for r in rows)
     policy = _policy_cause(found, rules, said, keepers, source, same_values)
     if policy is not None:
@@ -155,38 +211,55 @@ def _first_cause(found: Structure, rules: StructureRules, reference: Structure, 
 # Why the required policy matters, by (the policy used, the one required, whether both keep the
 # same values here): where they keep the same values, what would differ on another network.
 _WHY_THE_POLICY = {
-    ("dots_saveable", "dots_with_no_batch_dims_saveable", True):
-        " On this network the two keep the same values (none of its products has a batch dimension), but "
-        "dots_saveable also keeps batched products, such as attention scores, which grow with the batch and "
-        "sequence; the required policy recomputes those.",
-    ("dots_with_no_batch_dims_saveable", "dots_saveable", False):
-        " The two differ on products with batch dimensions (a batched matmul's, attention scores'): "
-        "dots_with_no_batch_dims_saveable recomputes them, and this problem wants them kept.",
+    (
+        "dots_saveable",
+        "dots_with_no_batch_dims_saveable",
+        True,
+    ): " On this network the two keep the same values (none of its products has a batch dimension), but "
+    "dots_saveable also keeps batched products, such as attention scores, which grow with the batch and "
+    "sequence; the required policy recomputes those.",
+    (
+        "dots_with_no_batch_dims_saveable",
+        "dots_saveable",
+        False,
+    ): " The two differ on products with batch dimensions (a batched matmul's, attention scores'): "
+    "dots_with_no_batch_dims_saveable recomputes them, and this problem wants them kept.",
 }
 
 
-def _policy_cause(found: Structure, rules: StructureRules, said, keepers: list[str], source: Source,
-                  same_values: bool = False) -> Cause | None:
+def _policy_cause(
+    found: Structure, rules: StructureRules, said, keepers: list[str], source: Source, same_values: bool = False
+) -> Cause | None:
     if rules.policy is None:
         return None
     required = policy_names.render(rules.policy)
     if any(check is USES_POLICY for check, _ in said):
-        idle = [c for c in found.checkpoints if c.on_path is False
-                and policy_names.from_wire(c.policy) == rules.policy]
+        idle = [c for c in found.checkpoints if c.on_path is False and policy_names.from_wire(c.policy) == rules.policy]
         if idle:
-            return Cause(POLICY, f"Your jax.checkpoint with policy={required}{_at(idle[0].line)} is not on the path "
-                                 f"from your inputs to the output, so it changes nothing in your gradient.",
-                         "Try: call the checkpointed function on your inputs and return what it computes.")
+            return Cause(
+                POLICY,
+                f"Your jax.checkpoint with policy={required}{_at(idle[0].line)} is not on the path "
+                f"from your inputs to the output, so it changes nothing in your gradient.",
+                "Try: call the checkpointed function on your inputs and return what it computes.",
+            )
         used = [c for c in found.checkpoints if c.on_path is not False] or found.checkpoints
         first = used[0]
-        why = _WHY_THE_POLICY.get((policy_names.render(policy_names.from_wire(first.policy)), required, same_values), "")
-        return Cause(POLICY, f"Your jax.checkpoint{_at(first.line)} uses {policy_as_written(first, source.names)}, where this "
-                             f"problem requires {required}.{why}",
-                     f"Try: policy={_spelled(rules)} on that jax.checkpoint.")
+        why = _WHY_THE_POLICY.get(
+            (policy_names.render(policy_names.from_wire(first.policy)), required, same_values), ""
+        )
+        return Cause(
+            POLICY,
+            f"Your jax.checkpoint{_at(first.line)} uses {policy_as_written(first, source.names)}, where this "
+            f"problem requires {required}.{why}",
+            f"Try: policy={_spelled(rules)} on that jax.checkpoint.",
+        )
     if keepers:
-        return Cause(POLICY, f"In your program, {keepers[0]}.",
-                     f"Try: only one jax.checkpoint, with policy={_spelled(rules)}, around that computation "
-                     f"(a checkpoint nested in it with another policy decides for the values it makes).")
+        return Cause(
+            POLICY,
+            f"In your program, {keepers[0]}.",
+            f"Try: only one jax.checkpoint, with policy={_spelled(rules)}, around that computation "
+            f"(a checkpoint nested in it with another policy decides for the values it makes).",
+        )
     return None
 
 
@@ -202,37 +275,52 @@ def _python_loop(found: Structure, reference: Structure, source: Source, said) -
     if loop is None:
         return None
     header = source.line(loop.lineno).split("  #")[0].strip()
-    return Cause(STRUCTURE, f"Your jax.checkpoint{_at(repeated[0])} runs in a Python loop (line {loop.lineno}, "
-                            f"`{header}`): Python unrolls the loop into one checkpoint per pass, and what runs "
-                            f"between them lies outside every checkpoint. This problem runs one checkpointed step "
-                            f"under jax.lax.scan.",
-                 "Try: replace the Python loop with jax.lax.scan over the stacked layers, with the checkpointed "
-                 "function as the step it runs (the step returns the new carry and None).",
-                 tuple(p for check, p in said if check in (MAX_CHECKPOINTS, MIN_CHECKPOINTS)))
+    return Cause(
+        STRUCTURE,
+        f"Your jax.checkpoint{_at(repeated[0])} runs in a Python loop (line {loop.lineno}, "
+        f"`{header}`): Python unrolls the loop into one checkpoint per pass, and what runs "
+        f"between them lies outside every checkpoint. This problem runs one checkpointed step "
+        f"under jax.lax.scan.",
+        "Try: replace the Python loop with jax.lax.scan over the stacked layers, with the checkpointed "
+        "function as the step it runs (the step returns the new carry and None).",
+        tuple(p for check, p in said if check in (MAX_CHECKPOINTS, MIN_CHECKPOINTS)),
+    )
 
 
 def _numpy_table(source: Source, problem: str) -> Cause:
     """A table built with NumPy is a constant of the traced program, wherever the line sits: the
     checkpoint has nothing to rebuild, and the backward pass keeps the whole table."""
     line = source.numpy_calls("arange")[0]
-    return Cause(STRUCTURE, f"Your table is built with NumPy at line {line} (`{source.line(line)}`): NumPy runs "
-                            f"while JAX traces, so the table becomes a constant baked into the program, and the "
-                            f"backward pass keeps all of it instead of rebuilding it inside your jax.checkpoint.",
-                 "Try: build the table with jax.numpy (jnp.arange, jnp.where) inside the function you checkpoint, "
-                 "so that it is computed from its shape and recomputed in the backward pass.", (problem,))
+    return Cause(
+        STRUCTURE,
+        f"Your table is built with NumPy at line {line} (`{source.line(line)}`): NumPy runs "
+        f"while JAX traces, so the table becomes a constant baked into the program, and the "
+        f"backward pass keeps all of it instead of rebuilding it inside your jax.checkpoint.",
+        "Try: build the table with jax.numpy (jnp.arange, jnp.where) inside the function you checkpoint, "
+        "so that it is computed from its shape and recomputed in the backward pass.",
+        (problem,),
+    )
 
 
 def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], source: Source) -> Cause | None:
     """Values the submission saves that the policy would not, made by lines no checkpoint encloses."""
     if not found.checkpoints:
         return None
-    wanted = [i for i, c in enumerate(found.checkpoints) if c.on_path is not False and (
-        rules.policy is None or policy_names.from_wire(c.policy) == rules.policy)]
+    wanted = [
+        i
+        for i, c in enumerate(found.checkpoints)
+        if c.on_path is not False and (rules.policy is None or policy_names.from_wire(c.policy) == rules.policy)
+    ]
     if not wanted:
         return None
     inside = {op.line for op in found.on_path if set(op.checkpoints) & set(wanted)}
-    lines = sorted({r.line for r in rows if r.offending and r.kind == "primitive" and r.kept_by is None
-                    and r.line and r.line not in inside})
+    lines = sorted(
+        {
+            r.line
+            for r in rows
+            if r.offending and r.kind == "primitive" and r.kept_by is None and r.line and r.line not in inside
+        }
+    )
     if not lines:
         return None
     shown = lines[:3]
@@ -240,10 +328,13 @@ def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], s
     written = "; ".join(f"line {n} (`{source.line(n)}`)" if source.line(n) else f"line {n}" for n in shown)
     more = f" and {len(lines) - len(shown)} more" if len(lines) > len(shown) else ""
     verb = "runs" if len(lines) == 1 else "run"
-    return Cause(OUTSIDE, f"Part of the computation lies outside your jax.checkpoint{_at(checkpoint.line)}: "
-                          f"{written}{more} {verb} before or after it, so reverse mode saves what "
-                          f"{'it makes' if len(lines) == 1 else 'they make'} as if there were no checkpoint.",
-                 f"Try: move {'that line' if len(lines) == 1 else 'those lines'} into the function you checkpoint.")
+    return Cause(
+        OUTSIDE,
+        f"Part of the computation lies outside your jax.checkpoint{_at(checkpoint.line)}: "
+        f"{written}{more} {verb} before or after it, so reverse mode saves what "
+        f"{'it makes' if len(lines) == 1 else 'they make'} as if there were no checkpoint.",
+        f"Try: move {'that line' if len(lines) == 1 else 'those lines'} into the function you checkpoint.",
+    )
 
 
 _STRUCTURE_ADVICE = {
@@ -263,34 +354,61 @@ def _cost_cause(problem: str, found: Structure, source: Source) -> Cause:
     carried = source.unchanged_carry()
     if "peaks at" in problem and carried:
         name, line = carried[0]
-        return Cause(COST, f"Your gradient step holds more memory at once than this problem allows: your scan's "
-                           f"step carries `{name}` through unchanged (line {line}), and a checkpointed scan saves "
-                           f"its carry at every step it keeps, so each of them holds a copy of `{name}`.",
-                     f"Try: take `{name}` out of the carry: let the step function read it from the enclosing "
-                     f"function (a closure), so that only what changes from step to step is carried and saved.",
-                     (problem,), detail)
+        return Cause(
+            COST,
+            f"Your gradient step holds more memory at once than this problem allows: your scan's "
+            f"step carries `{name}` through unchanged (line {line}), and a checkpointed scan saves "
+            f"its carry at every step it keeps, so each of them holds a copy of `{name}`.",
+            f"Try: take `{name}` out of the carry: let the step function read it from the enclosing "
+            f"function (a closure), so that only what changes from step to step is carried and saved.",
+            (problem,),
+            detail,
+        )
     if "FLOPs" in problem:
         nested = [c for c in found.checkpoints if c.on_path is not False and c.depth >= 1]
         if nested:  # each level of checkpoints recomputes what it encloses once more
-            return Cause(COST, f"Your gradient step recomputes more than this problem allows: your jax.checkpoint"
-                               f"{_at(nested[0].line)} sits inside another one, so the backward pass recomputes its "
-                               f"part twice, once for each level.",
-                         "Try: keep one level of checkpoints: remove the inner jax.checkpoint (or the outer one), so "
-                         "that each value is recomputed at most once.", (problem,), detail)
-        return Cause(COST, "Your gradient step recomputes more than this problem allows.",
-                     "Try: recompute less: let the policy save the values that are expensive to compute again "
-                     "(the matrix products, say), or checkpoint fewer parts.", (problem,), detail)
+            return Cause(
+                COST,
+                f"Your gradient step recomputes more than this problem allows: your jax.checkpoint"
+                f"{_at(nested[0].line)} sits inside another one, so the backward pass recomputes its "
+                f"part twice, once for each level.",
+                "Try: keep one level of checkpoints: remove the inner jax.checkpoint (or the outer one), so "
+                "that each value is recomputed at most once.",
+                (problem,),
+                detail,
+            )
+        return Cause(
+            COST,
+            "Your gradient step recomputes more than this problem allows.",
+            "Try: recompute less: let the policy save the values that are expensive to compute again "
+            "(the matrix products, say), or checkpoint fewer parts.",
+            (problem,),
+            detail,
+        )
     if "saves no memory" in problem:
-        return Cause(COST, "Your checkpoints save no memory in the backward pass.",
-                     "Try: checkpoint a part whose saved values outweigh its inputs.", (problem,), detail)
-    return Cause(COST, "Your gradient step holds more memory at once than this problem allows.",
-                 "Try: hold less at once: checkpoint smaller segments (or nest checkpoints), so that the "
-                 "backward pass keeps fewer values alive together.", (problem,), detail)
+        return Cause(
+            COST,
+            "Your checkpoints save no memory in the backward pass.",
+            "Try: checkpoint a part whose saved values outweigh its inputs.",
+            (problem,),
+            detail,
+        )
+    return Cause(
+        COST,
+        "Your gradient step holds more memory at once than this problem allows.",
+        "Try: hold less at once: checkpoint smaller segments (or nest checkpoints), so that the "
+        "backward pass keeps fewer values alive together.",
+        (problem,),
+        detail,
+    )
 
 
 def _bytes_cause(rules: StructureRules, rows, missing, mine: int, theirs: int) -> Cause:
-    who = f"the required policy ({policy_names.render(rules.policy)})" if rules.policy is not None else \
-        "the reference solution"
+    who = (
+        f"the required policy ({policy_names.render(rules.policy)})"
+        if rules.policy is not None
+        else "the reference solution"
+    )
     if mine > theirs:
         sentence = f"Your code saves more for the backward pass than {who}."
     elif mine < theirs:
@@ -306,8 +424,10 @@ def _bytes_advice(who: str, rows, missing, mine: int, theirs: int) -> str:
     extra = sorted((r for r in rows if r.offending), key=lambda r: -r.bytes)
     if extra and (mine >= theirs or not missing):
         if extra[0].kind == "argument":
-            return (f"Try: change your code so that its backward pass no longer needs the argument "
-                    f"{extra[0].what} (the reference's does not read it).")
+            return (
+                f"Try: change your code so that its backward pass no longer needs the argument "
+                f"{extra[0].what} (the reference's does not read it)."
+            )
         return f"Try: let {_named(extra[0])} be recomputed in the backward pass instead of saved."
     wanted = sorted(missing, key=lambda r: -r.bytes)
     if wanted:
@@ -338,9 +458,11 @@ def _named(row: ResidualRow) -> str:
 
 # ---------------------------------------------------------------------------- the residual rows, grouped
 
+
 @dataclass
 class Group:
     """The residuals one expression of the learner's code made (a derivative rule's several)."""
+
     rows: list[ResidualRow]
     missing: bool
 
@@ -368,8 +490,9 @@ def groups(rows: list[ResidualRow], missing: list[ResidualRow]) -> list[Group]:
     return found
 
 
-def message(found_cause: Cause | None, rows: list[ResidualRow], missing: list[ResidualRow],
-            others: list[str], shown: int = 2) -> str:
+def message(
+    found_cause: Cause | None, rows: list[ResidualRow], missing: list[ResidualRow], others: list[str], shown: int = 2
+) -> str:
     """The learner-facing message of a policy_violation: cause, advice, then what differs."""
     parts = [f"{g.phrase()}: {g.rows[0].reason}" for g in groups(rows, missing)] + others
     text = "; ".join(parts[:shown])

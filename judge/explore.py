@@ -15,6 +15,7 @@ The names a plan may save or offload are those the source labels with ``checkpoi
 string literal, read from the source text by the parent (never run); a name computed at run time
 is not offered.
 """
+
 from __future__ import annotations
 
 import ast
@@ -43,7 +44,7 @@ POLICY_ARG = "__plan"
 
 # The judge's own code, run in the child next to the learner's: it applies a plan by name. Only
 # JAX's own policy objects are used, so the child's reading recognises them as JAX's.
-HARNESS = '''
+HARNESS = """
 import jax
 
 _cp = jax.checkpoint_policies
@@ -71,7 +72,7 @@ def run(learner, plan, *arrays):
     if kind == "as written":
         return learner(*arrays)
     return jax.checkpoint(learner, policy=_policy(kind, tuple(n for n in names.split(",") if n)))(*arrays)
-'''
+"""
 
 
 class ExploreError(ValueError):
@@ -107,7 +108,8 @@ class Plan:
             "offload_dot_with_no_batch_dims": f'{cp}.offload_dot_with_no_batch_dims("device", "pinned_host")',
             "save_and_offload_only_these_names": (
                 f"{cp}.save_and_offload_only_these_names(names_which_can_be_saved=(), names_which_can_be_offloaded="
-                f'({names},), offload_src="device", offload_dst="pinned_host")'),
+                f'({names},), offload_src="device", offload_dst="pinned_host")'
+            ),
         }.get(self.kind, f"{cp}.{self.kind}")
         return f"jax.checkpoint({function}, policy={policy})"
 
@@ -147,12 +149,19 @@ class Exploration:
     best: Row | None = None  # the cheapest plan within the budget
 
     def to_dict(self) -> dict:
-        return {"function": self.function, "args": self.args, "names": self.names, "budget": self.budget,
-                "rows": [asdict(r) for r in self.rows], "failed": self.failed,
-                "best": self.best.plan if self.best is not None else None}
+        return {
+            "function": self.function,
+            "args": self.args,
+            "names": self.names,
+            "budget": self.budget,
+            "rows": [asdict(r) for r in self.rows],
+            "failed": self.failed,
+            "best": self.best.plan if self.best is not None else None,
+        }
 
 
 # ---------------------------------------------------------------------------- the parent's reading
+
 
 def parse_args(specs: list[str]) -> list[ArraySpec]:
     if not specs:
@@ -189,7 +198,9 @@ def labelled_names(source: str) -> list[str]:
         callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         if callee != "checkpoint_name":
             continue
-        literal = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "name"), None)
+        literal = (
+            node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "name"), None)
+        )
         if isinstance(literal, ast.Constant) and isinstance(literal.value, str) and literal.value not in found:
             found.append(literal.value)
     return found[:MAX_NAMES]
@@ -212,8 +223,10 @@ def plans(names: list[str], offload: bool = True) -> list[Plan]:
     and, per labelled name, saving only it and saving all but it (and all of them, offloaded).
     ``save_anything_except_these_names`` is left out: in JAX 0.10.2 it drops its names and saves
     everything, the same row as everything_saveable."""
-    found = [Plan(AS_WRITTEN)] + [Plan(k) for k in ("everything_saveable", "nothing_saveable", "dots_saveable",
-                                                      "dots_with_no_batch_dims_saveable")]
+    found = [Plan(AS_WRITTEN)] + [
+        Plan(k)
+        for k in ("everything_saveable", "nothing_saveable", "dots_saveable", "dots_with_no_batch_dims_saveable")
+    ]
     for name in names:
         found += [Plan("save_only_these_names", (name,)), Plan("save_any_names_but_these", (name,))]
     if len(names) > 1:
@@ -225,23 +238,52 @@ def plans(names: list[str], offload: bool = True) -> list[Plan]:
     return found
 
 
-def _problem(function: str, arg_names: list[str], specs: list[ArraySpec], chosen: list[Plan], limits: Limits) -> Problem:
+def _problem(
+    function: str, arg_names: list[str], specs: list[ArraySpec], chosen: list[Plan], limits: Limits
+) -> Problem:
     """A problem of the judge's making around the learner's function: one case per plan."""
     args = (Arg(POLICY_ARG, None),) + tuple(Arg(n, s) for n, s in zip(arg_names, specs))
     cases = tuple(Case(f"plan-{i}", False, 1, {}, {POLICY_ARG: p.key}) for i, p in enumerate(chosen))
-    return Problem(path=Path("."), slug="explore", uuid="", title="explore", difficulty="", tags=(), device="cpu",
-                   entry=function, args=args, wrt=tuple(arg_names), cases=cases, rtol=0.0, atol=0.0,
-                   residual_rules=ResidualRules(), structure_rules=StructureRules(), limits=limits,
-                   statement="", starter="", reference="", harness=HARNESS,
-                   # an active cost rule makes the verifier measure every case's step, without the
-                   # second compilation for XLA's own estimates that ``pipeline.run(cost=True)`` adds
-                   cost_rules=CostRules(saves_memory=True))
+    return Problem(
+        path=Path("."),
+        slug="explore",
+        uuid="",
+        title="explore",
+        difficulty="",
+        tags=(),
+        device="cpu",
+        entry=function,
+        args=args,
+        wrt=tuple(arg_names),
+        cases=cases,
+        rtol=0.0,
+        atol=0.0,
+        residual_rules=ResidualRules(),
+        structure_rules=StructureRules(),
+        limits=limits,
+        statement="",
+        starter="",
+        reference="",
+        harness=HARNESS,
+        # an active cost rule makes the verifier measure every case's step, without the
+        # second compilation for XLA's own estimates that ``pipeline.run(cost=True)`` adds
+        cost_rules=CostRules(saves_memory=True),
+    )
 
 
 # ---------------------------------------------------------------------------- the exploration
 
-def explore(source: str, function: str, specs: list[str], runner: Runner, *, budget: int | None = None,
-            limits: Limits | None = None, offload: bool = True) -> Exploration:
+
+def explore(
+    source: str,
+    function: str,
+    specs: list[str],
+    runner: Runner,
+    *,
+    budget: int | None = None,
+    limits: Limits | None = None,
+    offload: bool = True,
+) -> Exploration:
     """Every plan of ``function`` measured as a verdict measures it; ``ExploreError`` for input it
     cannot use (a refused source among them, with the gate's message)."""
     if not function.isidentifier():
@@ -271,10 +313,21 @@ def explore(source: str, function: str, specs: list[str], runner: Runner, *, bud
             found.failed.append({"plan": plan.label, "message": why})
             continue
         device = sum(r.bytes for r in traced.residual_types if r.memory == DEVICE)
-        found.rows.append(Row(plan.label, plan.kind, list(plan.names), plan.code(function), device,
-                              sum(r.bytes for r in traced.residual_types if r.memory != DEVICE),
-                              len(traced.residual_types), int(traced.cost.peak_bytes or 0),
-                              int(traced.cost.held_peak_bytes or 0), float(traced.cost.flops or 0.0), 0.0))
+        found.rows.append(
+            Row(
+                plan.label,
+                plan.kind,
+                list(plan.names),
+                plan.code(function),
+                device,
+                sum(r.bytes for r in traced.residual_types if r.memory != DEVICE),
+                len(traced.residual_types),
+                int(traced.cost.peak_bytes or 0),
+                int(traced.cost.held_peak_bytes or 0),
+                float(traced.cost.flops or 0.0),
+                0.0,
+            )
+        )
     if found.rows and found.rows[0].kind == AS_WRITTEN:
         base = found.rows[0].flops
         for row in found.rows:
@@ -316,11 +369,24 @@ def render(found: Exploration) -> str:
     from . import text
 
     headers = ["", "plan", "held (device)", "held (host)", "peak", "FLOPs", "recomputed FLOPs"]
-    rows = [["*" if r is found.best else ("-" if r.dominated else ""), r.plan, r.held_bytes, r.host_bytes or "",
-             r.peak_bytes, f"{r.flops:.4g}", f"{r.recomputed_flops:.4g}"] for r in found.rows]
-    lines = [f"{found.function}({', '.join(found.args)}): {len(found.rows)} plans, measured on the verified program",
-             text.table(headers, rows), "",
-             "-: dominated (another plan holds no more on the device or the host and computes no more)"]
+    rows = [
+        [
+            "*" if r is found.best else ("-" if r.dominated else ""),
+            r.plan,
+            r.held_bytes,
+            r.host_bytes or "",
+            r.peak_bytes,
+            f"{r.flops:.4g}",
+            f"{r.recomputed_flops:.4g}",
+        ]
+        for r in found.rows
+    ]
+    lines = [
+        f"{found.function}({', '.join(found.args)}): {len(found.rows)} plans, measured on the verified program",
+        text.table(headers, rows),
+        "",
+        "-: dominated (another plan holds no more on the device or the host and computes no more)",
+    ]
     for failure in found.failed:
         lines.append(f"{failure['plan']}: did not run: {failure['message']}")
     if found.budget is not None:

@@ -3,6 +3,7 @@
 Kept as the benchmark's baseline (``python -m judge bench`` measures the warm zygote against it);
 the grader's default is ``judge.zygote_runner.ZygoteRunner``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -33,8 +34,11 @@ class FreshInterpreterRunner(Runner):
     APPLIED = ("gate", "session", "descriptors", "environment", "workdir", "rlimits", "wall_clock", "verification")
 
     def missing_layers(self) -> dict:
-        return {name: "not applied by the fresh-interpreter runner (the naive baseline)"
-                for name in layers.ALL_LAYERS if name not in self.APPLIED}
+        return {
+            name: "not applied by the fresh-interpreter runner (the naive baseline)"
+            for name in layers.ALL_LAYERS
+            if name not in self.APPLIED
+        }
 
     def prepare(self, limits: Limits, role: str = "run") -> "_Deferred":
         return _Deferred(self)
@@ -46,16 +50,32 @@ class FreshInterpreterRunner(Runner):
             # The child sets its own rlimits before anything else: code between fork and exec
             # (preexec_fn) can deadlock a parent whose other threads hold locks (JAX's, say).
             proc = subprocess.Popen(
-                [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                 "from judge.child import entry; entry()", str(PROJECT_ROOT), "--result-fd", str(result_w),
-                 "--limits", json.dumps(dataclasses.asdict(limits))],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                pass_fds=(result_w,), cwd=workdir, env=child_environment(), start_new_session=True,
+                [
+                    sys.executable,
+                    "-I",
+                    "-c",
+                    "import sys; sys.path.insert(0, sys.argv[1]); from judge.child import entry; entry()",
+                    str(PROJECT_ROOT),
+                    "--result-fd",
+                    str(result_w),
+                    "--limits",
+                    json.dumps(dataclasses.asdict(limits)),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                pass_fds=(result_w,),
+                cwd=workdir,
+                env=child_environment(),
+                start_new_session=True,
             )
             os.close(result_w)
-            raw, reason = pump({"stdout": proc.stdout.fileno(), "result": result_r}, started + limits.wall_s,
-                               {"stdout": limits.output_kb * 1024, "result": RESULT_CAP},
-                               send=(proc.stdin.fileno(), protocol.encode(request)))
+            raw, reason = pump(
+                {"stdout": proc.stdout.fileno(), "result": result_r},
+                started + limits.wall_s,
+                {"stdout": limits.output_kb * 1024, "result": RESULT_CAP},
+                send=(proc.stdin.fileno(), protocol.encode(request)),
+            )
             proc.stdin.detach()  # pump closed it
             if reason:
                 kill_group(proc.pid)

@@ -17,6 +17,7 @@ builtins), the operating system layers of ``judge.sandbox`` contain whatever sti
 and the numbers and residual sizes the verdict rests on are recomputed where no submitted code
 ran (``judge.verify``).
 """
+
 from __future__ import annotations
 
 import ast
@@ -24,8 +25,9 @@ from dataclasses import dataclass
 
 from . import allowed, source_text
 
-_REFLECTION = "reflection is not allowed in submissions: use plain attribute access such as " \
-              "jax.checkpoint_policies.dots_saveable"
+_REFLECTION = (
+    "reflection is not allowed in submissions: use plain attribute access such as jax.checkpoint_policies.dots_saveable"
+)
 _NO_CODE_FROM_TEXT = "submissions cannot run code from strings or files"
 DENIED_BUILTINS = {
     "exec": _NO_CODE_FROM_TEXT,
@@ -49,38 +51,131 @@ DENIED_BUILTINS = {
 }
 
 _INTERNALS = "it reaches Python's or JAX's internals, which submissions may not touch"
-_CALLBACK = "host callbacks run Python outside the traced program, which the judge cannot grade; " \
-            "print() inside your function shows the traced values"
+_CALLBACK = (
+    "host callbacks run Python outside the traced program, which the judge cannot grade; "
+    "print() inside your function shows the traced values"
+)
 _FILES = "submissions cannot read or write files"
 # Attribute names refused wherever they appear, besides every name starting with "_".
 DENIED_ATTRIBUTES = {
-    **{name: _INTERNALS for name in (
-        "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "cr_origin",
-        "ag_frame", "ag_code", "ag_await", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
-        "f_trace", "tb_frame", "tb_next", "co_code", "co_consts", "co_names", "func_globals",
-        "func_code", "im_func", "im_self", "mro", "extend", "interpreters", "core", "lib", "config",
-        "experimental", "ctypeslib", "f2py", "distutils", "testing", "client",
-        # What hands out code objects and frames (a traced equation's traceback): from a code object,
-        # ``replace(co_names=...)`` rebuilds bytecode that reads a JAX function's globals (issue 21).
-        "eqns", "source_info", "traceback", "raw_frames", "frames", "as_python_traceback", "f_lasti",
-        "f_lineno", "tb_lasti", "tb_lineno", "co_filename", "co_name", "co_qualname", "co_varnames",
-        "co_freevars", "co_cellvars", "co_lines", "co_positions", "co_exceptiontable", "co_lnotab")},
+    **{
+        name: _INTERNALS
+        for name in (
+            "gi_frame",
+            "gi_code",
+            "gi_yieldfrom",
+            "cr_frame",
+            "cr_code",
+            "cr_await",
+            "cr_origin",
+            "ag_frame",
+            "ag_code",
+            "ag_await",
+            "f_back",
+            "f_globals",
+            "f_locals",
+            "f_builtins",
+            "f_code",
+            "f_trace",
+            "tb_frame",
+            "tb_next",
+            "co_code",
+            "co_consts",
+            "co_names",
+            "func_globals",
+            "func_code",
+            "im_func",
+            "im_self",
+            "mro",
+            "extend",
+            "interpreters",
+            "core",
+            "lib",
+            "config",
+            "experimental",
+            "ctypeslib",
+            "f2py",
+            "distutils",
+            "testing",
+            "client",
+            # What hands out code objects and frames (a traced equation's traceback): from a code object,
+            # ``replace(co_names=...)`` rebuilds bytecode that reads a JAX function's globals (issue 21).
+            "eqns",
+            "source_info",
+            "traceback",
+            "raw_frames",
+            "frames",
+            "as_python_traceback",
+            "f_lasti",
+            "f_lineno",
+            "tb_lasti",
+            "tb_lineno",
+            "co_filename",
+            "co_name",
+            "co_qualname",
+            "co_varnames",
+            "co_freevars",
+            "co_cellvars",
+            "co_lines",
+            "co_positions",
+            "co_exceptiontable",
+            "co_lnotab",
+        )
+    },
     "ctypes": "raw memory access is not allowed in submissions",
-    **{name: "submissions may not redefine JAX's primitives" for name in (
-        "def_impl", "def_abstract_eval", "def_effectful_abstract_eval", "def_effectful_abstract_eval2",
-        "def_bind_with_trace")},
-    **{name: DENIED_BUILTINS[name] for name in (  # the same functions, reached as attributes of a module
-        "getattr", "setattr", "delattr", "hasattr", "vars", "globals", "locals", "eval", "exec")},
+    **{
+        name: "submissions may not redefine JAX's primitives"
+        for name in (
+            "def_impl",
+            "def_abstract_eval",
+            "def_effectful_abstract_eval",
+            "def_effectful_abstract_eval2",
+            "def_bind_with_trace",
+        )
+    },
+    **{
+        name: DENIED_BUILTINS[name]
+        for name in (  # the same functions, reached as attributes of a module
+            "getattr",
+            "setattr",
+            "delattr",
+            "hasattr",
+            "vars",
+            "globals",
+            "locals",
+            "eval",
+            "exec",
+        )
+    },
     "format": "str.format can read attributes by name; use an f-string instead",
     "format_map": "str.format_map can read attributes by name; use an f-string instead",
     "debug": "jax.debug.print and jax.debug.callback are host callbacks the judge cannot grade; "
-             "print() inside your function shows the traced values",
+    "print() inside your function shows the traced values",
     "pure_callback": _CALLBACK,
     "io_callback": _CALLBACK,
-    **{name: _FILES for name in ("load", "save", "savez", "savez_compressed", "fromfile", "tofile", "dump",
-                                 "dumps", "memmap", "loadtxt", "savetxt", "genfromtxt", "fromregex", "DataSource",
-                                 "tree_serialise_leaves", "tree_deserialise_leaves",
-                                 "default_serialise_filter_spec", "default_deserialise_filter_spec")},
+    **{
+        name: _FILES
+        for name in (
+            "load",
+            "save",
+            "savez",
+            "savez_compressed",
+            "fromfile",
+            "tofile",
+            "dump",
+            "dumps",
+            "memmap",
+            "loadtxt",
+            "savetxt",
+            "genfromtxt",
+            "fromregex",
+            "DataSource",
+            "tree_serialise_leaves",
+            "tree_deserialise_leaves",
+            "default_serialise_filter_spec",
+            "default_deserialise_filter_spec",
+        )
+    },
     # Equinox's namespace also holds the standard importlib module, its internal API, a host
     # callback and a helper that writes attributes onto other objects.
     "importlib": "`importlib` imports modules by name; submissions may import only the allowed modules",
@@ -92,8 +187,10 @@ READABLE_DUNDERS = frozenset({"__name__"})  # `if __name__ == "__main__":` is ha
 # Methods a class of the submission may define: `__call__` is how an Equinox module is applied,
 # and defining it only changes what calling that class's own instances does.
 DEFINABLE_DUNDERS = frozenset({"__call__"})
-THREE_ARGUMENT_TYPE = ("type() with three arguments builds a class from a dictionary of names, which submissions "
-                       "may not do: write a class statement instead")
+THREE_ARGUMENT_TYPE = (
+    "type() with three arguments builds a class from a dictionary of names, which submissions "
+    "may not do: write a class statement instead"
+)
 
 
 @dataclass(frozen=True)
@@ -171,8 +268,11 @@ class _Checker(ast.NodeVisitor):
                 if reason:
                     raise _Refused(node, f"`from {node.module} import {alias.name}`: {reason}")
                 if allowed.name_refusal(node.module, alias.name):
-                    raise _Refused(node, f"`from {node.module} import {alias.name}` is not allowed: "
-                                         f"{allowed.reason(node.module, alias.name)}")
+                    raise _Refused(
+                        node,
+                        f"`from {node.module} import {alias.name}` is not allowed: "
+                        f"{allowed.reason(node.module, alias.name)}",
+                    )
             self._bound_name(node, alias.asname)
 
     def _module(self, node: ast.AST, name: str) -> None:
@@ -187,8 +287,9 @@ class _Checker(ast.NodeVisitor):
         if _is_dunder(name):
             raise _Refused(node, f"`{name}` is a reserved double-underscore name")
         if name in DENIED_BUILTINS:
-            raise _Refused(node, f"`{name}` is the name of a Python builtin that submissions may not use; "
-                                 f"choose another name")
+            raise _Refused(
+                node, f"`{name}` is the name of a Python builtin that submissions may not use; choose another name"
+            )
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.visit(node.value)  # the leftmost problem first, as the learner reads the line
@@ -197,11 +298,15 @@ class _Checker(ast.NodeVisitor):
             raise _Refused(node, reason)
         module = self._module_of(node.value)
         if module and allowed.name_refusal(module, node.attr):
-            raise _Refused(node, f"`{ast.unparse(node)}` is not available in submissions: "
-                                 f"{allowed.reason(module, node.attr)}")
+            raise _Refused(
+                node, f"`{ast.unparse(node)}` is not available in submissions: {allowed.reason(module, node.attr)}"
+            )
         if isinstance(node.ctx, (ast.Store, ast.Del)):
-            raise _Refused(node, f"assigning to or deleting an attribute (`{ast.unparse(node)}`) is not allowed: "
-                                 f"submissions may not change modules or objects; keep your state in local variables")
+            raise _Refused(
+                node,
+                f"assigning to or deleting an attribute (`{ast.unparse(node)}`) is not allowed: "
+                f"submissions may not change modules or objects; keep your state in local variables",
+            )
 
     def _module_of(self, node: ast.AST) -> str | None:
         """The allowed module an expression such as ``jnp`` or ``jax.numpy`` stands for, if any."""
@@ -223,9 +328,12 @@ class _Checker(ast.NodeVisitor):
         if isinstance(node.func, ast.Name) and node.func.id == "type" and (len(node.args) > 1 or node.keywords):
             raise _Refused(node, THREE_ARGUMENT_TYPE)
         if self._target(node.func) == "functools.wraps" and (len(node.args) > 1 or node.keywords):
-            raise _Refused(node, "functools.wraps in a submission copies the wrapped function's name and docstring: "
-                                 "its `assigned` and `updated` arguments copy attributes chosen by name, which "
-                                 "submissions may not do; write `functools.wraps(function)`")
+            raise _Refused(
+                node,
+                "functools.wraps in a submission copies the wrapped function's name and docstring: "
+                "its `assigned` and `updated` arguments copy attributes chosen by name, which "
+                "submissions may not do; write `functools.wraps(function)`",
+            )
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:

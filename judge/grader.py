@@ -6,6 +6,7 @@ reference goes through the same pipeline once per package version (``judge.expec
 submission is checked against it case by case: values and gradients (on the case's inputs and
 on hidden ones), saved residuals, checkpoint structure.
 """
+
 from __future__ import annotations
 
 import os
@@ -46,9 +47,16 @@ def require_all_layers() -> bool:
     return os.environ.get(REQUIRE_ALL_LAYERS, "") not in ("", "0")
 
 
-def grade(problem: Problem, source: str, *, samples_only: bool = False, runner: Runner | None = None,
-          fwd_bwd: bool = False, measure_cost: bool = False,
-          expected_cache: ExpectedCache | None = None) -> Report:
+def grade(
+    problem: Problem,
+    source: str,
+    *,
+    samples_only: bool = False,
+    runner: Runner | None = None,
+    fwd_bwd: bool = False,
+    measure_cost: bool = False,
+    expected_cache: ExpectedCache | None = None,
+) -> Report:
     started = time.monotonic()
 
     def finish(report: Report) -> Report:
@@ -66,16 +74,32 @@ def grade(problem: Problem, source: str, *, samples_only: bool = False, runner: 
         return finish(Report(problem.slug, verdicts.INTERNAL_ERROR, f"the judge's sandbox is unavailable: {exc}"))
     if missing and require_all_layers():
         names = ", ".join(f"{name} ({why})" for name, why in missing.items())
-        return finish(Report(problem.slug, verdicts.INTERNAL_ERROR, notes=notes, message=(
-            f"refusing to grade: {REQUIRE_ALL_LAYERS} is set and these sandbox layers are missing: {names}")))
+        return finish(
+            Report(
+                problem.slug,
+                verdicts.INTERNAL_ERROR,
+                notes=notes,
+                message=(
+                    f"refusing to grade: {REQUIRE_ALL_LAYERS} is set and these sandbox layers are missing: {names}"
+                ),
+            )
+        )
     cases = problem.samples if samples_only else problem.cases
     try:
         expected = (expected_cache or EXPECTED).get(problem, cases, runner)
     except ReferenceError_ as exc:
         return finish(Report(problem.slug, verdicts.INTERNAL_ERROR, str(exc), notes=notes))
     expected_outputs = {name: case.outputs for name, case in expected["cases"].items()}
-    outcome = run_pipeline(problem, source, cases, runner, salt=expected["salt"],
-                           expected_outputs=expected_outputs, fwd_bwd=fwd_bwd, cost=measure_cost)
+    outcome = run_pipeline(
+        problem,
+        source,
+        cases,
+        runner,
+        salt=expected["salt"],
+        expected_outputs=expected_outputs,
+        fwd_bwd=fwd_bwd,
+        cost=measure_cost,
+    )
     # What a child prints is shown only from a child that held no hidden case ("Run samples"): a
     # child whose code escaped the gate could print a hidden case's sizes while running a sample.
     shown = outcome.stdout if all(c.sample for c in cases) else ""
@@ -89,8 +113,15 @@ def grade(problem: Problem, source: str, *, samples_only: bool = False, runner: 
     return finish(report)
 
 
-def _check_cases(problem: Problem, cases, sent: list[TracedCase], expected: dict[str, TracedCase],
-                 report: Report, source: Source, from_source: list[trusted.Finding]) -> None:
+def _check_cases(
+    problem: Problem,
+    cases,
+    sent: list[TracedCase],
+    expected: dict[str, TracedCase],
+    report: Report,
+    source: Source,
+    from_source: list[trusted.Finding],
+) -> None:
     by_name = {c.name: c for c in sent}
     case_verdicts = []
     first_message = {}
@@ -121,8 +152,11 @@ def _check_cases(problem: Problem, cases, sent: list[TracedCase], expected: dict
     report.verdict = verdicts.worst(case_verdicts)
     if report.verdict in (verdicts.RUNTIME_ERROR, verdicts.COMPILE_ERROR) and not report.cause:
         _hint_first_error(cases, by_name, report, source)
-    report.message = first_message.get(report.verdict, "") if report.verdict != verdicts.ACCEPTED else \
-        f"all {len(cases)} case(s) passed: values, gradients, residuals and checkpoint structure"
+    report.message = (
+        first_message.get(report.verdict, "")
+        if report.verdict != verdicts.ACCEPTED
+        else f"all {len(cases)} case(s) passed: values, gradients, residuals and checkpoint structure"
+    )
 
 
 def _hint_first_error(cases, by_name: dict[str, TracedCase], report: Report, source: Source) -> None:
@@ -130,8 +164,13 @@ def _hint_first_error(cases, by_name: dict[str, TracedCase], report: Report, sou
     case's error text is never read)."""
     for case in cases:
         got = by_name.get(case.name)
-        if case.sample and got is not None and got.error is not None and not got.error.skipped \
-                and got.error.verdict == report.verdict:
+        if (
+            case.sample
+            and got is not None
+            and got.error is not None
+            and not got.error.skipped
+            and got.error.verdict == report.verdict
+        ):
             found = runtime_hints.hint(got.error.message, got.error.line, source.line(got.error.line))
             if found is not None:
                 report.cause, report.advice = found
@@ -150,10 +189,19 @@ def _compare_numbers(problem: Problem, got: TracedCase, want: TracedCase) -> tup
     return None, max(err, hidden_err)
 
 
-def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: CaseRow, report: Report,
-                  source: Source, from_source: list[trusted.Finding]) -> None:
+def _check_policy(
+    problem: Problem,
+    got: TracedCase,
+    want: TracedCase,
+    row: CaseRow,
+    report: Report,
+    source: Source,
+    from_source: list[trusted.Finding],
+) -> None:
     if got.contradicted:  # its report is not of the program that ran: the trusted facts decide alone
-        findings = from_source + trusted.value_findings(problem, got, want)[0] + trusted.cost_findings(problem, got, want)
+        findings = (
+            from_source + trusted.value_findings(problem, got, want)[0] + trusted.cost_findings(problem, got, want)
+        )
         report.cost = report.cost or got.cost
         if CONTRADICTED not in report.notes:
             report.notes.append(CONTRADICTED)
@@ -188,8 +236,19 @@ def _check_policy(problem: Problem, got: TracedCase, want: TracedCase, row: Case
             _trusted_violation(findings, row, report)
         return
     decided = lambda found: sum(r.bytes for r in found if r.kind not in rules.UNDECIDED)  # noqa: E731
-    found = explain.cause(got.structure, problem.structure_rules, want.structure, said, rows, missing,
-                          decided(mine.residuals), decided(want.residuals), source, keepers, cost)
+    found = explain.cause(
+        got.structure,
+        problem.structure_rules,
+        want.structure,
+        said,
+        rows,
+        missing,
+        decided(mine.residuals),
+        decided(want.residuals),
+        source,
+        keepers,
+        cost,
+    )
     already = set(rules.row_problems(rows, as_found)) | set(found.covers if found is not None else ())
     others = [p for p in problems if p not in already]
     row.verdict, row.message = verdicts.POLICY_VIOLATION, explain.message(found, rows, missing, others)
@@ -205,8 +264,10 @@ def _trusted_violation(findings: list[trusted.Finding], row: CaseRow, report: Re
     """A policy_violation worded from the trusted facts alone (no sizes on a hidden case)."""
     words = [f.sentence if row.sample else f.hidden for f in findings]
     # the first finding is the cause, a sentence of its own; the others follow it
-    row.verdict, row.message = verdicts.POLICY_VIOLATION, " ".join(
-        [_sentence(words[0])] + ([_sentence("; ".join(words[1:]))] if words[1:] else []))
+    row.verdict, row.message = (
+        verdicts.POLICY_VIOLATION,
+        " ".join([_sentence(words[0])] + ([_sentence("; ".join(words[1:]))] if words[1:] else [])),
+    )
     if row.sample:  # what to try follows the cause, as in a message worded from the trace
         row.message += " " + (findings[0].advice or TRUSTED_ADVICE.get(findings[0].kind, TRUSTED_ADVICE["values"]))
     if not report.cause:
@@ -221,31 +282,35 @@ def _sentence(text: str) -> str:
     return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
-CONTRADICTED = ("the report of your program's trace does not match the program the judge ran, so the judge "
-                "decided on what it measured itself")
+CONTRADICTED = (
+    "the report of your program's trace does not match the program the judge ran, so the judge "
+    "decided on what it measured itself"
+)
 HIDDEN_TRACE = "on this hidden case your checkpointing differs from what this problem requires, as on the samples"
 HIDDEN_ERROR = {
     verdicts.RUNTIME_ERROR: "your code raised an error on this hidden case (its message is not shown: it could "
-                            "tell the case's sizes); try your function on inputs of other sizes",
+    "tell the case's sizes); try your function on inputs of other sizes",
     verdicts.COMPILE_ERROR: "your code could not be traced on this hidden case",
     verdicts.WRONG_ANSWER: "your output has another structure, shape or dtype than required on this hidden case",
 }
 # What to try when the samples pass and a hidden case does not: the difference depends on sizes.
-HIDDEN_ADVICE = ("Try: your code passes the sample cases, so look for what depends on the inputs' sizes (a "
-                 "condition on a shape, an axis left out): call your function on larger inputs than the samples' "
-                 "and Inspect what it keeps.")
+HIDDEN_ADVICE = (
+    "Try: your code passes the sample cases, so look for what depends on the inputs' sizes (a "
+    "condition on a shape, an axis left out): call your function on larger inputs than the samples' "
+    "and Inspect what it keeps."
+)
 # What to try, by the kind of a trusted finding (``trusted.Finding.kind``) that has no advice of its own
 # (no_checkpoint has: ``explain.no_checkpoint_advice``, which knows whether a policy is required).
 TRUSTED_ADVICE = {
     "backward_rule": "Try: remove the hand-written derivative rule and wrap the plain function in jax.checkpoint "
-                     "with the required policy; JAX then derives the backward pass and the policy decides what it "
-                     "saves.",
+    "with the required policy; JAX then derives the backward pass and the policy decides what it "
+    "saves.",
     "policy": "Try: pass the policy this problem names, written as jax.checkpoint_policies.<name>, as policy=.",
     "values": "Try: put the whole computation the statement names inside one jax.checkpoint with the required "
-              "policy, and save nothing by other means; Inspect shows what your code keeps.",
+    "policy, and save nothing by other means; Inspect shows what your code keeps.",
     "limit": "Try: checkpoint more of the computation so that fewer values are kept for the backward pass.",
     "cost": "Try: Inspect your program to see where its step peaks, and checkpoint so that fewer values are "
-            "alive together there.",
+    "alive together there.",
 }
 
 

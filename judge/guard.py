@@ -19,6 +19,7 @@ It is the second wall, not the last: an escape through object internals ignores 
 operating system layers of ``judge.sandbox`` contain what gets through, and the numbers are
 recomputed where no submitted code ran (``judge.verify``).
 """
+
 from __future__ import annotations
 
 import builtins
@@ -50,6 +51,7 @@ def restricted_builtins() -> dict:
 def _refusing(name: str):
     def refused(*args, **kwargs):
         raise NameError(f"name {name!r} is not allowed in submissions: {DENIED_BUILTINS[name]}")
+
     return refused
 
 
@@ -69,12 +71,14 @@ class _Importer:
         if level:
             raise ImportError("relative imports are not allowed in submissions: a submission is a single file")
         if not allowed.module_allowed(name):
-            raise ImportError(f"import of {name!r} is not allowed in submissions: submissions may import only "
-                              f"{allowed.SUMMARY}")
+            raise ImportError(
+                f"import of {name!r} is not allowed in submissions: submissions may import only {allowed.SUMMARY}"
+            )
         for item in fromlist or ():
             if item != "*" and not allowed.module_allowed(f"{name}.{item}") and allowed.name_refusal(name, item):
-                raise ImportError(f"`from {name} import {item}` is not allowed in submissions: "
-                                  f"{allowed.reason(name, item)}")
+                raise ImportError(
+                    f"`from {name} import {item}` is not allowed in submissions: {allowed.reason(name, item)}"
+                )
         return self.view(name if fromlist else name.partition(".")[0])
 
     def view(self, name: str) -> types.ModuleType:
@@ -108,10 +112,12 @@ def wraps(wrapped):
     """``functools.wraps`` as submissions have it: the wrapper takes the wrapped function's name and
     docstring (and ``__wrapped__``, which signatures follow). Which attributes are copied is not
     the caller's to choose: copying attributes named by strings reaches anything."""
+
     def decorate(wrapper):
         if not isinstance(wrapper, types.FunctionType):
             raise TypeError("functools.wraps decorates a function defined with def or lambda")
         return functools.update_wrapper(wrapper, wrapped, assigned=("__name__", "__doc__"), updated=())
+
     return decorate
 
 

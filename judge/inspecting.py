@@ -6,6 +6,7 @@ is what the child read from the traced program. ``inspect`` runs a problem's fir
 the site's "Inspect" button does, through the child and the verifier (whose figures of the step's
 cost are those a verdict rests on), and compares nothing.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -25,6 +26,7 @@ from .report import Report
 @dataclass
 class Look:
     """Either why the source could not be inspected (a verdict's name and its message), or the case."""
+
     failure: tuple[str, str] | None = None
     case: TracedCase | None = None
     stdout: str = ""
@@ -66,16 +68,21 @@ def inspect(problem: Problem, source: str, runner: Runner) -> Report:
     report.stdout = outcome.stdout
     case = outcome.cases[0] if outcome.cases else None
     if outcome.failure is not None or case is None or case.error is not None:
-        report.verdict, report.message = outcome.failure or (case.error.verdict, case.error.text()) if case else \
-            (verdicts.RUNTIME_ERROR, MALFORMED)
+        report.verdict, report.message = (
+            outcome.failure or (case.error.verdict, case.error.text()) if case else (verdicts.RUNTIME_ERROR, MALFORMED)
+        )
     else:
         # named by the learner's own expressions, as a verdict's rows are
         written = Source(source)
         report.residuals = [ResidualRow(**vars(in_terms(r, written))) for r in case.residuals]
-        report.residual_bytes = sum(r.bytes for r in case.residual_types if r.memory == DEVICE)  # as the verifier counted
+        report.residual_bytes = sum(
+            r.bytes for r in case.residual_types if r.memory == DEVICE
+        )  # as the verifier counted
         report.host_residual_bytes = sum(r.bytes for r in case.residual_types if r.memory != DEVICE)
         report.structure, report.programs, report.cost = case.structure, case.programs or {}, case.cost
-        report.message = (f"on the sample case {sample.name}: your code saves {len(case.residual_types)} residuals, "
-                          f"{report.residual_bytes} bytes")
+        report.message = (
+            f"on the sample case {sample.name}: your code saves {len(case.residual_types)} residuals, "
+            f"{report.residual_bytes} bytes"
+        )
     report.time_s = round(time.monotonic() - started, 4)
     return report

@@ -11,6 +11,7 @@ A value the required policy saves and the submission does not has no span of the
 (it is the reference's): it is found among the submission's own operations of the same kind
 (``Structure.on_path``, by line), and named by the expression there that does that operation.
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,16 +22,39 @@ from .evidence import Residual, Structure
 
 # An expression longer than this is cut (a message names it, a table cell shows it).
 LONGEST = 60
-_SYMBOLS = {ast.MatMult: "@", ast.Pow: "**", ast.Mult: "*", ast.Add: "+", ast.Sub: "-", ast.Div: "/",
-            ast.FloorDiv: "//", ast.Mod: "%", ast.USub: "-", ast.UAdd: "+", ast.Not: "not", ast.Invert: "~",
-            ast.BitAnd: "&", ast.BitOr: "|", ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=",
-            ast.Eq: "==", ast.NotEq: "!="}
+_SYMBOLS = {
+    ast.MatMult: "@",
+    ast.Pow: "**",
+    ast.Mult: "*",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.USub: "-",
+    ast.UAdd: "+",
+    ast.Not: "not",
+    ast.Invert: "~",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.Gt: ">",
+    ast.Lt: "<",
+    ast.GtE: ">=",
+    ast.LtE: "<=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+}
 # How a value the submission did not save may be written, by the primitive that makes it: used
 # only to find, on a line of the submission that runs that primitive, the expression doing it.
 _WRITTEN_AS = {
     "dot_general": {"@", "matmul", "dot", "einsum", "tensordot", "inner", "vdot", "outer", "dot_general"},
-    "mul": {"*", "multiply"}, "add": {"+", "add"}, "sub": {"-", "subtract"}, "div": {"/", "divide"},
-    "integer_pow": {"**", "power", "square"}, "pow": {"**", "power"}, "max": {"maximum", "relu"},
+    "mul": {"*", "multiply"},
+    "add": {"+", "add"},
+    "sub": {"-", "subtract"},
+    "div": {"/", "divide"},
+    "integer_pow": {"**", "power", "square"},
+    "pow": {"**", "power"},
+    "max": {"maximum", "relu"},
     "conv_general_dilated": {"conv", "conv_general_dilated", "convolve"},
 }
 
@@ -52,7 +76,7 @@ class Source:
         start, column, end, end_column = span
         if not 1 <= start <= end <= len(self.lines):
             return ""
-        chunk = [line.encode() for line in self.lines[start - 1:end]]
+        chunk = [line.encode() for line in self.lines[start - 1 : end]]
         if start == end:
             chunk = [chunk[0][column:end_column]]
         else:
@@ -67,8 +91,11 @@ class Source:
         (a learner reads the value, not the statement); the line itself where there is no such value."""
         if self.tree is not None and number:
             for node in ast.walk(self.tree):
-                if isinstance(node, (ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)) \
-                        and node.lineno == number and node.value is not None:
+                if (
+                    isinstance(node, (ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr))
+                    and node.lineno == number
+                    and node.value is not None
+                ):
                     segment = ast.get_source_segment(self.text, node.value)
                     if segment:
                         return " ".join(part.strip() for part in segment.splitlines())
@@ -78,21 +105,47 @@ class Source:
         """The innermost Python ``for`` or ``while`` statement whose body holds the line."""
         if self.tree is None or not number:
             return None
-        loops = [n for n in ast.walk(self.tree) if isinstance(n, (ast.For, ast.While))
-                 and n.body[0].lineno <= number <= (n.end_lineno or n.lineno)]
+        loops = [
+            n
+            for n in ast.walk(self.tree)
+            if isinstance(n, (ast.For, ast.While)) and n.body[0].lineno <= number <= (n.end_lineno or n.lineno)
+        ]
         return max(loops, key=lambda n: n.lineno, default=None)
 
     def numpy_calls(self, name: str) -> list[int]:
         """The lines that call NumPy's ``name`` (``np.arange``, with numpy imported under any alias)."""
         if self.tree is None:
             return []
-        aliases = {a.asname or a.name for n in ast.walk(self.tree) if isinstance(n, ast.Import)
-                   for a in n.names if a.name == "numpy"}
-        direct = {a.asname or a.name for n in ast.walk(self.tree) if isinstance(n, ast.ImportFrom)
-                  and n.module == "numpy" for a in n.names if a.name == name}
-        return sorted({n.lineno for n in ast.walk(self.tree) if isinstance(n, ast.Call) and (
-            (isinstance(n.func, ast.Attribute) and n.func.attr == name and isinstance(n.func.value, ast.Name)
-             and n.func.value.id in aliases) or (isinstance(n.func, ast.Name) and n.func.id in direct))})
+        aliases = {
+            a.asname or a.name
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Import)
+            for a in n.names
+            if a.name == "numpy"
+        }
+        direct = {
+            a.asname or a.name
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.ImportFrom) and n.module == "numpy"
+            for a in n.names
+            if a.name == name
+        }
+        return sorted(
+            {
+                n.lineno
+                for n in ast.walk(self.tree)
+                if isinstance(n, ast.Call)
+                and (
+                    (
+                        isinstance(n.func, ast.Attribute)
+                        and n.func.attr == name
+                        and isinstance(n.func.value, ast.Name)
+                        and n.func.value.id in aliases
+                    )
+                    or (isinstance(n.func, ast.Name) and n.func.id in direct)
+                )
+            }
+        )
 
     def unchanged_carry(self) -> list[tuple[str, int]]:
         """(name, line) of what a scan's step carries through unchanged: its carry unpacked as
@@ -100,23 +153,37 @@ class Source:
         its carry at every step it keeps, so such a value is saved once per kept step."""
         if self.tree is None:
             return []
-        steps = {n.args[0].id for n in ast.walk(self.tree) if isinstance(n, ast.Call) and n.args
-                 and (getattr(n.func, "attr", None) == "scan" or getattr(n.func, "id", None) == "scan")
-                 and isinstance(n.args[0], ast.Name)}
+        steps = {
+            n.args[0].id
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Call)
+            and n.args
+            and (getattr(n.func, "attr", None) == "scan" or getattr(n.func, "id", None) == "scan")
+            and isinstance(n.args[0], ast.Name)
+        }
         found = []
         for fn in ast.walk(self.tree):
             if not (isinstance(fn, ast.FunctionDef) and fn.name in steps and fn.args.args):
                 continue
             carry = fn.args.args[0].arg
-            unpacked = [[getattr(e, "id", None) for e in n.targets[0].elts] for n in ast.walk(fn)
-                        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)
-                        and isinstance(n.value, ast.Name) and n.value.id == carry]
+            unpacked = [
+                [getattr(e, "id", None) for e in n.targets[0].elts]
+                for n in ast.walk(fn)
+                if isinstance(n, ast.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0], ast.Tuple)
+                and isinstance(n.value, ast.Name)
+                and n.value.id == carry
+            ]
             for ret in (n for n in ast.walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Tuple)):
                 new = ret.value.elts[0] if ret.value.elts else None
                 for names in unpacked:
                     if isinstance(new, ast.Tuple) and len(new.elts) == len(names):
-                        found += [(name, ret.lineno) for name, e in zip(names, new.elts)
-                                  if name and isinstance(e, ast.Name) and e.id == name]
+                        found += [
+                            (name, ret.lineno)
+                            for name, e in zip(names, new.elts)
+                            if name and isinstance(e, ast.Name) and e.id == name
+                        ]
         return found
 
     def on_line(self, number: int):
@@ -148,7 +215,7 @@ def _parsed(text: str) -> ast.AST | None:
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= LONGEST else text[:LONGEST - 1].rstrip() + "…"
+    return text if len(text) <= LONGEST else text[: LONGEST - 1].rstrip() + "…"
 
 
 def in_terms(residual: Residual, source: Source) -> Residual:

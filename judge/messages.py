@@ -7,6 +7,7 @@ it (``parse_child_response``, ``parse_verify_response``): a value of the declare
 ``Malformed``. Arrays travel as ``judge.protocol`` encodes them; the keys on the wire are the
 names of the fields below.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,8 +15,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import policy_names, saved_values, verdicts
-from .evidence import (DEVICE, MEMORY_KINDS, POLICY_ORIGINS, Aval, Checkpoint, Cost, CustomDerivative, OnPath, Residual,
-                       Span, Step, Structure, Timeline)
+from .evidence import (
+    DEVICE,
+    MEMORY_KINDS,
+    POLICY_ORIGINS,
+    Aval,
+    Checkpoint,
+    Cost,
+    CustomDerivative,
+    OnPath,
+    Residual,
+    Span,
+    Step,
+    Structure,
+    Timeline,
+)
 from .saved_values import SavedValue
 
 FILENAME = "submission.py"  # the name the submission's code has in the child (tracebacks, lines)
@@ -27,6 +41,7 @@ class Malformed(ValueError):
 
 
 # ---------------------------------------------------------------------------- requests
+
 
 @dataclass
 class CaseInput:
@@ -40,6 +55,7 @@ class CaseInput:
 @dataclass
 class ChildRequest:
     """What the submission's child traces: the source, its entry point and generated inputs."""
+
     source: str
     entry: str
     arg_names: list[str]
@@ -53,10 +69,19 @@ class ChildRequest:
     output_kb: int | None = None  # what the submission may print, counted on every case, hidden ones too
 
     def to_wire(self) -> dict:
-        return {"source": self.source, "filename": self.filename, "entry": self.entry, "arg_names": self.arg_names,
-                "wrt": self.wrt, "fwd_bwd": self.fwd_bwd, "cost": self.cost, "baseline": self.baseline,
-                "harness": self.harness, "output_kb": self.output_kb,
-                "cases": [vars(case) for case in self.cases]}
+        return {
+            "source": self.source,
+            "filename": self.filename,
+            "entry": self.entry,
+            "arg_names": self.arg_names,
+            "wrt": self.wrt,
+            "fwd_bwd": self.fwd_bwd,
+            "cost": self.cost,
+            "baseline": self.baseline,
+            "harness": self.harness,
+            "output_kb": self.output_kb,
+            "cases": [vars(case) for case in self.cases],
+        }
 
     @classmethod
     def from_wire(cls, message: dict) -> ChildRequest:
@@ -76,6 +101,7 @@ class VerifyCase:
 @dataclass
 class VerifyRequest:
     """What the verifier runs: the two exported programs and, per case, inputs and cotangents."""
+
     fwd: np.ndarray  # the serialized forward program's bytes (uint8)
     bwd: np.ndarray
     wrt: list[int]
@@ -86,16 +112,30 @@ class VerifyRequest:
     estimates: bool = False
 
     def to_wire(self) -> dict:
-        return {"mode": VERIFY, "fwd": self.fwd, "bwd": self.bwd, "wrt": list(self.wrt), "cost": self.cost,
-                "estimates": self.estimates, "cases": [vars(case) for case in self.cases]}
+        return {
+            "mode": VERIFY,
+            "fwd": self.fwd,
+            "bwd": self.bwd,
+            "wrt": list(self.wrt),
+            "cost": self.cost,
+            "estimates": self.estimates,
+            "cases": [vars(case) for case in self.cases],
+        }
 
     @classmethod
     def from_wire(cls, message: dict) -> VerifyRequest:
-        return cls(message["fwd"], message["bwd"], message["wrt"], [VerifyCase(**case) for case in message["cases"]],
-                   bool(message.get("cost")), bool(message.get("estimates")))
+        return cls(
+            message["fwd"],
+            message["bwd"],
+            message["wrt"],
+            [VerifyCase(**case) for case in message["cases"]],
+            bool(message.get("cost")),
+            bool(message.get("estimates")),
+        )
 
 
 # ---------------------------------------------------------------------------- what comes back
+
 
 @dataclass(frozen=True)
 class CaseError:
@@ -113,12 +153,14 @@ class CaseError:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "message": self.message, "line": self.line} | (
-            {"skipped": True} if self.skipped else {})
+            {"skipped": True} if self.skipped else {}
+        )
 
 
 @dataclass
 class TracedCase:
     """One case: what the child read from its traced program, then the verifier's numbers."""
+
     name: str
     error: CaseError | None = None
     treedef: str = ""  # the output's pytree structure
@@ -141,15 +183,25 @@ class TracedCase:
         """As the expected results' cache stores it (``judge.expected``)."""
         if self.error is not None:
             return {"name": self.name, "error": self.error.to_dict()}
-        found = {"name": self.name, "treedef": self.treedef, "outputs": [a.to_dict() for a in self.outputs],
-                 "residuals": [r.to_dict() for r in self.residuals], "structure": self.structure.to_dict()}
+        found = {
+            "name": self.name,
+            "treedef": self.treedef,
+            "outputs": [a.to_dict() for a in self.outputs],
+            "residuals": [r.to_dict() for r in self.residuals],
+            "structure": self.structure.to_dict(),
+        }
         if self.programs is not None:
             found["programs"] = self.programs
         if self.cost is not None:
             found["cost"] = self.cost.to_dict()
-        return found | {"residual_types": [a.to_dict() for a in self.residual_types], "value": self.value,
-                        "grads": self.grads, "hidden_value": self.hidden_value, "hidden_grads": self.hidden_grads,
-                        "saved": [v.to_wire() for v in self.saved]}
+        return found | {
+            "residual_types": [a.to_dict() for a in self.residual_types],
+            "value": self.value,
+            "grads": self.grads,
+            "hidden_value": self.hidden_value,
+            "hidden_grads": self.hidden_grads,
+            "saved": [v.to_wire() for v in self.saved],
+        }
 
     @classmethod
     def from_wire(cls, data: dict) -> TracedCase:
@@ -197,9 +249,11 @@ def parse_child_response(message: dict, requested: list[str]) -> ChildResponse:
         return ChildResponse(_error(message.get("error")), [], None)
     _expect(message.get("status") == "ok" and isinstance(message.get("cases"), list), "status and cases")
     cases = [_traced_case(c) for c in message["cases"]]
-    _expect([c.name for c in cases] == requested[:len(cases)]
-            and (len(cases) == len(requested) or bool(cases) and cases[-1].error is not None),
-            "cases: those asked for, in order, all of them or up to the first that failed")
+    _expect(
+        [c.name for c in cases] == requested[: len(cases)]
+        and (len(cases) == len(requested) or bool(cases) and cases[-1].error is not None),
+        "cases: those asked for, in order, all of them or up to the first that failed",
+    )
     programs = None
     if any(c.error is None for c in cases):
         found = message.get("programs")
@@ -213,9 +267,14 @@ def parse_verify_response(message: dict, names: list[str]) -> VerifyResponse:
     if message.get("status") == "error":
         return VerifyResponse(_error(message.get("error")), False, [])
     checked = message.get("checked")
-    _expect(message.get("status") == "ok" and isinstance(checked, bool) and isinstance(message.get("cases"), list)
-            and all(isinstance(c, dict) for c in message["cases"])
-            and [c.get("name") for c in message["cases"]] == names, "status, checked and cases")
+    _expect(
+        message.get("status") == "ok"
+        and isinstance(checked, bool)
+        and isinstance(message.get("cases"), list)
+        and all(isinstance(c, dict) for c in message["cases"])
+        and [c.get("name") for c in message["cases"]] == names,
+        "status, checked and cases",
+    )
     cases = []
     for case in message["cases"]:
         found = VerifiedCase(case["name"], _avals(case.get("outputs"), sized=False))
@@ -231,6 +290,7 @@ def parse_verify_response(message: dict, names: list[str]) -> VerifyResponse:
 
 
 # ---------------------------------------------------------------------------- parsing, piece by piece
+
 
 def _expect(condition: bool, what: str) -> None:
     if not condition:
@@ -276,8 +336,7 @@ def _aval(data, sized: bool) -> Aval:
     _expect(isinstance(data, dict) and isinstance(data.get("dtype"), str), "array type")
     _expect(not sized or _is_int(data.get("bytes")), "array size")
     _expect(data.get("memory", DEVICE) in MEMORY_KINDS, "memory kind")
-    return Aval(data["dtype"], _shape(data.get("shape")), data["bytes"] if sized else None,
-                data.get("memory", DEVICE))
+    return Aval(data["dtype"], _shape(data.get("shape")), data["bytes"] if sized else None, data.get("memory", DEVICE))
 
 
 def _avals(items, sized: bool) -> list[Aval]:
@@ -287,21 +346,43 @@ def _avals(items, sized: bool) -> list[Aval]:
 
 def _error(data) -> CaseError:
     """Only the child's own words: ``skipped`` is the parent's mark, whoever else sends it."""
-    _expect(isinstance(data, dict) and data.get("kind") in verdicts.ERROR_KINDS
-            and isinstance(data.get("message"), str) and _is_int_or_none(data.get("line")), "error")
+    _expect(
+        isinstance(data, dict)
+        and data.get("kind") in verdicts.ERROR_KINDS
+        and isinstance(data.get("message"), str)
+        and _is_int_or_none(data.get("line")),
+        "error",
+    )
     return CaseError(data["kind"], data["message"], data.get("line"))
 
 
 def _residual(data) -> Residual:
-    _expect(isinstance(data, dict) and all(isinstance(data.get(k), str) for k in ("kind", "what", "dtype", "type"))
-            and _is_int(data.get("bytes")) and _is_int_or_none(data.get("line"))
-            and isinstance(data.get("policy_saved", False), bool) and _is_int_or_none(data.get("stacked"))
-            and _is_int_or_none(data.get("kept_by")) and data.get("memory", DEVICE) in MEMORY_KINDS
-            and _is_span(data.get("span")), "residual")
-    return Residual(kind=data["kind"], what=data["what"], line=data.get("line"), dtype=data["dtype"],
-                    shape=_shape(data.get("shape")), type=data["type"], bytes=data["bytes"],
-                    policy_saved=data.get("policy_saved", False), stacked=data.get("stacked"),
-                    kept_by=data.get("kept_by"), memory=data.get("memory", DEVICE), span=data.get("span"))
+    _expect(
+        isinstance(data, dict)
+        and all(isinstance(data.get(k), str) for k in ("kind", "what", "dtype", "type"))
+        and _is_int(data.get("bytes"))
+        and _is_int_or_none(data.get("line"))
+        and isinstance(data.get("policy_saved", False), bool)
+        and _is_int_or_none(data.get("stacked"))
+        and _is_int_or_none(data.get("kept_by"))
+        and data.get("memory", DEVICE) in MEMORY_KINDS
+        and _is_span(data.get("span")),
+        "residual",
+    )
+    return Residual(
+        kind=data["kind"],
+        what=data["what"],
+        line=data.get("line"),
+        dtype=data["dtype"],
+        shape=_shape(data.get("shape")),
+        type=data["type"],
+        bytes=data["bytes"],
+        policy_saved=data.get("policy_saved", False),
+        stacked=data.get("stacked"),
+        kept_by=data.get("kept_by"),
+        memory=data.get("memory", DEVICE),
+        span=data.get("span"),
+    )
 
 
 def _is_span(value) -> bool:
@@ -311,37 +392,67 @@ def _is_span(value) -> bool:
 
 
 def _checkpoint(data) -> Checkpoint:
-    _expect(isinstance(data, dict) and isinstance(data.get("policy"), list)
-            and isinstance(data.get("policy_text"), str) and isinstance(data.get("prevent_cse"), bool)
-            and _is_int_or_none(data.get("line")) and _is_int_or_none(data.get("parent")) and _is_int(data.get("depth"))
-            and all(isinstance(data.get(k), (bool, type(None))) for k in ("on_path", "in_loop"))
-            and data.get("policy_origin") in POLICY_ORIGINS and _is_int_or_none(data.get("policy_line"))
-            and isinstance(data.get("encloses"), dict)
-            and all(isinstance(k, str) and _is_int(n) for k, n in data["encloses"].items()), "checkpoint")
+    _expect(
+        isinstance(data, dict)
+        and isinstance(data.get("policy"), list)
+        and isinstance(data.get("policy_text"), str)
+        and isinstance(data.get("prevent_cse"), bool)
+        and _is_int_or_none(data.get("line"))
+        and _is_int_or_none(data.get("parent"))
+        and _is_int(data.get("depth"))
+        and all(isinstance(data.get(k), (bool, type(None))) for k in ("on_path", "in_loop"))
+        and data.get("policy_origin") in POLICY_ORIGINS
+        and _is_int_or_none(data.get("policy_line"))
+        and isinstance(data.get("encloses"), dict)
+        and all(isinstance(k, str) and _is_int(n) for k, n in data["encloses"].items()),
+        "checkpoint",
+    )
     try:
         policy_names.from_wire(data["policy"])
     except (TypeError, IndexError, ValueError):
         raise Malformed("malformed checkpoint policy") from None
-    return Checkpoint(policy=data["policy"], policy_text=data["policy_text"], prevent_cse=data["prevent_cse"],
-                      line=data.get("line"), parent=data.get("parent"), depth=data["depth"],
-                      in_loop=data.get("in_loop"), encloses=data["encloses"], on_path=data.get("on_path"),
-                      policy_origin=data["policy_origin"], policy_line=data.get("policy_line"))
+    return Checkpoint(
+        policy=data["policy"],
+        policy_text=data["policy_text"],
+        prevent_cse=data["prevent_cse"],
+        line=data.get("line"),
+        parent=data.get("parent"),
+        depth=data["depth"],
+        in_loop=data.get("in_loop"),
+        encloses=data["encloses"],
+        on_path=data.get("on_path"),
+        policy_origin=data["policy_origin"],
+        policy_line=data.get("policy_line"),
+    )
 
 
 def _structure(data) -> Structure:
-    _expect(isinstance(data, dict) and isinstance(data.get("checkpoints"), list)
-            and isinstance(data.get("custom_derivatives"), list)
-            and all(isinstance(c, dict) and isinstance(c.get("kind"), str) and _is_int_or_none(c.get("line"))
-                    for c in data["custom_derivatives"])
-            and isinstance(data.get("primitives"), dict)
-            and all(isinstance(k, str) and _is_int(n) for k, n in data["primitives"].items())
-            and isinstance(data.get("on_path"), list), "structure")
+    _expect(
+        isinstance(data, dict)
+        and isinstance(data.get("checkpoints"), list)
+        and isinstance(data.get("custom_derivatives"), list)
+        and all(
+            isinstance(c, dict) and isinstance(c.get("kind"), str) and _is_int_or_none(c.get("line"))
+            for c in data["custom_derivatives"]
+        )
+        and isinstance(data.get("primitives"), dict)
+        and all(isinstance(k, str) and _is_int(n) for k, n in data["primitives"].items())
+        and isinstance(data.get("on_path"), list),
+        "structure",
+    )
     checkpoints = [_checkpoint(c) for c in data["checkpoints"]]
     on_path = []
     for entry in data["on_path"]:
-        _expect(isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], str) and _is_int_or_none(entry[1])
-                and isinstance(entry[2], list) and all(_is_int(i) and 0 <= i < len(checkpoints) for i in entry[2])
-                and _is_int(entry[3]), "operations on the differentiated path")
+        _expect(
+            isinstance(entry, list)
+            and len(entry) == 4
+            and isinstance(entry[0], str)
+            and _is_int_or_none(entry[1])
+            and isinstance(entry[2], list)
+            and all(_is_int(i) and 0 <= i < len(checkpoints) for i in entry[2])
+            and _is_int(entry[3]),
+            "operations on the differentiated path",
+        )
         on_path.append(OnPath(entry[0], entry[1], tuple(entry[2]), entry[3]))
     custom = [CustomDerivative(c["kind"], c.get("line")) for c in data["custom_derivatives"]]
     return Structure(checkpoints, custom, data["primitives"], on_path)
@@ -350,9 +461,11 @@ def _structure(data) -> Structure:
 def _cost(data) -> Cost:
     """What a child says of a step's cost: wording only (the memory picture's timeline, and the
     reference's memory without its checkpoints); the figures rules read are the verifier's."""
-    _expect(isinstance(data, dict)
-            and all(k in Cost.__dataclass_fields__ and _is_number(v) for k, v in data.items() if k != "timeline"),
-            "cost")
+    _expect(
+        isinstance(data, dict)
+        and all(k in Cost.__dataclass_fields__ and _is_number(v) for k, v in data.items() if k != "timeline"),
+        "cost",
+    )
     figures = {k: v for k, v in data.items() if k != "timeline"}
     return Cost(**figures, timeline=_timeline(data["timeline"]) if "timeline" in data else None)
 
@@ -365,26 +478,49 @@ XLA_ESTIMATES = ("xla_flops", "xla_temp_bytes", "xla_peak_bytes")
 
 
 def _verified_cost(data) -> Cost:
-    _expect(isinstance(data, dict) and set(data) <= set(VERIFIED_COST) | set(XLA_ESTIMATES) | {"held_host_bytes"}
-            and all(_is_number(data.get(k)) and data[k] >= 0 for k in VERIFIED_COST)
-            and all(_is_number(data[k]) and data[k] >= 0 for k in XLA_ESTIMATES if k in data)
-            and _is_int_or_none(data.get("held_host_bytes")), "verified cost")
+    _expect(
+        isinstance(data, dict)
+        and set(data) <= set(VERIFIED_COST) | set(XLA_ESTIMATES) | {"held_host_bytes"}
+        and all(_is_number(data.get(k)) and data[k] >= 0 for k in VERIFIED_COST)
+        and all(_is_number(data[k]) and data[k] >= 0 for k in XLA_ESTIMATES if k in data)
+        and _is_int_or_none(data.get("held_host_bytes")),
+        "verified cost",
+    )
     return Cost(**data)
 
 
 def _timeline(data) -> Timeline:
-    _expect(isinstance(data, dict) and isinstance(data.get("steps"), list) and isinstance(data.get("residuals"), list)
-            and _is_int(data.get("backward_from")) and _is_int(data.get("start_bytes")), "timeline")
+    _expect(
+        isinstance(data, dict)
+        and isinstance(data.get("steps"), list)
+        and isinstance(data.get("residuals"), list)
+        and _is_int(data.get("backward_from"))
+        and _is_int(data.get("start_bytes")),
+        "timeline",
+    )
     steps = []
     for s in data["steps"]:
-        _expect(isinstance(s, list) and len(s) == 5 and isinstance(s[0], str) and _is_int_or_none(s[1])
-                and _is_int(s[2]) and isinstance(s[3], bool) and isinstance(s[4], bool), "timeline step")
+        _expect(
+            isinstance(s, list)
+            and len(s) == 5
+            and isinstance(s[0], str)
+            and _is_int_or_none(s[1])
+            and _is_int(s[2])
+            and isinstance(s[3], bool)
+            and isinstance(s[4], bool),
+            "timeline step",
+        )
         steps.append(Step(*s))
     spans = []
     for r in data["residuals"]:
-        _expect(isinstance(r, list) and len(r) == 5 and all(_is_int(x) for x in r[:3])
-                and all(_is_int_or_none(x) for x in r[3:])
-                and all(x is None or -1 <= x < len(steps) for x in r[2:]), "timeline residual")
+        _expect(
+            isinstance(r, list)
+            and len(r) == 5
+            and all(_is_int(x) for x in r[:3])
+            and all(_is_int_or_none(x) for x in r[3:])
+            and all(x is None or -1 <= x < len(steps) for x in r[2:]),
+            "timeline residual",
+        )
         spans.append(Span(*r))
     return Timeline(steps, spans, data["backward_from"], data["start_bytes"])
 
@@ -395,15 +531,30 @@ def _traced_case(data) -> TracedCase:
         return TracedCase(data["name"], error=_error(data["error"]))
     _expect(isinstance(data.get("treedef"), str), "output structure")
     programs = data.get("programs")
-    _expect(programs is None or (isinstance(programs, dict) and set(programs) == {"forward", "backward"}
-                                 and all(isinstance(p, str) for p in programs.values())), "printed programs")
+    _expect(
+        programs is None
+        or (
+            isinstance(programs, dict)
+            and set(programs) == {"forward", "backward"}
+            and all(isinstance(p, str) for p in programs.values())
+        ),
+        "printed programs",
+    )
     structure = _structure(data.get("structure"))
     residuals = [_residual(r) for r in _list(data.get("residuals"))]
-    _expect(all(r.kept_by is None or 0 <= r.kept_by < len(structure.checkpoints) for r in residuals),
-            "residuals: kept by a checkpoint of the program")
-    return TracedCase(name=data["name"], treedef=data["treedef"], outputs=_avals(data.get("outputs"), sized=False),
-                      residuals=residuals, structure=structure, programs=programs,
-                      cost=_cost(data["cost"]) if "cost" in data else None)
+    _expect(
+        all(r.kept_by is None or 0 <= r.kept_by < len(structure.checkpoints) for r in residuals),
+        "residuals: kept by a checkpoint of the program",
+    )
+    return TracedCase(
+        name=data["name"],
+        treedef=data["treedef"],
+        outputs=_avals(data.get("outputs"), sized=False),
+        residuals=residuals,
+        structure=structure,
+        programs=programs,
+        cost=_cost(data["cost"]) if "cost" in data else None,
+    )
 
 
 def _list(value) -> list:

@@ -6,6 +6,7 @@ naming the file, the key and what was expected, so that nothing half-valid reach
 reads on past the first mistake: one ``PackageError`` lists every one found (``errors``), so an
 author fixes them all in one go.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -125,8 +126,12 @@ class CostRules:
 
     @property
     def active(self) -> bool:
-        return (self.max_flops is not None or self.max_peak_bytes is not None or self.saves_memory
-                or self.held_at_most_reference)
+        return (
+            self.max_flops is not None
+            or self.max_peak_bytes is not None
+            or self.saves_memory
+            or self.held_at_most_reference
+        )
 
 
 @dataclass(frozen=True)
@@ -187,8 +192,11 @@ class Problem:
         submission should get so that validation proves the checker gives it: ``policy_violation``
         first (catching it is what the site is for) wherever a residual, structure or cost rule
         could fail; then ``wrong_answer``, which every problem's values and gradients can give."""
-        checks_how = (self.residual_rules != ResidualRules(match_reference=False)
-                      or self.structure_rules != StructureRules() or self.cost_rules != CostRules())
+        checks_how = (
+            self.residual_rules != ResidualRules(match_reference=False)
+            or self.structure_rules != StructureRules()
+            or self.cost_rules != CostRules()
+        )
         return ((POLICY_VIOLATION,) if checks_how else ()) + (WRONG_ANSWER,)
 
 
@@ -276,8 +284,9 @@ def _parse_args(root: _Table, path: Path) -> tuple[tuple[Arg, ...], bool]:
                     spec = ArraySpec.parse(text)
                 except SpecError as exc:
                     found.add(path, t.key("spec"), str(exc))
-            init = t.get("init", str, "normal", check=lambda v: v in DISTRIBUTIONS,
-                         expected=f"one of {', '.join(DISTRIBUTIONS)}")
+            init = t.get(
+                "init", str, "normal", check=lambda v: v in DISTRIBUTIONS, expected=f"one of {', '.join(DISTRIBUTIONS)}"
+            )
             scale = float(t.get("scale", (int, float), 1.0))
             if spec is None:
                 complete = False
@@ -300,8 +309,12 @@ def _parse_cases(root: _Table, path: Path, args: tuple[Arg, ...], args_complete:
             found.add(path, f"cases[{i}]", "expected a table")
             continue
         t = _Table(item, path, found, f"cases[{i}].")
-        name = t.get("name", str, check=lambda v: re.match(r"^[A-Za-z0-9_.-]+$", v),
-                     expected="a short name: letters, digits, '_', '.' and '-'")
+        name = t.get(
+            "name",
+            str,
+            check=lambda v: re.match(r"^[A-Za-z0-9_.-]+$", v),
+            expected="a short name: letters, digits, '_', '.' and '-'",
+        )
         if name is not None and name in names:
             found.add(path, t.key("name"), f"duplicate case name {name!r}")
         names.add(name)
@@ -331,8 +344,13 @@ def _parse_cases(root: _Table, path: Path, args: tuple[Arg, ...], args_complete:
 def _parse_checks(root: _Table, path: Path) -> tuple[ResidualRules, StructureRules, CostRules]:
     checks = root.sub("checks")
     r = checks.sub("residuals")
-    kinds = r.get("allowed_kinds", list, None, check=lambda v: _strings(v) and set(v) <= set(RESIDUAL_KINDS),
-                  expected=f"a list drawn from {', '.join(RESIDUAL_KINDS)}")
+    kinds = r.get(
+        "allowed_kinds",
+        list,
+        None,
+        check=lambda v: _strings(v) and set(v) <= set(RESIDUAL_KINDS),
+        expected=f"a list drawn from {', '.join(RESIDUAL_KINDS)}",
+    )
     prims = r.get("allowed_primitives", list, None, check=_strings, expected="a list of primitive names")
     residuals = ResidualRules(
         match_reference=r.get("match_reference", bool, True),
@@ -394,9 +412,13 @@ def _parse_limits(root: _Table) -> Limits:
 
 def _parse_ranking(root: _Table) -> tuple[str, ...]:
     t = root.sub("ranking")
-    metrics = t.get("metrics", list, list(DEFAULT_RANKING),
-                    check=lambda v: _strings(v) and v and set(v) <= set(RANKING_METRICS) and len(set(v)) == len(v),
-                    expected=f"a list of distinct metrics drawn from {', '.join(RANKING_METRICS)}")
+    metrics = t.get(
+        "metrics",
+        list,
+        list(DEFAULT_RANKING),
+        check=lambda v: _strings(v) and v and set(v) <= set(RANKING_METRICS) and len(set(v)) == len(v),
+        expected=f"a list of distinct metrics drawn from {', '.join(RANKING_METRICS)}",
+    )
     t.done()
     return tuple(metrics)
 
@@ -406,8 +428,13 @@ def _parse_remat3(root: _Table, path: Path) -> tuple[dict, str]:
     ``prevent_cse``: a packaged submission may then get another verdict, which the package says,
     with the reason, rather than the check being loosened for both."""
     t = root.sub("remat3", {})
-    expected = t.get("expected", dict, {}, check=lambda v: all(isinstance(x, str) and x in VERDICTS for x in v.values()),
-                     expected="a table of file = verdict")
+    expected = t.get(
+        "expected",
+        dict,
+        {},
+        check=lambda v: all(isinstance(x, str) and x in VERDICTS for x in v.values()),
+        expected="a table of file = verdict",
+    )
     reason = t.get("reason", str, "")
     if expected and not reason:
         t.found.add(path, t.key("reason"), "is missing: say why these verdicts differ under JAX_REMAT3")
@@ -440,8 +467,12 @@ def load_problem(folder: Path | str) -> Problem:
         raise PackageError(toml_path, None, f"malformed TOML: {exc}") from None
     found = _Found()
     root = _Table(data, toml_path, found)
-    slug = root.get("slug", str, check=SLUG.match,
-                    expected="a slug: lowercase letters, digits and _ only, such as 'scan_over_layers'")
+    slug = root.get(
+        "slug",
+        str,
+        check=SLUG.match,
+        expected="a slug: lowercase letters, digits and _ only, such as 'scan_over_layers'",
+    )
     if slug is not None and slug != folder.name:
         found.add(toml_path, "slug", f"must equal the folder name {folder.name!r}, got {slug!r}")
     uuid = root.get("uuid", str, check=lambda v: re.match(r"^[0-9a-f-]{36}$", v), expected="a UUID")
@@ -452,8 +483,13 @@ def load_problem(folder: Path | str) -> Problem:
     hints = tuple(root.get("hints", list, [], check=_strings, expected="a list of strings"))
     entry_table = root.sub("entry")
     entry = entry_table.get("function", str, check=IDENT.match, expected="a Python identifier")
-    harness_file = entry_table.get("harness", str, None, check=lambda v: re.match(r"^[a-z0-9_]+\.py$", v),
-                                   expected="a file name such as 'harness.py'")
+    harness_file = entry_table.get(
+        "harness",
+        str,
+        None,
+        check=lambda v: re.match(r"^[a-z0-9_]+\.py$", v),
+        expected="a file name such as 'harness.py'",
+    )
     entry_table.done()
     args, args_complete = _parse_args(root, toml_path)
     grads = root.sub("gradients")
@@ -489,13 +525,32 @@ def load_problem(folder: Path | str) -> Problem:
         found.add(toml_path, "remat3.expected", f"{name!r} is not the reference or a packaged submission")
     found.raise_any()
     return Problem(
-        path=folder, slug=slug, uuid=uuid, title=title, difficulty=difficulty, tags=tags,
-        device=device, entry=entry, args=args, wrt=wrt, cases=cases, rtol=rtol, atol=atol,
-        residual_rules=residual_rules, structure_rules=structure_rules, cost_rules=cost_rules, limits=limits,
+        path=folder,
+        slug=slug,
+        uuid=uuid,
+        title=title,
+        difficulty=difficulty,
+        tags=tags,
+        device=device,
+        entry=entry,
+        args=args,
+        wrt=wrt,
+        cases=cases,
+        rtol=rtol,
+        atol=atol,
+        residual_rules=residual_rules,
+        structure_rules=structure_rules,
+        cost_rules=cost_rules,
+        limits=limits,
         ranking=ranking,
-        statement=files["statement.md"], starter=files["starter.py"], reference=files["reference.py"], hints=hints,
+        statement=files["statement.md"],
+        starter=files["starter.py"],
+        reference=files["reference.py"],
+        hints=hints,
         harness=files["harness"],
         explanation=files["explanation.md"],
-        content_hash=content_hash(folder), submissions=submissions,
-        remat3_expected=remat3_expected, remat3_reason=remat3_reason,
+        content_hash=content_hash(folder),
+        submissions=submissions,
+        remat3_expected=remat3_expected,
+        remat3_reason=remat3_reason,
     )

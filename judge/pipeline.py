@@ -5,6 +5,7 @@ ones). The child traces the source and exports its programs; the verifier, start
 time so that its start-up overlaps the child's work, computes the values and gradients from those
 programs (see ``judge.verify``). What comes back from either is checked before it is believed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -19,13 +20,16 @@ from .package import Case, Problem
 from .specs import generate
 
 MALFORMED = "the submission's process sent back a malformed result"
-CONTRADICTED = ("the report of your program's trace does not match the program the judge ran, so the judge "
-                "decided on what it measured itself")
+CONTRADICTED = (
+    "the report of your program's trace does not match the program the judge ran, so the judge "
+    "decided on what it measured itself"
+)
 
 
 @dataclass
 class Outcome:
     """What a source did: either a failure of the whole run, or evidence per case."""
+
     failure: tuple[str, str] | None = None  # (verdict, message)
     cases: list[TracedCase] = field(default_factory=list)
     stdout: str = ""
@@ -46,21 +50,37 @@ def case_inputs(problem: Problem, case: Case, salt: int | None = None) -> list:
     return values
 
 
-def child_request(problem: Problem, source: str, cases, *, fwd_bwd: bool = False, cost: bool = False,
-                  baseline: bool = False) -> ChildRequest:
+def child_request(
+    problem: Problem, source: str, cases, *, fwd_bwd: bool = False, cost: bool = False, baseline: bool = False
+) -> ChildRequest:
     static_mask = [a.static for a in problem.args]
     array_positions = [i for i, a in enumerate(problem.args) if not a.static]
     return ChildRequest(
-        source=source, entry=problem.entry, arg_names=[a.name for a in problem.args],
+        source=source,
+        entry=problem.entry,
+        arg_names=[a.name for a in problem.args],
         wrt=[array_positions.index(i) for i in problem.wrt_indices],
         cases=[CaseInput(c.name, c.seed, static_mask, case_inputs(problem, c), sample=c.sample) for c in cases],
-        fwd_bwd=fwd_bwd, cost=cost or problem.cost_rules.active, baseline=baseline and problem.cost_rules.saves_memory,
-        harness=problem.harness, output_kb=problem.limits.output_kb)
+        fwd_bwd=fwd_bwd,
+        cost=cost or problem.cost_rules.active,
+        baseline=baseline and problem.cost_rules.saves_memory,
+        harness=problem.harness,
+        output_kb=problem.limits.output_kb,
+    )
 
 
-def run(problem: Problem, source: str, cases, runner: Runner, *, salt: int,
-        expected_outputs: dict[str, list[Aval]] | None = None, fwd_bwd: bool = False, cost: bool = False,
-        baseline: bool = False) -> Outcome:
+def run(
+    problem: Problem,
+    source: str,
+    cases,
+    runner: Runner,
+    *,
+    salt: int,
+    expected_outputs: dict[str, list[Aval]] | None = None,
+    fwd_bwd: bool = False,
+    cost: bool = False,
+    baseline: bool = False,
+) -> Outcome:
     """Run ``source`` on ``cases``. ``expected_outputs`` (per case name, the reference's output
     types) shapes the cotangents; without it (the reference itself) the child's own are used.
     ``baseline``: the reference's run, which also measures the memory it holds without checkpoints."""
@@ -90,8 +110,10 @@ def run(problem: Problem, source: str, cases, runner: Runner, *, salt: int,
         fwd, bwd = response.programs
         verify_cases = [_verify_case(problem, by_case[c.name], request, outputs[c.name], salt) for c in traced]
         # the verifier's own output (XLA's, on hidden cases too) is not the learner's: not kept
-        checked = verifier.run(VerifyRequest(fwd, bwd, request.wrt, verify_cases, cost=request.cost,
-                                             estimates=cost).to_wire(), problem.limits)
+        checked = verifier.run(
+            VerifyRequest(fwd, bwd, request.wrt, verify_cases, cost=request.cost, estimates=cost).to_wire(),
+            problem.limits,
+        )
         _merge(outcome, checked, traced, outputs)
         return outcome
     finally:
@@ -103,8 +125,13 @@ def _verify_case(problem: Problem, case: Case, request: ChildRequest, outputs: l
     hidden = case_inputs(problem, case, salt)
     arrays = [a for a, arg in zip(public, problem.args) if not arg.static]
     hidden_arrays = [a for a, arg in zip(hidden, problem.args) if not arg.static]
-    return VerifyCase(case.name, arrays, verify.cotangent(outputs, case.seed), hidden_arrays,
-                      verify.cotangent(outputs, case.seed, salt))
+    return VerifyCase(
+        case.name,
+        arrays,
+        verify.cotangent(outputs, case.seed),
+        hidden_arrays,
+        verify.cotangent(outputs, case.seed, salt),
+    )
 
 
 def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs: dict) -> None:
@@ -146,8 +173,12 @@ def _cost(verified: Cost | None, said: Cost | None) -> Cost | None:
     reference's child only, never believed of a submission's: ``child_request``'s ``baseline``)."""
     if verified is None:
         return None
-    return replace(verified, revision=COST_REVISION, timeline=said.timeline if said is not None else None,
-                   plain_held_peak_bytes=said.plain_held_peak_bytes if said is not None else None)
+    return replace(
+        verified,
+        revision=COST_REVISION,
+        timeline=said.timeline if said is not None else None,
+        plain_held_peak_bytes=said.plain_held_peak_bytes if said is not None else None,
+    )
 
 
 def _types(avals) -> list:

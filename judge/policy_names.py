@@ -7,6 +7,7 @@ called with names (``save_only_these_names("a", "b")``) or with other policies
 ``judge.inspection.policies`` reduces live policy objects to the same form; ``to_wire`` and
 ``from_wire`` carry it between the child and the parent.
 """
+
 from __future__ import annotations
 
 import ast
@@ -93,10 +94,15 @@ def _from_node(node: ast.AST, text: str) -> Canonical:
         name = canonical_name(node.id)
         if name in PLAIN:
             return (name,)
-        raise PolicyNameError(f"unknown policy {node.id!r} in {text!r}; expected one of "
-                              f"{', '.join(PLAIN + WITH_NAMES + WITH_POLICIES + OFFLOADING)}")
-    func = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else \
-        getattr(getattr(node, "func", None), "id", None)
+        raise PolicyNameError(
+            f"unknown policy {node.id!r} in {text!r}; expected one of "
+            f"{', '.join(PLAIN + WITH_NAMES + WITH_POLICIES + OFFLOADING)}"
+        )
+    func = (
+        node.func.attr
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        else getattr(getattr(node, "func", None), "id", None)
+    )
     if func in OFFLOADING:
         return _offloading(func, node, text)
     if isinstance(node, ast.Call) and not node.keywords:
@@ -141,8 +147,10 @@ def render(policy: Canonical) -> str:
     if kind == OFFLOAD_DOTS:
         return f"{kind}({policy[1]!r}, {policy[2]!r})"
     if kind == OFFLOAD_NAMES:
-        return (f"{kind}(names_which_can_be_saved={list(policy[1])!r}, names_which_can_be_offloaded="
-                f"{list(policy[2])!r}, offload_src={policy[3]!r}, offload_dst={policy[4]!r})")
+        return (
+            f"{kind}(names_which_can_be_saved={list(policy[1])!r}, names_which_can_be_offloaded="
+            f"{list(policy[2])!r}, offload_src={policy[3]!r}, offload_dst={policy[4]!r})"
+        )
     if kind in WITH_NAMES:
         return f"{kind}({', '.join(repr(n) for n in policy[1])})"
     if kind == "save_from_both_policies":

@@ -6,6 +6,7 @@ reading the body, and decoding checks every array (known dtype, sane shape, exac
 so a hostile child can make a message wrong but cannot make the parent allocate or trust
 something it did not ask for. Nothing here unpickles.
 """
+
 from __future__ import annotations
 
 import base64
@@ -18,8 +19,20 @@ import numpy as np
 from .specs import numpy_dtype
 
 HEADER = struct.Struct(">Q")
-ALLOWED_DTYPES = {"float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
-                  "uint8", "uint32", "bool", "complex64"}
+ALLOWED_DTYPES = {
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint32",
+    "bool",
+    "complex64",
+}
 MAX_RANK = 8
 
 
@@ -52,8 +65,11 @@ def _decode_array(payload) -> np.ndarray:
     dtype, shape, data = payload
     if dtype not in ALLOWED_DTYPES:
         raise ProtocolError(f"array dtype {dtype!r} is not allowed")
-    if (not isinstance(shape, list) or len(shape) > MAX_RANK
-            or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 1 << 31 for d in shape)):
+    if (
+        not isinstance(shape, list)
+        or len(shape) > MAX_RANK
+        or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 1 << 31 for d in shape)
+    ):
         raise ProtocolError("malformed array shape")
     if not isinstance(data, str):
         raise ProtocolError("malformed array data")
@@ -110,12 +126,12 @@ def parse_buffer(data: bytes, cap: int):
     """Decode one message from bytes already read (the parent reads with a deadline)."""
     if len(data) < HEADER.size:
         raise ProtocolError("no message")
-    (size,) = HEADER.unpack(data[:HEADER.size])
+    (size,) = HEADER.unpack(data[: HEADER.size])
     if size > cap:
         raise MessageTooLarge(size, cap)
     if len(data) != HEADER.size + size:
         raise ProtocolError("message length does not match its header")
-    return decode_body(data[HEADER.size:])
+    return decode_body(data[HEADER.size :])
 
 
 def write_message(fd: int, obj) -> None:

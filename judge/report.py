@@ -4,6 +4,7 @@
 the first stored report); ``Report.from_dict`` reads a stored one back, old ones included (a key
 an older judge did not write reads as empty). The site reads stored reports only through it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,14 +22,25 @@ class CaseRow:
     skipped: bool = False  # not run or not checked because an earlier case failed
 
     def to_dict(self) -> dict:
-        found = {"name": self.name, "sample": self.sample, "verdict": self.verdict, "message": self.message,
-                 "max_error": self.max_error}
+        found = {
+            "name": self.name,
+            "sample": self.sample,
+            "verdict": self.verdict,
+            "message": self.message,
+            "max_error": self.max_error,
+        }
         return found | {"skipped": True} if self.skipped else found
 
     @classmethod
     def from_dict(cls, data: dict) -> CaseRow:
-        return cls(data.get("name", ""), bool(data.get("sample")), data.get("verdict", ""), data.get("message", ""),
-                   data.get("max_error"), bool(data.get("skipped")))
+        return cls(
+            data.get("name", ""),
+            bool(data.get("sample")),
+            data.get("verdict", ""),
+            data.get("message", ""),
+            data.get("max_error"),
+            bool(data.get("skipped")),
+        )
 
 
 @dataclass
@@ -63,40 +75,65 @@ class Report:
     advice: str = ""
 
     def to_dict(self) -> dict:
-        return {
-            "problem": self.problem, "verdict": self.verdict, "message": self.message,
-            "cases": [c.to_dict() for c in self.cases],
-            "residuals": [r.to_dict() for r in self.residuals],
-            "missing_residuals": [r.to_dict() for r in self.missing_residuals],
-            "reference_residuals": [r.to_dict() for r in self.reference_residuals],
-            "residual_bytes": self.residual_bytes, "reference_residual_bytes": self.reference_residual_bytes,
-            "structure": self.structure.to_dict() if self.structure is not None else {},
-            "programs": self.programs, "cost": self.cost.to_dict() if self.cost is not None else {},
-            "stdout": self.stdout, "time_s": self.time_s, "notes": self.notes, "submission": self.submission,
-        } | ({"host_residual_bytes": self.host_residual_bytes,
-              "reference_host_residual_bytes": self.reference_host_residual_bytes}
-             if self.host_residual_bytes or self.reference_host_residual_bytes else {}) \
-          | ({"reference_timeline": self.reference_timeline.to_dict()} if self.reference_timeline is not None else {}) \
-          | ({"cause": self.cause, "advice": self.advice} if self.cause else {})
+        return (
+            {
+                "problem": self.problem,
+                "verdict": self.verdict,
+                "message": self.message,
+                "cases": [c.to_dict() for c in self.cases],
+                "residuals": [r.to_dict() for r in self.residuals],
+                "missing_residuals": [r.to_dict() for r in self.missing_residuals],
+                "reference_residuals": [r.to_dict() for r in self.reference_residuals],
+                "residual_bytes": self.residual_bytes,
+                "reference_residual_bytes": self.reference_residual_bytes,
+                "structure": self.structure.to_dict() if self.structure is not None else {},
+                "programs": self.programs,
+                "cost": self.cost.to_dict() if self.cost is not None else {},
+                "stdout": self.stdout,
+                "time_s": self.time_s,
+                "notes": self.notes,
+                "submission": self.submission,
+            }
+            | (
+                {
+                    "host_residual_bytes": self.host_residual_bytes,
+                    "reference_host_residual_bytes": self.reference_host_residual_bytes,
+                }
+                if self.host_residual_bytes or self.reference_host_residual_bytes
+                else {}
+            )
+            | ({"reference_timeline": self.reference_timeline.to_dict()} if self.reference_timeline is not None else {})
+            | ({"cause": self.cause, "advice": self.advice} if self.cause else {})
+        )
 
     @classmethod
     def from_dict(cls, data: dict) -> Report:
         """A stored report (``to_dict``), however old; a missing key reads as empty."""
         return cls(
-            problem=data.get("problem", ""), verdict=data.get("verdict", ""), message=data.get("message", ""),
+            problem=data.get("problem", ""),
+            verdict=data.get("verdict", ""),
+            message=data.get("message", ""),
             cases=[CaseRow.from_dict(c) for c in data.get("cases") or []],
             residuals=[ResidualRow.from_dict(r) for r in data.get("residuals") or []],
             missing_residuals=[ResidualRow.from_dict(r) for r in data.get("missing_residuals") or []],
             reference_residuals=[Residual.from_dict(r) for r in data.get("reference_residuals") or []],
-            residual_bytes=data.get("residual_bytes", 0), reference_residual_bytes=data.get("reference_residual_bytes", 0),
+            residual_bytes=data.get("residual_bytes", 0),
+            reference_residual_bytes=data.get("reference_residual_bytes", 0),
             structure=Structure.from_dict(data["structure"]) if _table(data.get("structure")) else None,
-            programs=data.get("programs") or {}, cost=Cost.from_dict(data["cost"]) if _table(data.get("cost")) else None,
-            stdout=data.get("stdout", ""), time_s=data.get("time_s"), notes=list(data.get("notes") or []),
-            submission=data.get("submission", ""), host_residual_bytes=data.get("host_residual_bytes", 0),
+            programs=data.get("programs") or {},
+            cost=Cost.from_dict(data["cost"]) if _table(data.get("cost")) else None,
+            stdout=data.get("stdout", ""),
+            time_s=data.get("time_s"),
+            notes=list(data.get("notes") or []),
+            submission=data.get("submission", ""),
+            host_residual_bytes=data.get("host_residual_bytes", 0),
             reference_host_residual_bytes=data.get("reference_host_residual_bytes", 0),
-            reference_timeline=Timeline.from_dict(data["reference_timeline"]) if _table(data.get("reference_timeline"))
+            reference_timeline=Timeline.from_dict(data["reference_timeline"])
+            if _table(data.get("reference_timeline"))
             else None,
-            cause=data.get("cause", ""), advice=data.get("advice", ""))
+            cause=data.get("cause", ""),
+            advice=data.get("advice", ""),
+        )
 
 
 def _table(value) -> bool:

@@ -4,6 +4,7 @@ Every violation becomes one sentence a learner can act on, naming the residual (
 comes from, the line of their code) and what the required policy does with it. The structure
 rules are a table of small checks (``STRUCTURE_CHECKS``), each returning its problems.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -19,6 +20,7 @@ from .package import CostRules, ResidualRules, StructureRules
 class Saved:
     """What a program saves, with its structure, which names the checkpoint whose policy kept a
     residual (``Residual.kept_by``)."""
+
     residuals: list[Residual]
     structure: Structure
 
@@ -83,8 +85,10 @@ def check_keepers(mine: Saved, rules: StructureRules) -> list[str]:
     for r in mine.residuals:
         keeper = mine.keeper(r)
         if keeper is not None and policy_names.from_wire(keeper.policy) != rules.policy:
-            problems.append(f"{r.phrase()} is kept by the jax.checkpoint{_at(keeper.line)} with "
-                            f"{policy_as_written(keeper)}, not by one with policy={required}")
+            problems.append(
+                f"{r.phrase()} is kept by the jax.checkpoint{_at(keeper.line)} with "
+                f"{policy_as_written(keeper)}, not by one with policy={required}"
+            )
     return problems
 
 
@@ -96,8 +100,9 @@ def _who(structure: StructureRules) -> str:
     return "the required checkpointing"
 
 
-def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
-                    structure: StructureRules) -> tuple[list[str], list[ResidualRow], list[ResidualRow]]:
+def check_residuals(
+    mine: Saved, reference: Saved, rules: ResidualRules, structure: StructureRules
+) -> tuple[list[str], list[ResidualRow], list[ResidualRow]]:
     """Messages, the submission's rows (marked ``offending`` with a ``reason``), and missing rows."""
     rows = [ResidualRow(**vars(r)) for r in mine.residuals]
     decided = [r for r in rows if r.kind not in UNDECIDED]
@@ -114,8 +119,11 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
                 remaining[key] -= 1
             else:
                 row.offending = True
-                row.reason = (f"{who} does not keep this input; your code keeps it" if row.kind == "argument"
-                              else f"{who} recomputes this; your code saved it")
+                row.reason = (
+                    f"{who} does not keep this input; your code keeps it"
+                    if row.kind == "argument"
+                    else f"{who} recomputes this; your code saved it"
+                )
         for r in theirs:
             key = residual_key(r, reference)
             if remaining[key] > 0:
@@ -131,23 +139,30 @@ def check_residuals(mine: Saved, reference: Saved, rules: ResidualRules,
                 same_value[_same_value(row)] -= 1
                 row.offending, row.reason = False, ""
                 unmatched.remove(next(p for p in unmatched if _same_value(p[0]) == _same_value(row)))
-        pairs = [(ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True, reason=_recomputed(r, who)), key)
-                 for r, key in unmatched]
+        pairs = [
+            (ResidualRow(**vars(replace(r, line=None, kept_by=None)), offending=True, reason=_recomputed(r, who)), key)
+            for r, key in unmatched
+        ]
         _pair_by_memory(rows, pairs, mine, who)  # the same value in another memory: one difference
         missing = [row for row, _ in pairs]
         problems += row_problems(rows, missing)
     for row in decided:
         if rules.allowed_kinds is not None and row.kind not in rules.allowed_kinds:
             _flag(row, problems, f"only {', '.join(rules.allowed_kinds)} may be saved")
-        elif (rules.allowed_primitives is not None and row.kind == "primitive"
-              and row.what not in rules.allowed_primitives):
+        elif (
+            rules.allowed_primitives is not None
+            and row.kind == "primitive"
+            and row.what not in rules.allowed_primitives
+        ):
             _flag(row, problems, f"only outputs of {', '.join(rules.allowed_primitives)} may be saved")
     total = sum(r.bytes for r in decided if not r.offloaded)  # device memory: what a budget is about
     if rules.at_most_reference:
         ref_total = sum(r.bytes for r in theirs if not r.offloaded)
         if len(decided) > len(theirs) or total > ref_total:
-            problems.append(f"your code saves {len(decided)} residuals ({total} bytes); {who} saves "
-                            f"{len(theirs)} ({ref_total} bytes) on this case, and yours may not save more")
+            problems.append(
+                f"your code saves {len(decided)} residuals ({total} bytes); {who} saves "
+                f"{len(theirs)} ({ref_total} bytes) on this case, and yours may not save more"
+            )
     if rules.max_bytes is not None and total > rules.max_bytes:
         problems.append(f"your code saves {total} bytes of residuals; at most {rules.max_bytes} are allowed")
     if rules.max_count is not None and len(decided) > rules.max_count:
@@ -170,13 +185,31 @@ def _recomputed(r: Residual, who: str) -> str:
 
 def row_problems(rows: list[ResidualRow], missing: list[ResidualRow]) -> list[str]:
     """One problem per marked row: the submission's own, then those it misses."""
-    return [f"{row.phrase()}: {row.reason}"
-            for row in sorted((r for r in rows if r.offending), key=_prominence) + sorted(missing, key=_prominence)]
+    return [
+        f"{row.phrase()}: {row.reason}"
+        for row in sorted((r for r in rows if r.offending), key=_prominence) + sorted(missing, key=_prominence)
+    ]
 
 
 # Operations JAX's own differentiation rules add; a learner recognises the values they wrote.
-_PLUMBING = {"broadcast_in_dim", "convert_element_type", "reshape", "squeeze", "transpose", "select_n",
-             "gt", "lt", "ge", "le", "eq", "ne", "sub", "mul", "add", "neg"}
+_PLUMBING = {
+    "broadcast_in_dim",
+    "convert_element_type",
+    "reshape",
+    "squeeze",
+    "transpose",
+    "select_n",
+    "gt",
+    "lt",
+    "ge",
+    "le",
+    "eq",
+    "ne",
+    "sub",
+    "mul",
+    "add",
+    "neg",
+}
 
 
 def _prominence(row: ResidualRow) -> tuple:
@@ -196,6 +229,7 @@ def _at(line) -> str:
 
 # ---------------------------------------------------------------------------- structure
 
+
 def _on_path(found: Structure) -> list[int]:
     """The checkpoints that do something: on the differentiated path (None, an older reading: yes)."""
     return [i for i, c in enumerate(found.checkpoints) if c.on_path is not False]
@@ -210,15 +244,19 @@ def _no_hand_written_derivative(found: Structure, rules: StructureRules) -> list
         return []
     first = found.backward_rules[0]
     use = f"jax.checkpoint with policy={policy_names.render(rules.policy)}" if rules.policy else "jax.checkpoint"
-    return [f"a hand-written {first.kind}{_at(first.line)} defines its own derivative, so the judge cannot see "
-            f"how your gradient is computed: use {use}"]
+    return [
+        f"a hand-written {first.kind}{_at(first.line)} defines its own derivative, so the judge cannot see "
+        f"how your gradient is computed: use {use}"
+    ]
 
 
 def _has_checkpoint(found: Structure, rules: StructureRules) -> list[str]:
     if rules.policy is None or found.checkpoints:
         return []
-    return [f"no jax.checkpoint was found in your program; the problem requires "
-            f"jax.checkpoint with policy={policy_names.render(rules.policy)}"]
+    return [
+        f"no jax.checkpoint was found in your program; the problem requires "
+        f"jax.checkpoint with policy={policy_names.render(rules.policy)}"
+    ]
 
 
 def _uses_policy(found: Structure, rules: StructureRules) -> list[str]:
@@ -227,9 +265,11 @@ def _uses_policy(found: Structure, rules: StructureRules) -> list[str]:
     required = policy_names.render(rules.policy)
     idle = [c for c in found.checkpoints if c.on_path is False and policy_names.from_wire(c.policy) == rules.policy]
     if idle:
-        return [f"your jax.checkpoint with policy={required}{_at(idle[0].line)} is not on the path from your "
-                f"inputs to the output (its inputs are behind stop_gradient, or its result is not used), so it "
-                f"changes nothing in your gradient; the computation must run inside it"]
+        return [
+            f"your jax.checkpoint with policy={required}{_at(idle[0].line)} is not on the path from your "
+            f"inputs to the output (its inputs are behind stop_gradient, or its result is not used), so it "
+            f"changes nothing in your gradient; the computation must run inside it"
+        ]
     used = "; ".join(f"{policy_as_written(c)}{_at(c.line)}" for c in found.checkpoints)
     return [f"your jax.checkpoint uses {used}, but the problem requires policy={required}"]
 
@@ -240,8 +280,11 @@ def policy_as_written(c: Checkpoint, source_names: set[str] | None = None) -> st
     ``source_names``: the identifiers of the learner's source; nothing_saveable where they never
     wrote it is jax.checkpoint's default (neither remat implementation keeps that difference)."""
     policy = policy_names.from_wire(c.policy)
-    if policy == policy_names.plain("nothing_saveable") and source_names is not None \
-            and "nothing_saveable" not in source_names:
+    if (
+        policy == policy_names.plain("nothing_saveable")
+        and source_names is not None
+        and "nothing_saveable" not in source_names
+    ):
         return "no policy, which means nothing_saveable"
     if policy[0] != "custom":
         return c.policy_text
@@ -271,19 +314,27 @@ def _encloses(found: Structure, rules: StructureRules) -> list[str]:
     for primitive, count in sorted(Counter(rules.encloses).items()):
         words = _operation_words(primitive)
         if inside[primitive] < count:
-            problems.append(f"the checkpoint with policy {required} must enclose {count} {words}; yours encloses "
-                            f"{inside[primitive]}, so part of the computation runs outside it"
-                            + (f" (line {first_outside[primitive]})" if first_outside.get(primitive) else ""))
+            problems.append(
+                f"the checkpoint with policy {required} must enclose {count} {words}; yours encloses "
+                f"{inside[primitive]}, so part of the computation runs outside it"
+                + (f" (line {first_outside[primitive]})" if first_outside.get(primitive) else "")
+            )
         elif outside[primitive]:
-            problems.append(f"{outside[primitive]} {words} on the path to your output run outside "
-                            f"the checkpoint with policy {required}{_at(first_outside[primitive])}: the whole "
-                            f"computation must run inside it")
+            problems.append(
+                f"{outside[primitive]} {words} on the path to your output run outside "
+                f"the checkpoint with policy {required}{_at(first_outside[primitive])}: the whole "
+                f"computation must run inside it"
+            )
     return problems
 
 
 # How a problem's required operations read in a sentence: as a learner writes them.
-_OPERATION_WORDS = {"dot_general": "matrix product(s) (`@`, `jnp.dot`, `einsum`)",
-                    "iota": "`jnp.arange` table(s)", "logistic": "sigmoid(s)", "integer_pow": "power(s) (`**`)"}
+_OPERATION_WORDS = {
+    "dot_general": "matrix product(s) (`@`, `jnp.dot`, `einsum`)",
+    "iota": "`jnp.arange` table(s)",
+    "logistic": "sigmoid(s)",
+    "integer_pow": "power(s) (`**`)",
+}
 
 
 def _operation_words(primitive: str) -> str:
@@ -303,16 +354,17 @@ def _min_checkpoints(found: Structure, rules: StructureRules) -> list[str]:
     if rules.min_checkpoints is None or working >= rules.min_checkpoints:
         return []
     idle = len(found.checkpoints) - working
-    return [f"your program has {working} jax.checkpoint(s) on the path to its output"
-            + (f" ({idle} more change nothing in the gradient)" if idle else "")
-            + f"; at least {rules.min_checkpoints} are required"]
+    return [
+        f"your program has {working} jax.checkpoint(s) on the path to its output"
+        + (f" ({idle} more change nothing in the gradient)" if idle else "")
+        + f"; at least {rules.min_checkpoints} are required"
+    ]
 
 
 def _max_checkpoints(found: Structure, rules: StructureRules) -> list[str]:
     if rules.max_checkpoints is None or len(found.checkpoints) <= rules.max_checkpoints:
         return []
-    return [f"your program has {len(found.checkpoints)} jax.checkpoint(s); at most "
-            f"{rules.max_checkpoints} are allowed"]
+    return [f"your program has {len(found.checkpoints)} jax.checkpoint(s); at most {rules.max_checkpoints} are allowed"]
 
 
 def _min_depth(found: Structure, rules: StructureRules) -> list[str]:
@@ -321,9 +373,11 @@ def _min_depth(found: Structure, rules: StructureRules) -> list[str]:
     deepest = max((found.checkpoints[i].depth for i in _on_path(found)), default=-1)
     if deepest >= rules.min_depth:
         return []
-    return [f"your checkpoints are nested {deepest + 1} level(s) deep; this problem needs "
-            f"jax.checkpoint nested at least {rules.min_depth + 1} levels deep "
-            f"(a checkpoint inside a checkpoint)"]
+    return [
+        f"your checkpoints are nested {deepest + 1} level(s) deep; this problem needs "
+        f"jax.checkpoint nested at least {rules.min_depth + 1} levels deep "
+        f"(a checkpoint inside a checkpoint)"
+    ]
 
 
 @dataclass(frozen=True, eq=False)  # a check is itself: the explanations name it by the object, not by a string
@@ -341,8 +395,15 @@ MAX_CHECKPOINTS = StructureCheck(_max_checkpoints)
 MIN_DEPTH = StructureCheck(_min_depth)
 # In the order their problems are told. prevent_cse is read from the source (judge.source_reading):
 # JAX 0.10.2's remat3 drops it from the program.
-STRUCTURE_CHECKS = (NO_HAND_WRITTEN_DERIVATIVE, HAS_CHECKPOINT, USES_POLICY, ENCLOSES, MIN_CHECKPOINTS,
-                    MAX_CHECKPOINTS, MIN_DEPTH)
+STRUCTURE_CHECKS = (
+    NO_HAND_WRITTEN_DERIVATIVE,
+    HAS_CHECKPOINT,
+    USES_POLICY,
+    ENCLOSES,
+    MIN_CHECKPOINTS,
+    MAX_CHECKPOINTS,
+    MIN_DEPTH,
+)
 
 
 def check_structure(found: Structure, rules: StructureRules) -> list[str]:
@@ -362,22 +423,29 @@ def structure_problems(found: Structure, rules: StructureRules) -> list[tuple[St
 
 # ---------------------------------------------------------------------------- cost
 
+
 def check_cost(cost: Cost, reference: Cost | None, found: Structure, rules: CostRules) -> list[str]:
     """The cost rules on one case; ``reference``: the reference's cost on the same case."""
     problems = []
     # the peak first: a budget problem is about memory, and a step over both budgets is told that first
     if rules.max_peak_bytes is not None and cost.peak_bytes > rules.max_peak_bytes:
-        problems.append(f"your gradient step peaks at {cost.peak_bytes} bytes alive at once; at most "
-                        f"{rules.max_peak_bytes} are allowed")
+        problems.append(
+            f"your gradient step peaks at {cost.peak_bytes} bytes alive at once; at most "
+            f"{rules.max_peak_bytes} are allowed"
+        )
     if rules.max_flops is not None and cost.flops > rules.max_flops:
-        problems.append(f"your gradient step needs {cost.flops:.0f} FLOPs; at most "
-                        f"{rules.max_flops:.0f} are allowed (too much recomputation)")
+        problems.append(
+            f"your gradient step needs {cost.flops:.0f} FLOPs; at most "
+            f"{rules.max_flops:.0f} are allowed (too much recomputation)"
+        )
     if rules.saves_memory:
         problems += _saves_memory(cost, reference, found)
     if rules.held_at_most_reference and reference is not None and cost.held_peak_bytes > reference.held_peak_bytes:
-        problems.append(f"your backward pass holds up to {cost.held_peak_bytes} bytes of saved and recomputed values "
-                        f"at once; the reference holds at most {reference.held_peak_bytes} on this case, and yours "
-                        f"may not hold more")
+        problems.append(
+            f"your backward pass holds up to {cost.held_peak_bytes} bytes of saved and recomputed values "
+            f"at once; the reference holds at most {reference.held_peak_bytes} on this case, and yours "
+            f"may not hold more"
+        )
     return problems
 
 
@@ -391,7 +459,9 @@ def _saves_memory(cost: Cost, reference: Cost | None, found: Structure) -> list[
     if cost.held_peak_bytes < plain:
         return []
     where = ", ".join(f"line {c.line}" for c in found.checkpoints if c.on_path is not False and c.line)
-    return [f"your jax.checkpoint{f' ({where})' if where else ''} saves no memory: the backward pass recomputes it "
-            f"while it still holds everything else it kept ({cost.held_peak_bytes} bytes of saved and recomputed "
-            f"values at once; {plain} without any checkpoint); checkpoint an earlier stage "
-            f"instead"]
+    return [
+        f"your jax.checkpoint{f' ({where})' if where else ''} saves no memory: the backward pass recomputes it "
+        f"while it still holds everything else it kept ({cost.held_peak_bytes} bytes of saved and recomputed "
+        f"values at once; {plain} without any checkpoint); checkpoint an earlier stage "
+        f"instead"
+    ]

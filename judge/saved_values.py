@@ -15,6 +15,7 @@ not policy). A residual whose fingerprint is the same on the case's inputs and o
 does not depend on the inputs: a constant, part of the program rather than saved by any policy;
 the problem says whether constants count (``[checks.residuals] constants``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ ATOL = 1e-5
 class SavedValue:
     """One residual as the verifier saw it: its type, where it is kept, and its fingerprints on
     the case's inputs and on the hidden inputs."""
+
     dtype: str
     size: int  # elements
     bytes: int
@@ -43,8 +45,14 @@ class SavedValue:
         return bool(np.array_equal(self.public, self.hidden))
 
     def to_wire(self) -> dict:
-        return {"dtype": self.dtype, "size": self.size, "bytes": self.bytes, "memory": self.memory,
-                "public": self.public, "hidden": self.hidden}
+        return {
+            "dtype": self.dtype,
+            "size": self.size,
+            "bytes": self.bytes,
+            "memory": self.memory,
+            "public": self.public,
+            "hidden": self.hidden,
+        }
 
 
 def fingerprint(array) -> np.ndarray:
@@ -94,6 +102,7 @@ def same_elsewhere(mine: SavedValue, theirs: SavedValue) -> bool:
 @dataclass
 class Pairing:
     """The submission's residuals paired with the reference's by value (indices into each list)."""
+
     pairs: list[tuple[int, int]]
     extra: list[int]  # the submission's, with no partner: saved where the reference does not
     missing: list[int]  # the reference's, with no partner
@@ -120,8 +129,11 @@ def pair(mine: list[SavedValue], theirs: list[SavedValue], *, constants: bool = 
     pairs = []
     for strict in (True, False):
         for j in sorted(right, key=lambda j: -theirs[j].bytes):
-            test = (lambda a, b: _close(a.hidden, b.hidden) and (a.dtype, a.size, a.memory) == (b.dtype, b.size, b.memory)) \
-                if strict else same
+            test = (
+                (lambda a, b: _close(a.hidden, b.hidden) and (a.dtype, a.size, a.memory) == (b.dtype, b.size, b.memory))
+                if strict
+                else same
+            )
             i = next((i for i in left if test(mine[i], theirs[j])), None)
             if i is not None:
                 pairs.append((i, j))
@@ -139,10 +151,22 @@ def pair(mine: list[SavedValue], theirs: list[SavedValue], *, constants: bool = 
 
 def from_wire(data) -> SavedValue:
     """A stored or received fingerprint; raises ``ValueError`` on anything else."""
-    if not (isinstance(data, dict) and isinstance(data.get("dtype"), str) and isinstance(data.get("memory"), str)
-            and all(isinstance(data.get(k), int) and not isinstance(data.get(k), bool) and data[k] >= 0
-                    for k in ("size", "bytes"))
-            and all(isinstance(data.get(k), np.ndarray) and data[k].shape == (RANKS + 2,) for k in ("public", "hidden"))):
+    if not (
+        isinstance(data, dict)
+        and isinstance(data.get("dtype"), str)
+        and isinstance(data.get("memory"), str)
+        and all(
+            isinstance(data.get(k), int) and not isinstance(data.get(k), bool) and data[k] >= 0
+            for k in ("size", "bytes")
+        )
+        and all(isinstance(data.get(k), np.ndarray) and data[k].shape == (RANKS + 2,) for k in ("public", "hidden"))
+    ):
         raise ValueError("malformed saved value")
-    return SavedValue(data["dtype"], data["size"], data["bytes"], data["memory"],
-                      data["public"].astype(np.float64), data["hidden"].astype(np.float64))
+    return SavedValue(
+        data["dtype"],
+        data["size"],
+        data["bytes"],
+        data["memory"],
+        data["public"].astype(np.float64),
+        data["hidden"].astype(np.float64),
+    )

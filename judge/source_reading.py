@@ -10,6 +10,7 @@ Where the source cannot say (a policy passed in as a parameter, a name bound twi
 handed around as a value), the reader says "unknown" and the effect decides: the values the
 verified program saves (``judge.saved_values``). It never guesses in the learner's disfavour.
 """
+
 from __future__ import annotations
 
 import ast
@@ -18,14 +19,19 @@ from dataclasses import dataclass, field
 from . import explain, policy_names
 
 CHECKPOINT_APIS = {
-    "jax.checkpoint": "jax.checkpoint", "jax.remat": "jax.remat",
-    "jax.ad_checkpoint.checkpoint": "jax.checkpoint", "jax.ad_checkpoint.remat": "jax.remat",
+    "jax.checkpoint": "jax.checkpoint",
+    "jax.remat": "jax.remat",
+    "jax.ad_checkpoint.checkpoint": "jax.checkpoint",
+    "jax.ad_checkpoint.remat": "jax.remat",
     "equinox.filter_checkpoint": "eqx.filter_checkpoint",
 }
 POLICY_MODULES = ("jax.checkpoint_policies.", "jax.ad_checkpoint.checkpoint_policies.")
 # Rules of the learner's own that replace reverse mode: what is saved is then their choice.
-BACKWARD_RULES = {"jax.custom_vjp": "custom_vjp", "jax.custom_gradient": "custom_gradient",
-                  "equinox.filter_custom_vjp": "eqx.filter_custom_vjp"}
+BACKWARD_RULES = {
+    "jax.custom_vjp": "custom_vjp",
+    "jax.custom_gradient": "custom_gradient",
+    "equinox.filter_custom_vjp": "eqx.filter_custom_vjp",
+}
 # A custom JVP defines the forward derivative; reverse mode and the policy still decide what is saved.
 FORWARD_RULES = {"jax.custom_jvp": "custom_jvp", "equinox.filter_custom_jvp": "eqx.filter_custom_jvp"}
 DEFINERS = ("defvjp", "defjvp", "defjvps", "defvjp_fwd_bwd")
@@ -37,6 +43,7 @@ LOOPS = {"jax.lax.scan": (0,), "jax.lax.fori_loop": (2,), "jax.lax.while_loop": 
 @dataclass(frozen=True)
 class Site:
     """A checkpoint the source asks for, at a line, with its policy as far as the source says."""
+
     line: int
     api: str  # as the learner would call it: "jax.checkpoint", "jax.remat", "eqx.filter_checkpoint"
     policy: tuple | None  # canonical (see policy_names); None: the source cannot say
@@ -49,6 +56,7 @@ class Site:
 @dataclass(frozen=True)
 class Rule:
     """A derivative rule the source writes."""
+
     kind: str  # custom_vjp, custom_gradient, custom_jvp, ... or "redefined" (a library function's rule)
     line: int
     backward: bool  # it replaces reverse mode (custom_vjp and kin), or redefines JAX's own rule
@@ -66,6 +74,7 @@ class SourceFacts:
 
 
 # ---------------------------------------------------------------------------- names
+
 
 class _Scopes:
     """What each name is bound to, per function (and the module): an import's dotted path, the
@@ -108,10 +117,26 @@ class _Scopes:
                     value = child.value if isinstance(target, ast.Name) else self.UNCERTAIN
                     for name in _stored(target):
                         self._bind(scope, name, value)
-            elif isinstance(child, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
-                                    ast.With, ast.AsyncWith, ast.comprehension, ast.ExceptHandler,
-                                    ast.Global, ast.Nonlocal, ast.Delete)):
-                value = child.value if isinstance(child, (ast.AnnAssign, ast.NamedExpr)) and child.value else self.UNCERTAIN
+            elif isinstance(
+                child,
+                (
+                    ast.AnnAssign,
+                    ast.AugAssign,
+                    ast.NamedExpr,
+                    ast.For,
+                    ast.AsyncFor,
+                    ast.With,
+                    ast.AsyncWith,
+                    ast.comprehension,
+                    ast.ExceptHandler,
+                    ast.Global,
+                    ast.Nonlocal,
+                    ast.Delete,
+                ),
+            ):
+                value = (
+                    child.value if isinstance(child, (ast.AnnAssign, ast.NamedExpr)) and child.value else self.UNCERTAIN
+                )
                 for name in _stored(child):
                     self._bind(scope, name, value)
                 if isinstance(child, (ast.Global, ast.Nonlocal)):
@@ -130,7 +155,9 @@ class _Scopes:
 
     def scope_of(self, node: ast.AST) -> ast.AST | None:
         node = self.parent.get(node)
-        while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+        while node is not None and not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)
+        ):
             node = self.parent.get(node)
         return node
 
@@ -183,6 +210,7 @@ class _Reader:
 
 
 # ---------------------------------------------------------------------------- reading
+
 
 def read(source: str) -> SourceFacts:
     """The checkpoint sites and derivative rules of ``source`` (a source that does not parse has none)."""
@@ -238,7 +266,9 @@ def _looped(reader: _Reader, tree: ast.Module) -> set[int]:
 def _is_binding(reader: _Reader, node: ast.AST) -> bool:
     """``ck = jax.checkpoint`` only binds a name: its uses are read where they are called."""
     parent = reader.scopes.parent.get(node)
-    return isinstance(parent, ast.Assign) and parent.value is node and all(isinstance(t, ast.Name) for t in parent.targets)
+    return (
+        isinstance(parent, ast.Assign) and parent.value is node and all(isinstance(t, ast.Name) for t in parent.targets)
+    )
 
 
 def _decorator(reader: _Reader, node: ast.AST, facts: SourceFacts, understood: set[int]) -> None:
@@ -262,8 +292,9 @@ def _call(reader: _Reader, node: ast.Call, facts: SourceFacts, understood: set[i
         understood.add(id(node.func))
     if api in CHECKPOINT_APIS:
         if any(k.arg is None for k in keywords) or any(isinstance(a, ast.Starred) for a in node.args):
-            facts.sites.append(Site(node.lineno, CHECKPOINT_APIS[api], None, "", prevent_cse=None,
-                                    in_loop=reader.in_loop(node)))
+            facts.sites.append(
+                Site(node.lineno, CHECKPOINT_APIS[api], None, "", prevent_cse=None, in_loop=reader.in_loop(node))
+            )
             return
         given = {k.arg: k.value for k in keywords}
         if api != "equinox.filter_checkpoint" and path != "functools.partial":
@@ -287,8 +318,9 @@ def _rule(path: str | None, node: ast.AST, facts: SourceFacts) -> None:
 
 def _site(reader: _Reader, line: int, api: str, given: dict, in_loop: bool) -> Site:
     cse = given.get("prevent_cse")
-    prevent_cse = True if cse is None else (cse.value if isinstance(cse, ast.Constant) and isinstance(cse.value, bool)
-                                             else None)
+    prevent_cse = (
+        True if cse is None else (cse.value if isinstance(cse, ast.Constant) and isinstance(cse.value, bool) else None)
+    )
     expr = given.get("policy")
     if expr is None or (isinstance(expr, ast.Constant) and expr.value is None):
         return Site(line, api, DEFAULT_POLICY, "", prevent_cse=prevent_cse, in_loop=in_loop)
@@ -323,8 +355,11 @@ def _policy(reader: _Reader, expr: ast.AST, depth: int = 0) -> tuple[tuple | Non
         if name is None:  # an object the learner's code builds: their own policy, not JAX's
             return ("custom", ast.unparse(expr.func)), True
         try:
-            call = ast.Call(func=ast.Name(id=name), args=[_constant(reader, a, depth) for a in expr.args],
-                            keywords=[ast.keyword(k.arg, _constant(reader, k.value, depth)) for k in expr.keywords])
+            call = ast.Call(
+                func=ast.Name(id=name),
+                args=[_constant(reader, a, depth) for a in expr.args],
+                keywords=[ast.keyword(k.arg, _constant(reader, k.value, depth)) for k in expr.keywords],
+            )
             if any(isinstance(a, ast.Starred) for a in call.args):
                 call.args = _spread(reader, call.args, depth)
             for i, a in enumerate(call.args):
@@ -346,7 +381,7 @@ class _Unknown(Exception):
 def _policy_name(path: str) -> str | None:
     for prefix in POLICY_MODULES:
         if path.startswith(prefix):
-            return path[len(prefix):]
+            return path[len(prefix) :]
     return None
 
 
@@ -358,9 +393,11 @@ def _constant(reader: _Reader, node: ast.AST, depth: int) -> ast.AST:
     if value is _Scopes.UNCERTAIN or value is None or isinstance(value, tuple) and not isinstance(value, ast.AST):
         raise _Unknown
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
-        return type(value)(elts=[_constant(reader, e, depth) for e in value.elts], ctx=ast.Load()) \
-            if not isinstance(value, ast.Set) else ast.List(elts=[_constant(reader, e, depth) for e in value.elts],
-                                                            ctx=ast.Load())
+        return (
+            type(value)(elts=[_constant(reader, e, depth) for e in value.elts], ctx=ast.Load())
+            if not isinstance(value, ast.Set)
+            else ast.List(elts=[_constant(reader, e, depth) for e in value.elts], ctx=ast.Load())
+        )
     return value
 
 
@@ -378,9 +415,11 @@ def _spread(reader: _Reader, args: list, depth: int) -> list:
 
 # ---------------------------------------------------------------------------- what the rules make of it
 
+
 @dataclass(frozen=True)
 class SourceProblem:
     """A structure problem the source shows: its cause (``kind``) and its sentence."""
+
     kind: str  # backward_rule, no_checkpoint, policy, prevent_cse
     sentence: str
     line: int | None = None
@@ -394,23 +433,43 @@ def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
     if not rules.allow_custom_vjp:
         for rule in facts.backward_rules:
             if rule.kind == "redefined":
-                found.append(SourceProblem("backward_rule", f"line {rule.line} redefines the derivative of one of "
-                                           f"JAX's own functions, so your gradient is not JAX's", rule.line))
+                found.append(
+                    SourceProblem(
+                        "backward_rule",
+                        f"line {rule.line} redefines the derivative of one of "
+                        f"JAX's own functions, so your gradient is not JAX's",
+                        rule.line,
+                    )
+                )
             else:
-                found.append(SourceProblem("backward_rule", f"your hand-written {rule.kind} (line {rule.line}) "
-                                           f"defines its own backward pass, so what it keeps is your choice, not "
-                                           f"the policy's", rule.line))
+                found.append(
+                    SourceProblem(
+                        "backward_rule",
+                        f"your hand-written {rule.kind} (line {rule.line}) "
+                        f"defines its own backward pass, so what it keeps is your choice, not "
+                        f"the policy's",
+                        rule.line,
+                    )
+                )
     required = rules.policy
     if (required is not None or rules.min_checkpoints) and not facts.sites and not facts.dynamic:
         # the trace's cause gives the same advice (``explain``): the policy only where one is required
-        found.append(SourceProblem("no_checkpoint", "your program has no jax.checkpoint",
-                                   advice=explain.no_checkpoint_advice(rules)))
+        found.append(
+            SourceProblem(
+                "no_checkpoint", "your program has no jax.checkpoint", advice=explain.no_checkpoint_advice(rules)
+            )
+        )
     if required is not None:
         for site in facts.sites:
             if site.policy is not None and site.policy != required:
-                found.append(SourceProblem(
-                    "policy", f"your {site.api} (line {site.line}) uses {_as_written(site)}, where this problem "
-                    f"requires policy={policy_names.render(required)}", site.line))
+                found.append(
+                    SourceProblem(
+                        "policy",
+                        f"your {site.api} (line {site.line}) uses {_as_written(site)}, where this problem "
+                        f"requires policy={policy_names.render(required)}",
+                        site.line,
+                    )
+                )
     for site in facts.sites:
         wanted, where = rules.prevent_cse, ""
         if site.in_loop and rules.prevent_cse_in_loops is not None:
@@ -418,11 +477,20 @@ def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
         elif not site.in_loop and rules.prevent_cse_outside_loops is not None:
             wanted, where = rules.prevent_cse_outside_loops, " outside any scan"
         if wanted is not None and site.prevent_cse is not None and site.prevent_cse != wanted:
-            why = (" (a scan already keeps XLA from merging the recomputation with the forward pass)" if wanted is False
-                   else " (without it, XLA may merge the recomputation away under jit)")
-            found.append(SourceProblem("prevent_cse", f"your {site.api} (line {site.line}){where} has prevent_cse="
-                                       f"{site.prevent_cse}; this problem needs prevent_cse={wanted}{why}", site.line,
-                                       f"Try: {site.api}(..., prevent_cse={wanted}) at line {site.line}."))
+            why = (
+                " (a scan already keeps XLA from merging the recomputation with the forward pass)"
+                if wanted is False
+                else " (without it, XLA may merge the recomputation away under jit)"
+            )
+            found.append(
+                SourceProblem(
+                    "prevent_cse",
+                    f"your {site.api} (line {site.line}){where} has prevent_cse="
+                    f"{site.prevent_cse}; this problem needs prevent_cse={wanted}{why}",
+                    site.line,
+                    f"Try: {site.api}(..., prevent_cse={wanted}) at line {site.line}.",
+                )
+            )
     return found
 
 

@@ -3,6 +3,7 @@
 Inputs are always generated here, in the trusted process, from the case's seed: the child that
 runs submitted code receives arrays, never the recipe or anything else about the problem.
 """
+
 from __future__ import annotations
 
 import re
@@ -74,8 +75,9 @@ def short_type(dtype: str, shape) -> str:
     return f"{SHORT_NAMES.get(dtype, dtype)}[{','.join(str(int(d)) for d in shape)}]"
 
 
-def generate(spec: ArraySpec, shape: tuple[int, ...], distribution: str, scale: float,
-             rng: np.random.Generator) -> np.ndarray:
+def generate(
+    spec: ArraySpec, shape: tuple[int, ...], distribution: str, scale: float, rng: np.random.Generator
+) -> np.ndarray:
     if distribution == "normal":
         data = rng.standard_normal(shape) * scale
     elif distribution == "uniform":

@@ -1,4 +1,5 @@
 """Plain-text rendering of reports and residual tables, for the command line."""
+
 from __future__ import annotations
 
 from .evidence import Residual, Structure
@@ -37,9 +38,11 @@ def checkpoint_lines(structure: Structure | None, depth: bool = True) -> list[st
     lines = []
     for checkpoint in structure.checkpoints if structure is not None else []:
         line = f" at line {checkpoint.line}" if checkpoint.line else ""
-        lines.append(f"checkpoint{line}: policy {checkpoint.policy_text}"
-                     + (f", depth {checkpoint.depth}" if depth else "")
-                     + (" (off the differentiated path: it changes no gradient)" if checkpoint.on_path is False else ""))
+        lines.append(
+            f"checkpoint{line}: policy {checkpoint.policy_text}"
+            + (f", depth {checkpoint.depth}" if depth else "")
+            + (" (off the differentiated path: it changes no gradient)" if checkpoint.on_path is False else "")
+        )
     return lines
 
 
@@ -48,18 +51,32 @@ def render_report(report: Report) -> str:
     for note in report.notes:
         out.append(f"  note: {note}")
     if report.cases:
-        rows = [[c.name, "yes" if c.sample else "", c.verdict,
-                 "" if c.max_error is None else f"{c.max_error:.2e}", c.message[:100]]
-                for c in report.cases]
+        rows = [
+            [
+                c.name,
+                "yes" if c.sample else "",
+                c.verdict,
+                "" if c.max_error is None else f"{c.max_error:.2e}",
+                c.message[:100],
+            ]
+            for c in report.cases
+        ]
         out += ["", table(["case", "sample", "verdict", "max error", "message"], rows)]
     if report.residuals or report.missing_residuals:
         shown = report.residuals + report.missing_residuals
         memory = any(r.offloaded for r in shown + report.reference_residuals)
-        host = (f"; offloaded to the host: yours {report.host_residual_bytes} bytes, reference "
-                f"{report.reference_host_residual_bytes} bytes" if memory else "")
-        out += ["", f"Saved residuals (yours: {report.residual_bytes} bytes{' on the device' if memory else ''}; "
-                    f"reference: {report.reference_residual_bytes} bytes{host}):",
-                residual_table(shown, memory=memory)]
+        host = (
+            f"; offloaded to the host: yours {report.host_residual_bytes} bytes, reference "
+            f"{report.reference_host_residual_bytes} bytes"
+            if memory
+            else ""
+        )
+        out += [
+            "",
+            f"Saved residuals (yours: {report.residual_bytes} bytes{' on the device' if memory else ''}; "
+            f"reference: {report.reference_residual_bytes} bytes{host}):",
+            residual_table(shown, memory=memory),
+        ]
         if report.missing_residuals:
             out.append("(rows without a line are saved by the required policy but missing from yours)")
     out += checkpoint_lines(report.structure)

@@ -10,6 +10,7 @@ Every problem folder of the bank has exactly one place in it, and every slug it 
 problem folder: ``load_track`` refuses anything else with a ``TrackError`` naming the slug, so the
 site's problem list and its "next problem" link never meet a problem the track forgot.
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -92,8 +93,10 @@ def load_track(root: Path | str) -> Track:
             if not SLUG.match(slug):
                 raise TrackError(f"{where} ({title!r}): {slug!r} is not a slug")
             if slug in seen:
-                raise TrackError(f"{where} ({title!r}): {slug!r} is already in the section {seen[slug]!r}; "
-                                 f"a problem has exactly one place on the track")
+                raise TrackError(
+                    f"{where} ({title!r}): {slug!r} is already in the section {seen[slug]!r}; "
+                    f"a problem has exactly one place on the track"
+                )
             seen[slug] = title
         sections.append(Section(title, tuple(problems)))
     folders = problem_slugs(root)
@@ -102,6 +105,8 @@ def load_track(root: Path | str) -> Track:
         raise TrackError(f"{path}: {unknown[0]!r} (section {seen[unknown[0]]!r}) is not a problem folder of {root}")
     missing = sorted(folders - set(seen))
     if missing:
-        raise TrackError(f"{path}: the problem {missing[0]!r} has no place on the track; add it to a section"
-                         + (f" (also missing: {', '.join(missing[1:])})" if len(missing) > 1 else ""))
+        raise TrackError(
+            f"{path}: the problem {missing[0]!r} has no place on the track; add it to a section"
+            + (f" (also missing: {', '.join(missing[1:])})" if len(missing) > 1 else "")
+        )
     return Track(tuple(sections))

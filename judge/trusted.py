@@ -7,6 +7,7 @@ expressions, provenance, the memory picture) words a verdict and may add a refus
 but acceptance rests only on what is here: a child whose code escaped the gate and rewrote its
 report can make its own verdict worse, never better.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -20,6 +21,7 @@ from .package import Problem
 @dataclass(frozen=True)
 class Finding:
     """One problem the trusted side found on a case."""
+
     kind: str  # a source problem's kind (backward_rule, no_checkpoint, policy, prevent_cse), or "values", "limit"
     sentence: str  # for a sample case; sizes may be in it
     hidden: str  # the same without sizes, for a hidden case
@@ -28,16 +30,19 @@ class Finding:
 
 def source_findings(facts: source_reading.SourceFacts, problem: Problem) -> list[Finding]:
     """The structure rules on what the source says: the same on every case (no sizes in them)."""
-    return [Finding(p.kind, p.sentence, p.sentence, p.advice)
-            for p in source_reading.problems(facts, problem.structure_rules)]
+    return [
+        Finding(p.kind, p.sentence, p.sentence, p.advice)
+        for p in source_reading.problems(facts, problem.structure_rules)
+    ]
 
 
 def counted_values(case: TracedCase, problem: Problem) -> list[saved_values.SavedValue]:
     return [case.saved[i] for i in saved_values.counted(case.saved, problem.residual_rules.constants)]
 
 
-def value_findings(problem: Problem, got: TracedCase, want: TracedCase,
-                   named: list[Residual] | None = None) -> tuple[list[Finding], saved_values.Pairing | None]:
+def value_findings(
+    problem: Problem, got: TracedCase, want: TracedCase, named: list[Residual] | None = None
+) -> tuple[list[Finding], saved_values.Pairing | None]:
     """What the program saves, by value, against the reference's on the same hidden inputs, and
     the residual limits on what the verifier counted. ``named``: the submission's residuals in its
     own terms, in the program's order (the child's report, confirmed by the verifier's types), to
@@ -55,18 +60,31 @@ def value_findings(problem: Problem, got: TracedCase, want: TracedCase,
         theirs = [v for v in counted_values(want, problem) if v.memory == DEVICE]
         limit = sum(v.bytes for v in theirs)
         if len(mine) > len(theirs) or total > limit:
-            found.append(Finding("limit", f"your program saves {len(mine)} values ({total} bytes) for the backward "
-                                 f"pass; the required checkpointing saves {len(theirs)} ({limit} bytes), and yours "
-                                 f"may not save more",
-                                 "your program saves more for the backward pass than the required checkpointing"))
+            found.append(
+                Finding(
+                    "limit",
+                    f"your program saves {len(mine)} values ({total} bytes) for the backward "
+                    f"pass; the required checkpointing saves {len(theirs)} ({limit} bytes), and yours "
+                    f"may not save more",
+                    "your program saves more for the backward pass than the required checkpointing",
+                )
+            )
     if rules.max_bytes is not None and total > rules.max_bytes:
-        found.append(Finding("limit", f"your program saves {total} bytes for the backward pass; at most "
-                             f"{rules.max_bytes} are allowed",
-                             "your program saves more bytes for the backward pass than this problem allows"))
+        found.append(
+            Finding(
+                "limit",
+                f"your program saves {total} bytes for the backward pass; at most {rules.max_bytes} are allowed",
+                "your program saves more bytes for the backward pass than this problem allows",
+            )
+        )
     if rules.max_count is not None and len(mine) > rules.max_count:
-        found.append(Finding("limit", f"your program saves {len(mine)} values for the backward pass; at most "
-                             f"{rules.max_count} are allowed",
-                             "your program saves more values for the backward pass than this problem allows"))
+        found.append(
+            Finding(
+                "limit",
+                f"your program saves {len(mine)} values for the backward pass; at most {rules.max_count} are allowed",
+                "your program saves more values for the backward pass than this problem allows",
+            )
+        )
     return found, pairing
 
 
@@ -76,15 +94,18 @@ def cost_findings(problem: Problem, got: TracedCase, want: TracedCase) -> list[F
     if got.cost is None:
         return []
     structure = Structure() if got.contradicted else got.structure
-    return [Finding("cost", problem_text, _COST_HIDDEN)
-            for problem_text in rules.check_cost(got.cost, want.cost, structure, problem.cost_rules)]
+    return [
+        Finding("cost", problem_text, _COST_HIDDEN)
+        for problem_text in rules.check_cost(got.cost, want.cost, structure, problem.cost_rules)
+    ]
 
 
 _COST_HIDDEN = "your gradient step costs more (memory held at once, or FLOPs) than this problem allows"
 
 
-def _difference(pairing: saved_values.Pairing, got: TracedCase, want: TracedCase,
-                named: list[Residual] | None) -> Finding:
+def _difference(
+    pairing: saved_values.Pairing, got: TracedCase, want: TracedCase, named: list[Residual] | None
+) -> Finding:
     def mine(i: int) -> str:
         if named is not None and i < len(named):
             return named[i].phrase()
@@ -98,11 +119,13 @@ def _difference(pairing: saved_values.Pairing, got: TracedCase, want: TracedCase
     relabelled = _same_name(pairing, named, want)
     if relabelled is not None:
         i, j = relabelled
-        return Finding("values", f"the value you named '{named[i].what}'{_at(named[i].line)} is not the one the "
-                       f"required checkpointing keeps under that name: the label sits on another value, so the "
-                       f"policy keeps that one and the backward pass recomputes the one it needs",
-                       f"the value you named '{named[i].what}' is not the one the required checkpointing keeps "
-                       f"under that name")
+        return Finding(
+            "values",
+            f"the value you named '{named[i].what}'{_at(named[i].line)} is not the one the "
+            f"required checkpointing keeps under that name: the label sits on another value, so the "
+            f"policy keeps that one and the backward pass recomputes the one it needs",
+            f"the value you named '{named[i].what}' is not the one the required checkpointing keeps under that name",
+        )
     if pairing.extra:
         parts.append(f"{_listed([mine(i) for i in pairing.extra])}, which the required checkpointing does not keep")
         hidden.append("values that the required checkpointing does not keep")
@@ -112,8 +135,10 @@ def _difference(pairing: saved_values.Pairing, got: TracedCase, want: TracedCase
     if pairing.elsewhere:
         i, j = pairing.elsewhere[0]
         where = want.saved[j].memory
-        parts.append(f"{_listed([mine(i) for i, _ in pairing.elsewhere])} in another memory than it does (it keeps "
-                     f"them on {_memory(where)})")
+        parts.append(
+            f"{_listed([mine(i) for i, _ in pairing.elsewhere])} in another memory than it does (it keeps "
+            f"them on {_memory(where)})"
+        )
         hidden.append("values in another memory than it does")
     lead = "your program keeps for its backward pass "
     return Finding("values", lead + "; ".join(parts), lead + "; ".join(hidden))
@@ -125,8 +150,12 @@ def _same_name(pairing: saved_values.Pairing, named: list[Residual] | None, want
         return None
     for i in pairing.extra:
         for j in pairing.missing:
-            if (i < len(named) and j < len(want.residuals) and named[i].kind == want.residuals[j].kind == "named"
-                    and named[i].what == want.residuals[j].what):
+            if (
+                i < len(named)
+                and j < len(want.residuals)
+                and named[i].kind == want.residuals[j].kind == "named"
+                and named[i].what == want.residuals[j].what
+            ):
                 return i, j
     return None
 

@@ -8,6 +8,7 @@ row and the full grade report: ``validate`` runs them all for the command line; 
 them itself, storing rows as they come and reading the reference's residual signature from its
 report.
 """
+
 from __future__ import annotations
 
 import os

@@ -43,8 +43,16 @@ DESCRIPTIONS = {
 
 # From worst to mildest: a report's verdict is the worst of its cases'.
 SEVERITY = (
-    INTERNAL_ERROR, FORBIDDEN, COMPILE_ERROR, TIME_LIMIT, MEMORY_LIMIT, OUTPUT_LIMIT, RUNTIME_ERROR, WRONG_ANSWER,
-    POLICY_VIOLATION, ACCEPTED,
+    INTERNAL_ERROR,
+    FORBIDDEN,
+    COMPILE_ERROR,
+    TIME_LIMIT,
+    MEMORY_LIMIT,
+    OUTPUT_LIMIT,
+    RUNTIME_ERROR,
+    WRONG_ANSWER,
+    POLICY_VIOLATION,
+    ACCEPTED,
 )
 
 # A child that did not answer: the limits it passed keep their names; the rest is the
@@ -59,7 +67,8 @@ CHILD_OUTCOMES = {limit: limit for limit in (TIME_LIMIT, MEMORY_LIMIT, OUTPUT_LI
 # hidden cases, where the child counts what it drops), and an output that cannot be
 # differentiated (found while tracing), which is a wrong answer.
 ERROR_KINDS = {kind: kind for kind in (COMPILE_ERROR, RUNTIME_ERROR, MEMORY_LIMIT, OUTPUT_LIMIT)} | {
-    "bad_output": WRONG_ANSWER}
+    "bad_output": WRONG_ANSWER
+}
 
 
 def worst(found) -> str:

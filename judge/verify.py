@@ -27,6 +27,7 @@ itself) is the gap; its numbers and memory use are still what the verdict says.
 The verifier parses and compiles attacker-made bytes, so it runs in the same sandbox as the
 submission's child.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,6 +41,7 @@ COTANGENT_STREAM = 7919
 
 
 # ---------------------------------------------------------------------------- parent side
+
 
 def cotangent(outputs: list[Aval], seed: int, salt: int | None = None) -> list[np.ndarray]:
     """The cotangent fed to the backward program, one array per output leaf.
@@ -60,6 +62,7 @@ def cotangent(outputs: list[Aval], seed: int, salt: int | None = None) -> list[n
 
 
 # ---------------------------------------------------------------------------- verifier side
+
 
 class _Mismatch(Exception):
     """The forward program's outputs are not of the expected types: a wrong answer, not an attack."""
@@ -89,10 +92,16 @@ def serve(message: dict) -> dict:
         bwd = programs.load_program(np.asarray(request.bwd, dtype=np.uint8).tobytes())
         layout = _layout(fwd, bwd, request.cases, request.wrt)
     except programs.ProgramRefused as exc:
-        return {"status": "error", "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"}}
+        return {
+            "status": "error",
+            "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"},
+        }
     except _Mismatch as mismatch:
-        return {"status": "ok", "checked": False,
-                "cases": [{"name": c.name, "outputs": outs} for c, outs in zip(request.cases, mismatch.outputs)]}
+        return {
+            "status": "ok",
+            "checked": False,
+            "cases": [{"name": c.name, "outputs": outs} for c, outs in zip(request.cases, mismatch.outputs)],
+        }
 
     def program(inputs, cotangents):
         per_case = fwd.call(inputs)
@@ -106,7 +115,10 @@ def serve(message: dict) -> dict:
         lowered = jax.jit(program).lower([c.inputs for c in cases], [c.cotangent for c in cases])
         programs.check_lowered(lowered)
     except programs.ProgramRefused as exc:
-        return {"status": "error", "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"}}
+        return {
+            "status": "error",
+            "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"},
+        }
     try:
         compiled = lowered.compile()
         public = compiled([c.inputs for c in cases], [c.cotangent for c in cases])
@@ -121,18 +133,29 @@ def serve(message: dict) -> dict:
         costs[0] |= _xla_estimates(program, cases)
     response_cases = []
     for i, case in enumerate(cases):
-        response_cases.append({
-            "name": case.name,
-            "outputs": layout[i]["outputs"],
-            "residuals": layout[i]["residuals"],
-            "value": [np.asarray(v) for v in outs[i]],
-            "grads": [np.asarray(g) for g in grads[i]],
-            "hidden_value": [np.asarray(v) for v in hidden_outs[i]],
-            "hidden_grads": [np.asarray(g) for g in hidden_grads[i]],
-            "saved": [saved_values.SavedValue(a["dtype"], int(np.size(p)), a["bytes"], a["memory"],
-                                              saved_values.fingerprint(p), saved_values.fingerprint(h)).to_wire()
-                      for a, p, h in zip(layout[i]["residuals"], res[i], hidden_res[i])],
-        } | ({"cost": costs[i]} if costs[i] is not None else {}))
+        response_cases.append(
+            {
+                "name": case.name,
+                "outputs": layout[i]["outputs"],
+                "residuals": layout[i]["residuals"],
+                "value": [np.asarray(v) for v in outs[i]],
+                "grads": [np.asarray(g) for g in grads[i]],
+                "hidden_value": [np.asarray(v) for v in hidden_outs[i]],
+                "hidden_grads": [np.asarray(g) for g in hidden_grads[i]],
+                "saved": [
+                    saved_values.SavedValue(
+                        a["dtype"],
+                        int(np.size(p)),
+                        a["bytes"],
+                        a["memory"],
+                        saved_values.fingerprint(p),
+                        saved_values.fingerprint(h),
+                    ).to_wire()
+                    for a, p, h in zip(layout[i]["residuals"], res[i], hidden_res[i])
+                ],
+            }
+            | ({"cost": costs[i]} if costs[i] is not None else {})
+        )
     return {"status": "ok", "checked": True, "cases": response_cases}
 
 
@@ -173,9 +196,11 @@ def _xla_estimates(program, cases) -> dict:
     if isinstance(analysis, (list, tuple)):
         analysis = analysis[0] if analysis else {}
     memory = compiled.memory_analysis()
-    return {"xla_flops": xla_operations(analysis or {}),
-            "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
-            "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0))}
+    return {
+        "xla_flops": xla_operations(analysis or {}),
+        "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
+        "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0)),
+    }
 
 
 def _aval(aval) -> dict:
@@ -183,13 +208,18 @@ def _aval(aval) -> dict:
 
     shape = [int(d) for d in aval.shape]
     dtype = np.dtype(aval.dtype)
-    return {"dtype": dtype.name, "shape": shape, "bytes": int(np.prod(shape, dtype=np.int64)) * dtype.itemsize,
-            "memory": aval_memory(aval)}
+    return {
+        "dtype": dtype.name,
+        "shape": shape,
+        "bytes": int(np.prod(shape, dtype=np.int64)) * dtype.itemsize,
+        "memory": aval_memory(aval),
+    }
 
 
 def _same(avals, arrays) -> bool:
     return len(avals) == len(arrays) and all(
-        tuple(a.shape) == tuple(np.shape(x)) and np.dtype(a.dtype) == np.asarray(x).dtype for a, x in zip(avals, arrays))
+        tuple(a.shape) == tuple(np.shape(x)) and np.dtype(a.dtype) == np.asarray(x).dtype for a, x in zip(avals, arrays)
+    )
 
 
 def _layout(fwd, bwd, cases: list[VerifyCase], wrt: list[int]) -> list[dict]:
@@ -200,7 +230,9 @@ def _layout(fwd, bwd, cases: list[VerifyCase], wrt: list[int]) -> list[dict]:
     from .inspection.programs import ProgramRefused
 
     inputs = [c.inputs for c in cases]
-    if fwd.in_tree != jax.tree_util.tree_structure(((inputs,), {})) or not _same(fwd.in_avals, jax.tree_util.tree_leaves(inputs)):
+    if fwd.in_tree != jax.tree_util.tree_structure(((inputs,), {})) or not _same(
+        fwd.in_avals, jax.tree_util.tree_leaves(inputs)
+    ):
         raise ProgramRefused("the forward program does not take the case's inputs")
     try:
         per_case = jax.tree_util.tree_unflatten(fwd.out_tree, list(range(len(fwd.out_avals))))
@@ -213,20 +245,32 @@ def _layout(fwd, bwd, cases: list[VerifyCase], wrt: list[int]) -> list[dict]:
     for case, (out, res) in zip(cases, split):
         outputs = [_aval(fwd.out_avals[i]) for i in out]
         mismatch |= not _same([fwd.out_avals[i] for i in out], case.cotangent)
-        layout.append({"outputs": outputs, "residuals": [_aval(fwd.out_avals[i]) for i in res],
-                       "res_avals": [fwd.out_avals[i] for i in res]})
+        layout.append(
+            {
+                "outputs": outputs,
+                "residuals": [_aval(fwd.out_avals[i]) for i in res],
+                "res_avals": [fwd.out_avals[i] for i in res],
+            }
+        )
     if mismatch:
         raise _Mismatch([entry["outputs"] for entry in layout])
     residuals = [entry["res_avals"] for entry in layout]
     cotangents = [c.cotangent for c in cases]
     expected_in = jax.tree_util.tree_structure(((residuals, cotangents), {}))
     flat_in = [a for r in residuals for a in r] + [a for c in cotangents for a in c]
-    if bwd.in_tree != expected_in or len(bwd.in_avals) != len(flat_in) or not all(
+    if (
+        bwd.in_tree != expected_in
+        or len(bwd.in_avals) != len(flat_in)
+        or not all(
             tuple(a.shape) == tuple(np.shape(b)) and np.dtype(a.dtype) == np.dtype(b.dtype)
-            for a, b in zip(bwd.in_avals, flat_in)):
+            for a, b in zip(bwd.in_avals, flat_in)
+        )
+    ):
         raise ProgramRefused("the backward program does not take exactly the forward program's residuals")
     grads = [[c.inputs[i] for i in wrt] for c in cases]
-    if bwd.out_tree != jax.tree_util.tree_structure(grads) or not _same(bwd.out_avals, jax.tree_util.tree_leaves(grads)):
+    if bwd.out_tree != jax.tree_util.tree_structure(grads) or not _same(
+        bwd.out_avals, jax.tree_util.tree_leaves(grads)
+    ):
         raise ProgramRefused("the backward program does not return one gradient per differentiated input")
     for entry in layout:
         del entry["res_avals"]

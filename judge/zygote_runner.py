@@ -8,6 +8,7 @@ wall-clock limit has the zygote kill the child's process group. ``shared_runner(
 runner of a process (the CLI, the tests, a Celery worker), started on first use and restarted
 whenever its zygote has died.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -22,16 +23,14 @@ import time
 
 from . import protocol
 from .package import Limits
-from .boundary import (RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump,
-                       remat3_chosen)
+from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump, remat3_chosen
 from .paths import PROJECT_ROOT
 from .sandbox import layers
 
 START_TIMEOUT_S = 300
 REPLY_TIMEOUT_S = 30
 EXIT_GRACE_S = 10
-ALWAYS_ACTIVE = {layers.ZYGOTE: "active", layers.GATE: "active", layers.WALL_CLOCK: "active",
-                 layers.VERIFY: "active"}
+ALWAYS_ACTIVE = {layers.ZYGOTE: "active", layers.GATE: "active", layers.WALL_CLOCK: "active", layers.VERIFY: "active"}
 
 
 class ZygoteUnavailable(RuntimeError):
@@ -62,11 +61,22 @@ class ZygoteRunner(Runner):
         self._stop()
         parent_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-             "from judge.sandbox.zygote_server import main; main(int(sys.argv[2]))",
-             str(PROJECT_ROOT), str(zygote_end.fileno())],
-            pass_fds=(zygote_end.fileno(),), env=child_environment(self.remat3), cwd="/",
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+            [
+                sys.executable,
+                "-I",
+                "-c",
+                "import sys; sys.path.insert(0, sys.argv[1]); "
+                "from judge.sandbox.zygote_server import main; main(int(sys.argv[2]))",
+                str(PROJECT_ROOT),
+                str(zygote_end.fileno()),
+            ],
+            pass_fds=(zygote_end.fileno(),),
+            env=child_environment(self.remat3),
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         zygote_end.close()
         parent_end.settimeout(START_TIMEOUT_S)
         try:
@@ -141,8 +151,7 @@ class ZygoteRunner(Runner):
                 control = self._control
                 if control is None:
                     raise ZygoteUnavailable("the zygote is not running")
-                socket.send_fds(control, [message],
-                                [stdin_r, out_w, result_w, hardened_w, status_for_child.fileno()])
+                socket.send_fds(control, [message], [stdin_r, out_w, result_w, hardened_w, status_for_child.fileno()])
             status.settimeout(REPLY_TIMEOUT_S)
             data = status.recv(1 << 10)
         except (OSError, ZygoteUnavailable) as exc:
@@ -166,8 +175,9 @@ class ZygoteRunner(Runner):
 class _ZygoteChild:
     """One forked, hardened child; this side owns its pipes and its status socket."""
 
-    def __init__(self, pid: int, uid: int | None, stdin_w: int, out_r: int, result_r: int, hardened_r: int,
-                 status: socket.socket):
+    def __init__(
+        self, pid: int, uid: int | None, stdin_w: int, out_r: int, result_r: int, hardened_r: int, status: socket.socket
+    ):
         self.pid, self.uid = pid, uid  # uid: the child's own, None without the uid layer
         self.stdin_w, self.out_r, self.result_r, self.hardened_r = stdin_w, out_r, result_r, hardened_r
         self.status = status
@@ -176,9 +186,12 @@ class _ZygoteChild:
     def run(self, request: dict, limits: Limits) -> ChildResult:
         started = time.monotonic()
         deadline = started + limits.wall_s
-        raw, reason = pump({"stdout": self.out_r, "result": self.result_r, "hardened": self.hardened_r},
-                           deadline, {"stdout": limits.output_kb * 1024, "result": RESULT_CAP, "hardened": 1},
-                           send=(self.stdin_w, protocol.encode(request)))
+        raw, reason = pump(
+            {"stdout": self.out_r, "result": self.result_r, "hardened": self.hardened_r},
+            deadline,
+            {"stdout": limits.output_kb * 1024, "result": RESULT_CAP, "hardened": 1},
+            send=(self.stdin_w, protocol.encode(request)),
+        )
         self.stdin_w = None  # pump closed it
         if reason:  # killed: its exit status follows as soon as the zygote has reaped it
             self.kill()
@@ -193,10 +206,12 @@ class _ZygoteChild:
         wall_s = time.monotonic() - started
         if exit_info is None:
             kill_group(self.pid)
-            return ChildResult("sandbox_error", wall_s=wall_s,
-                               detail="the zygote stopped answering while the child ran")
-        return interpret(raw, reason, exit_info["exit"], limits, wall_s, exit_info["cpu_s"],
-                         hardened=bytes(raw["hardened"]) == b"H")
+            return ChildResult(
+                "sandbox_error", wall_s=wall_s, detail="the zygote stopped answering while the child ran"
+            )
+        return interpret(
+            raw, reason, exit_info["exit"], limits, wall_s, exit_info["cpu_s"], hardened=bytes(raw["hardened"]) == b"H"
+        )
 
     def _wait(self, timeout_s: float) -> dict | None:
         self.status.settimeout(max(timeout_s, 0.05))

@@ -29,8 +29,16 @@ STARTS_ITS_OWN_SITE = ("tests/e2e/test_launcher.py", "tests/e2e/test_api_fuzz.py
 # The longest groups, measured (the burst with faults, the graded bank, the started site, the corpus,
 # the page audit...), start first, in this order: started last, one of them would leave the other
 # processes idle at the end.
-LONGEST_FIRST = ("tests/faults/", "tests/bank/", "tests/e2e/", "tests/integrity/", "tests/web/test_every_page.py",
-                 "tests/web/test_hostile_input.py", "tests/judge/test_cli.py", "tests/hostile/")
+LONGEST_FIRST = (
+    "tests/faults/",
+    "tests/bank/",
+    "tests/e2e/",
+    "tests/integrity/",
+    "tests/web/test_every_page.py",
+    "tests/web/test_hostile_input.py",
+    "tests/judge/test_cli.py",
+    "tests/hostile/",
+)
 
 
 def group_of(nodeid: str) -> str:

@@ -5,7 +5,7 @@ this prelude first: it reaches any loaded module through ``().__class__.__base__
 the classic way out of restricted builtins, so that what is tested is the sandbox itself.
 """
 
-PRELUDE = '''
+PRELUDE = """
 def _module(name):
     for cls in ().__class__.__base__.__subclasses__():
         if cls.__name__ == "catch_warnings":
@@ -15,7 +15,7 @@ def _module(name):
 
 os = _module("os")
 sys = _module("sys")
-'''
+"""
 
 
 def escaping(body: str) -> str:

@@ -7,6 +7,7 @@ responses (placing the link they name, with a line item when they ask for one), 
 tokens for a signed client-credentials grant and takes scores on its line items, checking the
 token and scope with lti1p3platform's own Assignment and Grade Services handler. What it took is
 kept for the test to read: ``placed``, ``scores``."""
+
 from __future__ import annotations
 
 import html
@@ -52,6 +53,7 @@ class Person:
 @dataclass
 class Placed:
     """A link placed by deep linking: what the tool asked for."""
+
     resource_link_id: str
     title: str
     custom: dict
@@ -71,9 +73,15 @@ class PlatformState:
 class WerkzeugRequest(Request):
     def build_metadata(self, request: WsgiRequest):
         body = request.get_data(as_text=True)
-        return {"method": request.method, "form_data": request.form.to_dict(), "get_data": request.args.to_dict(),
-                "headers": request.headers, "content_type": request.content_type, "path": request.path,
-                "json": json.loads(body) if body and "json" in (request.content_type or "") else None}
+        return {
+            "method": request.method,
+            "form_data": request.form.to_dict(),
+            "get_data": request.args.to_dict(),
+            "headers": request.headers,
+            "content_type": request.content_type,
+            "path": request.path,
+            "json": json.loads(body) if body and "json" in (request.content_type or "") else None,
+        }
 
 
 class PlatformConfig(LTI1P3PlatformConfAbstract):
@@ -110,9 +118,11 @@ class Grades(AssignmentsGradesService):
         return UpdateScoreStatus.SUCCESS
 
     def find_lineitems(self, page=1, limit=None, line_item_id=None, resource_link_id=None, resource_id=None, tag=None):
-        items = [{"id": f"{self.platform.url}/lineitems/{key}", **value}
-                 for key, value in self.platform.state.lineitems.items()
-                 if resource_id in (None, value.get("resourceId"))]
+        items = [
+            {"id": f"{self.platform.url}/lineitems/{key}", **value}
+            for key, value in self.platform.state.lineitems.items()
+            if resource_id in (None, value.get("resourceId"))
+        ]
         return {"content": items, "has_next": False, "next": None}
 
     def find_lineitem(self, line_item_id):
@@ -132,11 +142,15 @@ class Grades(AssignmentsGradesService):
 
 
 def autopost(action: str, fields: dict) -> Response:
-    inputs = "".join(f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">' for k, v in fields.items())
-    return Response(f'<!doctype html><html><body><form method="post" action="{html.escape(action)}" id="autopost">'
-                    f"{inputs}<button>Continue</button></form>"
-                    f'<script>document.getElementById("autopost").submit()</script></body></html>',
-                    content_type="text/html")
+    inputs = "".join(
+        f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">' for k, v in fields.items()
+    )
+    return Response(
+        f'<!doctype html><html><body><form method="post" action="{html.escape(action)}" id="autopost">'
+        f"{inputs}<button>Continue</button></form>"
+        f'<script>document.getElementById("autopost").submit()</script></body></html>',
+        content_type="text/html",
+    )
 
 
 class Platform:
@@ -163,15 +177,28 @@ class Platform:
     @property
     def registration_options(self) -> dict:
         """What the tool's administrator enters (``manage.py lti_register``)."""
-        return {"issuer": self.url, "client_id": CLIENT_ID, "auth_url": f"{self.url}/authorize",
-                "token_url": f"{self.url}/token", "keyset_url": f"{self.url}/jwks", "deployment_id": DEPLOYMENT_ID}
+        return {
+            "issuer": self.url,
+            "client_id": CLIENT_ID,
+            "auth_url": f"{self.url}/authorize",
+            "token_url": f"{self.url}/token",
+            "keyset_url": f"{self.url}/jwks",
+            "deployment_id": DEPLOYMENT_ID,
+        }
 
     def config(self) -> PlatformConfig:
-        registration = (Registration().set_iss(self.url).set_client_id(CLIENT_ID).set_deployment_id(DEPLOYMENT_ID)
-                        .set_launch_url(f"{self.tool_url}/lti/launch/").set_deeplink_launch_url(f"{self.tool_url}/lti/launch/")
-                        .set_oidc_login_url(f"{self.tool_url}{self.login_path}")
-                        .set_tool_key_set_url(f"{self.tool_url}/lti/jwks/")
-                        .set_platform_public_key(self.public_key).set_platform_private_key(self.private_key))
+        registration = (
+            Registration()
+            .set_iss(self.url)
+            .set_client_id(CLIENT_ID)
+            .set_deployment_id(DEPLOYMENT_ID)
+            .set_launch_url(f"{self.tool_url}/lti/launch/")
+            .set_deeplink_launch_url(f"{self.tool_url}/lti/launch/")
+            .set_oidc_login_url(f"{self.tool_url}{self.login_path}")
+            .set_tool_key_set_url(f"{self.tool_url}/lti/jwks/")
+            .set_platform_public_key(self.public_key)
+            .set_platform_private_key(self.private_key)
+        )
         return PlatformConfig(registration=registration)
 
     def person(self, sub: str, name: str, *, instructor: bool = False) -> Person:
@@ -193,8 +220,13 @@ class Platform:
     # -- the platform's endpoints ------------------------------------------------------------------------
     def wsgi(self, environ, start_response):
         request = WsgiRequest(environ)
-        route = {"/start": self.start_login, "/authorize": self.authorize, "/jwks": self.jwks, "/token": self.token,
-                 "/deep_link_return": self.deep_link_return}.get(request.path)
+        route = {
+            "/start": self.start_login,
+            "/authorize": self.authorize,
+            "/jwks": self.jwks,
+            "/token": self.token,
+            "/deep_link_return": self.deep_link_return,
+        }.get(request.path)
         if route is None and request.path.startswith("/lineitems/") and request.path.endswith("/scores"):
             route = self.score
         response = route(request) if route else Response("not found", status=404)
@@ -202,8 +234,11 @@ class Platform:
 
     def start_login(self, request) -> Response:
         hint = f"hint-{next(self._ids)}"
-        self.hints[hint] = {"user": request.args["user"], "link": request.args.get("link"),
-                            "deep_link": bool(request.args.get("deep_link"))}
+        self.hints[hint] = {
+            "user": request.args["user"],
+            "link": request.args.get("link"),
+            "deep_link": bool(request.args.get("deep_link")),
+        }
         login = Login(WerkzeugRequest(request), self.config())
         login.set_lti_message_hint(hint=hint)
         if self.hints[hint]["deep_link"]:
@@ -217,16 +252,21 @@ class Platform:
         person = self.state.people[hint["user"]]
         launch = Launch(WerkzeugRequest(request), self.config())
         launch.set_user_data(person.sub, person.roles, full_name=person.name, email_address=person.email)
-        launch.set_launch_context_claim(CONTEXT["id"], context_title=CONTEXT["title"], context_label=CONTEXT["label"],
-                                        context_types=["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"])
+        launch.set_launch_context_claim(
+            CONTEXT["id"],
+            context_title=CONTEXT["title"],
+            context_label=CONTEXT["label"],
+            context_types=["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"],
+        )
         if hint["deep_link"]:
             launch.set_dl(f"{self.url}/deep_link_return", title="Add an activity", accept_types={"ltiResourceLink"})
         else:
             placed = next(p for p in self.state.placed if p.resource_link_id == hint["link"])
             launch.set_resource_link_claim(placed.resource_link_id, title=placed.title)
             launch.set_custom_parameters_claim(placed.custom)
-            launch.set_ags(f"{self.url}/lineitems",
-                           f"{self.url}/lineitems/{placed.lineitem_id}" if placed.lineitem_id else None)
+            launch.set_ags(
+                f"{self.url}/lineitems", f"{self.url}/lineitems/{placed.lineitem_id}" if placed.lineitem_id else None
+            )
         return launch.lti_launch()
 
     def jwks(self, request) -> Response:
@@ -237,8 +277,11 @@ class Platform:
         try:
             answer = config.get_access_token(request.form.to_dict())
         except Exception as exc:  # an invalid grant is the tool's error: answer it as OAuth 2 does
-            return Response(json.dumps({"error": "invalid_grant", "error_description": str(exc)}), status=400,
-                            content_type="application/json")
+            return Response(
+                json.dumps({"error": "invalid_grant", "error_description": str(exc)}),
+                status=400,
+                content_type="application/json",
+            )
         return Response(json.dumps(answer), content_type="application/json")
 
     def deep_link_return(self, request) -> Response:
@@ -246,10 +289,18 @@ class Platform:
         items = config.validate_deeplinking_resp(request.form.to_dict())
         for item in items:
             lineitem = item.get("lineItem")
-            self.state.placed.append(Placed(f"link-{next(self._ids)}", item.get("title", ""), item.get("custom", {}),
-                                            self.new_lineitem(lineitem) if lineitem else None))
-        return Response(f"<!doctype html><p id='placed'>Placed {len(items)} activit{'y' if len(items) == 1 else 'ies'}.</p>",
-                        content_type="text/html")
+            self.state.placed.append(
+                Placed(
+                    f"link-{next(self._ids)}",
+                    item.get("title", ""),
+                    item.get("custom", {}),
+                    self.new_lineitem(lineitem) if lineitem else None,
+                )
+            )
+        return Response(
+            f"<!doctype html><p id='placed'>Placed {len(items)} activit{'y' if len(items) == 1 else 'ies'}.</p>",
+            content_type="text/html",
+        )
 
     def score(self, request) -> Response:
         if self.state.refused < self.state.refuse_scores:

@@ -8,6 +8,7 @@ server that lets us in without a password. With none, the pass says so and why, 
 project must build and test on a machine without PostgreSQL. The page audit and the browser tests
 run once, in the first pass.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,18 @@ def postgres_url(option: str) -> str | None:
 
 
 def command(extra: list[str]) -> list[str]:
-    return [sys.executable, "-m", "pytest", "tests/web", "-p", "no:cacheprovider", "-m", "not browser",
-            "--create-db", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests/web",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        "not browser",
+        "--create-db",
+        *extra,
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,8 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     options, extra = parser.parse_known_args(argv)
     url = postgres_url(options.postgres)
     if url is None:
-        print("The PostgreSQL pass did not run: no PostgreSQL is reachable (or --postgres off); "
-              "pass --postgres URL or set TEST_POSTGRES_URL.", flush=True)
+        print(
+            "The PostgreSQL pass did not run: no PostgreSQL is reachable (or --postgres off); "
+            "pass --postgres URL or set TEST_POSTGRES_URL.",
+            flush=True,
+        )
         return 0
     print(f"The site's tests on PostgreSQL ({url}):", flush=True)
     env = {**os.environ, "DATABASE_URL": url, "TEST_DATABASE_NAME": f"test_arena_{os.getpid()}"}

@@ -3,6 +3,7 @@ discovered in each app's ``tasks.py``.
 
 Start a worker with ``celery -A webplatform worker -Q cpu`` (or ``-Q gpu`` on a machine with a
 GPU) and beat with ``celery -A webplatform beat``."""
+
 import os
 
 from celery import Celery

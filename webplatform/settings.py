@@ -2,6 +2,7 @@
 SECRET_KEY, DEBUG, ALLOWED_HOSTS. Without any of them this is a local development setup on
 SQLite; docker-compose and production set them (with DEBUG=0, SECRET_KEY and ALLOWED_HOSTS are
 required: see PRODUCTION)."""
+
 import os
 from pathlib import Path
 
@@ -33,7 +34,8 @@ if PRODUCTION:
         raise ImproperlyConfigured(
             f"DEBUG is off (production) but {' and '.join(_missing)} {'is' if len(_missing) == 1 else 'are'} not set: "
             f"set SECRET_KEY to a long random string (python -c 'import secrets; print(secrets.token_urlsafe(50))') "
-            f"and ALLOWED_HOSTS to the site's host names, comma-separated.")
+            f"and ALLOWED_HOSTS to the site's host names, comma-separated."
+        )
 # The fallback is for local runs and tests only (see PRODUCTION).
 SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-local-development-key-set-SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
@@ -185,7 +187,8 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_FILE_PATH = Path(os.environ.get("EMAIL_FILE_PATH", BASE_DIR / "var" / "mail"))
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
-    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.filebased.EmailBackend")
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.filebased.EmailBackend"
+)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Remat Arena <noreply@localhost>")
 
 LOGIN_URL = "accounts:login"
@@ -204,8 +207,11 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Hashed, compressed names after `collectstatic` (the launcher and the Dockerfile run it);
     # with DEBUG (runserver) plain names straight from the source folders.
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG
-                    else "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
 }
 
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
@@ -253,8 +259,9 @@ CELERY_BEAT_SCHEDULE = {
 
 # LTI 1.3 launches keep their state and nonce here between the platform's redirects (pylti1p3's
 # Django cache storage), which may reach different web processes: Redis, shared by all of them.
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-                      "KEY_PREFIX": "arena"}}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "arena"}
+}
 # Grade passback to learning platforms is background work: nobody waits for it on a page.
 CELERY_TASK_ROUTES["lti.send_score"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
 CELERY_TASK_ROUTES["lti.sweep_scores"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}

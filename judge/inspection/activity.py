@@ -6,6 +6,7 @@ integers and booleans never carry it). A checkpoint behind ``stop_gradient``, or
 thrown away, has nothing on the path: it changes no gradient and saves nothing. Read from the
 traced program alone, through calls, checkpoints, loops and branches.
 """
+
 from __future__ import annotations
 
 from .jax_internals import CUTS_GRADIENT, bodies, is_floating, jex_core
@@ -71,6 +72,9 @@ def _backward(jaxpr, active_in, live_out, found: set) -> list[bool]:
             if inner:
                 found.add(id(eqn))
                 found |= inner
-            live.update(v for v, flag in zip(eqn.invars, body.live_inputs(live_in, len(eqn.invars)))
-                        if flag and isinstance(v, jex_core.Var))
+            live.update(
+                v
+                for v, flag in zip(eqn.invars, body.live_inputs(live_in, len(eqn.invars)))
+                if flag and isinstance(v, jex_core.Var)
+            )
     return [v in live for v in jaxpr.invars]

@@ -7,6 +7,7 @@ expensive branch, calls, checkpoints and custom derivatives the programs they ho
 checkpoint's recomputation where the backward pass runs it); data movement costs nothing.
 ``tests/judge/test_cost.py`` holds the count to XLA's own analysis of the same programs.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,10 +19,35 @@ from .replay import structs
 
 # Data movement and bookkeeping: no arithmetic. Every other primitive without a rule below is
 # elementwise, and costs one operation per element it makes (a transcendental counts one too).
-FREE = {"reshape", "squeeze", "broadcast_in_dim", "transpose", "convert_element_type",
-        "bitcast_convert_type", "copy", "slice", "dynamic_slice", "dynamic_update_slice", "concatenate", "pad",
-        "gather", "scatter", "iota", "reduce_precision", "name", "optimization_barrier", "rev", "stop_gradient",
-        "device_put", "split", "sharding_constraint", "dce_sink", "random_wrap", "random_unwrap", "random_seed"}
+FREE = {
+    "reshape",
+    "squeeze",
+    "broadcast_in_dim",
+    "transpose",
+    "convert_element_type",
+    "bitcast_convert_type",
+    "copy",
+    "slice",
+    "dynamic_slice",
+    "dynamic_update_slice",
+    "concatenate",
+    "pad",
+    "gather",
+    "scatter",
+    "iota",
+    "reduce_precision",
+    "name",
+    "optimization_barrier",
+    "rev",
+    "stop_gradient",
+    "device_put",
+    "split",
+    "sharding_constraint",
+    "dce_sink",
+    "random_wrap",
+    "random_unwrap",
+    "random_seed",
+}
 
 
 def _size(aval) -> int:
@@ -39,13 +65,13 @@ def _dot_general(eqn) -> float:
     return 2.0 * _size(eqn.outvars[0].aval) * contracted
 
 
-def _window_taps(out: int, kernel: int, size: int, stride: int, low: int, lhs_dilation: int,
-                 rhs_dilation: int) -> int:
+def _window_taps(out: int, kernel: int, size: int, stride: int, low: int, lhs_dilation: int, rhs_dilation: int) -> int:
     """How many (output position, kernel tap) pairs of one spatial axis land on a real input element,
     not on padding or on the holes of a dilated input: the products a convolution really makes."""
-    position = (np.arange(out)[:, None] * stride + np.arange(kernel)[None, :] * rhs_dilation - low)
-    return int(np.count_nonzero((position >= 0) & (position <= (size - 1) * lhs_dilation)
-                                & (position % lhs_dilation == 0)))
+    position = np.arange(out)[:, None] * stride + np.arange(kernel)[None, :] * rhs_dilation - low
+    return int(
+        np.count_nonzero((position >= 0) & (position <= (size - 1) * lhs_dilation) & (position % lhs_dilation == 0))
+    )
 
 
 def _conv_general_dilated(eqn) -> float:
@@ -58,9 +84,15 @@ def _conv_general_dilated(eqn) -> float:
     taps = 1
     for axis in range(len(numbers.out_spec) - 2):
         low = p["padding"][axis][0]
-        taps *= _window_taps(out[numbers.out_spec[2 + axis]], rhs[numbers.rhs_spec[2 + axis]],
-                             lhs[numbers.lhs_spec[2 + axis]], p["window_strides"][axis], low,
-                             p["lhs_dilation"][axis], p["rhs_dilation"][axis])
+        taps *= _window_taps(
+            out[numbers.out_spec[2 + axis]],
+            rhs[numbers.rhs_spec[2 + axis]],
+            lhs[numbers.lhs_spec[2 + axis]],
+            p["window_strides"][axis],
+            low,
+            p["lhs_dilation"][axis],
+            p["rhs_dilation"][axis],
+        )
     per_position = out[numbers.out_spec[0]] * out[numbers.out_spec[1]] * rhs[numbers.rhs_spec[1]]
     return 2.0 * per_position * taps
 
@@ -117,13 +149,13 @@ def _matrices(eqn, index: int = 0) -> tuple[int, int, int]:
 
 def _cholesky(eqn) -> float:
     batch, n, _ = _matrices(eqn)
-    return batch * n ** 3 / 3.0
+    return batch * n**3 / 3.0
 
 
 def _lu(eqn) -> float:
     batch, m, n = _matrices(eqn)
     k = min(m, n)
-    return batch * (m * n * k - (m + n) * k * k / 2.0 + k ** 3 / 3.0) * 2.0
+    return batch * (m * n * k - (m + n) * k * k / 2.0 + k**3 / 3.0) * 2.0
 
 
 def _triangular_solve(eqn) -> float:
@@ -170,9 +202,9 @@ def _trip_count(eqn, cond, body) -> int | None:
     if len(cond.eqns) != 1 or cond.eqns[0].primitive.name not in _COMPARISONS:
         return None
     test = cond.eqns[0]
-    carry = list(cond.invars[eqn.params["cond_nconsts"]:])
-    init = list(eqn.invars[eqn.params["cond_nconsts"] + eqn.params["body_nconsts"]:])
-    body_carry = list(body.invars[eqn.params["body_nconsts"]:])
+    carry = list(cond.invars[eqn.params["cond_nconsts"] :])
+    init = list(eqn.invars[eqn.params["cond_nconsts"] + eqn.params["body_nconsts"] :])
+    body_carry = list(body.invars[eqn.params["body_nconsts"] :])
 
     def known(atom):
         """The value of a comparison operand that is fixed for the whole loop, if the program shows it."""
@@ -230,18 +262,48 @@ def _linear_solve(eqn) -> float:
 
 
 RULES = {
-    "dot_general": _dot_general, "conv_general_dilated": _conv_general_dilated,
-    **{name: _reduction for name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
-                                     "reduce_or", "reduce_xor", "argmax", "argmin", "reduce")},
+    "dot_general": _dot_general,
+    "conv_general_dilated": _conv_general_dilated,
+    **{
+        name: _reduction
+        for name in (
+            "reduce_sum",
+            "reduce_max",
+            "reduce_min",
+            "reduce_prod",
+            "reduce_and",
+            "reduce_or",
+            "reduce_xor",
+            "argmax",
+            "argmin",
+            "reduce",
+        )
+    },
     **{name: _cumulative for name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp")},
-    **{name: _windowed for name in ("reduce_window_sum", "reduce_window_max", "reduce_window_min", "reduce_window",
-                                    "select_and_gather_add")},
-    "select_and_scatter_add": _select_and_scatter_add, "select_and_scatter": _select_and_scatter_add,
-    **{name: _scatter_combine for name in ("scatter-add", "scatter-sub", "scatter-mul", "scatter-min",
-                                           "scatter-max")},
-    "integer_pow": _integer_pow, "logistic": _logistic, "sort": _sort, "fft": _fft,
-    "cholesky": _cholesky, "lu": _lu, "triangular_solve": _triangular_solve,
-    "scan": _scan, "cond": _cond, "while": _while, "custom_linear_solve": _linear_solve,
+    **{
+        name: _windowed
+        for name in (
+            "reduce_window_sum",
+            "reduce_window_max",
+            "reduce_window_min",
+            "reduce_window",
+            "select_and_gather_add",
+        )
+    },
+    "select_and_scatter_add": _select_and_scatter_add,
+    "select_and_scatter": _select_and_scatter_add,
+    **{name: _scatter_combine for name in ("scatter-add", "scatter-sub", "scatter-mul", "scatter-min", "scatter-max")},
+    "integer_pow": _integer_pow,
+    "logistic": _logistic,
+    "sort": _sort,
+    "fft": _fft,
+    "cholesky": _cholesky,
+    "lu": _lu,
+    "triangular_solve": _triangular_solve,
+    "scan": _scan,
+    "cond": _cond,
+    "while": _while,
+    "custom_linear_solve": _linear_solve,
 }
 
 
@@ -331,7 +393,12 @@ class _Trace:
 
     def __init__(self, top_lines: list, backward_from: int, residual_of: dict, line_of):
         self.steps: list[list] = []
-        self.top_lines, self.backward_from, self.residual_of, self.line_of = top_lines, backward_from, residual_of, line_of
+        self.top_lines, self.backward_from, self.residual_of, self.line_of = (
+            top_lines,
+            backward_from,
+            residual_of,
+            line_of,
+        )
         self.top = None  # the index of the top-level equation being walked
         self.ranges: dict[int, tuple[int, int]] = {}  # top-level equation -> its steps
         self.uses: dict[int, list[int]] = {}  # residual -> the steps that read it
@@ -346,7 +413,7 @@ class _Trace:
             # align the body's inputs with the equation's from the end (a cond's branches leave out
             # its index, a loop's condition its body's constants)
             n = min(len(body.invars), len(ins))
-            inner = [frozenset()] * (len(body.invars) - n) + ins[len(ins) - n:]
+            inner = [frozenset()] * (len(body.invars) - n) + ins[len(ins) - n :]
             _peak_live_bytes(body, self, around - sum(var_bytes(v) for v in body.invars), inner)
         else:
             # a top-level equation of the step was made again by tracing the step: its line is
@@ -383,16 +450,20 @@ def step_cost(derivative, xla: bool = False, filename: str | None = None) -> dic
     is run to make one. ``timeline`` is the walk that found ``peak_bytes``, step by step
     (``step_timeline``); ``filename``: the submission's, for the lines of its operations.
     """
+
     def step(arrays, cotangents):
         flat = _jaxpr_as_fun(derivative.fwd)(*arrays)
-        outs, residuals = flat[:derivative.n_out], flat[derivative.n_out:]
+        outs, residuals = flat[: derivative.n_out], flat[derivative.n_out :]
         return outs, _jaxpr_as_fun(derivative.bwd)(*residuals, *cotangents)
 
     inputs = [structs(derivative.fwd.in_avals), structs(derivative.output_avals)]
     program = _make_jaxpr(step)(*inputs).jaxpr
     timeline, peak = step_timeline(derivative, program, filename)
-    found = {"flops": float(_count_flops(program)), "revision": COST_REVISION,
-             "peak_bytes": int(peak if timeline is not None else _peak_live_bytes(program))}  # one walk, not two
+    found = {
+        "flops": float(_count_flops(program)),
+        "revision": COST_REVISION,
+        "peak_bytes": int(peak if timeline is not None else _peak_live_bytes(program)),
+    }  # one walk, not two
     if timeline is not None:
         found["timeline"] = timeline
     if xla:
@@ -401,18 +472,21 @@ def step_cost(derivative, xla: bool = False, filename: str | None = None) -> dic
         if isinstance(analysis, (list, tuple)):
             analysis = analysis[0] if analysis else {}
         memory = compiled.memory_analysis()
-        found |= {"xla_flops": xla_operations(analysis),
-                  "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
-                  "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0))}
+        found |= {
+            "xla_flops": xla_operations(analysis),
+            "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
+            "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0)),
+        }
     return found
 
 
 def step_picture(derivative, filename: str | None = None) -> dict:
     """The memory picture of one gradient step (``step_timeline``), and nothing the rules read:
     the step's figures are measured by the verifier (``judge.inspection.program_cost``)."""
+
     def step(arrays, cotangents):
         flat = _jaxpr_as_fun(derivative.fwd)(*arrays)
-        return flat[:derivative.n_out], _jaxpr_as_fun(derivative.bwd)(*flat[derivative.n_out:], *cotangents)
+        return flat[: derivative.n_out], _jaxpr_as_fun(derivative.bwd)(*flat[derivative.n_out :], *cotangents)
 
     program = _make_jaxpr(step)(structs(derivative.fwd.in_avals), structs(derivative.output_avals)).jaxpr
     timeline, _ = step_timeline(derivative, program, filename)
@@ -435,7 +509,7 @@ def step_timeline(derivative, program, filename: str | None) -> tuple[dict | Non
     made_by = {v: (k, q) for k, eqn in enumerate(fwd.eqns) for q, v in enumerate(eqn.outvars)}
     residual_of, marks, produced = {}, [frozenset()] * len(program.invars), {}
     n_in = len(fwd.invars)
-    for i, v in enumerate(fwd.outvars[derivative.n_out:]):
+    for i, v in enumerate(fwd.outvars[derivative.n_out :]):
         if not isinstance(v, jex_core.Var):
             continue  # a literal: nothing is held
         if v in fwd.invars:
@@ -447,20 +521,25 @@ def step_timeline(derivative, program, filename: str | None) -> tuple[dict | Non
             residual_of.setdefault(program.eqns[k].outvars[q], set()).add(f"r{i}")
             produced[i] = k
     marks[n_in:] = [frozenset({"t"})] * (len(program.invars) - n_in)
-    trace = _Trace([line_of(e) for e in originals], len(fwd.eqns),
-                   {v: frozenset(m) for v, m in residual_of.items()}, line_of)
+    trace = _Trace(
+        [line_of(e) for e in originals], len(fwd.eqns), {v: frozenset(m) for v, m in residual_of.items()}, line_of
+    )
     peak = _peak_live_bytes(program, trace, 0, marks)
     starts = [trace.ranges[k][0] for k in range(len(fwd.eqns), len(program.eqns)) if k in trace.ranges]
     backward_from = min(starts) if starts else len(trace.steps)
     residuals = []
-    for i, v in enumerate(fwd.outvars[derivative.n_out:]):
+    for i, v in enumerate(fwd.outvars[derivative.n_out :]):
         if i not in produced:
             continue
         made = -1 if produced[i] is None else trace.ranges[produced[i]][1]
         used = [u for u in trace.uses.get(i, []) if u >= backward_from]  # read by the backward pass
         residuals.append([i, var_bytes(v), made, min(used) if used else None, max(used) if used else None])
-    return {"steps": trace.steps, "residuals": residuals, "backward_from": backward_from,
-            "start_bytes": int(sum(var_bytes(v) for v in program.invars[:n_in]))}, peak
+    return {
+        "steps": trace.steps,
+        "residuals": residuals,
+        "backward_from": backward_from,
+        "start_bytes": int(sum(var_bytes(v) for v in program.invars[:n_in])),
+    }, peak
 
 
 def xla_operations(analysis: dict) -> float:

@@ -9,14 +9,23 @@ a traced program is JAX's own when the rule it would run is one of those very fu
 were then; a rule the submission wrote, or put on one of JAX's functions (``jax.nn.relu.defjvps``),
 is not.
 """
+
 from __future__ import annotations
 
 import importlib
 import sys
 
 from .. import allowed
-from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, CheckpointName, RematTraced, _line_of, custom_jvp,
-                            custom_vjp, rule_functions)
+from .jax_internals import (
+    CUSTOM_DERIVATIVES,
+    HI_PRIMITIVE,
+    CheckpointName,
+    RematTraced,
+    _line_of,
+    custom_jvp,
+    custom_vjp,
+    rule_functions,
+)
 
 
 def _library_rules() -> dict:

@@ -7,6 +7,7 @@ changes its own program, not what the judge reads (see the package's docstring).
 tests (``tests/judge/test_residuals_contract.py``) pin what is read through them to the JAX
 tutorial's listings; a JAX upgrade that changes any of it fails there first.
 """
+
 from __future__ import annotations
 
 import types
@@ -64,6 +65,7 @@ _FUNCTION = types.FunctionType
 
 # ---------------------------------------------------------------------------- reading jaxprs
 
+
 def _line_of(source_info, filename: str) -> int | None:
     """The innermost line of the submission's own file in an equation's traceback."""
     span = _span_of(source_info, filename)
@@ -114,7 +116,9 @@ def _primitive_label(eqn) -> str:
 
 def is_remat(eqn) -> bool:
     """A ``jax.checkpoint``, in either remat implementation."""
-    return eqn.primitive is REMAT or (eqn.primitive.name == HI_PRIMITIVE and type(eqn.params.get("_prim")) is RematTraced)
+    return eqn.primitive is REMAT or (
+        eqn.primitive.name == HI_PRIMITIVE and type(eqn.params.get("_prim")) is RematTraced
+    )
 
 
 def remat_body(eqn):
@@ -127,9 +131,11 @@ def remat_policy(eqn):
 
 # ---------------------------------------------------------------------------- programs inside equations
 
+
 @dataclass
 class Body:
     """A program inside an equation, and how its inputs and outputs connect to the equation's."""
+
     jaxpr: object
     operands: list  # per body input, the index of the equation's input that feeds it
     results: list  # per body output, the index of the equation's output it becomes (or None)
@@ -180,12 +186,12 @@ def bodies(eqn) -> list[Body]:
     if name == "while":
         cond_n, body_n = params["cond_nconsts"], params["body_nconsts"]
         operands = list(range(cond_n, n_in))
-        return [Body(params["body_jaxpr"].jaxpr, operands, list(range(n_out)),
-                     [(k, body_n + k) for k in range(n_out)])]
+        return [Body(params["body_jaxpr"].jaxpr, operands, list(range(n_out)), [(k, body_n + k) for k in range(n_out)])]
     if name == "scan":
         consts, carry = params["num_consts"], params["num_carry"]
-        return [Body(params["jaxpr"].jaxpr, list(range(n_in)), list(range(n_out)),
-                     [(k, consts + k) for k in range(carry)])]
+        return [
+            Body(params["jaxpr"].jaxpr, list(range(n_in)), list(range(n_out)), [(k, consts + k) for k in range(carry)])
+        ]
     body = _call_body(eqn)
     if body is None or len(body.invars) != n_in or len(body.outvars) != n_out:
         return []
@@ -213,8 +219,11 @@ def nested_programs(eqn) -> list:
 # ---------------------------------------------------------------------------- custom derivatives
 
 # Where a custom derivative's equation keeps the rules that run when it is differentiated.
-_RULE_PARAMS = {"custom_jvp_call": ("jvp_jaxpr_fun",), "custom_vjp_call": ("fwd_jaxpr_thunk", "bwd"),
-                "custom_vjp_call_jaxpr": ("fwd_jaxpr_thunk", "bwd")}
+_RULE_PARAMS = {
+    "custom_jvp_call": ("jvp_jaxpr_fun",),
+    "custom_vjp_call": ("fwd_jaxpr_thunk", "bwd"),
+    "custom_vjp_call_jaxpr": ("fwd_jaxpr_thunk", "bwd"),
+}
 _RULE_SEARCH_LIMIT = 64
 
 
@@ -251,6 +260,7 @@ def _filled(cell) -> bool:
 
 
 # ---------------------------------------------------------------------------- values
+
 
 def is_floating(v) -> bool:
     aval = getattr(v, "aval", None)

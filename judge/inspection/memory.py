@@ -15,6 +15,7 @@ everything else kept is still alive (around the last stage, or the whole functio
 as no checkpoint; one recomputed after other values were released holds less; a checkpoint around
 a whole chain recomputes, and holds, the whole chain at once.
 """
+
 from __future__ import annotations
 
 from .jax_internals import ALIASING, bodies, device_bytes, jex_core, memory_kind, var_bytes
@@ -25,7 +26,7 @@ _UNCOUNTED = ("argument", "constant", "literal")
 def held_peak(derivative, residuals: list[dict]) -> int:
     fwd, bwd = derivative.fwd.jaxpr, derivative.bwd.jaxpr
     n_res = len(residuals)
-    from_inputs = depends_on_inputs(fwd, [True] * len(fwd.invars))[derivative.n_out:]
+    from_inputs = depends_on_inputs(fwd, [True] * len(fwd.invars))[derivative.n_out :]
     counted = [r["kind"] not in _UNCOUNTED and dep for r, dep in zip(residuals, from_inputs)]
     n_cot = len(bwd.invars) - n_res
     return _peak(bwd, counted + [False] * n_cot, [False] * n_res + [True] * n_cot, from_inputs + [False] * n_cot)
@@ -34,7 +35,7 @@ def held_peak(derivative, residuals: list[dict]) -> int:
 def held_on_host(derivative) -> int:
     """The bytes the backward pass finds in host memory: the residuals an offloading policy moved
     there, counted apart from ``held_peak`` (device memory, which is what a budget ranks)."""
-    return sum(var_bytes(v) for v in derivative.fwd.jaxpr.outvars[derivative.n_out:] if memory_kind(v) != "device")
+    return sum(var_bytes(v) for v in derivative.fwd.jaxpr.outvars[derivative.n_out :] if memory_kind(v) != "device")
 
 
 def depends_on_inputs(jaxpr, marked_in) -> list[bool]:
@@ -93,8 +94,11 @@ def _peak(jaxpr, counted_in, tangent_in, real_in) -> int:
                 body_t = _tangent_outputs(body.jaxpr, body.inputs(ins_t))
                 outs_t = [a or b for a, b in zip(outs_t, body.outputs(body_t))]
             peak = max(peak, current - sum(live[v] for v in dying) + body_peak)
-        made = [v for v, t in zip(eqn.outvars, outs_t)
-                if not t and any(ins_r) and isinstance(v, jex_core.Var) and v in last_use]
+        made = [
+            v
+            for v, t in zip(eqn.outvars, outs_t)
+            if not t and any(ins_r) and isinstance(v, jex_core.Var) and v in last_use
+        ]
         if not found:
             reusable = sorted((live[v] for v in dying), reverse=True)
             new = 0

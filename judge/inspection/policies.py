@@ -10,6 +10,7 @@ registry (``Policy.rebuilt``) and that object is the one the program runs with, 
 recognised is exactly what runs. Anything else is the submission's own policy, named by its
 code's name and line, which ``functools.wraps`` does not change.
 """
+
 from __future__ import annotations
 
 import types
@@ -39,28 +40,43 @@ class _Registry:
     def __init__(self, cp):
         self.cp = cp
         self.plain = {name: getattr(cp, name) for name in policy_names.PLAIN}
-        self.classes = {cls: cls.__dict__["__call__"] for cls in (_ac.DotsSaveable, _ac.SaveOnlyTheseNames,
-                                                                  _ac.SaveAnyNamesButThese)}
+        self.classes = {
+            cls: cls.__dict__["__call__"]
+            for cls in (_ac.DotsSaveable, _ac.SaveOnlyTheseNames, _ac.SaveAnyNamesButThese)
+        }
         self.factories = {name: getattr(cp, name) for name in policy_names.WITH_NAMES + policy_names.WITH_POLICIES}
-        self.codes = {fn: fn.__code__ for fn in [*self.classes.values(), *self.factories.values(),
-                                                  cp.everything_saveable, cp.nothing_saveable,
-                                                  cp.offload_dot_with_no_batch_dims,
-                                                  cp.save_and_offload_only_these_names]}
+        self.codes = {
+            fn: fn.__code__
+            for fn in [
+                *self.classes.values(),
+                *self.factories.values(),
+                cp.everything_saveable,
+                cp.nothing_saveable,
+                cp.offload_dot_with_no_batch_dims,
+                cp.save_and_offload_only_these_names,
+            ]
+        }
         self.both = cp.save_from_both_policies(cp.nothing_saveable, cp.nothing_saveable).__code__
         self.except_names = cp.save_anything_except_these_names().__code__
         # JAX's offloading policies are closures of their factories: known by their code.
         self.offload_dots = cp.offload_dot_with_no_batch_dims("device", "pinned_host").__code__
         self.offload_names = cp.save_and_offload_only_these_names(
-            names_which_can_be_saved=(), names_which_can_be_offloaded=(), offload_src="device",
-            offload_dst="pinned_host").__code__
+            names_which_can_be_saved=(),
+            names_which_can_be_offloaded=(),
+            offload_src="device",
+            offload_dst="pinned_host",
+        ).__code__
         # a factory passed where its policy belongs (``factory_name``)
-        self.factory_names = {id(fn): (fn, name) for name, fn in [
-            *self.factories.items(), *((name, getattr(cp, name)) for name in policy_names.OFFLOADING)]}
+        self.factory_names = {
+            id(fn): (fn, name)
+            for name, fn in [*self.factories.items(), *((name, getattr(cp, name)) for name in policy_names.OFFLOADING)]
+        }
 
     def intact(self) -> bool:
         """Nothing of it was changed in place (by string-keyed reflection, say) since the judge started."""
         return all(cls.__dict__.get("__call__") is call for cls, call in self.classes.items()) and all(
-            fn.__code__ is code for fn, code in self.codes.items())
+            fn.__code__ is code for fn, code in self.codes.items()
+        )
 
 
 REGISTRY = _Registry(checkpoint_policies)
@@ -102,8 +118,9 @@ def _offloading(policy, code) -> Policy:
     if not all(type(v) is set and all(type(n) is str for n in v) for v in (saved, offloaded)) or saved & offloaded:
         return Policy(("custom", f"{code.co_name} with names that are not two sets of strings"), origin="forged")
     saved, offloaded = tuple(sorted(saved)), tuple(sorted(offloaded))
-    rebuilt = cp.save_and_offload_only_these_names(names_which_can_be_saved=saved, names_which_can_be_offloaded=offloaded,
-                                                   offload_src=src, offload_dst=dst)
+    rebuilt = cp.save_and_offload_only_these_names(
+        names_which_can_be_saved=saved, names_which_can_be_offloaded=offloaded, offload_src=src, offload_dst=dst
+    )
     return Policy(policy_names.offload_names(saved, offloaded, src, dst), rebuilt)
 
 
@@ -135,12 +152,14 @@ def _describe(policy, filename: str) -> Policy:
             rebuilt = None
             if first.rebuilt is not None and second.rebuilt is not None:
                 rebuilt = cp.save_from_both_policies(first.rebuilt, second.rebuilt)
-            return Policy(policy_names.both(first.canonical, second.canonical), rebuilt,
-                          "jax" if rebuilt is not None else "yours")
+            return Policy(
+                policy_names.both(first.canonical, second.canonical), rebuilt, "jax" if rebuilt is not None else "yours"
+            )
         if code is REGISTRY.except_names:
             # JAX 0.10.2 drops the names here (the policy saves everything), so none can be read.
-            return Policy(policy_names.with_names("save_anything_except_these_names", ()),
-                          cp.save_anything_except_these_names())
+            return Policy(
+                policy_names.with_names("save_anything_except_these_names", ()), cp.save_anything_except_these_names()
+            )
         if code is REGISTRY.offload_dots or code is REGISTRY.offload_names:
             return _offloading(policy, code)
         line = code.co_firstlineno if code.co_filename == filename else None

@@ -24,6 +24,7 @@ XLA's own memory analysis is not used: on CPU its figures do not move with remat
 with one around the whole network), and it merges a recomputation with the forward pass when the
 two are compiled together.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,13 +34,35 @@ from .jax_internals import mlir_hlo as hlo
 from .jax_internals import mlir_ir as ir
 
 # Operations that move or relabel data: no arithmetic.
-FREE = {"stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.reshape",
-        "stablehlo.transpose", "stablehlo.convert", "stablehlo.bitcast_convert", "stablehlo.slice",
-        "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice", "stablehlo.concatenate", "stablehlo.pad",
-        "stablehlo.gather", "stablehlo.iota", "stablehlo.reverse", "stablehlo.optimization_barrier",
-        "stablehlo.get_tuple_element", "stablehlo.tuple", "stablehlo.custom_call", "stablehlo.reduce_precision",
-        "stablehlo.copy", "stablehlo.real_dynamic_slice", "stablehlo.get_dimension_size", "stablehlo.dynamic_broadcast_in_dim",
-        "stablehlo.dynamic_reshape", "stablehlo.dynamic_iota", "stablehlo.rng_bit_generator"}
+FREE = {
+    "stablehlo.constant",
+    "stablehlo.broadcast_in_dim",
+    "stablehlo.broadcast",
+    "stablehlo.reshape",
+    "stablehlo.transpose",
+    "stablehlo.convert",
+    "stablehlo.bitcast_convert",
+    "stablehlo.slice",
+    "stablehlo.dynamic_slice",
+    "stablehlo.dynamic_update_slice",
+    "stablehlo.concatenate",
+    "stablehlo.pad",
+    "stablehlo.gather",
+    "stablehlo.iota",
+    "stablehlo.reverse",
+    "stablehlo.optimization_barrier",
+    "stablehlo.get_tuple_element",
+    "stablehlo.tuple",
+    "stablehlo.custom_call",
+    "stablehlo.reduce_precision",
+    "stablehlo.copy",
+    "stablehlo.real_dynamic_slice",
+    "stablehlo.get_dimension_size",
+    "stablehlo.dynamic_broadcast_in_dim",
+    "stablehlo.dynamic_reshape",
+    "stablehlo.dynamic_iota",
+    "stablehlo.rng_bit_generator",
+}
 # Operations whose results are their operands' buffers under another type.
 ALIASING = {"stablehlo.optimization_barrier", "stablehlo.reshape"}
 TERMINATORS = {"func.return", "stablehlo.return"}
@@ -92,8 +115,11 @@ class Walk:
     """The walks over one lowered module; functions by name, walked once per (needed results, flags)."""
 
     def __init__(self, module):
-        self.functions = {str(op.attributes["sym_name"]).strip('"'): op for op in module.body.operations
-                          if op.operation.name == "func.func"}
+        self.functions = {
+            str(op.attributes["sym_name"]).strip('"'): op
+            for op in module.body.operations
+            if op.operation.name == "func.func"
+        }
         self._needed: dict = {}
         self._walked: dict = {}
         self.called: dict = {}  # function name -> (needed results, flags of its operands), as last called
@@ -178,8 +204,13 @@ class Walk:
                 inner = self.function(_callee(op), wanted, tuple(ins), weigh)
                 flops += inner.flops
                 outs = inner.outputs
-            elif op.regions and name not in ("stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.sort",
-                                             "stablehlo.scatter", "stablehlo.select_and_scatter"):
+            elif op.regions and name not in (
+                "stablehlo.reduce",
+                "stablehlo.reduce_window",
+                "stablehlo.sort",
+                "stablehlo.scatter",
+                "stablehlo.select_and_scatter",
+            ):
                 inner, outs = self._control(op, ins, weigh)
                 flops += inner.flops
             else:
@@ -284,7 +315,7 @@ def _flops(op) -> float:
         window = int(np.prod(_int_list(op.attributes["window_dimensions"]), dtype=np.int64))
         return float(_size(op.operands[1]) * (window + 1))
     if name == "stablehlo.scatter":
-        return float(sum(_size(v) for v in op.operands[len(op.operands) // 2 + 1:]) or _size(op.operands[-1]))
+        return float(sum(_size(v) for v in op.operands[len(op.operands) // 2 + 1 :]) or _size(op.operands[-1]))
     if name == "stablehlo.sort":
         shape = _shape(op.operands[0])
         axis = int(str(op.attributes["dimension"]).split(":")[0]) if "dimension" in op.attributes else -1
@@ -371,8 +402,14 @@ def case_cost(module, needed: list[bool], input_flags: list) -> dict:
     walk = Walk(module)
     main = walk.functions["main"].regions[0].blocks[0]
     cotangents = {a for a, f in zip(main.arguments, input_flags) if "t" in f}
-    backward = next((_callee(op) for op in main.operations if op.operation.name in ("func.call", "call")
-                     and any(v in cotangents for v in op.operands)), None)
+    backward = next(
+        (
+            _callee(op)
+            for op in main.operations
+            if op.operation.name in ("func.call", "call") and any(v in cotangents for v in op.operands)
+        ),
+        None,
+    )
     found = walk.function("main", tuple(needed), tuple(frozenset(f) for f in input_flags), _all_bytes)
     figures = {"flops": float(found.flops), "peak_bytes": int(found.start + found.above)}
     if backward in walk.called:

@@ -1,6 +1,7 @@
 """The forward and backward programs of a submission: printed for the learner, exported with
 ``jax.export`` in the child, and read back, checked and refused if they call out of XLA (custom
 calls, callbacks, effects) in the verifier, where no submitted code runs."""
+
 from __future__ import annotations
 
 import jax
@@ -28,15 +29,16 @@ def export_programs(derivatives) -> dict:
         per_case = []
         for d, arrays in zip(derivatives, all_arrays):
             flat = _jaxpr_as_fun(d.fwd)(*arrays)
-            per_case.append((flat[:d.n_out], flat[d.n_out:]))
+            per_case.append((flat[: d.n_out], flat[d.n_out :]))
         return per_case
 
     def backward(all_residuals, all_cotangents):
         return [_jaxpr_as_fun(d.bwd)(*res, *ct) for d, res, ct in zip(derivatives, all_residuals, all_cotangents)]
 
     fwd = export.export(_jit(forward))([structs(d.fwd.in_avals) for d in derivatives])
-    bwd = export.export(_jit(backward))([structs(d.residual_avals) for d in derivatives],
-                                        [structs(d.output_avals) for d in derivatives])
+    bwd = export.export(_jit(backward))(
+        [structs(d.residual_avals) for d in derivatives], [structs(d.output_avals) for d in derivatives]
+    )
     return {
         "fwd": np.frombuffer(bytes(fwd.serialize()), dtype=np.uint8),
         "bwd": np.frombuffer(bytes(bwd.serialize()), dtype=np.uint8),

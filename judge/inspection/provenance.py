@@ -12,22 +12,39 @@ by that checkpoint's policy (``kept_by``); nothing the submission writes can say
 token is drawn after it ran. A ``reduce_precision`` at a dtype's full precision changes no value
 and is looked through.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..specs import short_type
-from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, NAME, REDUCE_PRECISION, CheckpointName,
-                            _primitive_label, _span_of, bodies, full_precision, jex_core, memory_kind, moves_memory)
+from .jax_internals import (
+    CUSTOM_DERIVATIVES,
+    HI_PRIMITIVE,
+    NAME,
+    REDUCE_PRECISION,
+    CheckpointName,
+    _primitive_label,
+    _span_of,
+    bodies,
+    full_precision,
+    jex_core,
+    memory_kind,
+    moves_memory,
+)
 
 
 def aval_fields(var) -> dict:
     aval = var.aval
     dtype = np.dtype(aval.dtype).name
     shape = [int(d) for d in aval.shape]
-    return {"dtype": dtype, "shape": shape, "type": short_type(dtype, shape),
-            "bytes": int(np.prod(shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize,
-            "memory": memory_kind(var)}
+    return {
+        "dtype": dtype,
+        "shape": shape,
+        "type": short_type(dtype, shape),
+        "bytes": int(np.prod(shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize,
+        "memory": memory_kind(var),
+    }
 
 
 class _Resolver:
@@ -76,8 +93,10 @@ class _Resolver:
                     return {"kind": "primitive", "what": "scan carry", "line": line, "within": within}
                 return outer(i)
 
-            return dict(self.resolve(body.jaxpr, body.jaxpr.outvars[index], body_invar, within),
-                        stacked=int(eqn.params["length"]))
+            return dict(
+                self.resolve(body.jaxpr, body.jaxpr.outvars[index], body_invar, within),
+                stacked=int(eqn.params["length"]),
+            )
         if len(found) == 1 and not found[0].carries and name not in ("cond", "while"):
             body = found[0].jaxpr
             return self.resolve(body, body.outvars[index], outer, within)
@@ -105,9 +124,10 @@ def saved_residuals(derivative, marked, arg_names, filename: str) -> list[dict]:
     fwd, bwd = derivative.fwd.jaxpr, derivative.bwd.jaxpr
     resolver = _Resolver(filename, marked)
     out = []
-    for j, var in enumerate(fwd.outvars[derivative.n_out:]):
-        entry = resolver.resolve(fwd, var, lambda i: {"kind": "argument", "what": arg_names[i], "line": None,
-                                                      "within": ()}, ())
+    for j, var in enumerate(fwd.outvars[derivative.n_out :]):
+        entry = resolver.resolve(
+            fwd, var, lambda i: {"kind": "argument", "what": arg_names[i], "line": None, "within": ()}, ()
+        )
         readers = _readers(bwd, bwd.invars[j], marked)
         within = entry.pop("within")
         kept = [k for k in within if k in readers] if entry["kind"] not in ("argument", "constant", "literal") else []

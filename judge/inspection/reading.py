@@ -6,6 +6,7 @@ provenance, the cost and the programs for the verifier all come from those. See 
 why the checkpoints are marked first, and for what still runs submitted Python (the policies and
 custom rules the traced program holds, during that one differentiation).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,9 +20,12 @@ class NotAPolicy(TypeError):
     differentiating (where the call would fail inside JAX, with no line of the submission)."""
 
     def __init__(self, policy, line: int | None, factory: str | None = None):
-        super().__init__(f"'{type(policy).__name__}' object is not callable" if factory is None else
-                         f"{factory} is a factory of policies, not a policy: call it with its arguments, and "
-                         f"pass what it returns as policy=")
+        super().__init__(
+            f"'{type(policy).__name__}' object is not callable"
+            if factory is None
+            else f"{factory} is a factory of policies, not a policy: call it with its arguments, and "
+            f"pass what it returns as policy="
+        )
         self.line = line
 
 
@@ -34,8 +38,9 @@ class Reading:
     programs: dict | None = None  # printed forward and backward programs
 
 
-def read_case(fn, arrays, wrt, arg_names, filename: str, *, measure: bool = False,
-              baseline: bool = False, printed: bool = False) -> Reading:
+def read_case(
+    fn, arrays, wrt, arg_names, filename: str, *, measure: bool = False, baseline: bool = False, printed: bool = False
+) -> Reading:
     """``measure``: the gradient step's memory over time, for the memory picture; ``baseline``:
     the memory the same program holds without its checkpoints;
     ``printed``: the forward and backward programs as text."""

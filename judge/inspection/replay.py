@@ -16,15 +16,29 @@ checkpoint ``k``'s forward part and read by its backward part is one its policy 
 read from the rematerialization JAX performed, not from a mark a submission could write. Only
 names change: the program, its values and its residuals are JAX's own (tested).
 """
+
 from __future__ import annotations
 
 import re
 import secrets
 from dataclasses import dataclass, field
 
-from .jax_internals import (REMAT, RematTraced, _current_name_stack, _eval_jaxpr, _jaxpr_as_fun, _make_jaxpr,
-                            _ShapeDtypeStruct, _tree_flatten, _tree_unflatten, _user_context, _vjp, is_remat,
-                            jex_core, nested_programs)
+from .jax_internals import (
+    REMAT,
+    RematTraced,
+    _current_name_stack,
+    _eval_jaxpr,
+    _jaxpr_as_fun,
+    _make_jaxpr,
+    _ShapeDtypeStruct,
+    _tree_flatten,
+    _tree_unflatten,
+    _user_context,
+    _vjp,
+    is_remat,
+    jex_core,
+    nested_programs,
+)
 
 
 def trace(fn, arrays):
@@ -40,6 +54,7 @@ def structs(avals) -> list:
 class Marked:
     """A program whose checkpoints carry tokens in their name stacks, numbered in the order
     ``structure`` walks them (depth first, in the order of equations and their parameters)."""
+
     program: object  # ClosedJaxpr
     checkpoints: list = field(default_factory=list)  # the original checkpoint equations, by token
     prefix: str = ""
@@ -72,7 +87,9 @@ def mark(closed, policy_for) -> Marked:
                 names = eqn.source_info.name_stack.extend(f"{marked.prefix}{index}")
                 eqns.append(eqn.replace(params=params, source_info=eqn.source_info.replace(name_stack=names)))
             elif nested_programs(eqn):
-                eqns.append(eqn.replace(params=_with_programs(eqn.params, lambda c: c.replace(jaxpr=rewritten(c.jaxpr)))))
+                eqns.append(
+                    eqn.replace(params=_with_programs(eqn.params, lambda c: c.replace(jaxpr=rewritten(c.jaxpr))))
+                )
             else:
                 eqns.append(eqn)
         return jaxpr.replace(eqns=eqns)
@@ -96,6 +113,7 @@ def _with_programs(params: dict, rewrite) -> dict:
 
 def without_checkpoints(closed):
     """``closed`` with every checkpoint inlined: the program as it would be without ``jax.checkpoint``."""
+
     def on_remat(eqn, params, invals, rewrite):
         if eqn.primitive is REMAT:
             return _eval_jaxpr(rewrite.open(params["jaxpr"]), (), *invals)
@@ -154,17 +172,18 @@ class _Rewrite:
 class Derivative:
     """The one differentiation of a case: ``fwd`` (arrays -> outputs, residuals) and ``bwd``
     (residuals, cotangents -> gradients with respect to ``wrt``)."""
+
     fwd: object
     bwd: object
     n_out: int
 
     @property
     def residual_avals(self) -> list:
-        return list(self.fwd.out_avals[self.n_out:])
+        return list(self.fwd.out_avals[self.n_out :])
 
     @property
     def output_avals(self) -> list:
-        return list(self.fwd.out_avals[:self.n_out])
+        return list(self.fwd.out_avals[: self.n_out])
 
 
 def differentiate(program, arrays, wrt) -> Derivative:

@@ -5,14 +5,23 @@ checkpoints around each; and the derivatives the program defines by hand.
 Walked in the order ``replay.mark`` numbers the checkpoints, so that the index of a checkpoint
 here is the token a residual's ``kept_by`` names.
 """
+
 from __future__ import annotations
 
 from collections import Counter
 
 from .. import policy_names
 from .derivatives import hand_written
-from .jax_internals import (CUSTOM_DERIVATIVES, HI_PRIMITIVE, LOOPS, _line_of, _primitive_label, is_remat,
-                            nested_programs, remat_body)
+from .jax_internals import (
+    CUSTOM_DERIVATIVES,
+    HI_PRIMITIVE,
+    LOOPS,
+    _line_of,
+    _primitive_label,
+    is_remat,
+    nested_programs,
+    remat_body,
+)
 
 
 class _Walker:
@@ -72,5 +81,11 @@ def checkpoint_structure(closed, policies: dict, active: set, filename: str) -> 
             if index in enclosing:
                 enclosed[label] += count
         record["encloses"] = dict(enclosed)
-    return {"checkpoints": walker.checkpoints, "custom_derivatives": walker.custom, "primitives": dict(walker.total),
-            "on_path": [[label, line, list(enclosing), count] for (label, line, enclosing), count in walker.on_path.items()]}
+    return {
+        "checkpoints": walker.checkpoints,
+        "custom_derivatives": walker.custom,
+        "primitives": dict(walker.total),
+        "on_path": [
+            [label, line, list(enclosing), count] for (label, line, enclosing), count in walker.on_path.items()
+        ],
+    }

@@ -7,6 +7,7 @@ references, settings, /etc, /home, /root, /tmp and everything else are then not 
 absent: there is no path that names them. The working directory is a size-limited tmpfs owned
 by the child's uid, the only writable place.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,14 @@ def exposed_paths(project_root: Path) -> list[str]:
     ``judge`` package, and the Python directories inside it such as a virtual environment.
     """
     project_root = project_root.resolve()
-    candidates = {Path("/usr"), Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
-                  project_root / "judge", *map(Path, SYSTEM_INFO)}
+    candidates = {
+        Path("/usr"),
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+        Path(sys.exec_prefix),
+        project_root / "judge",
+        *map(Path, SYSTEM_INFO),
+    }
     candidates.update(Path(p) for p in sys.path if p and os.path.isabs(p))
     chosen: list[Path] = []
     for path in sorted(p.resolve() for p in candidates if p.exists()):
@@ -79,8 +86,13 @@ def enter_minimal_root(new_root: str, paths: list[str], owner: int) -> None:
         if os.path.exists(path):
             _bind(path, new_root + path, directory=False)
     os.makedirs(new_root + WORKDIR)
-    linux.mount("tmpfs", new_root + WORKDIR, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
-                f"size={WORKDIR_SIZE},mode=0700,uid={owner},gid={owner}")
+    linux.mount(
+        "tmpfs",
+        new_root + WORKDIR,
+        "tmpfs",
+        linux.MS_NOSUID | linux.MS_NODEV,
+        f"size={WORKDIR_SIZE},mode=0700,uid={owner},gid={owner}",
+    )
     os.makedirs(f"{new_root}/.old")
     linux.pivot_root(new_root, f"{new_root}/.old")
     os.chdir("/")
@@ -106,5 +118,8 @@ def _kept_flags(path: str) -> int:
     it must in a user namespace, where the kernel refuses to lift them (for root they change
     nothing: a read-only bind only adds)."""
     have = os.statvfs(path).f_flag
-    return ((linux.MS_NOSUID if have & os.ST_NOSUID else 0) | (linux.MS_NODEV if have & os.ST_NODEV else 0)
-            | (linux.MS_NOEXEC if have & os.ST_NOEXEC else 0))
+    return (
+        (linux.MS_NOSUID if have & os.ST_NOSUID else 0)
+        | (linux.MS_NODEV if have & os.ST_NODEV else 0)
+        | (linux.MS_NOEXEC if have & os.ST_NOEXEC else 0)
+    )

@@ -12,6 +12,7 @@ is the probe's variant: it tries every layer and returns why each missing one fa
 Each layer is two functions side by side, in one table (``CHILD``): how a child applies it, and
 how the probe (``probe.examine``) checks by its effect that it holds.
 """
+
 from __future__ import annotations
 
 import os
@@ -82,6 +83,7 @@ def _adjust_oom_score() -> None:
 
 # ---------------------------------------------------------------------------- session
 
+
 def _session(plan: Plan, evidence: dict) -> None:
     if os.getsid(0) != os.getpid():
         os.setsid()
@@ -93,6 +95,7 @@ def _session_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 
 # ---------------------------------------------------------------------------- descriptors
+
 
 def _descriptors(plan: Plan, evidence: dict) -> None:
     os.closerange(max(KEPT_FDS) + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
@@ -112,6 +115,7 @@ def _descriptors_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 # ---------------------------------------------------------------------------- environment
 
+
 def _environment(plan: Plan, evidence: dict) -> None:
     os.environ.clear()
     os.environ.update(plan.environment)
@@ -124,6 +128,7 @@ def _environment_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 
 # ---------------------------------------------------------------------------- namespaces
+
 
 def _namespaces(plan: Plan, evidence: dict) -> None:
     before = {name: os.stat(f"/proc/self/ns/{name}").st_ino for name in NAMESPACE_FILES}
@@ -152,8 +157,7 @@ def _own_user_namespace(flags: int, evidence: dict) -> None:
     forks the child that goes on, waits for it and ends as it ended."""
     uid, gid = os.getuid(), os.getgid()
     linux.unshare(linux.CLONE_NEWUSER | linux.CLONE_NEWPID | flags)
-    for name, text in (("setgroups", "deny"), ("uid_map", f"{INNER_ID} {uid} 1"),
-                       ("gid_map", f"{INNER_ID} {gid} 1")):
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{INNER_ID} {uid} 1"), ("gid_map", f"{INNER_ID} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)
     inner = os.fork()
@@ -193,6 +197,7 @@ def _namespaces_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 # ---------------------------------------------------------------------------- filesystem
 
+
 def _filesystem(plan: Plan, evidence: dict) -> None:
     if "mnt" not in evidence.get("namespaces_changed", ()):
         raise OSError("needs a mount namespace of its own")  # never mount in the host's
@@ -229,6 +234,7 @@ def _filesystem_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 # ---------------------------------------------------------------------------- workdir
 
+
 def _workdir(plan: Plan, evidence: dict) -> None:
     if not plan.workdir:
         raise OSError("no private working directory")
@@ -247,6 +253,7 @@ def _workdir_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 # ---------------------------------------------------------------------------- rlimits
 
+
 def _own_processes(plan: Plan, evidence: dict) -> bool:
     """Whether this child's processes are counted on their own: a uid of its own, or (unprivileged)
     a user namespace of its own."""
@@ -264,8 +271,12 @@ def _rlimits(plan: Plan, evidence: dict) -> None:
 
 def _rlimits_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
     memory = plan.limits.memory_mb << 20
-    wanted = {resource.RLIMIT_AS: memory, resource.RLIMIT_CPU: plan.limits.cpu_s, resource.RLIMIT_CORE: 0,
-              resource.RLIMIT_NOFILE: MAX_OPEN_FILES}
+    wanted = {
+        resource.RLIMIT_AS: memory,
+        resource.RLIMIT_CPU: plan.limits.cpu_s,
+        resource.RLIMIT_CORE: 0,
+        resource.RLIMIT_NOFILE: MAX_OPEN_FILES,
+    }
     if _own_processes(plan, evidence):
         wanted[resource.RLIMIT_NPROC] = None  # any finite limit
     for limit, value in wanted.items():
@@ -277,6 +288,7 @@ def _rlimits_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 
 # ---------------------------------------------------------------------------- uid
+
 
 def _uid(plan: Plan, evidence: dict) -> None:
     if plan.uid is None:
@@ -304,6 +316,7 @@ def _uid_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 # ---------------------------------------------------------------------------- no_new_privs
 
+
 def _no_new_privs(plan: Plan, evidence: dict) -> None:
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
 
@@ -314,6 +327,7 @@ def _no_new_privs_holds(plan: Plan, evidence: dict, root: Path) -> str | None:
 
 
 # ---------------------------------------------------------------------------- seccomp
+
 
 def _seccomp(plan: Plan, evidence: dict) -> None:
     seccomp.install()

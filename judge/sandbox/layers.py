@@ -4,6 +4,7 @@ Child layers are applied by ``harden`` in each child before any submitted code r
 parent-side ones (the static gate, the wall-clock kill, trusted verification) live in the grader
 and runners and are always active.
 """
+
 from __future__ import annotations
 
 SESSION = "session"
@@ -40,8 +41,7 @@ DESCRIPTIONS = {
 }
 
 # In the order they are applied in a child.
-CHILD_LAYERS = (SESSION, DESCRIPTORS, ENVIRONMENT, NAMESPACES, FILESYSTEM, WORKDIR, RLIMITS, UID,
-                NO_NEW_PRIVS, SECCOMP)
+CHILD_LAYERS = (SESSION, DESCRIPTORS, ENVIRONMENT, NAMESPACES, FILESYSTEM, WORKDIR, RLIMITS, UID, NO_NEW_PRIVS, SECCOMP)
 ALL_LAYERS = (ZYGOTE, GATE) + CHILD_LAYERS + (WALL_CLOCK, VERIFY)
 
 

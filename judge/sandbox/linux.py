@@ -2,6 +2,7 @@
 
 Each raises ``OSError`` with the errno, like the ``os`` functions do.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -19,8 +20,16 @@ CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWTIME = 0x00000080
 CLONE_THREAD = 0x00010000
-NAMESPACE_FLAGS = (CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
-                   CLONE_NEWNET, CLONE_NEWTIME)
+NAMESPACE_FLAGS = (
+    CLONE_NEWNS,
+    CLONE_NEWCGROUP,
+    CLONE_NEWUTS,
+    CLONE_NEWIPC,
+    CLONE_NEWUSER,
+    CLONE_NEWPID,
+    CLONE_NEWNET,
+    CLONE_NEWTIME,
+)
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -68,8 +77,12 @@ def pivot_root(new_root: str, put_old: str) -> None:
 
 
 def prctl(option: int, arg2: int = 0) -> int:
-    return _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg2), ctypes.c_ulong(0),
-                              ctypes.c_ulong(0), ctypes.c_ulong(0)), "prctl")
+    return _check(
+        _libc.prctl(
+            ctypes.c_int(option), ctypes.c_ulong(arg2), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)
+        ),
+        "prctl",
+    )
 
 
 class _CapHeader(ctypes.Structure):

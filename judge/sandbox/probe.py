@@ -8,6 +8,7 @@ end to end (trace, export, verify) inside all of that, which proves the sandbox 
 working and tells the zygote which modules that path imports lazily, so that it can import them
 before forking. No submitted code ever runs in the probe: its report is trusted.
 """
+
 from __future__ import annotations
 
 import sys
@@ -51,16 +52,27 @@ def run_sample() -> str | None:
 
     rng = np.random.default_rng(0)
     w, x = rng.standard_normal((3, 3)).astype(np.float32), rng.standard_normal((2, 3)).astype(np.float32)
-    request = messages.ChildRequest(source=SAMPLE_SOURCE, entry="sample", arg_names=["w", "x"], wrt=[0, 1],
-                                    cases=[messages.CaseInput("sample", 0, [False, False], [w, x])])
+    request = messages.ChildRequest(
+        source=SAMPLE_SOURCE,
+        entry="sample",
+        arg_names=["w", "x"],
+        wrt=[0, 1],
+        cases=[messages.CaseInput("sample", 0, [False, False], [w, x])],
+    )
     try:
         traced = messages.parse_child_response(child.serve(request.to_wire()), ["sample"])
         if traced.error is not None or traced.cases[0].error is not None:
             return f"tracing failed: {traced}"
         cotangent = [np.ones((), np.float32)]
         fwd, bwd = traced.programs
-        checked = messages.parse_verify_response(verify.serve(messages.VerifyRequest(fwd, bwd, [0, 1], [
-            messages.VerifyCase("sample", [w, x], cotangent, [w, x], cotangent)]).to_wire()), ["sample"])
+        checked = messages.parse_verify_response(
+            verify.serve(
+                messages.VerifyRequest(
+                    fwd, bwd, [0, 1], [messages.VerifyCase("sample", [w, x], cotangent, [w, x], cotangent)]
+                ).to_wire()
+            ),
+            ["sample"],
+        )
         if checked.error is not None or not checked.checked:
             return f"verification failed: {checked}"
         expected = np.sum(np.sin(x @ w) ** 2)

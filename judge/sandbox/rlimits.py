@@ -4,6 +4,7 @@
 fresh interpreter's too (``judge.child.entry``); ``harden`` adds the limits that only mean
 something inside the full sandbox (open files, and processes for a uid of the child's own).
 """
+
 from __future__ import annotations
 
 import resource

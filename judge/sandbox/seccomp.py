@@ -7,6 +7,7 @@ creating processes (threads stay allowed: XLA needs them), signalling every proc
 and the kernel interfaces that are common exploit paths (bpf, io_uring, userfaultfd, keys...).
 ``clone3`` answers ENOSYS so that glibc falls back to ``clone``, whose flags the filter can read.
 """
+
 from __future__ import annotations
 
 import errno
@@ -16,14 +17,49 @@ from . import linux
 SOCKETS = ("socket", "socketpair", "connect", "bind", "listen", "accept", "accept4")
 PROGRAMS = ("execve", "execveat")
 OTHER_PROCESSES = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "pidfd_open")
-MOUNTS_AND_NAMESPACES = ("mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "open_tree",
-                         "move_mount", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr")
+MOUNTS_AND_NAMESPACES = (
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsmount",
+    "fsconfig",
+    "fspick",
+    "mount_setattr",
+)
 NEW_PROCESSES = ("fork", "vfork")
-KERNEL_ATTACK_SURFACE = ("bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
-                         "io_uring_setup", "io_uring_enter", "io_uring_register", "kexec_load",
-                         "kexec_file_load", "init_module", "finit_module", "delete_module",
-                         "open_by_handle_at", "name_to_handle_at", "reboot", "swapon", "swapoff", "acct",
-                         "syslog", "fanotify_init", "personality", "quotactl", "lookup_dcookie")
+KERNEL_ATTACK_SURFACE = (
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "syslog",
+    "fanotify_init",
+    "personality",
+    "quotactl",
+    "lookup_dcookie",
+)
 DENIED = SOCKETS + PROGRAMS + OTHER_PROCESSES + MOUNTS_AND_NAMESPACES + NEW_PROCESSES + KERNEL_ATTACK_SURFACE
 
 

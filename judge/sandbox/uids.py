@@ -9,6 +9,7 @@ Several zygotes may run on one machine (a Celery worker per process, the tests, 
 uid is reserved machine-wide: by a POSIX record lock on its byte of a shared lock file, held by
 the zygote while a child uses it. The kernel drops the locks of a zygote that dies.
 """
+
 from __future__ import annotations
 
 import fcntl

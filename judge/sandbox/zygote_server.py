@@ -18,6 +18,7 @@ exits.
 Each child, right after the fork: arranges its descriptors, then ``harden``s itself with the
 layers the probe found working (failing closed), and only then reads its request.
 """
+
 from __future__ import annotations
 
 import gc
@@ -111,8 +112,15 @@ class Zygote:
             workdir = tempfile.mkdtemp(prefix="judge-work-")
             if uid is not None:
                 os.chown(workdir, uid, uid)
-        return Plan(layers=self.available, limits=limits, environment=self.environment, uid=uid,
-                    root_dir=self.root_dir, exposed=self.exposed, workdir=workdir)
+        return Plan(
+            layers=self.available,
+            limits=limits,
+            environment=self.environment,
+            uid=uid,
+            root_dir=self.root_dir,
+            exposed=self.exposed,
+            workdir=workdir,
+        )
 
     def fork_child(self, plan: Plan, fds: dict, body) -> int:
         """Fork; in the child, put ``fds`` (target -> source) in place, harden, run ``body``."""
@@ -138,8 +146,15 @@ class Zygote:
         from . import probe
 
         uid = self.uids.acquire() if self.uids else None
-        plan = Plan(layers=layers.CHILD_LAYERS, limits=Limits(), environment=self.environment, uid=uid,
-                    root_dir=self.root_dir, exposed=self.exposed, workdir=tempfile.mkdtemp(prefix="judge-work-"))
+        plan = Plan(
+            layers=layers.CHILD_LAYERS,
+            limits=Limits(),
+            environment=self.environment,
+            uid=uid,
+            root_dir=self.root_dir,
+            exposed=self.exposed,
+            workdir=tempfile.mkdtemp(prefix="judge-work-"),
+        )
         if uid is not None:
             os.chown(plan.workdir, uid, uid)
         read_end, write_end = os.pipe()

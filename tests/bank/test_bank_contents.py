@@ -1,4 +1,5 @@
 """What every problem of the bank gives a learner, and the messages its checker gives back."""
+
 import json
 import re
 import subprocess
@@ -16,15 +17,32 @@ IDS = [p.name for p in PROBLEMS]
 
 def test_the_bank_covers_the_checkpoint_surface():
     expected = {
-        "checkpoint_per_layer", "checkpoint_names", "recursive_checkpoint", "checkpoint_dot_policy",
-        "where_to_checkpoint", "save_any_names_but_these", "save_anything_except_these_names",
-        "dots_with_batch_dims", "save_from_both_policies", "scan_over_layers",
-        "static_argnums_training_flag", "prevent_cse_in_scan", "write_a_policy", "fix_the_checkpoint",
+        "checkpoint_per_layer",
+        "checkpoint_names",
+        "recursive_checkpoint",
+        "checkpoint_dot_policy",
+        "where_to_checkpoint",
+        "save_any_names_but_these",
+        "save_anything_except_these_names",
+        "dots_with_batch_dims",
+        "save_from_both_policies",
+        "scan_over_layers",
+        "static_argnums_training_flag",
+        "prevent_cse_in_scan",
+        "write_a_policy",
+        "fix_the_checkpoint",
         "memory_budget_mlp",
         # wave 2
-        "attention_keep_qkv", "scan_of_scans", "recompute_constants", "compile_time_eval", "linearize_keeps",
-        "memory_budget_transformer", "equinox_filter_checkpoint", "equinox_scan_layers",
-        "offload_dots_to_host", "offload_some_names",
+        "attention_keep_qkv",
+        "scan_of_scans",
+        "recompute_constants",
+        "compile_time_eval",
+        "linearize_keeps",
+        "memory_budget_transformer",
+        "equinox_filter_checkpoint",
+        "equinox_scan_layers",
+        "offload_dots_to_host",
+        "offload_some_names",
     }
     assert expected <= set(IDS) and len(IDS) >= 25
 
@@ -54,8 +72,14 @@ def test_a_checkpoint_that_cannot_save_memory_is_told_why(relative):
     assert report.verdict == "policy_violation"
     assert "saves no memory" in report.message and "while it still holds everything else it kept" in report.message
     # measured, not guessed from its shape: it holds what the reference's program without checkpoints holds
-    held, plain = map(int, re.search(r"\((\d+) bytes of saved and recomputed values at once; (\d+) without any "
-                                     r"checkpoint\)", report.message).groups())
+    held, plain = map(
+        int,
+        re.search(
+            r"\((\d+) bytes of saved and recomputed values at once; (\d+) without any "
+            r"checkpoint\)",
+            report.message,
+        ).groups(),
+    )
     assert held == report.cost.held_peak_bytes and held >= plain
 
 
@@ -88,8 +112,9 @@ def test_the_memory_budget_reports_peak_and_flops():
 
 
 def test_catalog_lists_the_bank():
-    result = subprocess.run([sys.executable, "-m", "judge", "catalog", "--json"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "judge", "catalog", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     by_slug = {p["slug"]: p for p in data["problems"]}
@@ -109,11 +134,13 @@ def test_scans_of_scans_are_judged_by_their_peak_and_their_nesting():
     lopsided = grade_packaged("scan_of_scans", "policy_violation/two_big_blocks.py")
     assert lopsided.verdict == "policy_violation" and lopsided.message.startswith(
         "case sample-64-steps: Your gradient step holds more memory at once than this problem allows. "
-        "Your gradient step peaks at")  # the cause, then its figure
+        "Your gradient step peaks at"
+    )  # the cause, then its figure
 
 
-@pytest.mark.parametrize("relative, line", [("runtime_error/no_compile_time_eval.py", 11),
-                                            ("runtime_error/comparison_outside.py", 12)])
+@pytest.mark.parametrize(
+    "relative, line", [("runtime_error/no_compile_time_eval.py", 11), ("runtime_error/comparison_outside.py", 12)]
+)
 def test_a_branch_on_a_recorded_value_is_told_where(relative, line):
     report = grade_packaged("compile_time_eval", relative)
     assert report.verdict == "runtime_error"
@@ -123,14 +150,18 @@ def test_a_branch_on_a_recorded_value_is_told_where(relative, line):
 def test_a_numpy_table_is_listed_as_a_kept_constant_and_refused_for_what_the_checkpoint_lacks():
     report = grade_packaged("recompute_constants", "policy_violation/numpy_table.py")
     assert report.verdict == "policy_violation" and report.cause.startswith(
-        "Your table is built with NumPy at line 8 (`i = np.arange(x.shape[0])`)")
+        "Your table is built with NumPy at line 8 (`i = np.arange(x.shape[0])`)"
+    )
     assert "jnp.arange" in report.advice and "move the whole computation" not in report.message
     assert any(r.kind == "constant" and r.shape == [6, 6] for r in report.residuals)
     # the advice, followed: the same table from jax.numpy, inside the same checkpoint
     problem = load_problem(ROOT / "problems" / "recompute_constants")
     numpy_table = (problem.path / "submissions" / "policy_violation" / "numpy_table.py").read_text()
-    followed = numpy_table.replace("np.arange", "jnp.arange").replace("np.where", "jnp.where").replace(
-        "np.float32", "jnp.float32")
+    followed = (
+        numpy_table.replace("np.arange", "jnp.arange")
+        .replace("np.where", "jnp.where")
+        .replace("np.float32", "jnp.float32")
+    )
     assert grade(problem, followed).verdict == "accepted"
     outside = grade_packaged("recompute_constants", "policy_violation/table_outside.py")
     assert outside.verdict == "policy_violation"
@@ -155,7 +186,8 @@ def _packaged_function(path: Path, entry: str):
 
 LINEARIZE = load_problem(ROOT / "problems" / "linearize_keeps")
 LINEARIZE_FILES = [LINEARIZE.path / "reference.py"] + [
-    p for verdict in ("accepted", "policy_violation") for p in LINEARIZE.submissions[verdict]]
+    p for verdict in ("accepted", "policy_violation") for p in LINEARIZE.submissions[verdict]
+]
 
 
 @pytest.mark.parametrize("path", LINEARIZE_FILES, ids=[p.stem for p in LINEARIZE_FILES])
@@ -188,9 +220,20 @@ def test_a_step_over_both_budgets_is_told_first_what_it_holds_and_to_hold_less(r
 
 
 def test_two_levels_of_recomputation_are_told_to_keep_one():
-    source = (ROOT / "tests" / "integrity" / "cases" / "memory_budget_transformer" / "policy_violation"
-              / "ragged_dot_two_levels.py").read_text().replace("_mm(", "jnp.matmul(").replace(
-        "def jnp.matmul(a, w):", "def _unused(a, w):")
+    source = (
+        (
+            ROOT
+            / "tests"
+            / "integrity"
+            / "cases"
+            / "memory_budget_transformer"
+            / "policy_violation"
+            / "ragged_dot_two_levels.py"
+        )
+        .read_text()
+        .replace("_mm(", "jnp.matmul(")
+        .replace("def jnp.matmul(a, w):", "def _unused(a, w):")
+    )
     problem = load_problem(ROOT / "problems" / "memory_budget_transformer")
     report = grade(problem, source)
     assert report.verdict == "policy_violation", report.message
@@ -201,15 +244,18 @@ def test_two_levels_of_recomputation_are_told_to_keep_one():
 def test_a_checkpoint_in_a_python_loop_is_told_to_use_scan_and_scan_is_accepted():
     report = grade_packaged("scan_over_layers", "policy_violation/python_loop.py")
     assert report.verdict == "policy_violation"
-    assert report.cause.startswith("Your jax.checkpoint (line 10) runs in a Python loop (line 9, "
-                                   "`for i in range(Ws.shape[0]):`)")
+    assert report.cause.startswith(
+        "Your jax.checkpoint (line 10) runs in a Python loop (line 9, `for i in range(Ws.shape[0]):`)"
+    )
     assert "jax.lax.scan" in report.advice and "move those lines" not in report.message
-    followed = ("import jax\nimport jax.numpy as jnp\n\n"
-                "layer = jax.checkpoint(lambda h, W: jnp.tanh(h @ W), "
-                "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n\n\n"
-                "def scanned_mlp(Ws, x):\n"
-                "    h, _ = jax.lax.scan(lambda h, W: (layer(h, W), None), x, Ws)\n"
-                "    return jnp.sum(h ** 2)\n")
+    followed = (
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "layer = jax.checkpoint(lambda h, W: jnp.tanh(h @ W), "
+        "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n\n\n"
+        "def scanned_mlp(Ws, x):\n"
+        "    h, _ = jax.lax.scan(lambda h, W: (layer(h, W), None), x, Ws)\n"
+        "    return jnp.sum(h ** 2)\n"
+    )
     problem = load_problem(ROOT / "problems" / "scan_over_layers")
     assert grade(problem, followed).verdict == "accepted"
 
@@ -221,11 +267,19 @@ def test_weights_in_a_scan_carry_are_named_and_a_closure_is_accepted():
     assert report.advice.startswith("Try: take `W` out of the carry") and "smaller segments" not in report.message
     problem = load_problem(ROOT / "problems" / "scan_of_scans")
     source = (problem.path / "submissions" / "policy_violation" / "weights_in_carry.py").read_text()
-    followed = source.replace("def step(carry, dt):\n    h, W = carry\n    return (h + dt * jnp.tanh(jnp.dot(h, W)), W), None",
-                              "def step(h, dt, W):\n    return h + dt * jnp.tanh(jnp.dot(h, W)), None").replace(
-        "def block(carry, block_dts):\n    return jax.lax.scan(step, carry, block_dts)[0], None",
-        "def block(h, block_dts, W):\n    return jax.lax.scan(lambda h, dt: step(h, dt, W), h, block_dts)[0], None").replace(
-        "    (h, _), _ = jax.lax.scan(block, (h0, W), jnp.reshape(dts, (n, n)))",
-        "    h, _ = jax.lax.scan(lambda h, b: block(h, b, W), h0, jnp.reshape(dts, (n, n)))")
+    followed = (
+        source.replace(
+            "def step(carry, dt):\n    h, W = carry\n    return (h + dt * jnp.tanh(jnp.dot(h, W)), W), None",
+            "def step(h, dt, W):\n    return h + dt * jnp.tanh(jnp.dot(h, W)), None",
+        )
+        .replace(
+            "def block(carry, block_dts):\n    return jax.lax.scan(step, carry, block_dts)[0], None",
+            "def block(h, block_dts, W):\n    return jax.lax.scan(lambda h, dt: step(h, dt, W), h, block_dts)[0], None",
+        )
+        .replace(
+            "    (h, _), _ = jax.lax.scan(block, (h0, W), jnp.reshape(dts, (n, n)))",
+            "    h, _ = jax.lax.scan(lambda h, b: block(h, b, W), h0, jnp.reshape(dts, (n, n)))",
+        )
+    )
     assert followed.count("W)") >= 3 and "(h0, W)" not in followed
     assert grade(problem, followed).verdict == "accepted", grade(problem, followed).message

@@ -2,6 +2,7 @@
 both of JAX 0.10.2's remat implementations (its default, and `jax_remat3`, the next release's
 default); and every packaged policy_violation is explained the same way under both: its message
 opens with its structural cause, in the learner's terms."""
+
 import functools
 from concurrent.futures import Future, ThreadPoolExecutor
 import re
@@ -24,22 +25,28 @@ REMATS = ("jax_remat", "remat3")
 REMAT3_DIFFERS = {
     # JAX 0.10.2's remat3 never calls a policy written as a function (one that returns a string is
     # not even refused): every such policy, the reference's included, keeps the same values.
-    "save_anything_except_these_names": {"submissions/policy_violation/library_helper.py",
-                                         "submissions/policy_violation/names_only.py",
-                                         "submissions/policy_violation/wrong_label.py"},
+    "save_anything_except_these_names": {
+        "submissions/policy_violation/library_helper.py",
+        "submissions/policy_violation/names_only.py",
+        "submissions/policy_violation/wrong_label.py",
+    },
     # library_dots keeps its verdict; under remat3 it already differs on a sample (the reference
     # recomputes everything there), under the default remat on the large hidden cases only.
-    "write_a_policy": {"submissions/policy_violation/forgot_batch_axes.py",
-                       "submissions/policy_violation/input_size.py", "submissions/policy_violation/library_dots.py",
-                       "submissions/policy_violation/never.py",
-                       "submissions/policy_violation/strict_boundary.py",
-                       "submissions/runtime_error/returns_string.py"},
+    "write_a_policy": {
+        "submissions/policy_violation/forgot_batch_axes.py",
+        "submissions/policy_violation/input_size.py",
+        "submissions/policy_violation/library_dots.py",
+        "submissions/policy_violation/never.py",
+        "submissions/policy_violation/strict_boundary.py",
+        "submissions/runtime_error/returns_string.py",
+    },
 }
 
 
 def test_the_bank_has_the_first_problems():  # the grading engine issue's four
-    assert {"checkpoint_dot_policy", "checkpoint_per_layer", "checkpoint_names",
-            "recursive_checkpoint"} <= {p.name for p in PROBLEMS}
+    assert {"checkpoint_dot_policy", "checkpoint_per_layer", "checkpoint_names", "recursive_checkpoint"} <= {
+        p.name for p in PROBLEMS
+    }
 
 
 @functools.cache
@@ -47,6 +54,7 @@ def _runner(remat: str):
     if remat == "remat3":
         runner = ZygoteRunner(remat3="true")  # its own zygote: the choice is made when JAX is imported
         import atexit
+
         atexit.register(runner.close)
         return runner
     return ZygoteRunner(remat3="false") if default_runner().remat3 else default_runner()
@@ -86,17 +94,23 @@ def test_problem_validates(folder, remat):
     problem = load_problem(folder)
     reports = graded(folder.name, remat)
     known = REMAT3_DIFFERS.get(folder.name, set()) if remat == "remat3" else set()
-    failures = [f"{name}: expected {expected}, got {report.verdict}: {report.message}"
-                for name, (expected, report) in reports.items() if report.verdict != expected and name not in known]
+    failures = [
+        f"{name}: expected {expected}, got {report.verdict}: {report.message}"
+        for name, (expected, report) in reports.items()
+        if report.verdict != expected and name not in known
+    ]
     assert not failures and not package_errors(problem), "\n".join(failures + package_errors(problem))
     if remat == "remat3":  # the package says which verdicts differ there (`validate` reads it under JAX_REMAT3)
         differs = {name: report.verdict for name, (expected, report) in reports.items() if report.verdict != expected}
         assert differs == problem.remat3_expected, f"problem.toml's [remat3] says {problem.remat3_expected}"
     if known:  # the known differences: the verdicts that differ, or the first sentence that does
         plain = graded(folder.name, "jax_remat")
-        assert {name for name, (_, report) in reports.items()
-                if (report.verdict, first_sentence(report.message)) !=
-                (plain[name][1].verdict, first_sentence(plain[name][1].message))} == known
+        assert {
+            name
+            for name, (_, report) in reports.items()
+            if (report.verdict, first_sentence(report.message))
+            != (plain[name][1].verdict, first_sentence(plain[name][1].message))
+        } == known
     assert problem.submissions.get(verdicts.ACCEPTED)
     assert problem.submissions.get(verdicts.POLICY_VIOLATION), "a checkpoint problem must show a policy_violation"
 
@@ -136,39 +150,43 @@ def assert_names_its_structural_cause(folder, name, report):
             assert f"hand-written {found.custom_derivatives[0].kind}" in report.cause, (name, report.cause)
     elif found.custom_derivatives and not rules.allow_custom_vjp:
         assert "hand-written" in report.cause, (name, report.cause)
-    elif required_policy and not any(policy_names.from_wire(c.policy) == rules.policy and c.on_path is not False
-                                     for c in found.checkpoints):
+    elif required_policy and not any(
+        policy_names.from_wire(c.policy) == rules.policy and c.on_path is not False for c in found.checkpoints
+    ):
         assert " uses " in report.cause and "where this problem requires" in report.cause, (name, report.cause)
 
 
 # The first sentence of each of checkpoint_dot_policy's policy violations (docs/design/messages.md shows them).
 DOT_POLICY = {
     "custom_vjp_lookalike.py": "Your program has no jax.checkpoint: your hand-written custom_vjp (line 6) defines "
-                               "its own backward pass where this problem requires jax.checkpoint with "
-                               "policy=dots_with_no_batch_dims_saveable, so what it keeps is your choice, not the "
-                               "policy's",
+    "its own backward pass where this problem requires jax.checkpoint with "
+    "policy=dots_with_no_batch_dims_saveable, so what it keeps is your choice, not the "
+    "policy's",
     "dots_saveable.py": "Your jax.checkpoint uses dots_saveable, where this problem requires "
-                        "dots_with_no_batch_dims_saveable",
+    "dots_with_no_batch_dims_saveable",
     "everything_saveable.py": "Your jax.checkpoint (line 11) uses everything_saveable, where this problem requires "
-                              "dots_with_no_batch_dims_saveable",
+    "dots_with_no_batch_dims_saveable",
     "no_checkpoint.py": "Your program has no jax.checkpoint, so reverse mode saves every intermediate value its "
-                        "backward pass needs; this problem requires jax.checkpoint with "
-                        "policy=dots_with_no_batch_dims_saveable",
+    "backward pass needs; this problem requires jax.checkpoint with "
+    "policy=dots_with_no_batch_dims_saveable",
     "no_policy.py": "Your jax.checkpoint uses no policy, which means nothing_saveable, where this problem requires "
-                    "dots_with_no_batch_dims_saveable",
+    "dots_with_no_batch_dims_saveable",
     "nothing_saveable.py": "Your jax.checkpoint (line 11) uses nothing_saveable, where this problem requires "
-                           "dots_with_no_batch_dims_saveable",
+    "dots_with_no_batch_dims_saveable",
     "partial_checkpoint.py": "Part of the computation lies outside your jax.checkpoint (line 11): line 9 "
-                             "(`y = jax.nn.relu(x @ w1)`) runs before or after it, so reverse mode saves what it "
-                             "makes as if there were no checkpoint",
+    "(`y = jax.nn.relu(x @ w1)`) runs before or after it, so reverse mode saves what it "
+    "makes as if there were no checkpoint",
 }
 
 
 @pytest.mark.parametrize("remat", REMATS)
 def test_checkpoint_dot_policys_violations_say_their_cause(remat):
     reports = graded("checkpoint_dot_policy", remat)
-    found = {Path(name).name: first_sentence(report.message) for name, (expected, report) in reports.items()
-             if expected == verdicts.POLICY_VIOLATION}
+    found = {
+        Path(name).name: first_sentence(report.message)
+        for name, (expected, report) in reports.items()
+        if expected == verdicts.POLICY_VIOLATION
+    }
     assert found == DOT_POLICY
 
 
@@ -184,8 +202,11 @@ def test_no_message_or_row_names_an_operation_the_learner_did_not_write(remat):
     for folder in PROBLEMS:
         for name, (_, report) in graded(folder.name, remat).items():
             written = names_written((folder / name).read_text(encoding="utf-8"))
-            jax_names = {r.what for r in report.residuals + report.missing_residuals + report.reference_residuals
-                         if r.kind == "primitive"}
+            jax_names = {
+                r.what
+                for r in report.residuals + report.missing_residuals + report.reference_residuals
+                if r.kind == "primitive"
+            }
             jax_names |= set(report.structure.primitives) if report.structure is not None else set()
             shown = [report.message, report.cause, report.advice] + [c.message for c in report.cases]
             shown += [f"{r.origin()} {r.phrase()} {r.reason}" for r in report.residuals + report.missing_residuals]

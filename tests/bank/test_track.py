@@ -1,5 +1,6 @@
 """The track (problems/track.toml): every problem of the bank in exactly one place, and a loader
 that names the slug it cannot place."""
+
 from pathlib import Path
 
 import pytest
@@ -46,17 +47,20 @@ def test_a_valid_track_loads_in_order(tmp_path):
     assert track.order() == ["b", "a", "c"] and [s.title for s in track.sections] == ["One", "Two"]
 
 
-@pytest.mark.parametrize("slugs, track, phrase", [
-    (["a", "b"], _section("One", "a"), "the problem 'b' has no place on the track"),
-    (["a"], _section("One", "a", "ghost"), "'ghost' (section 'One') is not a problem folder"),
-    (["a", "b"], _section("One", "a", "b") + _section("Two", "a"), "'a' is already in the section 'One'"),
-    (["a"], _section("One", "a") + _section("One", "a"), "the title 'One' is used twice"),
-    (["a"], '[[sections]]\ntitle = "Empty"\nproblems = []\n', "must be a non-empty list of slugs"),
-    (["a"], '[[sections]]\nproblems = ["a"]\n', "expected exactly the keys 'title' and 'problems'"),
-    (["a"], 'title = "x"\n' + _section("One", "a"), "unknown key 'title'"),
-    (["a"], _section("One", "A b"), "'A b' is not a slug"),
-    (["a"], "[[sections]\n", "malformed TOML"),
-])
+@pytest.mark.parametrize(
+    "slugs, track, phrase",
+    [
+        (["a", "b"], _section("One", "a"), "the problem 'b' has no place on the track"),
+        (["a"], _section("One", "a", "ghost"), "'ghost' (section 'One') is not a problem folder"),
+        (["a", "b"], _section("One", "a", "b") + _section("Two", "a"), "'a' is already in the section 'One'"),
+        (["a"], _section("One", "a") + _section("One", "a"), "the title 'One' is used twice"),
+        (["a"], '[[sections]]\ntitle = "Empty"\nproblems = []\n', "must be a non-empty list of slugs"),
+        (["a"], '[[sections]]\nproblems = ["a"]\n', "expected exactly the keys 'title' and 'problems'"),
+        (["a"], 'title = "x"\n' + _section("One", "a"), "unknown key 'title'"),
+        (["a"], _section("One", "A b"), "'A b' is not a slug"),
+        (["a"], "[[sections]\n", "malformed TOML"),
+    ],
+)
 def test_a_broken_track_is_refused_naming_the_slug(tmp_path, slugs, track, phrase):
     root = _bank(tmp_path, slugs, track)
     with pytest.raises(TrackError) as info:

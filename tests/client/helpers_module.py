@@ -1,4 +1,5 @@
 """Functions as a notebook's cells would define them, for the tests of ``arena.source``."""
+
 import functools
 
 import jax
@@ -34,6 +35,7 @@ def outer():
 
     def inner(x):
         return x * factor
+
     return inner
 
 

@@ -1,5 +1,6 @@
 """The client package: its settings file, its errors, and what it shows, without a site (a fake
 transport answers as the API does; the end-to-end tests use the real one)."""
+
 import json
 import stat
 import subprocess
@@ -23,8 +24,12 @@ def home(tmp_path, monkeypatch):
 
 
 def test_importing_the_client_does_not_import_jax():
-    done = subprocess.run([sys.executable, "-c", "import sys, arena, arena.cli; print('jax' in sys.modules)"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, arena, arena.cli; print('jax' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stdout.strip() == "False"
 
 
@@ -52,8 +57,11 @@ def fake_site(handler) -> Client:
 def test_the_sites_refusals_become_arena_errors_with_their_code_and_retry_after():
     def handler(request):
         assert request.headers["Authorization"] == "Bearer arena_t"
-        return httpx.Response(429, headers={"Retry-After": "17"},
-                              json={"code": "rate_limited", "message": "Try again in 17 s.", "retry_after_s": 17})
+        return httpx.Response(
+            429,
+            headers={"Retry-After": "17"},
+            json={"code": "rate_limited", "message": "Try again in 17 s.", "retry_after_s": 17},
+        )
 
     with pytest.raises(ArenaError) as refused:
         fake_site(handler).create("p", "x = 1", kind="submit")
@@ -64,18 +72,59 @@ def test_the_sites_refusals_become_arena_errors_with_their_code_and_retry_after(
 
 
 SUBMISSION = {
-    "id": 7, "problem": "checkpoint_dot_policy", "problem_title": "t", "version": 1, "kind": "submit",
-    "status": "done", "done": True, "verdict": "policy_violation", "message": "relu <saved>", "created_at": "",
-    "finished_at": "", "url": "/submissions/7/", "source": "",
-    "result": {"verdict": "policy_violation", "description": "numbers right", "message": "relu <saved>",
-               "cases": [{"name": "sample-1", "sample": True, "verdict": "policy_violation", "max_error": 0.0,
-                          "message": "relu saved"}],
-               "residuals": [{"type": "f32[8,16]", "bytes": 512, "saved_value": "output of relu", "line": 6,
-                              "offending": True, "missing": False, "reason": "the policy recomputes this"}],
-               "required_residuals": [{"type": "f32[8,16]", "bytes": 512, "saved_value": "output of dot_general"}],
-               "memory": {"residual_bytes": 1536, "required_residual_bytes": 1024, "bytes_over": 512,
-                          "flops": None, "peak_bytes": None, "xla_flops": None, "xla_peak_bytes": None},
-               "checkpoints": [], "programs": None, "stdout": "", "time_s": 1.0, "notes": []},
+    "id": 7,
+    "problem": "checkpoint_dot_policy",
+    "problem_title": "t",
+    "version": 1,
+    "kind": "submit",
+    "status": "done",
+    "done": True,
+    "verdict": "policy_violation",
+    "message": "relu <saved>",
+    "created_at": "",
+    "finished_at": "",
+    "url": "/submissions/7/",
+    "source": "",
+    "result": {
+        "verdict": "policy_violation",
+        "description": "numbers right",
+        "message": "relu <saved>",
+        "cases": [
+            {
+                "name": "sample-1",
+                "sample": True,
+                "verdict": "policy_violation",
+                "max_error": 0.0,
+                "message": "relu saved",
+            }
+        ],
+        "residuals": [
+            {
+                "type": "f32[8,16]",
+                "bytes": 512,
+                "saved_value": "output of relu",
+                "line": 6,
+                "offending": True,
+                "missing": False,
+                "reason": "the policy recomputes this",
+            }
+        ],
+        "required_residuals": [{"type": "f32[8,16]", "bytes": 512, "saved_value": "output of dot_general"}],
+        "memory": {
+            "residual_bytes": 1536,
+            "required_residual_bytes": 1024,
+            "bytes_over": 512,
+            "flops": None,
+            "peak_bytes": None,
+            "xla_flops": None,
+            "xla_peak_bytes": None,
+        },
+        "checkpoints": [],
+        "programs": None,
+        "stdout": "",
+        "time_s": 1.0,
+        "notes": [],
+    },
 }
 
 
@@ -104,8 +153,14 @@ def test_the_submit_exit_status_is_0_only_on_accepted(home, monkeypatch, tmp_pat
     def handler(request):
         if request.method == "POST":
             return httpx.Response(201, json={**SUBMISSION, "status": "queued", "done": False, "verdict": None})
-        return httpx.Response(200, json={**SUBMISSION, "verdict": graded["verdict"],
-                                         "result": {**SUBMISSION["result"], "verdict": graded["verdict"]}})
+        return httpx.Response(
+            200,
+            json={
+                **SUBMISSION,
+                "verdict": graded["verdict"],
+                "result": {**SUBMISSION["result"], "verdict": graded["verdict"]},
+            },
+        )
 
     monkeypatch.setattr(cli, "_client", lambda: fake_site(handler))
     (tmp_path / "f.py").write_text("x = 1\n")
@@ -118,9 +173,13 @@ def test_the_submit_exit_status_is_0_only_on_accepted(home, monkeypatch, tmp_pat
 
 
 def test_the_module_api_waits_for_the_verdict(home, monkeypatch):
-    answers = iter([{**SUBMISSION, "status": "queued", "done": False, "verdict": None, "result": None},
-                    {**SUBMISSION, "status": "running", "done": False, "verdict": None, "result": None},
-                    SUBMISSION])
+    answers = iter(
+        [
+            {**SUBMISSION, "status": "queued", "done": False, "verdict": None, "result": None},
+            {**SUBMISSION, "status": "running", "done": False, "verdict": None, "result": None},
+            SUBMISSION,
+        ]
+    )
 
     def handler(request):
         if request.method == "POST":
@@ -135,15 +194,43 @@ def test_the_module_api_waits_for_the_verdict(home, monkeypatch):
 
 
 INSPECTION = {
-    **SUBMISSION, "id": 8, "kind": "inspect", "verdict": None, "message": "on the sample case sample-1: ...",
+    **SUBMISSION,
+    "id": 8,
+    "kind": "inspect",
+    "verdict": None,
+    "message": "on the sample case sample-1: ...",
     "url": "/submissions/8/",
-    "result": {**SUBMISSION["result"], "verdict": None, "description": "", "cases": [], "required_residuals": [],
-               "residuals": [{"type": "f32[8,16]", "bytes": 512, "saved_value": "output of relu", "line": 6,
-                              "offending": False, "missing": False, "reason": ""}],
-               "checkpoints": [{"line": 5, "policy": "dots_with_no_batch_dims_saveable", "depth": 0}],
-               "memory": {"residual_bytes": 512, "required_residual_bytes": 0, "bytes_over": 512, "flops": 25599,
-                          "peak_bytes": 7812, "xla_flops": None, "xla_peak_bytes": None, "recomputed_operations": 3,
-                          "description": "Live bytes ...", "picture_svg": '<svg class="memory-picture"></svg>'}},
+    "result": {
+        **SUBMISSION["result"],
+        "verdict": None,
+        "description": "",
+        "cases": [],
+        "required_residuals": [],
+        "residuals": [
+            {
+                "type": "f32[8,16]",
+                "bytes": 512,
+                "saved_value": "output of relu",
+                "line": 6,
+                "offending": False,
+                "missing": False,
+                "reason": "",
+            }
+        ],
+        "checkpoints": [{"line": 5, "policy": "dots_with_no_batch_dims_saveable", "depth": 0}],
+        "memory": {
+            "residual_bytes": 512,
+            "required_residual_bytes": 0,
+            "bytes_over": 512,
+            "flops": 25599,
+            "peak_bytes": 7812,
+            "xla_flops": None,
+            "xla_peak_bytes": None,
+            "recomputed_operations": 3,
+            "description": "Live bytes ...",
+            "picture_svg": '<svg class="memory-picture"></svg>',
+        },
+    },
 }
 
 
@@ -179,9 +266,17 @@ def test_arena_inspect_sends_to_the_inspections_and_exits_0_when_it_ran(home, mo
     assert sent == ["/api/v1/problems/checkpoint_dot_policy/inspections"] and "Inspecting as #8" in out.err
     assert "inspected (no verdict)" in out.out and "output of relu" in out.out
     # code that could not be inspected: the failure's verdict, exit 1
-    answer["graded"] = {**INSPECTION, "verdict": "runtime_error", "message": "NameError: name 'y' is not defined",
-                        "result": {**INSPECTION["result"], "verdict": "runtime_error", "residuals": [],
-                                   "message": "NameError: name 'y' is not defined"}}
+    answer["graded"] = {
+        **INSPECTION,
+        "verdict": "runtime_error",
+        "message": "NameError: name 'y' is not defined",
+        "result": {
+            **INSPECTION["result"],
+            "verdict": "runtime_error",
+            "residuals": [],
+            "message": "NameError: name 'y' is not defined",
+        },
+    }
     assert cli.main(["inspect", "checkpoint_dot_policy", str(tmp_path / "f.py")]) == cli.REJECTED
     assert "NameError" in capsys.readouterr().out
 

@@ -1,5 +1,6 @@
 """``arena.submit(slug, function)``: the module written around a function is what the function
 needs, and what cannot be written back as source is refused with the name that needs it."""
+
 import pathlib
 
 import jax.numpy as jnp
@@ -33,13 +34,16 @@ def test_a_decorated_function_keeps_its_decorator_and_no_alias_is_needed_for_its
     assert np.allclose(run_module(source, "decorated")(jnp.ones(4)), cells.decorated(jnp.ones(4)))
 
 
-@pytest.mark.parametrize(("function", "words"), [
-    (cells.uses_an_array, "uses 'ARRAY' (ArrayImpl), which cannot be written as source"),
-    (cells.outer(), "reads variables of an enclosing function (factor)"),
-    (cells.calls_renamed, "'renamed', which is 'pipeline' under another name"),
-    (lambda x: x, "a lambda has no name"),
-    (print, "expected a function defined with def"),
-])
+@pytest.mark.parametrize(
+    ("function", "words"),
+    [
+        (cells.uses_an_array, "uses 'ARRAY' (ArrayImpl), which cannot be written as source"),
+        (cells.outer(), "reads variables of an enclosing function (factor)"),
+        (cells.calls_renamed, "'renamed', which is 'pipeline' under another name"),
+        (lambda x: x, "a lambda has no name"),
+        (print, "expected a function defined with def"),
+    ],
+)
 def test_what_cannot_be_written_back_is_refused_with_the_name_that_needs_it(function, words):
     with pytest.raises(SourceError, match=words.replace("(", r"\(").replace(")", r"\)")):
         module_source(function, entry="f")

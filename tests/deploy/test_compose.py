@@ -1,4 +1,5 @@
 """docker-compose.yml: the services docs/operators/workers.md promises, wired to one database and one Redis."""
+
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,8 +17,16 @@ def services():
 
 
 def test_every_process_of_the_site_is_a_service(services):
-    assert set(services) == {"postgres", "redis", "migrate", "web", "worker-cpu", "worker-background", "worker-gpu",
-                             "beat"}
+    assert set(services) == {
+        "postgres",
+        "redis",
+        "migrate",
+        "web",
+        "worker-cpu",
+        "worker-background",
+        "worker-gpu",
+        "beat",
+    }
 
 
 def test_long_running_services_have_healthchecks_and_wait_for_their_dependencies(services):
@@ -73,13 +82,16 @@ def compose_commands():
     return found
 
 
-@pytest.mark.skipif(not compose_commands(), reason="neither docker-compose nor `docker compose` is installed "
-                                                    "(make system-deps-test installs docker-compose)")
+@pytest.mark.skipif(
+    not compose_commands(),
+    reason="neither docker-compose nor `docker compose` is installed (make system-deps-test installs docker-compose)",
+)
 @pytest.mark.parametrize("profile", [[], ["--profile", "gpu"]], ids=["default", "gpu-profile"])
 def test_docker_compose_accepts_the_file(profile):
     for command in compose_commands():
-        result = subprocess.run([*command, "-f", str(COMPOSE), *profile, "config", "--services"],
-                                capture_output=True, text=True, cwd=ROOT)
+        result = subprocess.run(
+            [*command, "-f", str(COMPOSE), *profile, "config", "--services"], capture_output=True, text=True, cwd=ROOT
+        )
         assert result.returncode == 0, result.stderr
         assert {"web", "worker-cpu", "beat", "migrate"} <= set(result.stdout.split())
 

@@ -1,6 +1,7 @@
 """The README is the front door: short, naming the two commands CI and newcomers run, and every
 link or picture in it leads to a file (and a heading) that exists. The documentation site's own
 links are checked by `make docs` (mkdocs build --strict), which `make test` runs first."""
+
 import re
 from pathlib import Path
 
@@ -13,8 +14,11 @@ FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 
 
 def _local_links(text):
-    return [target for target in LINK.findall(FENCE.sub("", text))
-            if not re.match(r"[a-z]+:", target) and not target.startswith("#")]
+    return [
+        target
+        for target in LINK.findall(FENCE.sub("", text))
+        if not re.match(r"[a-z]+:", target) and not target.startswith("#")
+    ]
 
 
 def _anchors(markdown_file):
@@ -27,8 +31,13 @@ def test_every_link_and_picture_of_the_readme_exists():
     assert len(links) > 20, "the README points into the docs"
     missing = [target for target in links if not (ROOT / target.split("#")[0]).is_file()]
     assert missing == []
-    broken = [target for target in links if "#" in target and target.split("#")[0].endswith(".md")
-              and target.split("#")[1] not in _anchors(ROOT / target.split("#")[0])]
+    broken = [
+        target
+        for target in links
+        if "#" in target
+        and target.split("#")[0].endswith(".md")
+        and target.split("#")[1] not in _anchors(ROOT / target.split("#")[0])
+    ]
     assert broken == []
 
 
@@ -48,4 +57,3 @@ def test_the_readme_is_a_front_door_with_the_two_commands_ci_runs():
     assert "make test" in commands and "make run" in commands
     ci = (ROOT / ".ci" / "run").read_text()
     assert re.search(r"^make test$", ci, re.M)
-

@@ -1,5 +1,6 @@
 """Driving Debian's headless Chromium with Playwright (no browser is downloaded): the flags, and
 what the browser tests do in the learners' editor."""
+
 import os
 import re
 from contextlib import contextmanager
@@ -12,8 +13,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # A test run must not dirty the work tree; refreshing the docs' pictures is a deliberate act.
 SCREENSHOTS = ROOT / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else "var") / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-dev-shm-usage",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 GRADING_TIMEOUT_MS = 180_000
 
 

@@ -1,5 +1,6 @@
 """The whole site, started as `make run` starts it (``python -m devstack run``): gunicorn, a Celery
 worker and beat, on a SQLite file; plus a redis-server of the test's own that a test may restart."""
+
 import json
 import os
 import signal
@@ -53,10 +54,18 @@ class Site:
     def manage(self, *args: str) -> str:
         """``manage.py`` against the site's database and broker (as its operator would run it);
         returns what it printed."""
-        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=120, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                                "DATABASE_URL": f"sqlite:///{self.var / 'db.sqlite3'}",
-                                                "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0"})
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "DATABASE_URL": f"sqlite:///{self.var / 'db.sqlite3'}",
+                "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
+            },
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         return done.stdout
 
@@ -67,17 +76,25 @@ class Site:
             if status["done"]:
                 return status
             time.sleep(0.1)
-        raise TimeoutError(f"submission {submission_id} not graded after {timeout} s: {self.submission(submission_id)}"
-                           f"\nworker log:\n{(self.var / 'log' / 'worker.log').read_text()[-3000:]}")
+        raise TimeoutError(
+            f"submission {submission_id} not graded after {timeout} s: {self.submission(submission_id)}"
+            f"\nworker log:\n{(self.var / 'log' / 'worker.log').read_text()[-3000:]}"
+        )
 
 
 def launch(var: Path, port: int, *extra: str, env: dict | None = None) -> Child:
-    launcher = Child("launcher", [sys.executable, "-m", "devstack", "run", "--port", str(port), "--var", str(var),
-                                  *extra], var / "launcher.log", env=env or {},
-                     stop_signal=signal.SIGINT, stop_timeout=90)
+    launcher = Child(
+        "launcher",
+        [sys.executable, "-m", "devstack", "run", "--port", str(port), "--var", str(var), *extra],
+        var / "launcher.log",
+        env=env or {},
+        stop_signal=signal.SIGINT,
+        stop_timeout=90,
+    )
     launcher.start(ROOT)
-    wait_until(lambda: "is running on" in launcher.log_path.read_text(), 240, "the site to start", launcher,
-               interval=0.5)
+    wait_until(
+        lambda: "is running on" in launcher.log_path.read_text(), 240, "the site to start", launcher, interval=0.5
+    )
     return launcher
 
 
@@ -91,7 +108,8 @@ def site(tmp_path_factory):
         "DATABASE_URL": f"sqlite:///{var / 'db.sqlite3'}",
         # A lost message is published again 2 s after it was (the sweep runs every second), so that
         # the broker-restart test does not wait the production 8 s.
-        "GRADING_REPUBLISH_AFTER_S": "2", "SWEEP_EVERY_S": "1",
+        "GRADING_REPUBLISH_AFTER_S": "2",
+        "SWEEP_EVERY_S": "1",
         # These tests submit as a handful of learners, many times a minute each; the limit itself
         # (6 a minute by default) is tested in tests/web/test_submission_limits.py.
         "SUBMISSIONS_PER_MINUTE": "120",

@@ -1,4 +1,5 @@
 """A small HTTP client with cookies and Django's CSRF token, over real sockets."""
+
 import http.cookiejar
 import json
 import urllib.error
@@ -10,8 +11,7 @@ class Session:
     def __init__(self, base_url: str):
         self.base = base_url
         self.cookies = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies),
-                                                  NoRedirect())
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies), NoRedirect())
 
     def cookie(self, name: str) -> str | None:
         return next((c.value for c in self.cookies if c.name == name), None)

@@ -1,6 +1,7 @@
 """The API tokens page and the API's docs in headless Chromium against the running site: a
 learner makes a token, sees it once, uses it; /api/docs draws every operation from our own
 static files, and no request of either page leaves the site."""
+
 import json
 import urllib.request
 
@@ -64,8 +65,12 @@ def test_the_api_docs_draw_every_operation_from_our_own_static_files(site, page)
     operations = page.locator(".opblock-summary-path")
     expect(operations.first).to_be_visible()
     paths = set(operations.all_inner_texts())
-    assert {"/api/v1/problems", "/api/v1/problems/{slug}/submissions", "/api/v1/submissions/{submission_id}",
-            "/api/v1/leaderboard"} <= {p.replace("\u200b", "") for p in paths}
+    assert {
+        "/api/v1/problems",
+        "/api/v1/problems/{slug}/submissions",
+        "/api/v1/submissions/{submission_id}",
+        "/api/v1/leaderboard",
+    } <= {p.replace("\u200b", "") for p in paths}
     page.screenshot(path=str(SCREENSHOTS / "api_docs.png"))
     assert all(url.startswith(site.url) for url in seen), [url for url in seen if not url.startswith(site.url)]
     assert any("/static/ninja/swagger-ui-bundle" in url for url in seen)

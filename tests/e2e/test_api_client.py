@@ -2,6 +2,7 @@
 ``make run`` starts it (gunicorn, a Celery worker): log in with a token made by manage.py, fetch
 checkpoint_dot_policy, submit the reference and a wrong-policy file, and read the verdicts and
 the message the worker stored; then the same from Python, as a notebook would."""
+
 import os
 import stat
 import subprocess
@@ -20,8 +21,13 @@ WRONG_POLICY = PACKAGE / "submissions" / "policy_violation" / "everything_saveab
 
 @pytest.fixture(scope="module")
 def token(site) -> str:
-    return manage("create_api_token", "learner", "--name", "client test",
-                  env={**os.environ, "DATABASE_URL": f"sqlite:///{site.var / 'db.sqlite3'}"})
+    return manage(
+        "create_api_token",
+        "learner",
+        "--name",
+        "client test",
+        env={**os.environ, "DATABASE_URL": f"sqlite:///{site.var / 'db.sqlite3'}"},
+    )
 
 
 @pytest.fixture
@@ -34,8 +40,15 @@ def home(tmp_path):
 
 def arena(home, *args: str, stdin: str = "", extra_env: dict | None = None) -> subprocess.CompletedProcess:
     cwd, env = home
-    return subprocess.run([str(ARENA), *args], cwd=cwd, env={**env, **(extra_env or {})}, input=stdin,
-                          capture_output=True, text=True, timeout=400)
+    return subprocess.run(
+        [str(ARENA), *args],
+        cwd=cwd,
+        env={**env, **(extra_env or {})},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
 
 
 def submission_id(output: str) -> int:
@@ -86,7 +99,9 @@ def test_the_client_inspects_before_submitting(site, token, home):
     assert sum("` (@)" in line for line in lines) == 2  # the two products, as written and "!!" not in looked.stdout
     assert "policy dots_with_no_batch_dims_saveable" in looked.stdout
     assert "peak" in looked.stdout and "the backward pass recomputes" in looked.stdout
-    inspection = site.submission(int(looked.stdout.split("The result page: ")[1].split("/submissions/")[1].strip("/\n ")))
+    inspection = site.submission(
+        int(looked.stdout.split("The result page: ")[1].split("/submissions/")[1].strip("/\n "))
+    )
     assert inspection["kind"] == "inspect" and inspection["verdict"] == ""  # no verdict, nothing ranked
     wrong = arena(home, "inspect", "checkpoint_dot_policy", str(WRONG_POLICY))
     assert wrong.returncode == 0 and "policy everything_saveable" in wrong.stdout
@@ -103,7 +118,7 @@ def test_the_environment_takes_precedence_and_refusals_exit_2(site, token, home)
     assert nowhere.returncode == 2 and "Could not reach" in nowhere.stderr
 
 
-NOTEBOOK_CELL = '''
+NOTEBOOK_CELL = """
 import jax
 import jax.numpy as jnp
 import arena
@@ -118,14 +133,20 @@ def my_attempt(w1, w2, x):
 result = arena.submit("checkpoint_dot_policy", my_attempt)
 print(repr(result))
 print(result._repr_html_())
-'''
+"""
 
 
 def test_from_python_a_function_is_submitted_and_its_result_displays_in_a_notebook(site, token, home):
     cwd, env = home
     (cwd / "cell.py").write_text(NOTEBOOK_CELL)  # a notebook keeps its cells' source as a file would
-    done = subprocess.run([sys.executable, "cell.py"], cwd=cwd, capture_output=True, text=True,
-                          env={**env, "ARENA_URL": site.url, "ARENA_TOKEN": token}, timeout=400)
+    done = subprocess.run(
+        [sys.executable, "cell.py"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**env, "ARENA_URL": site.url, "ARENA_TOKEN": token},
+        timeout=400,
+    )
     assert done.returncode == 0, done.stderr
     first, html = done.stdout.split("\n", 1)
     assert first.endswith("(submit): policy_violation>")

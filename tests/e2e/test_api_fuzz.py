@@ -6,6 +6,7 @@ Every check schemathesis has (``--checks all``): no 5xx on any input, every stat
 body as the schema says, schema-valid data accepted and invalid data refused, operations that
 need a token refusing without one. Once with a learner's token, once with an instructor's (whose
 answers carry references). The figures (operations, test cases, failures) are printed."""
+
 import json
 import os
 import subprocess
@@ -30,15 +31,37 @@ def api_server(tmp_path_factory):
     var = tmp_path_factory.mktemp("api-fuzz")
     redis_port = free_port()
     redis = start_redis(redis_port, var / "redis", ROOT)
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{var / 'db.sqlite3'}", "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-           "PROBLEM_CACHE_DIR": str(var / "problem-cache"), "STATIC_ROOT": str(var / "static")}
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{var / 'db.sqlite3'}",
+        "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "PROBLEM_CACHE_DIR": str(var / "problem-cache"),
+        "STATIC_ROOT": str(var / "static"),
+    }
     manage("migrate", "--noinput", "-v0", env=env)
     manage("sync_problems", env=env)
     manage("create_demo_users", env=env)
-    tokens = {user: manage("create_api_token", user, "--name", "fuzzing", env=env) for user in ("learner", "instructor")}
+    tokens = {
+        user: manage("create_api_token", user, "--name", "fuzzing", env=env) for user in ("learner", "instructor")
+    }
     port = free_port()
-    web = Child("web", [sys.executable, "-m", "gunicorn", "webplatform.wsgi:application", "-b", f"127.0.0.1:{port}",
-                        "-w", "2", "--threads", "4"], var / "web.log", env=env).start(ROOT)
+    web = Child(
+        "web",
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "webplatform.wsgi:application",
+            "-b",
+            f"127.0.0.1:{port}",
+            "-w",
+            "2",
+            "--threads",
+            "4",
+        ],
+        var / "web.log",
+        env=env,
+    ).start(ROOT)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until(lambda: http_ok(f"{url}/healthz"), 60, "the API server", web)
@@ -52,15 +75,36 @@ def api_server(tmp_path_factory):
 def test_schemathesis_finds_no_failure(api_server, user):
     url, tokens, var = api_server
     report = var / f"schemathesis-{user}.json"
-    command = [str(SCHEMATHESIS), "run", f"{url}/api/openapi.json", "--header", f"Authorization: Bearer {tokens[user]}",
-               "--checks", "all", "--max-examples", str(MAX_EXAMPLES[user]), "--seed", SEED, "--workers", "1",
-               "--generation-database", "none", "--no-color", "--report", "json", "--report-json-path", str(report)]
+    command = [
+        str(SCHEMATHESIS),
+        "run",
+        f"{url}/api/openapi.json",
+        "--header",
+        f"Authorization: Bearer {tokens[user]}",
+        "--checks",
+        "all",
+        "--max-examples",
+        str(MAX_EXAMPLES[user]),
+        "--seed",
+        SEED,
+        "--workers",
+        "1",
+        "--generation-database",
+        "none",
+        "--no-color",
+        "--report",
+        "json",
+        "--report-json-path",
+        str(report),
+    ]
     done = subprocess.run(command, cwd=var, capture_output=True, text=True, timeout=900)
     figures = json.loads(report.read_text())
-    print(f"\nschemathesis {figures['schemathesis_version']} as {user}, seed {figures['seed']}: "
-          f"{figures['operations']['tested']}/{figures['operations']['total']} operations, "
-          f"{figures['test_cases']['generated']} test cases, {figures['test_cases']['with_failures']} with failures, "
-          f"{len(figures['errors'])} errors, {figures['running_time']:.0f} s")
+    print(
+        f"\nschemathesis {figures['schemathesis_version']} as {user}, seed {figures['seed']}: "
+        f"{figures['operations']['tested']}/{figures['operations']['total']} operations, "
+        f"{figures['test_cases']['generated']} test cases, {figures['test_cases']['with_failures']} with failures, "
+        f"{len(figures['errors'])} errors, {figures['running_time']:.0f} s"
+    )
     assert done.returncode == 0 and not figures["failures"] and not figures["errors"], done.stdout[-6000:]
     assert figures["operations"]["tested"] == figures["operations"]["total"] >= 9
     assert figures["test_cases"]["generated"] >= 9 * 20  # not a run that skipped its way to green

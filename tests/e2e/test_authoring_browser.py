@@ -3,6 +3,7 @@ save_only_these_names), validation catches a wrong submission the loose residual
 through, the fixed rule passes, the problem is published, and a learner solves it.
 Screenshots go where test_browser.py puts them (docs/instructors/authoring.md shows authoring_form.png and
 authoring_validation.png)."""
+
 import re
 import uuid
 

@@ -1,6 +1,7 @@
 """A learner in headless Chromium (Debian's): sign up, open checkpoint_dot_policy, type into the
 editor, submit, watch the verdict arrive. Screenshots go to var/screenshots/ (UPDATE_SCREENSHOTS=1
 writes them to docs/screenshots/, the ones the README and the docs show)."""
+
 import uuid
 
 import pytest

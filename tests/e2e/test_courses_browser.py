@@ -5,6 +5,7 @@ just after that acceptance (the course service an instructor's edit calls, run a
 database: no waiting for a clock), and the learner solves the second in the late window. The
 learner's page, the gradebook and its CSV show one on time and one late with its penalty.
 Screenshots at 390 and 1366 px go where test_browser.py puts them."""
+
 import csv
 import re
 import textwrap
@@ -37,7 +38,10 @@ def new_context(browser, zone: str, width: int):
 
 def test_a_class_sees_one_problem_on_time_and_one_late_with_its_penalty(site, browser):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    teacher_context, learner_context = new_context(browser, "Asia/Kolkata", 1366), new_context(browser, "America/New_York", 390)
+    teacher_context, learner_context = (
+        new_context(browser, "Asia/Kolkata", 1366),
+        new_context(browser, "America/New_York", 390),
+    )
     try:
         teacher, learner = teacher_context.new_page(), learner_context.new_page()
         # The instructor starts the course and sets the assignment, in her own time zone.
@@ -53,7 +57,9 @@ def test_a_class_sees_one_problem_on_time_and_one_late_with_its_penalty(site, br
         expect(teacher.locator("h1")).to_contain_text(title)
         code = teacher.locator("#join-code").inner_text()
         teacher.click("#new-assignment")
-        expect(teacher.locator("#zone-note")).to_contain_text(re.compile("Asia/(Kolkata|Calcutta)"))  # ICU may say either
+        expect(teacher.locator("#zone-note")).to_contain_text(
+            re.compile("Asia/(Kolkata|Calcutta)")
+        )  # ICU may say either
         due = (datetime.now(INDIA) + timedelta(days=2)).replace(second=0, microsecond=0)
         late = due + timedelta(days=7)
         teacher.fill("input[name=title]", "Week 1")
@@ -90,7 +96,10 @@ def test_a_class_sees_one_problem_on_time_and_one_late_with_its_penalty(site, br
         submit_and_wait(learner, "accepted")
 
         # The due time moves to one second after that acceptance: the second problem is late.
-        moved = site.manage("shell", "-c", textwrap.dedent(f"""
+        moved = site.manage(
+            "shell",
+            "-c",
+            textwrap.dedent(f"""
             from datetime import timedelta
             from webplatform.courses import selectors, services
             from webplatform.courses.models import Assignment
@@ -100,7 +109,8 @@ def test_a_class_sees_one_problem_on_time_and_one_late_with_its_penalty(site, br
             services.save_assignment(course=a.course, assignment=a, title=a.title, opens_at=a.opens_at,
                                      due_at=first.created_at + timedelta(seconds=1), late_until=a.late_until,
                                      late_penalty_percent=a.late_penalty_percent, problems=selectors.problems_of(a))
-            print(Assignment.objects.get(pk=a.pk).due_at.isoformat())"""))
+            print(Assignment.objects.get(pk=a.pk).due_at.isoformat())"""),
+        )
         new_due = datetime.fromisoformat(moved.strip().splitlines()[-1])
         learner.goto(f"{site.url}/courses/")
         learner.click("#due-soon a:has-text('Week 1')")
@@ -131,10 +141,11 @@ def test_a_class_sees_one_problem_on_time_and_one_late_with_its_penalty(site, br
         with open(download.value.path(), newline="") as handle:
             rows = {r["username"]: r for r in csv.DictReader(handle)}
         mine = rows[username]
-        assert (mine["Checkpoint with a save policy: status"], mine["Checkpoint with a save policy: points"]) == \
-            ("on time", "1.0")
-        assert (mine["Save one named value: status"], mine["Save one named value: points"]) == \
-            ("late (-25%)", "0.75")
+        assert (mine["Checkpoint with a save policy: status"], mine["Checkpoint with a save policy: points"]) == (
+            "on time",
+            "1.0",
+        )
+        assert (mine["Save one named value: status"], mine["Save one named value: points"]) == ("late (-25%)", "0.75")
         assert (mine["points"], mine["out of"], mine["percent"]) == ("1.75", "2", "87.5")
 
         teacher.set_viewport_size({"width": 390, "height": 900})

@@ -1,5 +1,6 @@
 """`make run`'s launcher on its own: it starts its own redis-server, prints the demo logins, serves
 the site, starts again a child that died (saying so), and Ctrl-C stops every process it started."""
+
 import json
 import os
 import re
@@ -58,9 +59,12 @@ def test_the_launcher_serves_the_site_and_ctrl_c_stops_everything(tmp_path):
 def the_redis_and_the_worker_come_back_after_a_kill(launcher, var: Path, session: Session):
     """kill -9 of its Redis, then of its whole worker: the launcher starts each again (the log
     says so), the site goes on, and a submission made after is graded."""
+
     def pids():
-        return {name: child["pid"] for name, child in json.loads((var / "run" / "children.json").read_text())[
-            "children"].items()}
+        return {
+            name: child["pid"]
+            for name, child in json.loads((var / "run" / "children.json").read_text())["children"].items()
+        }
 
     before = pids()
     os.kill(before["redis"], signal.SIGKILL)

@@ -1,6 +1,7 @@
 """The leaderboard in headless Chromium against the running site: a new learner's accepted
 submission, graded by the real worker with its cost measured, appears on the problem's chart as
 their own point and in the rankings; the chart reads the same with JavaScript switched off."""
+
 import uuid
 
 import pytest
@@ -20,8 +21,9 @@ def sign_up_and_solve(site) -> tuple[str, dict]:
     username = f"charted_{uuid.uuid4().hex[:8]}"
     session = Session(site.url)
     session.get("/accounts/signup/")  # the CSRF cookie
-    status, _, body = session.request("/accounts/signup/", {"username": username, "password1": PASSWORD,
-                                                            "password2": PASSWORD})
+    status, _, body = session.request(
+        "/accounts/signup/", {"username": username, "password1": PASSWORD, "password2": PASSWORD}
+    )
     assert status == 302, body[:500]
     status, created = session.post_json("/problems/checkpoint_dot_policy/submit/", {"source": correct_source()})
     assert status == 201, created
@@ -67,7 +69,8 @@ def test_my_accepted_submission_is_my_point_on_the_chart_and_a_row_of_the_rankin
         plain.goto(f"{site.url}/leaderboard/problems/checkpoint_dot_policy/")
         expect(plain.locator("svg#tradeoff-chart circle.point").first).to_be_visible()
         expect(plain.locator("svg#tradeoff-chart title#chart-title")).to_have_text(
-            "Residual bytes against FLOPs: Checkpoint with a save policy")
+            "Residual bytes against FLOPs: Checkpoint with a save policy"
+        )
         expect(plain.locator("#pareto-front tbody tr").first).to_be_visible()
     finally:
         context.close()

@@ -4,6 +4,7 @@ administrator registers it with ``manage.py lti_register``; an instructor's cont
 (deep linking) makes the course and places an assignment with its grade column; a learner
 launches it from the platform, solves the problem in the site's editor, the worker grades it,
 and the score arrives at the platform by the passback task."""
+
 import re
 import time
 
@@ -21,10 +22,25 @@ pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
 def platform(site):
     platform = Platform()
     options = platform.registration_options
-    printed = site.manage("lti_register", "--name", "Test platform", "--site-url", site.url,
-                          "--issuer", options["issuer"], "--client-id", options["client_id"],
-                          "--auth-url", options["auth_url"], "--token-url", options["token_url"],
-                          "--keyset-url", options["keyset_url"], "--deployment-id", options["deployment_id"])
+    printed = site.manage(
+        "lti_register",
+        "--name",
+        "Test platform",
+        "--site-url",
+        site.url,
+        "--issuer",
+        options["issuer"],
+        "--client-id",
+        options["client_id"],
+        "--auth-url",
+        options["auth_url"],
+        "--token-url",
+        options["token_url"],
+        "--keyset-url",
+        options["keyset_url"],
+        "--deployment-id",
+        options["deployment_id"],
+    )
     login_path = re.search(r"login \(OIDC initiation\) URL: \S+?(/lti/login/[0-9a-f-]+/)", printed).group(1)
     platform.start(tool_url=site.url, login_path=login_path)
     yield platform

@@ -2,6 +2,7 @@
 front of gunicorn's thread worker for the pages and its ASGI worker for the streams): many learners
 hold streams open while pages still answer, a stream server killed is started again by the
 launcher, and a verdict stored after that reaches a stream opened on the same host and port."""
+
 import json
 import os
 import re
@@ -40,8 +41,10 @@ assert events.flush(30)  # before this process ends, as a worker (which lives on
 def open_stream(port: int, session: str, submission_id: int):
     """An event stream on the site's port: its socket, its first event, and its reader."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-    sock.sendall(f"GET /submissions/{submission_id}/events/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                 f"Cookie: sessionid={session}\r\nAccept: text/event-stream\r\n\r\n".encode())
+    sock.sendall(
+        f"GET /submissions/{submission_id}/events/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Cookie: sessionid={session}\r\nAccept: text/event-stream\r\n\r\n".encode()
+    )
     reader = sock.makefile("rb")
     head = reader.readline()
     assert head.startswith(b"HTTP/1.1 200"), head
@@ -49,7 +52,7 @@ def open_stream(port: int, session: str, submission_id: int):
         line = reader.readline()
         assert line, "the stream ended before its first event"
         if line.startswith(b"data: "):
-            return sock, json.loads(line[len(b"data: "):]), reader
+            return sock, json.loads(line[len(b"data: ") :]), reader
 
 
 def next_event(reader) -> dict:
@@ -57,7 +60,7 @@ def next_event(reader) -> dict:
         line = reader.readline()
         assert line, "the stream ended before the verdict"
         if line.startswith(b"data: "):
-            return json.loads(line[len(b"data: "):])
+            return json.loads(line[len(b"data: ") :])
 
 
 def test_pages_answer_beside_open_streams_and_a_killed_stream_server_comes_back(tmp_path):
@@ -89,15 +92,19 @@ def test_pages_answer_beside_open_streams_and_a_killed_stream_server_comes_back(
             assert time.monotonic() - started < 10, f"{path} waited behind the open streams"
 
         def pids():
-            return {name: child["pid"] for name, child in
-                    json.loads((tmp_path / "run" / "children.json").read_text())["children"].items()}
+            return {
+                name: child["pid"]
+                for name, child in json.loads((tmp_path / "run" / "children.json").read_text())["children"].items()
+            }
 
         before = pids()
         assert {"front", "pages", "streams"} <= set(before)
         os.kill(before["streams"], signal.SIGKILL)
         wait_until(lambda: pids()["streams"] != before["streams"], 30, "the launcher to restart the streams", launcher)
-        assert re.search(r"streams \(pid \d+\) exited with -9 after \d+ s; restarting it \(restart 1\)",
-                         launcher.log_path.read_text())
+        assert re.search(
+            r"streams \(pid \d+\) exited with -9 after \d+ s; restarting it \(restart 1\)",
+            launcher.log_path.read_text(),
+        )
         assert pids()["front"] == before["front"] and pids()["pages"] == before["pages"]
         # the held streams ended with their server (each page then polls, and its EventSource opens again)
         for sock, reader in held:
@@ -111,9 +118,18 @@ def test_pages_answer_beside_open_streams_and_a_killed_stream_server_comes_back(
         sock, first, reader = open_stream(port, cookie, ids[0])
         held.append((sock, reader))
         assert first["status"] == "queued"
-        manage("shell", "-c", RELEASE.replace("ID", str(ids[0])),
-               env={**os.environ, **env, **production_env(tmp_path), "REDIS_URL": redis_url,
-                    "DJANGO_SETTINGS_MODULE": "webplatform.settings"})
+        manage(
+            "shell",
+            "-c",
+            RELEASE.replace("ID", str(ids[0])),
+            env={
+                **os.environ,
+                **env,
+                **production_env(tmp_path),
+                "REDIS_URL": redis_url,
+                "DJANGO_SETTINGS_MODULE": "webplatform.settings",
+            },
+        )
         last = next_event(reader)
         while not last["done"]:
             last = next_event(reader)

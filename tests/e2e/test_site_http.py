@@ -1,4 +1,5 @@
 """End to end over HTTP: a real redis-server, a real Celery worker and beat, gunicorn."""
+
 import os
 import signal
 import time
@@ -23,8 +24,11 @@ def submit(session, source, path=SUBMIT) -> int:
 def test_a_submission_over_http_is_graded_by_the_worker_and_stored(site):
     session = site.session()
     timings = []
-    for source, verdict in ((correct_source(), "accepted"), (no_checkpoint_source(), "policy_violation"),
-                            (correct_source(), "accepted")):
+    for source, verdict in (
+        (correct_source(), "accepted"),
+        (no_checkpoint_source(), "policy_violation"),
+        (correct_source(), "accepted"),
+    ):
         started = time.monotonic()
         submission_id = submit(session, source)
         status = site.wait_for_verdict(session, submission_id)
@@ -74,8 +78,11 @@ def test_a_worker_process_killed_while_grading_loses_nothing(site):
     slow = correct_source() + "\n\nWARM_UP = sum(i * i for i in range(30_000_000))\n"
     submission_id = submit(session, slow)
     pids = []
-    wait_until(lambda: pids.append(grading_process(site, submission_id)) or pids[-1], 120,
-               "a worker process to grade the submission")
+    wait_until(
+        lambda: pids.append(grading_process(site, submission_id)) or pids[-1],
+        120,
+        "a worker process to grade the submission",
+    )
     assert site.submission(submission_id)["status"] == "running"
     os.kill(pids[-1], signal.SIGKILL)
     status = site.wait_for_verdict(session, submission_id)

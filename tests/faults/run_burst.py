@@ -3,6 +3,7 @@
 ``python run_burst.py SETTINGS.json RESULT.json``, started by ``test_burst_with_faults.py``
 inside its wall (tests/hostile/wall.py): every process the stack starts stays in the wall's
 cgroups, and whatever is left when it ends is killed."""
+
 from __future__ import annotations
 
 import json
@@ -23,7 +24,12 @@ from devstack.postgres import Server  # noqa: E402
 
 if __name__ == "__main__":
     server = Server(**settings["server"]) if settings["server"] else None
-    result = Burst(var=Path(settings["var"]), database=settings["database"], submissions=settings["submissions"],
-                   faults=True, server=server).run()
+    result = Burst(
+        var=Path(settings["var"]),
+        database=settings["database"],
+        submissions=settings["submissions"],
+        faults=True,
+        server=server,
+    ).run()
     print(report([result]), flush=True)
     Path(sys.argv[2]).write_text(json.dumps(result.to_dict()))

@@ -6,6 +6,7 @@ restarted, the whole worker is killed and restarted, and (on PostgreSQL, when on
 the database is unavailable for 20 s. Every submission must end graded once, with the verdict its
 packaged folder names. How long it took is the benchmark's business (``make bench``), not this
 test's. Run alone: ``pytest -m faults``."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,12 +30,22 @@ def burst(tmp_path_factory):
     server = find_server()
     settings_path, result_path = work / "settings.json", work / "result.json"
     with Wall() as wall:
-        settings_path.write_text(json.dumps({
-            "wall": wall.description, "var": str(work / "var"), "submissions": SUBMISSIONS,
-            "database": "postgresql" if server else "sqlite",
-            "server": dataclasses.asdict(server) if server else None}))
-        finished = wall.run([sys.executable, str(Path(__file__).with_name("run_burst.py")), str(settings_path),
-                             str(result_path)], timeout_s=900, env=dict(os.environ))
+        settings_path.write_text(
+            json.dumps(
+                {
+                    "wall": wall.description,
+                    "var": str(work / "var"),
+                    "submissions": SUBMISSIONS,
+                    "database": "postgresql" if server else "sqlite",
+                    "server": dataclasses.asdict(server) if server else None,
+                }
+            )
+        )
+        finished = wall.run(
+            [sys.executable, str(Path(__file__).with_name("run_burst.py")), str(settings_path), str(result_path)],
+            timeout_s=900,
+            env=dict(os.environ),
+        )
         survivors = wall.survivors()
     assert finished.returncode == 0, finished.stdout[-5000:] + finished.stderr[-5000:]
     print(finished.stdout)
@@ -49,8 +60,9 @@ def test_every_submission_of_the_burst_is_graded_once_with_its_expected_verdict(
     assert burst["unexpected_attempts"] == []
 
 
-@pytest.mark.parametrize("fault", ["worker pool process killed", "Redis killed (kill -9) and restarted",
-                                   "whole worker killed and restarted"])
+@pytest.mark.parametrize(
+    "fault", ["worker pool process killed", "Redis killed (kill -9) and restarted", "whole worker killed and restarted"]
+)
 def test_each_fault_struck_while_grading_went_on_and_grading_resumed(burst, fault):
     [injected] = [f for f in burst["injected"] if f["name"] == fault]
     assert injected["back_at"] > injected["injected_at"] > 0

@@ -8,6 +8,7 @@ paths, port and pids of the run (see ``run_corpus.py``); the checks that nothing
 ``tests/hostile/test_hostile.py``. The submissions that reach the judge's process through
 string-keyed reflection, and forge a verdict from there, are built in ``reflection.py``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,10 +45,23 @@ class Hostile:
 CORPUS = [
     Hostile("infinite_loop", ENTRY + "    while True:\n        pass\n", "time_limit", "time_limit"),
     Hostile("memory_bomb", ENTRY + "    hog = bytearray(8 << 30)\n    return hog\n", "memory_limit", "memory_limit"),
-    Hostile("fork_bomb", "import os\nwhile True:\n    os.fork()\n", "forbidden", "runtime_error",
-            escaping("while True:\n    os.fork()"), message="PermissionError"),
-    Hostile("huge_stdout", ENTRY + "    print('x' * 10_000_000)\n    return w1.sum()\n", "output_limit", "output_limit"),
-    Hostile("read_outside", "print(open('{reference}').read())\n", "forbidden", "runtime_error", escaping("""
+    Hostile(
+        "fork_bomb",
+        "import os\nwhile True:\n    os.fork()\n",
+        "forbidden",
+        "runtime_error",
+        escaping("while True:\n    os.fork()"),
+        message="PermissionError",
+    ),
+    Hostile(
+        "huge_stdout", ENTRY + "    print('x' * 10_000_000)\n    return w1.sum()\n", "output_limit", "output_limit"
+    ),
+    Hostile(
+        "read_outside",
+        "print(open('{reference}').read())\n",
+        "forbidden",
+        "runtime_error",
+        escaping("""
 found = []
 open = _module("io").open  # the real one: the child's builtins refuse open
 for path in ["{reference}", "{canary}", "/etc/passwd", "/etc/hostname", "{cache}"]:
@@ -57,8 +71,15 @@ for path in ["{reference}", "{canary}", "/etc/passwd", "/etc/hostname", "{cache}
     except OSError as exc:
         found.append(path + ": " + type(exc).__name__)
 raise RuntimeError(" | ".join(found))
-"""), message="FileNotFoundError"),
-    Hostile("write_outside", "open('{marker}', 'w').write('x')\n", "forbidden", "runtime_error", escaping("""
+"""),
+        message="FileNotFoundError",
+    ),
+    Hostile(
+        "write_outside",
+        "open('{marker}', 'w').write('x')\n",
+        "forbidden",
+        "runtime_error",
+        escaping("""
 done = []
 open = _module("io").open  # the real one: the child's builtins refuse open
 for path, mode in [("{marker}", "w"), ("{project_marker}", "w"), ("{reference}", "a"), ("/sandbox/../{marker_name}", "w")]:
@@ -69,29 +90,70 @@ for path, mode in [("{marker}", "w"), ("{project_marker}", "w"), ("{reference}",
     except OSError as exc:
         done.append(path + ": " + type(exc).__name__)
 raise RuntimeError(" | ".join(done))
-"""), message="FileNotFoundError"),
-    Hostile("socket_to_local_port", "import socket\nsocket.create_connection(('127.0.0.1', {port}))\n",
-            "forbidden", "runtime_error", escaping("""
+"""),
+        message="FileNotFoundError",
+    ),
+    Hostile(
+        "socket_to_local_port",
+        "import socket\nsocket.create_connection(('127.0.0.1', {port}))\n",
+        "forbidden",
+        "runtime_error",
+        escaping("""
 socket = _module("socket")
 sock = socket.create_connection(("127.0.0.1", {port}), timeout=2)
 sock.sendall(b"escaped")
-"""), message="PermissionError"),
-    Hostile("sys_exit", "import sys\nsys.exit(0)\n", "forbidden", "runtime_error", escaping("sys.exit(0)"),
-            message="SystemExit"),
-    Hostile("os_exit", "import os\nos._exit(0)\n", "forbidden", "runtime_error", escaping("os._exit(0)"),
-            message="before reporting a result"),
-    Hostile("signal_to_the_grader", "import os, signal\nos.kill({driver_pid}, signal.SIGKILL)\n", "forbidden",
-            "runtime_error", escaping("os.kill({driver_pid}, 9)"), message="PermissionError",
-            without_root=("runtime_error", "ProcessLookupError")),
+"""),
+        message="PermissionError",
+    ),
+    Hostile(
+        "sys_exit",
+        "import sys\nsys.exit(0)\n",
+        "forbidden",
+        "runtime_error",
+        escaping("sys.exit(0)"),
+        message="SystemExit",
+    ),
+    Hostile(
+        "os_exit",
+        "import os\nos._exit(0)\n",
+        "forbidden",
+        "runtime_error",
+        escaping("os._exit(0)"),
+        message="before reporting a result",
+    ),
+    Hostile(
+        "signal_to_the_grader",
+        "import os, signal\nos.kill({driver_pid}, signal.SIGKILL)\n",
+        "forbidden",
+        "runtime_error",
+        escaping("os.kill({driver_pid}, 9)"),
+        message="PermissionError",
+        without_root=("runtime_error", "ProcessLookupError"),
+    ),
     # Without root its parent has no number in its PID namespace (getppid() is 0): kill(0) reaches
     # only its own group, itself, and the module ends without defining the entry point.
-    Hostile("kill_the_zygote", "import os\nos.kill(os.getppid(), 9)\n", "forbidden", "runtime_error",
-            escaping("os.kill(os.getppid(), 9)"), message="PermissionError",
-            without_root=("compile_error", "is not defined")),
-    Hostile("recursion_bomb", "def down(n):\n    return down(n + 1)\n\n\n" + ENTRY + "    return down(0)\n",
-            "runtime_error", "runtime_error", message="RecursionError"),
-    Hostile("subclasses_escape", "print(().__class__.__base__.__subclasses__())\n", "forbidden", "runtime_error",
-            escaping("""
+    Hostile(
+        "kill_the_zygote",
+        "import os\nos.kill(os.getppid(), 9)\n",
+        "forbidden",
+        "runtime_error",
+        escaping("os.kill(os.getppid(), 9)"),
+        message="PermissionError",
+        without_root=("compile_error", "is not defined"),
+    ),
+    Hostile(
+        "recursion_bomb",
+        "def down(n):\n    return down(n + 1)\n\n\n" + ENTRY + "    return down(0)\n",
+        "runtime_error",
+        "runtime_error",
+        message="RecursionError",
+    ),
+    Hostile(
+        "subclasses_escape",
+        "print(().__class__.__base__.__subclasses__())\n",
+        "forbidden",
+        "runtime_error",
+        escaping("""
 ctypes = _module("ctypes")
 tried = []
 for what, attempt in [("exec", lambda: os.execv("/bin/sh", ["sh", "-c", "touch {marker}"])),
@@ -103,10 +165,16 @@ for what, attempt in [("exec", lambda: os.execv("/bin/sh", ["sh", "-c", "touch {
     except OSError as exc:
         tried.append(f"{what}: {type(exc).__name__}")
 raise RuntimeError(" | ".join(tried))
-"""), message="exec: PermissionError | setuid root: PermissionError | unshare: 1 | chroot: PermissionError",
-            without_root=("runtime_error",
-                          "exec: PermissionError | setuid root: OSError | unshare: 1 | chroot: PermissionError")),
-    Hostile("patch_the_policy", """
+"""),
+        message="exec: PermissionError | setuid root: PermissionError | unshare: 1 | chroot: PermissionError",
+        without_root=(
+            "runtime_error",
+            "exec: PermissionError | setuid root: OSError | unshare: 1 | chroot: PermissionError",
+        ),
+    ),
+    Hostile(
+        "patch_the_policy",
+        """
 import jax
 import jax.numpy as jnp
 
@@ -116,8 +184,14 @@ jax.checkpoint_policies.dots_with_no_batch_dims_saveable = jax.checkpoint_polici
 def checkpoint_dot_policy(w1, w2, x):
     policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
     return jax.checkpoint(lambda w1, w2, x: jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2), policy=policy)(w1, w2, x)
-""", "forbidden", "policy_violation", policies=("everything_saveable",)),
-    Hostile("patch_jax_checkpoint", """
+""",
+        "forbidden",
+        "policy_violation",
+        policies=("everything_saveable",),
+    ),
+    Hostile(
+        "patch_jax_checkpoint",
+        """
 import jax
 import jax.numpy as jnp
 
@@ -127,10 +201,19 @@ jax.checkpoint = lambda fun, **options: fun
 
 def checkpoint_dot_policy(w1, w2, x):
     return jax.checkpoint(lambda w1, w2, x: jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2), policy=policy)(w1, w2, x)
-""", "forbidden", "policy_violation", policies=()),
+""",
+        "forbidden",
+        "policy_violation",
+        policies=(),
+    ),
     # Past the gate it patches its own process's report: the report no longer matches the program
     # the verifier ran, so the trusted facts alone decide (no checkpoint: a policy_violation).
-    Hostile("patch_the_inspection", "import judge.inspection\n", "forbidden", "policy_violation", escaping("""
+    Hostile(
+        "patch_the_inspection",
+        "import judge.inspection\n",
+        "forbidden",
+        "policy_violation",
+        escaping("""
 import jax
 import jax.numpy as jnp
 
@@ -170,35 +253,87 @@ structure_module.checkpoint_structure = structure
 
 def checkpoint_dot_policy(w1, w2, x):
     return jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2)
-"""), message="Your program has no jax.checkpoint"),
+"""),
+        message="Your program has no jax.checkpoint",
+    ),
     Hostile("lazy_generator", ENTRY + "    return (w1 for _ in range(3))\n", "wrong_answer", "wrong_answer"),
-    Hostile("lazy_jax_array", "class Lazy:\n    def __jax_array__(self):\n        return 1.0\n\n\n"
-            + ENTRY + "    return Lazy()\n", "forbidden", "wrong_answer", message="returned a Lazy"),
-    Hostile("oversized_output", "import jax.numpy as jnp\n\n\n" + ENTRY + "    return jnp.zeros((1 << 16, 1 << 16)) + w1.sum()\n",
-            "wrong_answer", "wrong_answer"),
-    Hostile("results_over_the_cap", "import os\nos.write(3, b'x' * (40 << 20))\n", "forbidden", "output_limit",
-            escaping("os.write(3, (40 << 20).to_bytes(8, 'big') + b'x' * (40 << 20))")),
-    Hostile("fake_a_sandbox_failure", "import os\nos.write(3, b'{}')\n", "forbidden", "runtime_error", escaping("""
+    Hostile(
+        "lazy_jax_array",
+        "class Lazy:\n    def __jax_array__(self):\n        return 1.0\n\n\n" + ENTRY + "    return Lazy()\n",
+        "forbidden",
+        "wrong_answer",
+        message="returned a Lazy",
+    ),
+    Hostile(
+        "oversized_output",
+        "import jax.numpy as jnp\n\n\n" + ENTRY + "    return jnp.zeros((1 << 16, 1 << 16)) + w1.sum()\n",
+        "wrong_answer",
+        "wrong_answer",
+    ),
+    Hostile(
+        "results_over_the_cap",
+        "import os\nos.write(3, b'x' * (40 << 20))\n",
+        "forbidden",
+        "output_limit",
+        escaping("os.write(3, (40 << 20).to_bytes(8, 'big') + b'x' * (40 << 20))"),
+    ),
+    Hostile(
+        "fake_a_sandbox_failure",
+        "import os\nos.write(3, b'{}')\n",
+        "forbidden",
+        "runtime_error",
+        escaping("""
 os.write(3, sys.modules["judge.protocol"].encode({"status": "sandbox_error", "detail": "blame the judge"}))
 os._exit(0)
-"""), message="sent back a sandbox failure from inside its sandbox"),
+"""),
+        message="sent back a sandbox failure from inside its sandbox",
+    ),
     # Answers the child never gives, written straight to the result pipe: every case "not run"
     # (a mark only the parent sets), or no case at all; either would leave no case to fail.
-    Hostile("claim_every_case_skipped", "import os\nos.write(3, b'{}')\n", "forbidden", "runtime_error", escaping("""
+    Hostile(
+        "claim_every_case_skipped",
+        "import os\nos.write(3, b'{}')\n",
+        "forbidden",
+        "runtime_error",
+        escaping("""
 os.write(3, sys.modules["judge.protocol"].encode({"status": "ok", "cases": [
     {"name": name, "error": {"kind": "runtime_error", "message": "not run", "line": None, "skipped": True}}
     for name in ("sample-1", "sample-2", "tall", "wide")]}))
 os._exit(0)
-"""), message="case sample-1: not run"),
-    Hostile("claim_no_case", "import os\nos.write(3, b'{}')\n", "forbidden", "runtime_error", escaping("""
+"""),
+        message="case sample-1: not run",
+    ),
+    Hostile(
+        "claim_no_case",
+        "import os\nos.write(3, b'{}')\n",
+        "forbidden",
+        "runtime_error",
+        escaping("""
 os.write(3, sys.modules["judge.protocol"].encode({"status": "ok", "cases": []}))
 os._exit(0)
-"""), message="sent back a malformed result"),
-    Hostile("environment_secrets", "import os\nprint(os.environ)\n", "forbidden", "runtime_error",
-            escaping("raise RuntimeError(repr(dict(os.environ)))"), message="PYTHONHASHSEED"),
+"""),
+        message="sent back a malformed result",
+    ),
+    Hostile(
+        "environment_secrets",
+        "import os\nprint(os.environ)\n",
+        "forbidden",
+        "runtime_error",
+        escaping("raise RuntimeError(repr(dict(os.environ)))"),
+        message="PYTHONHASHSEED",
+    ),
 ]
-CORPUS += [Hostile(name, reflection.forging(reach), gated, deep, message=phrase)
-           for name, (reach, gated, deep, phrase) in reflection.REACHES.items()]
-CORPUS.append(Hostile("ctypes_memory", reflection.forging(reflection.CTYPES_MEMORY), "forbidden", "runtime_error",
-                      reflection.FORGERY + reflection.CTYPES_MEMORY + reflection.EXEC_A_SHELL,
-                      message="exec: PermissionError"))
+CORPUS += [
+    Hostile(name, reflection.forging(reach), gated, deep, message=phrase)
+    for name, (reach, gated, deep, phrase) in reflection.REACHES.items()
+]
+CORPUS.append(
+    Hostile(
+        "ctypes_memory",
+        reflection.forging(reflection.CTYPES_MEMORY),
+        "forbidden",
+        "runtime_error",
+        reflection.FORGERY + reflection.CTYPES_MEMORY + reflection.EXEC_A_SHELL,
+        message="exec: PermissionError",
+    )
+)

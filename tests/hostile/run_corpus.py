@@ -4,6 +4,7 @@ Run by ``test_hostile.py`` inside its wall: ``python run_corpus.py SETTINGS.json
 Each submission is graded as sent and past the gate; then a correct submission, to show the
 zygote still grades correctly; the zygote's pid is recorded before and after.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,8 +45,13 @@ def report_of(problem, source: str, runner, cache, past_gate: bool) -> dict:
         report = grade(problem, source, runner=runner, expected_cache=cache)
     finally:
         gate.check = real_check
-    return {"verdict": report.verdict, "message": report.message, "stdout": report.stdout, "notes": report.notes,
-            "policies": [c.policy_text for c in (report.structure.checkpoints if report.structure else [])]}
+    return {
+        "verdict": report.verdict,
+        "message": report.message,
+        "stdout": report.stdout,
+        "notes": report.notes,
+        "policies": [c.policy_text for c in (report.structure.checkpoints if report.structure else [])],
+    }
 
 
 def main(settings_path: str, result_path: str) -> None:
@@ -64,9 +70,14 @@ def main(settings_path: str, result_path: str) -> None:
         }
     correct = (PROBLEM / "submissions" / "accepted" / "decorator.py").read_text()
     after = report_of(problem, correct, runner, cache, past_gate=False)
-    summary = {"results": results, "zygote_before": zygote_before, "zygote_after": runner.pid,
-               "zygote_alive": runner._proc.poll() is None, "correct_after": after,
-               "own_cgroups": Path("/proc/self/cgroup").read_text()}
+    summary = {
+        "results": results,
+        "zygote_before": zygote_before,
+        "zygote_after": runner.pid,
+        "zygote_alive": runner._proc.poll() is None,
+        "correct_after": after,
+        "own_cgroups": Path("/proc/self/cgroup").read_text(),
+    }
     runner.close()
     summary["child_uids"] = sorted(uids)
     summary["processes_of_child_uids"] = _processes_of(uids)

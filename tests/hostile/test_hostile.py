@@ -5,6 +5,7 @@ sent and past the gate. This side prepares what an escape would touch (canary fi
 secret, a listening socket, a secret in the environment, the problem's own files) and checks
 afterwards that none of it was read, written, reached or killed.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,9 +49,13 @@ def run(tmp_path_factory):
     listener.listen(8)
     listener.setblocking(False)
     placeholders = {
-        "reference": PROBLEM / "reference.py", "canary": canary, "cache": cache_canary,
-        "marker": f"/tmp/judge-hostile-{NAME}", "marker_name": f"judge-hostile-{NAME}",
-        "project_marker": project_dir / f"judge-hostile-{NAME}", "port": listener.getsockname()[1],
+        "reference": PROBLEM / "reference.py",
+        "canary": canary,
+        "cache": cache_canary,
+        "marker": f"/tmp/judge-hostile-{NAME}",
+        "marker_name": f"judge-hostile-{NAME}",
+        "project_marker": project_dir / f"judge-hostile-{NAME}",
+        "port": listener.getsockname()[1],
     }
     settings = work / "settings.json"
     result = work / "result.json"
@@ -58,10 +63,14 @@ def run(tmp_path_factory):
     env = dict(os.environ, JUDGE_HOSTILE_SECRET=TOKEN)
     try:
         with Wall() as wall:
-            settings.write_text(json.dumps({"placeholders": {k: str(v) for k, v in placeholders.items()},
-                                            "wall": wall.description}))
-            finished = wall.run([sys.executable, str(Path(__file__).with_name("run_corpus.py")), str(settings),
-                                 str(result)], timeout_s=900, env=env)
+            settings.write_text(
+                json.dumps({"placeholders": {k: str(v) for k, v in placeholders.items()}, "wall": wall.description})
+            )
+            finished = wall.run(
+                [sys.executable, str(Path(__file__).with_name("run_corpus.py")), str(settings), str(result)],
+                timeout_s=900,
+                env=env,
+            )
             survivors = wall.survivors()
         assert finished.returncode == 0, finished.stdout + finished.stderr
         summary = json.loads(result.read_text())
@@ -70,8 +79,14 @@ def run(tmp_path_factory):
             connected = True
         except BlockingIOError:
             connected = False
-        yield {"summary": summary, "wall": wall.kind, "survivors": survivors, "connected": connected,
-               "problem_unchanged": _digest(PROBLEM) == before, "placeholders": placeholders}
+        yield {
+            "summary": summary,
+            "wall": wall.kind,
+            "survivors": survivors,
+            "connected": connected,
+            "problem_unchanged": _digest(PROBLEM) == before,
+            "placeholders": placeholders,
+        }
     finally:
         listener.close()
         canary.unlink()

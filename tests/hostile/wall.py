@@ -4,6 +4,7 @@ The corpus runs in a subprocess placed in a pids and memory cgroup of its own (n
 test's own cgroups, where /sys/fs/cgroup is writable: cgroup v1 or v2), or else under strict
 rlimits, and with a wall-clock timeout. Afterwards every process left in the cgroup is killed.
 """
+
 from __future__ import annotations
 
 import os
@@ -72,8 +73,9 @@ class Wall:
     def run(self, command: list[str], timeout_s: float, env: dict) -> subprocess.CompletedProcess:
         """Run ``command``, which calls ``enter`` first thing (the test process runs JAX's
         threads, so nothing may run between its fork and exec)."""
-        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout_s,
-                              start_new_session=True)
+        return subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=timeout_s, start_new_session=True
+        )
 
     def survivors(self) -> list[int]:
         pids = set()

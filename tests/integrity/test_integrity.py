@@ -5,6 +5,7 @@ Each file under ``cases/<problem>/<verdict>/`` is graded on its problem of the b
 public grading API and the warm zygote, and must get the verdict its folder names. Its docstring
 says which check it attacks and how (or which legitimate idiom it stands for).
 """
+
 from __future__ import annotations
 
 import ast
@@ -31,10 +32,22 @@ def problem(slug: str):
 
 def test_the_corpus_covers_every_class_of_the_issue():
     names = {path.stem for path in CASES}
-    assert {"counter_list_tiny_cost", "wraps_combinator", "forged_dots_field", "decoy_behind_stop_gradient",
-            "custom_jvp_rule", "token_nested_link", "whole_times_one", "whole_where_true", "threshold_271",
-            "checkpoint_over_jit", "nested_same_policy", "jitted_step_in_checkpointed_scan",
-            "named_block_jitted", "numpy_constant"} <= names
+    assert {
+        "counter_list_tiny_cost",
+        "wraps_combinator",
+        "forged_dots_field",
+        "decoy_behind_stop_gradient",
+        "custom_jvp_rule",
+        "token_nested_link",
+        "whole_times_one",
+        "whole_where_true",
+        "threshold_271",
+        "checkpoint_over_jit",
+        "nested_same_policy",
+        "jitted_step_in_checkpointed_scan",
+        "named_block_jitted",
+        "numpy_constant",
+    } <= names
 
 
 def test_the_corpus_covers_every_class_of_the_trusted_verdict_issue():
@@ -44,9 +57,18 @@ def test_the_corpus_covers_every_class_of_the_trusted_verdict_issue():
     reference's own block or step, one checkpoint around everything); a legitimate custom_jvp; a
     trace switch. Hidden sizes in messages: tests/judge/test_hidden_cases.py."""
     names = {path.stem for path in CASES}
-    assert {"labels_on_copies_of_x", "label_on_preactivation", "dead_arange_numpy_table", "token_nested_two_levels",
-            "ragged_dot_two_levels", "jit_on_block", "jit_on_step", "whole_network_checkpoint",
-            "custom_jvp_activation", "trace_switch_custom_vjp"} <= names
+    assert {
+        "labels_on_copies_of_x",
+        "label_on_preactivation",
+        "dead_arange_numpy_table",
+        "token_nested_two_levels",
+        "ragged_dot_two_levels",
+        "jit_on_block",
+        "jit_on_step",
+        "whole_network_checkpoint",
+        "custom_jvp_activation",
+        "trace_switch_custom_vjp",
+    } <= names
 
 
 @pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(CASES_DIR)) for p in CASES])
@@ -80,13 +102,18 @@ REMAT3_VERDICTS = {
     # remat3 recomputes the product the inner checkpoint keeps (measured with the report believed too)
     "checkpoint_dot_policy/accepted/nested_same_policy.py": "policy_violation",
 }
-FORGED = [(path, remat) for path in CASES for remat in ("jax_remat", "remat3")
-          if remat == "jax_remat" or path.parts[-3] not in REMAT3_BLIND]
+FORGED = [
+    (path, remat)
+    for path in CASES
+    for remat in ("jax_remat", "remat3")
+    if remat == "jax_remat" or path.parts[-3] not in REMAT3_BLIND
+]
 
 
 @functools.cache
 def _inner(remat: str):
     from judge.zygote_runner import ZygoteRunner
+
     if remat == "remat3":
         runner = ZygoteRunner(remat3="true")
         atexit.register(runner.close)
@@ -125,13 +152,17 @@ def test_a_device_residual_under_the_required_offloading_policy_is_refused_for_i
     path = CASES_DIR / "offload_dots_to_host" / "policy_violation" / "offload_inside_device_keeper.py"
     report = grade(problem("offload_dots_to_host"), path.read_text(), samples_only=True)
     assert report.verdict == "policy_violation"
-    assert report.cause == ("In your program, f32[8,16] from `x @ w1` (@) at line 18 is kept by the jax.checkpoint "
-                            "(line 24) with dots_with_no_batch_dims_saveable, not by one with "
-                            "policy=offload_dot_with_no_batch_dims('device', 'pinned_host').")
+    assert report.cause == (
+        "In your program, f32[8,16] from `x @ w1` (@) at line 18 is kept by the jax.checkpoint "
+        "(line 24) with dots_with_no_batch_dims_saveable, not by one with "
+        "policy=offload_dot_with_no_batch_dims('device', 'pinned_host')."
+    )
     assert report.message.startswith("case sample-1: " + report.cause)
     differences = report.message.split("Differences: ")[1]
-    assert differences.startswith("f32[8,16] from `x @ w1` (@) at line 18: saved on the device; "
-                                  "the offload_dot_with_no_batch_dims policy offloads it to pinned_host")
+    assert differences.startswith(
+        "f32[8,16] from `x @ w1` (@) at line 18: saved on the device; "
+        "the offload_dot_with_no_batch_dims policy offloads it to pinned_host"
+    )
     assert "`hidden @ w2` (@) at line 19: saved on the device" in differences
     assert [r.memory for r in report.residuals if r.offending] == ["device", "device"]
     assert report.host_residual_bytes == 0 and report.reference_host_residual_bytes == 640

@@ -1,4 +1,5 @@
 """Runners for tests that watch or tamper with what the real one does."""
+
 from dataclasses import replace
 
 from judge.boundary import Runner

@@ -10,6 +10,7 @@ Two checks close the class of string-keyed reflection rather than its instances:
   unless it was reviewed (below, with the reason it is harmless). A JAX, numpy or Equinox upgrade
   that adds one fails here until someone reads it.
 """
+
 import builtins
 import collections
 import functools
@@ -31,16 +32,49 @@ from judge import allowed, gate, guard
 
 # Functions that reach anything by a name or text given to them: none may be reachable.
 REFLECTIVE = [
-    *(getattr(builtins, name) for name in ("getattr", "setattr", "delattr", "hasattr", "vars", "dir", "eval",
-                                            "exec", "compile", "__import__", "open", "globals", "locals")),
-    functools.update_wrapper, functools.wraps, functools.singledispatch, typing.get_type_hints, typing.ForwardRef,
-    operator.attrgetter, operator.methodcaller, importlib.import_module, jax.tree_util.register_dataclass, np.bmat,
-    np.info, np.load, np.save, np.fromfile, sys._getframe, type,
-    eqx.module_update_wrapper, eqx.tree_serialise_leaves, eqx.tree_deserialise_leaves, eqx.filter_pure_callback,
-    eqx.nn.WeightNorm, eqx.nn.SpectralNorm,
+    *(
+        getattr(builtins, name)
+        for name in (
+            "getattr",
+            "setattr",
+            "delattr",
+            "hasattr",
+            "vars",
+            "dir",
+            "eval",
+            "exec",
+            "compile",
+            "__import__",
+            "open",
+            "globals",
+            "locals",
+        )
+    ),
+    functools.update_wrapper,
+    functools.wraps,
+    functools.singledispatch,
+    typing.get_type_hints,
+    typing.ForwardRef,
+    operator.attrgetter,
+    operator.methodcaller,
+    importlib.import_module,
+    jax.tree_util.register_dataclass,
+    np.bmat,
+    np.info,
+    np.load,
+    np.save,
+    np.fromfile,
+    sys._getframe,
+    type,
+    eqx.module_update_wrapper,
+    eqx.tree_serialise_leaves,
+    eqx.tree_deserialise_leaves,
+    eqx.filter_pure_callback,
+    eqx.nn.WeightNorm,
+    eqx.nn.SpectralNorm,
 ]
 # Objects a submission can make with what it may import, to explore from as well.
-MADE = '''
+MADE = """
 import functools
 import jax
 import jax.numpy as jnp
@@ -84,7 +118,7 @@ stacked = eqx.filter_vmap(lambda k: eqx.nn.Linear(2, 2, key=k))(jax.random.split
 remat = eqx.filter_checkpoint(block, policy=jax.checkpoint_policies.dots_saveable)
 moved = eqx.tree_at(lambda b: b.linear.bias, block, jnp.ones(2))
 layers = eqx.nn.Sequential([eqx.nn.Linear(2, 2, key=key), eqx.nn.Lambda(jnp.tanh)])
-'''
+"""
 DEPTH = 4
 SCALARS = (int, float, complex, str, bytes, bool, type(None))
 
@@ -165,22 +199,23 @@ def test_nothing_reachable_from_the_views_or_what_they_make_is_a_module_a_metacl
 # code, and why each is harmless.
 REVIEWED = {
     "collections.namedtuple": "evaluates a lambda built from field names it has checked are identifiers "
-                              "not starting with an underscore",
+    "not starting with an underscore",
     "functools.lru_cache": "update_wrapper with the fixed default names, onto the new cache wrapper",
     "functools.total_ordering": "reads and sets the fixed names of the comparison methods",
     "functools.wraps": "the judge's own (judge.guard.wraps): the name and docstring only",
     "jax.ShapeDtypeStruct": "__setattr__ compares the attribute being set before refusing to reassign it",
     "jax.custom_jvp": "update_wrapper with the fixed default names onto itself; __getattr__ forwards the "
-                      "attribute being read, a name the gate has checked",
+    "attribute being read, a name the gate has checked",
     "jax.custom_vjp": "as jax.custom_jvp",
     "numpy.finfo": "__str__ reads its own fixed field names",
     "equinox.Module": "__hash__ reads the instance's own fields, named by its class statement (whose names the "
-                      "gate has checked)",
+    "gate has checked)",
 }
 COMPUTED_NAME = re.compile(
     r"""\b(?:getattr|setattr|delattr|hasattr)\(\s*[^,()]+(?:\([^()]*\))?\s*,(?!\s*['"])"""  # name not a literal
     r"""|\b(?:eval|exec|compile|__import__|import_module|get_type_hints|update_wrapper)\("""
-    r"""|\b(?:attrgetter|methodcaller)\((?!\s*['"])|_getframe""")
+    r"""|\b(?:attrgetter|methodcaller)\((?!\s*['"])|_getframe"""
+)
 
 
 def _sources(obj):
@@ -205,12 +240,23 @@ def test_no_listed_callable_uses_a_computed_attribute_name_or_evaluates_code_unl
     assert flagged == set(REVIEWED)
 
 
-@pytest.mark.parametrize("module, name", [
-    ("functools", "update_wrapper"), ("typing", "get_type_hints"), ("typing", "sys"), ("numpy", "load"),
-    ("jax.tree_util", "register_dataclass"), ("jax", "config"), ("equinox", "importlib"), ("equinox", "internal"),
-    ("equinox", "tree_serialise_leaves"), ("equinox", "filter_pure_callback"), ("equinox", "module_update_wrapper"),
-    ("equinox.nn", "WeightNorm"),
-])
+@pytest.mark.parametrize(
+    "module, name",
+    [
+        ("functools", "update_wrapper"),
+        ("typing", "get_type_hints"),
+        ("typing", "sys"),
+        ("numpy", "load"),
+        ("jax.tree_util", "register_dataclass"),
+        ("jax", "config"),
+        ("equinox", "importlib"),
+        ("equinox", "internal"),
+        ("equinox", "tree_serialise_leaves"),
+        ("equinox", "filter_pure_callback"),
+        ("equinox", "module_update_wrapper"),
+        ("equinox.nn", "WeightNorm"),
+    ],
+)
 def test_a_refused_name_says_why(module, name):
     refusal = allowed.name_refusal(module, name)
     assert refusal.startswith(f"`{module}.{name}` is not available in submissions: ")

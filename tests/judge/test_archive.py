@@ -1,4 +1,5 @@
 """Packages in memory and in zips: the same hash as the folder, and hostile archives refused."""
+
 import io
 import stat
 import zipfile
@@ -7,8 +8,16 @@ from pathlib import Path
 import pytest
 
 from judge import PackageError, load_problem
-from judge.archive import (MAX_TOTAL_BYTES, check_files, files_hash, folder_files, read_zip, unpacked, write_files,
-                           write_zip)
+from judge.archive import (
+    MAX_TOTAL_BYTES,
+    check_files,
+    files_hash,
+    folder_files,
+    read_zip,
+    unpacked,
+    write_files,
+    write_zip,
+)
 from judge.package import MAX_PACKAGE_FILE_BYTES, content_hash
 from judge.validate import NO_ACCEPTED, package_errors, steps
 
@@ -40,8 +49,9 @@ def zip_folder_like_the_zip_command(folder: Path) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("folder", sorted(p for p in BANK.iterdir() if (p / "problem.toml").exists()),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "folder", sorted(p for p in BANK.iterdir() if (p / "problem.toml").exists()), ids=lambda p: p.name
+)
 def test_files_hash_like_the_folder_they_come_from(folder):
     assert files_hash(folder_files(folder)) == content_hash(folder) == load_problem(folder).content_hash
 
@@ -99,12 +109,15 @@ def test_many_files_each_under_the_limit_are_refused_in_total():
         read_zip(zip_of({"pkg/problem.toml": "x", **entries}))
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"not a zip", "is not a zip archive"),
-    (zip_of({}), "holds no files"),
-    (zip_of({"a/problem.toml": "x", "b/problem.toml": "y"}), "expected problem.toml at the top"),
-    (zip_of({"pkg/problem.toml": "x", "pkg/starter.py": b"\xff\xfe"}), "is not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"not a zip", "is not a zip archive"),
+        (zip_of({}), "holds no files"),
+        (zip_of({"a/problem.toml": "x", "b/problem.toml": "y"}), "expected problem.toml at the top"),
+        (zip_of({"pkg/problem.toml": "x", "pkg/starter.py": b"\xff\xfe"}), "is not UTF-8 text"),
+    ],
+)
 def test_other_broken_archives_are_refused_with_a_reason(data, message):
     with pytest.raises(PackageError, match=message):
         read_zip(data)

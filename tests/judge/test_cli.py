@@ -1,4 +1,5 @@
 """The command line, run as people run it: python -m judge ..."""
+
 import json
 import subprocess
 import sys
@@ -11,8 +12,9 @@ DOT = ROOT / "problems" / "checkpoint_dot_policy"
 
 
 def judge(*args, check=True):
-    result = subprocess.run([sys.executable, "-m", "judge", *map(str, args)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "judge", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     if check:
         assert result.returncode == 0, result.stdout + result.stderr
     return result
@@ -84,11 +86,7 @@ def test_broken_package_is_a_clear_error():
 
 def test_inspect_lists_residuals_as_json_and_prints_programs(tmp_path):
     file = tmp_path / "mine.py"
-    file.write_text(
-        "import jax\nimport jax.numpy as jnp\n\n"
-        "def f(W, x):\n"
-        "    return jnp.sum(jnp.sin(jnp.dot(W, x)))\n"
-    )
+    file.write_text("import jax\nimport jax.numpy as jnp\n\ndef f(W, x):\n    return jnp.sum(jnp.sin(jnp.dot(W, x)))\n")
     data = json.loads(judge("inspect", f"{file}:f", "f32[5,4]", "f32[4]", "--json").stdout)
     kinds = sorted((r["kind"], r["what"], r["type"]) for r in data["residuals"])
     assert kinds == [("argument", "W", "f32[5,4]"), ("argument", "x", "f32[4]"), ("primitive", "cos", "f32[5]")]
@@ -148,8 +146,10 @@ def test_doctor_reports_a_sandbox_that_would_not_start_instead_of_crashing(monke
         name = "warm zygote"
 
         def layers(self):
-            raise ZygoteUnavailable("a sample grading fails inside the sandbox: PermissionError: [Errno 13] "
-                                    "Permission denied: '/root/.pyenv/versions/3.11.7/lib/python3.11'")
+            raise ZygoteUnavailable(
+                "a sample grading fails inside the sandbox: PermissionError: [Errno 13] "
+                "Permission denied: '/root/.pyenv/versions/3.11.7/lib/python3.11'"
+            )
 
     monkeypatch.setattr(cli, "_runner", Broken)
     assert cli.main(["doctor"]) == 2

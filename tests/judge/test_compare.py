@@ -1,4 +1,5 @@
 """What counts as the same number: float32 rounding scales with the array, a wrong program does not hide in it."""
+
 import numpy as np
 
 from judge.compare import compare_arrays

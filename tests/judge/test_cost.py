@@ -12,6 +12,7 @@ policy-kept values, conversions). Against the compiled program they agree within
 simplifier rewrites elementwise chains, and may merge a recomputation (which is why our count,
 not XLA's, ranks checkpointing strategies); the programs compared there have no checkpoint.
 """
+
 from __future__ import annotations
 
 import gc
@@ -40,10 +41,12 @@ def _arrays(*shapes, seed=0):
 def _step(loss):
     """A gradient step as the judge measures one: the loss and its gradient with respect to every
     argument, the loss's cotangent an input (so that no multiply by a constant 1 is folded away)."""
+
     def step(*args_and_cotangent):
         *args, cotangent = args_and_cotangent
         value, backward = jax.vjp(loss, *args)
         return value, backward(cotangent)
+
     return step
 
 
@@ -70,8 +73,9 @@ def convolution(w, x):
 
 
 def strided_dilated_grouped(w, x):
-    y = jax.lax.conv_general_dilated(x, w, (2, 1), ((1, 2), (0, 3)), lhs_dilation=(1, 2), rhs_dilation=(2, 1),
-                                     feature_group_count=2)
+    y = jax.lax.conv_general_dilated(
+        x, w, (2, 1), ((1, 2), (0, 3)), lhs_dilation=(1, 2), rhs_dilation=(2, 1), feature_group_count=2
+    )
     return jnp.sum(jnp.sin(y))
 
 
@@ -86,7 +90,7 @@ def softmax(x, w):
 def layer_norm(x, w):
     h = x @ w
     centred = h - h.mean(-1, keepdims=True)
-    return jnp.sum(centred / jnp.sqrt((centred ** 2).mean(-1, keepdims=True) + 1e-5))
+    return jnp.sum(centred / jnp.sqrt((centred**2).mean(-1, keepdims=True) + 1e-5))
 
 
 def checkpointed(w1, w2, x):
@@ -210,7 +214,9 @@ def test_custom_derivative_rules_count_what_they_compute():
 
 
 def test_every_primitive_named_in_the_rules_is_one_of_the_pinned_jax():
-    known = {o.name for o in gc.get_objects() if issubclass(type(o), jex_core.Primitive)}  # type(): a lazy object is not evaluated
+    known = {
+        o.name for o in gc.get_objects() if issubclass(type(o), jex_core.Primitive)
+    }  # type(): a lazy object is not evaluated
     named = set(cost.RULES) | cost.FREE
     assert named - known == set()
 
@@ -227,25 +233,28 @@ def test_dead_code_that_differentiation_leaves_behind_costs_nothing():
     assert _ours(gradient, args) == lowered
 
 
-@pytest.mark.parametrize("program, expected", [
-    (lambda x: jnp.max(x, axis=1), 10 * 9),  # combining n elements takes n - 1 operations
-    (lambda x: jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (2, 2), (2, 2), "VALID"), 25 * 3),  # as XLA
-    (lambda x: jax.lax.reduce_window(x, 0.0, jax.lax.add, (2, 2), (1, 1), "SAME"), 100 * 3),  # as XLA
-    (lambda x: jnp.cumsum(x, axis=1), 10 * 9),
-    (jax.nn.sigmoid, 100 * 4),  # 1 / (1 + exp(-x)), as XLA counts it
-    (lambda x: x.at[jnp.array([1, 2, 3])].add(1.0), 3 * 10 + 3 * 3),  # an add per update; negative indices wrapped
-    (lambda x: jnp.sort(x, axis=1), 100 * 4),  # n log2 n comparisons per row
-    # the product, n^3 / 3 for the factorisation, three elementwise steps masking the lower triangle
-    (lambda x: jax.lax.linalg.cholesky(x @ x.T, symmetrize_input=False), 2 * 10 ** 3 + 10 ** 3 / 3 + 3 * 100),
-])
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        (lambda x: jnp.max(x, axis=1), 10 * 9),  # combining n elements takes n - 1 operations
+        (lambda x: jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (2, 2), (2, 2), "VALID"), 25 * 3),  # as XLA
+        (lambda x: jax.lax.reduce_window(x, 0.0, jax.lax.add, (2, 2), (1, 1), "SAME"), 100 * 3),  # as XLA
+        (lambda x: jnp.cumsum(x, axis=1), 10 * 9),
+        (jax.nn.sigmoid, 100 * 4),  # 1 / (1 + exp(-x)), as XLA counts it
+        (lambda x: x.at[jnp.array([1, 2, 3])].add(1.0), 3 * 10 + 3 * 3),  # an add per update; negative indices wrapped
+        (lambda x: jnp.sort(x, axis=1), 100 * 4),  # n log2 n comparisons per row
+        # the product, n^3 / 3 for the factorisation, three elementwise steps masking the lower triangle
+        (lambda x: jax.lax.linalg.cholesky(x @ x.T, symmetrize_input=False), 2 * 10**3 + 10**3 / 3 + 3 * 100),
+    ],
+)
 def test_reductions_windows_scatters_and_factorisations_by_their_rules(program, expected):
     assert math.isclose(_ours(program, _arrays((10, 10))), expected)
 
 
 def test_integer_powers_cost_the_multiplies_of_repeated_squaring():
     x = _arrays((10,))[0]
-    assert [_ours(lambda v: v ** n, (x,)) for n in (2, 3, 4, 7)] == [10 * m for m in (1, 2, 2, 4)]
-    assert math.isclose(_ours(lambda v: v ** -2, (x,)), 10 * 2)
+    assert [_ours(lambda v: v**n, (x,)) for n in (2, 3, 4, 7)] == [10 * m for m in (1, 2, 2, 4)]
+    assert math.isclose(_ours(lambda v: v**-2, (x,)), 10 * 2)
 
 
 CONVOLUTIONS = ROOT / "tests" / "integrity" / "cases" / "memory_budget_mlp"

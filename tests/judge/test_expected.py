@@ -1,5 +1,6 @@
 """The reference's results: computed once per problem version, kept on disk, recomputed when the
 package changes or the stored file is damaged."""
+
 import shutil
 import stat
 from pathlib import Path

@@ -1,5 +1,6 @@
 """The policy explorer (``judge.explore``): every plan of a learner's function, measured by the
 verifier as a verdict is, the frontier of memory against work, and the plan that fits a budget."""
+
 from __future__ import annotations
 
 import time
@@ -14,7 +15,7 @@ from judge.grader import default_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 
-MLP = '''import jax
+MLP = """import jax
 import jax.numpy as jnp
 from jax.ad_checkpoint import checkpoint_name
 
@@ -22,7 +23,7 @@ from jax.ad_checkpoint import checkpoint_name
 def mlp(w1, w2, x):
     hidden = checkpoint_name(jnp.tanh(x @ w1), "hidden")
     return jnp.sum(jnp.tanh(hidden @ w2) ** 2)
-'''
+"""
 SHAPES = ["f32[128,256]", "f32[256,128]", "f32[64,128]"]
 INPUT_BYTES = (128 * 256 + 256 * 128 + 64 * 128) * 4
 
@@ -46,8 +47,13 @@ def _row(found, plan):
 def test_every_policy_gets_a_row_and_nothing_saveable_trades_memory_for_work(explored):
     found, _ = explored
     plans = [r.plan for r in found.rows]
-    assert plans[:5] == ["as written", "everything_saveable", "nothing_saveable", "dots_saveable",
-                         "dots_with_no_batch_dims_saveable"]
+    assert plans[:5] == [
+        "as written",
+        "everything_saveable",
+        "nothing_saveable",
+        "dots_saveable",
+        "dots_with_no_batch_dims_saveable",
+    ]
     assert "save_only_these_names('hidden')" in plans and "save_any_names_but_these('hidden')" in plans
     assert found.names == ["hidden"] and found.failed == []
     nothing, everything = _row(found, "nothing_saveable"), _row(found, "everything_saveable")
@@ -72,9 +78,13 @@ def test_the_frontier_greys_what_another_plan_beats(explored):
     assert not _row(found, "nothing_saveable").dominated and not _row(found, "everything_saveable").dominated
     for row in found.rows:
         if not row.dominated:
-            assert not any(o.held_bytes <= row.held_bytes and o.host_bytes <= row.host_bytes and o.flops <= row.flops
-                           and (o.held_bytes, o.host_bytes, o.flops) != (row.held_bytes, row.host_bytes, row.flops)
-                           for o in found.rows)
+            assert not any(
+                o.held_bytes <= row.held_bytes
+                and o.host_bytes <= row.host_bytes
+                and o.flops <= row.flops
+                and (o.held_bytes, o.host_bytes, o.flops) != (row.held_bytes, row.host_bytes, row.flops)
+                for o in found.rows
+            )
 
 
 def test_the_budget_names_the_least_recomputation_that_fits(explored):
@@ -100,10 +110,16 @@ def test_a_hostile_source_is_refused_by_the_gate_before_any_process():
         explore(hostile, "f", ["f32[4]"], default_runner())
 
 
-@pytest.mark.parametrize("specs, phrase", [
-    (["f32[n,4]"], "concrete sizes"), (["i32[4]"], "floating point"), (["f32[1024,1024]"], "at most"),
-    ([], "shape of each argument"), (["float[4"], r"'float\[4'"),
-])
+@pytest.mark.parametrize(
+    "specs, phrase",
+    [
+        (["f32[n,4]"], "concrete sizes"),
+        (["i32[4]"], "floating point"),
+        (["f32[1024,1024]"], "at most"),
+        ([], "shape of each argument"),
+        (["float[4"], r"'float\[4'"),
+    ],
+)
 def test_bad_shapes_get_a_clear_error(specs, phrase):
     with pytest.raises(ExploreError, match=phrase):
         explore(MLP, "mlp", specs, default_runner())
@@ -122,8 +138,11 @@ def test_a_bank_problems_reference_policy_has_the_figures_its_verdict_records():
     graded = grade(problem, problem.reference, samples_only=True, measure_cost=True)
     found = explore(problem.reference, "_pipeline", ["f32[16,16]", "f32[16,16]", "f32[8,16]"], default_runner())
     row = _row(found, "dots_with_no_batch_dims_saveable")
-    assert (row.held_bytes, row.peak_bytes, row.flops) == (graded.residual_bytes, graded.cost.peak_bytes,
-                                                           graded.cost.flops)
+    assert (row.held_bytes, row.peak_bytes, row.flops) == (
+        graded.residual_bytes,
+        graded.cost.peak_bytes,
+        graded.cost.flops,
+    )
     assert row.held_peak_bytes == graded.cost.held_peak_bytes
 
 

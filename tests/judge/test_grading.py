@@ -1,4 +1,5 @@
 """Grading through the real process boundary: verdicts, messages, limits, the report's fields."""
+
 import dataclasses
 import re
 import textwrap
@@ -35,8 +36,13 @@ def test_accepted_report_has_the_fields_the_site_shows(problem):
     assert [c["name"] for c in report["cases"]] == ["sample-1", "sample-2", "tall", "wide"]
     assert all(c["verdict"] == "accepted" and c["max_error"] is not None for c in report["cases"])
     kinds = sorted((r["kind"], r["what"]) for r in report["residuals"])
-    assert kinds == [("argument", "w1"), ("argument", "w2"), ("argument", "x"),
-                     ("primitive", "dot_general"), ("primitive", "dot_general")]
+    assert kinds == [
+        ("argument", "w1"),
+        ("argument", "w2"),
+        ("argument", "x"),
+        ("primitive", "dot_general"),
+        ("primitive", "dot_general"),
+    ]
     assert report["residual_bytes"] == report["reference_residual_bytes"] == 3584  # N=8, d=16
     assert not any(r["offending"] for r in report["residuals"])
     assert report["structure"]["checkpoints"][0]["policy_text"] == "dots_with_no_batch_dims_saveable"
@@ -74,10 +80,13 @@ def test_bare_checkpoint_is_told_the_policy_would_save_the_matmuls(problem):
     assert report.verdict == "policy_violation"
     assert len(report.missing_residuals) == 2
     assert all(r.what == "dot_general" for r in report.missing_residuals)
-    assert report.message.startswith("case sample-1: Your jax.checkpoint uses no policy, which means "
-                                      "nothing_saveable, where this problem requires dots_with_no_batch_dims_saveable.")
-    assert report.advice == ("Try: policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable on that "
-                             "jax.checkpoint.")
+    assert report.message.startswith(
+        "case sample-1: Your jax.checkpoint uses no policy, which means "
+        "nothing_saveable, where this problem requires dots_with_no_batch_dims_saveable."
+    )
+    assert report.advice == (
+        "Try: policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable on that jax.checkpoint."
+    )
     # the matmuls the policy would save are named as the learner wrote them, at their lines
     assert [(r.expr, r.op) for r in report.missing_residuals] == [("x @ w1", "@"), ("y @ w2", "@")]
     assert "f32[8,16] from `x @ w1` (@): the dots_with_no_batch_dims_saveable policy saves this" in report.message
@@ -90,8 +99,9 @@ def test_jit_does_not_change_the_verdict_or_the_rows(problem):
     a, b = grade(problem, plain), grade(problem, jitted)
     assert a.verdict == b.verdict == "policy_violation"
     # the decorator line shifts the source down by one line
-    assert [(r.type, r.what, r.line) for r in a.residuals] == \
-        [(r.type, r.what, r.line - 1 if r.line else None) for r in b.residuals]
+    assert [(r.type, r.what, r.line) for r in a.residuals] == [
+        (r.type, r.what, r.line - 1 if r.line else None) for r in b.residuals
+    ]
 
 
 def test_samples_only_grades_the_sample_cases(problem):
@@ -107,7 +117,9 @@ def test_wrong_answer_names_the_case_and_the_first_differing_element(problem):
 
 
 def test_wrong_gradient_is_wrong_answer(problem):
-    report = grade(problem, code("""
+    report = grade(
+        problem,
+        code("""
         import jax
         import jax.numpy as jnp
 
@@ -115,17 +127,21 @@ def test_wrong_gradient_is_wrong_answer(problem):
             value = jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2)
             frozen = jax.lax.stop_gradient(w2)
             return value - jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2) + jnp.sum((jax.nn.relu(x @ w1) @ frozen) ** 2)
-    """))
+    """),
+    )
     assert report.verdict == "wrong_answer"
     assert "gradient with respect to w2" in report.message
 
 
 def test_nan_output_is_wrong_answer(problem):
-    report = grade(problem, code("""
+    report = grade(
+        problem,
+        code("""
         import jax.numpy as jnp
         def checkpoint_dot_policy(w1, w2, x):
             return jnp.sum(w1) * jnp.nan
-    """))
+    """),
+    )
     assert report.verdict == "wrong_answer" and "nan" in report.message
 
 
@@ -143,7 +159,9 @@ def test_exception_is_runtime_error_with_the_line(problem):
 def test_a_submission_class_with_plain_annotations_works(problem):
     """An Equinox module (a dataclass) annotated with a bare name: the annotations are read as the
     submission wrote them, not as strings (the judge's own future import must not leak in)."""
-    report = grade(problem, code("""
+    report = grade(
+        problem,
+        code("""
         import equinox as eqx
         import jax
         import jax.numpy as jnp
@@ -159,7 +177,8 @@ def test_a_submission_class_with_plain_annotations_works(problem):
 
         def checkpoint_dot_policy(w1, w2, x):
             return eqx.filter_checkpoint(lambda m, x: m(x), policy=policy)(Pipeline(w1, w2), x)
-    """))
+    """),
+    )
     assert report.verdict == "accepted", report.message
 
 
@@ -240,7 +259,9 @@ class CountingRunner(Wrapping):
 def test_reference_results_are_computed_once_per_package_version(problem):
     runner, cache = CountingRunner(), ExpectedCache()
     for _ in range(2):
-        assert grade(problem, source("accepted/decorator.py"), runner=runner, expected_cache=cache).verdict == "accepted"
+        assert (
+            grade(problem, source("accepted/decorator.py"), runner=runner, expected_cache=cache).verdict == "accepted"
+        )
     assert runner.sources().count(problem.reference) == 1
     # each grading: the child that traces the source, then the verifier that runs its programs
     assert [r.get("mode", "trace") for r in runner.requests] == ["trace", "verify"] * 3
@@ -252,8 +273,19 @@ def test_the_submissions_child_gets_its_source_and_generated_inputs_only(problem
     grade(problem, submitted, runner=runner, expected_cache=ExpectedCache())
     request = runner.requests[-2]
     assert request["source"] == submitted
-    assert set(request) == {"source", "filename", "entry", "arg_names", "wrt", "fwd_bwd", "cost", "baseline", "harness",
-                            "output_kb", "cases"}
+    assert set(request) == {
+        "source",
+        "filename",
+        "entry",
+        "arg_names",
+        "wrt",
+        "fwd_bwd",
+        "cost",
+        "baseline",
+        "harness",
+        "output_kb",
+        "cases",
+    }
     for case in request["cases"]:
         assert set(case) == {"name", "seed", "sample", "static_mask", "args"}
     assert problem.reference not in repr(request)

@@ -1,4 +1,5 @@
 """The run-time guard: what submitted code sees of modules and builtins while it runs."""
+
 import ctypes
 
 import numpy as np
@@ -17,8 +18,13 @@ def test_an_import_statement_gets_a_view_that_holds_the_allowed_names_only():
     found = _run("import typing\nimport functools\nimport jax.numpy as jnp\nimport numpy as np\n")
     assert found["typing"].Callable is __import__("typing").Callable
     assert found["jnp"].sum is __import__("jax").numpy.sum
-    for module, name in [("typing", "sys"), ("typing", "get_type_hints"), ("functools", "update_wrapper"),
-                         ("np", "load"), ("jnp", "load")]:
+    for module, name in [
+        ("typing", "sys"),
+        ("typing", "get_type_hints"),
+        ("functools", "update_wrapper"),
+        ("np", "load"),
+        ("jnp", "load"),
+    ]:
         with pytest.raises(AttributeError, match="is not available in submissions"):
             getattr(found[module], name)
     with pytest.raises(AttributeError, match="has no attribute 'sine'"):
@@ -26,8 +32,10 @@ def test_an_import_statement_gets_a_view_that_holds_the_allowed_names_only():
 
 
 def test_submodules_are_views_too_however_they_are_imported():
-    found = _run("import jax\nimport jax.numpy\nfrom jax import numpy as a\nfrom jax.scipy import special\n"
-                 "import jax.numpy.linalg as b\n")
+    found = _run(
+        "import jax\nimport jax.numpy\nfrom jax import numpy as a\nfrom jax.scipy import special\n"
+        "import jax.numpy.linalg as b\n"
+    )
     assert found["jax"].numpy is found["a"]
     assert found["b"] is found["jax"].numpy.linalg
     assert found["special"] is found["jax"].scipy.special
@@ -37,12 +45,15 @@ def test_submodules_are_views_too_however_they_are_imported():
         found["jax"].experimental  # noqa: B018
 
 
-@pytest.mark.parametrize("source, phrase", [
-    ("import os\n", "import of 'os' is not allowed in submissions"),
-    ("from typing import sys\n", "`from typing import sys` is not allowed"),
-    ("from jax import profiler\n", "`from jax import profiler` is not allowed"),  # loaded, but not for them
-    ("from functools import update_wrapper\n", "`from functools import update_wrapper` is not allowed"),
-])
+@pytest.mark.parametrize(
+    "source, phrase",
+    [
+        ("import os\n", "import of 'os' is not allowed in submissions"),
+        ("from typing import sys\n", "`from typing import sys` is not allowed"),
+        ("from jax import profiler\n", "`from jax import profiler` is not allowed"),  # loaded, but not for them
+        ("from functools import update_wrapper\n", "`from functools import update_wrapper` is not allowed"),
+    ],
+)
 def test_an_import_statement_outside_the_lists_is_refused(source, phrase):
     with pytest.raises(ImportError, match=phrase):
         _run(source)
@@ -62,12 +73,19 @@ def test_c_code_importing_while_submitted_code_runs_still_gets_its_module():
     assert found["json"] is __import__("json")
 
 
-@pytest.mark.parametrize("source", [
-    "getattr(1, 'real')\n", "setattr(x, 'y', 1)\n", "eval('1')\n", "open('/etc/passwd')\n", "vars()\n",
-    # reaching the builtin by value (here a subscript) changes nothing: it refuses whoever calls it
-    "__builtins__['getattr'](1, 'real')\n",
-    "import jax\njax.tree_util.tree_map(__builtins__['getattr'], [1], ['real'])\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "getattr(1, 'real')\n",
+        "setattr(x, 'y', 1)\n",
+        "eval('1')\n",
+        "open('/etc/passwd')\n",
+        "vars()\n",
+        # reaching the builtin by value (here a subscript) changes nothing: it refuses whoever calls it
+        "__builtins__['getattr'](1, 'real')\n",
+        "import jax\njax.tree_util.tree_map(__builtins__['getattr'], [1], ['real'])\n",
+    ],
+)
 def test_the_refused_builtins_refuse_whoever_calls_them(source):
     with pytest.raises(NameError, match="is not allowed in submissions"):
         _run(source, x=object())
@@ -85,8 +103,11 @@ alias = type[int]
     assert found["kinds"] == [int, True, True, True]
     assert all(meta is guard.SubmissionType for meta in found["metaclasses"])
     assert found["alias"] == type[int]
-    for source in ['type("Sink", (dict,), {"__setattr__": dict.setdefault})\n',
-                   'type(int)("Sink", (), {})\n', 'import typing\ntype(typing.Protocol)("Sink", (), {})\n']:
+    for source in [
+        'type("Sink", (dict,), {"__setattr__": dict.setdefault})\n',
+        'type(int)("Sink", (), {})\n',
+        'import typing\ntype(typing.Protocol)("Sink", (), {})\n',
+    ]:
         with pytest.raises(TypeError, match="type\\(\\) with three arguments"):
             _run(source)
 
@@ -119,14 +140,17 @@ arrays, rest = eqx.partition(block, eqx.is_array)
     assert found["twice"] == 8 and found["out"].shape == (3,)
     assert found["meta"] is guard.SubmissionType  # not Equinox's metaclass, which builds classes
     assert found["rest"].linear.weight is None
-    for source in ['type("Call", (), {"__call__": print})\n',
-                   'import equinox as eqx\ntype(eqx.Module)("Sink", (eqx.Module,), {"__call__": print})\n']:
+    for source in [
+        'type("Call", (), {"__call__": print})\n',
+        'import equinox as eqx\ntype(eqx.Module)("Sink", (eqx.Module,), {"__call__": print})\n',
+    ]:
         with pytest.raises(TypeError, match="type\\(\\) with three arguments"):
             _run(source)
 
 
-@pytest.mark.parametrize("name", ["importlib", "internal", "module_update_wrapper", "tree_serialise_leaves",
-                                  "filter_pure_callback", "debug"])
+@pytest.mark.parametrize(
+    "name", ["importlib", "internal", "module_update_wrapper", "tree_serialise_leaves", "filter_pure_callback", "debug"]
+)
 def test_the_equinox_view_holds_none_of_its_risky_names(name):
     view = _run("import equinox as eqx\n")["eqx"]
     with pytest.raises(AttributeError, match=f"`equinox.{name}` is not available in submissions: ") as refused:

@@ -1,6 +1,7 @@
 """A hidden case's message is made from trusted facts with its sizes left out (issue 21, item 6):
 no array type, shape, byte count or step count of a hidden case reaches the learner, whatever the
 submission's own process wrote."""
+
 import re
 from pathlib import Path
 
@@ -9,8 +10,11 @@ import pytest
 from judge import grade, load_problem
 
 ROOT = Path(__file__).resolve().parents[2]
-WRONG = [p for slug in ("checkpoint_dot_policy", "scan_over_layers", "attention_keep_qkv", "offload_some_names")
-         for p in sorted((ROOT / "problems" / slug / "submissions" / "policy_violation").glob("*.py"))]
+WRONG = [
+    p
+    for slug in ("checkpoint_dot_policy", "scan_over_layers", "attention_keep_qkv", "offload_some_names")
+    for p in sorted((ROOT / "problems" / slug / "submissions" / "policy_violation").glob("*.py"))
+]
 
 
 @pytest.mark.parametrize("path", WRONG, ids=[f"{p.parts[-4]}/{p.stem}" for p in WRONG])

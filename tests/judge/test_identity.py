@@ -1,5 +1,6 @@
 """Policies and derivatives known by identity (issue 10): what JAX made before the submission
 existed, never what an object says about itself."""
+
 from __future__ import annotations
 
 import functools
@@ -37,9 +38,14 @@ def test_offloading_policies_are_known_by_their_factorys_code_and_rebuilt_from_w
     dots = described(cp.offload_dot_with_no_batch_dims(offload_src="device", offload_dst="pinned_host"))
     assert dots.canonical == policy_names.parse('offload_dot_with_no_batch_dims("device", "pinned_host")')
     assert dots.origin == "jax" and described(dots.rebuilt).canonical == dots.canonical
-    names = described(cp.save_and_offload_only_these_names(
-        names_which_can_be_saved=("h2",), names_which_can_be_offloaded=["h1"], offload_src="device",
-        offload_dst="pinned_host"))
+    names = described(
+        cp.save_and_offload_only_these_names(
+            names_which_can_be_saved=("h2",),
+            names_which_can_be_offloaded=["h1"],
+            offload_src="device",
+            offload_dst="pinned_host",
+        )
+    )
     assert names.canonical == policy_names.offload_names(["h2"], ["h1"], "device", "pinned_host")
     assert described(names.rebuilt).canonical == names.canonical
 
@@ -58,12 +64,25 @@ def test_a_factory_passed_as_the_policy_is_named():
     assert policies.factory_name(cp.dots_saveable) is None and policies.factory_name(lambda *a: a) is None
 
 
-@pytest.mark.parametrize("forged", [
-    DotsSaveable(1),  # compares equal to the no-batch policy, but its field is not a bool
-    DotsSaveable(type("Truthy", (), {"__eq__": lambda self, other: other is True, "__bool__": lambda self: False,
-                                     "__hash__": lambda self: 1})()),
-    Names(frozenset({1})),
-], ids=["int field", "falsy field equal to True", "names not str"])
+@pytest.mark.parametrize(
+    "forged",
+    [
+        DotsSaveable(1),  # compares equal to the no-batch policy, but its field is not a bool
+        DotsSaveable(
+            type(
+                "Truthy",
+                (),
+                {
+                    "__eq__": lambda self, other: other is True,
+                    "__bool__": lambda self: False,
+                    "__hash__": lambda self: 1,
+                },
+            )()
+        ),
+        Names(frozenset({1})),
+    ],
+    ids=["int field", "falsy field equal to True", "names not str"],
+)
 def test_jax_classes_with_fields_of_other_types_are_not_jax_policies(forged):
     found = described(forged)
     assert found.canonical[0] == "custom" and found.origin == "forged" and found.rebuilt is None
@@ -76,6 +95,7 @@ def test_copying_a_combinators_name_and_closure_does_not_make_one():
         @functools.wraps(required)
         def policy(prim, *args, **params):
             return (policy_1, policy_2) and prim.name == "dot_general"
+
         return policy
 
     found = described(disguise(cp.dots_with_no_batch_dims_saveable, cp.save_only_these_names("gate")))
@@ -113,10 +133,19 @@ def custom_derivatives(fn, *args):
     return found
 
 
-@pytest.mark.parametrize("fn", [jax.nn.relu, jax.vmap(jax.nn.relu), jax.nn.softplus, jax.nn.relu6,
-                                lambda x: jnp.logaddexp(x, 1.0), lambda x: jax.scipy.special.xlogy(x, x + 2.0),
-                                jax.checkpoint(jax.nn.relu)],
-                         ids=["relu", "vmap relu", "softplus", "relu6", "logaddexp", "xlogy", "checkpointed relu"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        jax.nn.relu,
+        jax.vmap(jax.nn.relu),
+        jax.nn.softplus,
+        jax.nn.relu6,
+        lambda x: jnp.logaddexp(x, 1.0),
+        lambda x: jax.scipy.special.xlogy(x, x + 2.0),
+        jax.checkpoint(jax.nn.relu),
+    ],
+    ids=["relu", "vmap relu", "softplus", "relu6", "logaddexp", "xlogy", "checkpointed relu"],
+)
 def test_jax_functions_with_custom_rules_of_their_own_define_no_derivative(fn):
     found = custom_derivatives(fn, np.ones((2, 3), np.float32))
     assert found and found == [None] * len(found)

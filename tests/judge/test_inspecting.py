@@ -1,6 +1,7 @@
 """Inspect before submitting (``judge.inspecting``) and the memory of one gradient step over time
 (``judge.inspection.cost.step_timeline``): the walk that counts the step's peak bytes, written
 down operation by operation."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,14 +18,14 @@ from judge.report import Report
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
 
-NO_CHECKPOINT = '''import jax
+NO_CHECKPOINT = """import jax
 import jax.numpy as jnp
 
 
 def checkpoint_dot_policy(w1, w2, x):
     hidden = jax.nn.relu(x @ w1)
     return jnp.sum((hidden @ w2) ** 2)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +35,10 @@ def problem():
 
 @pytest.fixture(scope="module")
 def inspected(problem):
-    return {"reference": inspect(problem, problem.reference, default_runner()),
-            "plain": inspect(problem, NO_CHECKPOINT, default_runner())}
+    return {
+        "reference": inspect(problem, problem.reference, default_runner()),
+        "plain": inspect(problem, NO_CHECKPOINT, default_runner()),
+    }
 
 
 def test_inspect_lists_what_the_code_saves_with_no_verdict(inspected):
@@ -53,6 +56,7 @@ def test_inspect_measures_the_step_as_a_verdict_does(problem, inspected):
     """Issue 21: the figures are the verifier's, on the program it compiled, so that Inspect and
     the verdict never disagree; the timeline is the picture of the same step."""
     from judge import grade
+
     graded = grade(problem, problem.reference, samples_only=True, measure_cost=True)
     reference = inspected["reference"]
     assert (reference.cost.peak_bytes, reference.cost.flops) == (graded.cost.peak_bytes, graded.cost.flops)
@@ -64,9 +68,9 @@ def test_the_timeline_is_the_walk_of_the_step(inspected):
         timeline = report.cost.timeline
         assert timeline.peak_bytes > 0
         assert 0 < timeline.backward_from < len(timeline.steps)
-        assert not any(s.backward for s in timeline.steps[:timeline.backward_from])
-        assert all(s.backward for s in timeline.steps[timeline.backward_from:])
-        assert not any(s.recomputed for s in timeline.steps[:timeline.backward_from])  # forward: never
+        assert not any(s.backward for s in timeline.steps[: timeline.backward_from])
+        assert all(s.backward for s in timeline.steps[timeline.backward_from :])
+        assert not any(s.recomputed for s in timeline.steps[: timeline.backward_from])  # forward: never
         assert len(timeline.residuals) == len(report.residuals)
         for span in timeline.residuals:  # made before the backward pass, read in it (if at all)
             assert span.made < timeline.backward_from
@@ -97,7 +101,7 @@ def test_the_timeline_travels_and_old_reports_read_without_it(inspected):
     assert Cost.from_dict({"flops": 1.0, "peak_bytes": 8}).to_dict() == {"flops": 1.0, "peak_bytes": 8}
     wire = report.cost.to_dict()
     assert _cost(wire).timeline == report.cost.timeline
-    broken = wire | {"timeline": wire["timeline"] | {"residuals": [[0, 8, 10 ** 6, None, None]]}}
+    broken = wire | {"timeline": wire["timeline"] | {"residuals": [[0, 8, 10**6, None, None]]}}
     with pytest.raises(Malformed):
         _cost(broken)  # a step past the end of the step
     assert Timeline.from_dict({}).peak_bytes == 0
@@ -120,4 +124,5 @@ def test_every_references_timeline_reaches_its_peak_and_places_its_residuals(slu
     held = {span.index for span in timeline.residuals}
     assert held <= set(range(len(report.residuals)))
     assert {i for i, r in enumerate(report.residuals) if r.kind not in ("literal", "constant")} <= held | {
-        i for i, r in enumerate(report.residuals) if r.bytes == 0}
+        i for i, r in enumerate(report.residuals) if r.bytes == 0
+    }

@@ -4,6 +4,7 @@ The layers, bottom first, are the drawing in docs/design/architecture.md ("The j
 must be placed in one (a new module is a decision about where it belongs); lazy imports inside
 functions count like the others.
 """
+
 import ast
 from pathlib import Path
 
@@ -11,23 +12,72 @@ JUDGE = Path(__file__).resolve().parents[2] / "judge"
 
 LAYERS = [
     # the vocabulary and the data: verdicts, packages, wire messages, reports (no process, no JAX)
-    {"verdicts", "policy_names", "specs", "protocol", "package", "track", "evidence", "messages", "report", "archive",
-     "paths", "saved_values"},
+    {
+        "verdicts",
+        "policy_names",
+        "specs",
+        "protocol",
+        "package",
+        "track",
+        "evidence",
+        "messages",
+        "report",
+        "archive",
+        "paths",
+        "saved_values",
+        "source_text",
+    },
     # the kernel's pieces the sandbox is made of
-    {"sandbox", "sandbox.layers", "sandbox.linux", "sandbox.seccomp", "sandbox.filesystem", "sandbox.uids",
-     "sandbox.rlimits"},
+    {
+        "sandbox",
+        "sandbox.layers",
+        "sandbox.linux",
+        "sandbox.seccomp",
+        "sandbox.filesystem",
+        "sandbox.uids",
+        "sandbox.rlimits",
+    },
     # inside a child: the gate's builtins, the code beside the submission, what it reads of JAX, the verifier
-    {"allowed", "gate", "guard", "child", "verify", "inspection", "inspection.jax_internals", "inspection.policies",
-     "inspection.derivatives", "inspection.replay", "inspection.activity", "inspection.provenance",
-     "inspection.structure", "inspection.memory", "inspection.programs", "inspection.cost", "inspection.reading",
-     "inspection.program_cost"},
+    {
+        "allowed",
+        "gate",
+        "guard",
+        "child",
+        "verify",
+        "inspection",
+        "inspection.jax_internals",
+        "inspection.policies",
+        "inspection.derivatives",
+        "inspection.replay",
+        "inspection.activity",
+        "inspection.provenance",
+        "inspection.structure",
+        "inspection.memory",
+        "inspection.programs",
+        "inspection.cost",
+        "inspection.reading",
+        "inspection.program_cost",
+    },
     # the sandbox's own processes: hardening a child, the probe, the zygote server
     {"sandbox.harden", "sandbox.probe", "sandbox.zygote_server"},
     # the parent's side of the process boundary, and its runners
     {"boundary", "fresh_runner", "zygote_runner"},
     # grading: a source through its children to a report
-    {"compare", "rules", "learner_terms", "explain", "pipeline", "expected", "grader", "inspecting", "explore", "text",
-     "source_reading", "trusted", "runtime_hints"},
+    {
+        "compare",
+        "rules",
+        "learner_terms",
+        "explain",
+        "pipeline",
+        "expected",
+        "grader",
+        "inspecting",
+        "explore",
+        "text",
+        "source_reading",
+        "trusted",
+        "runtime_hints",
+    },
     # what people and the site call
     {"validate", "bench", "cli", "__main__", "__init__"},
 ]
@@ -54,7 +104,7 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
             found |= {a.name.removeprefix("judge.") for a in node.names if a.name.startswith("judge.")}
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[:len(package) - node.level + 1] + (node.module.split(".") if node.module else [])
+                base = package[: len(package) - node.level + 1] + (node.module.split(".") if node.module else [])
             elif node.module and (node.module == "judge" or node.module.startswith("judge.")):
                 base = node.module.split(".")[1:]
             else:
@@ -75,8 +125,12 @@ def test_every_module_has_a_layer():
 
 
 def test_no_module_imports_from_a_layer_above_its_own():
-    upward = [f"{name} (layer {LAYER[name]}) imports {target} (layer {LAYER[target]})"
-              for name, targets in _graph().items() for target in targets if LAYER[target] > LAYER[name]]
+    upward = [
+        f"{name} (layer {LAYER[name]}) imports {target} (layer {LAYER[target]})"
+        for name, targets in _graph().items()
+        for target in targets
+        if LAYER[target] > LAYER[name]
+    ]
     assert upward == []
 
 
@@ -84,7 +138,7 @@ def test_no_import_cycle():
     graph, done, path = _graph(), set(), []
 
     def visit(name: str) -> None:
-        assert name not in path, f"import cycle: {' -> '.join(path[path.index(name):] + [name])}"
+        assert name not in path, f"import cycle: {' -> '.join(path[path.index(name) :] + [name])}"
         if name in done:
             return
         path.append(name)

@@ -1,5 +1,6 @@
 """Which sandbox layers hold, what a report says when one is missing, and the setting that makes
 the judge refuse to grade without all of them."""
+
 import os
 from pathlib import Path
 
@@ -45,8 +46,9 @@ def test_requiring_all_layers_refuses_to_grade_without_them(problem, monkeypatch
     monkeypatch.setenv("JUDGE_REQUIRE_ALL_LAYERS", "1")
     report = grade(problem, ACCEPTED, runner=FreshInterpreterRunner(), expected_cache=ExpectedCache())
     assert report.verdict == "internal_error"
-    assert report.message.startswith("refusing to grade: JUDGE_REQUIRE_ALL_LAYERS is set and these sandbox "
-                                     "layers are missing: zygote")
+    assert report.message.startswith(
+        "refusing to grade: JUDGE_REQUIRE_ALL_LAYERS is set and these sandbox layers are missing: zygote"
+    )
     assert "seccomp (" in report.message
 
 

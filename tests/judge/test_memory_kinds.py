@@ -1,6 +1,7 @@
 """Where each residual is kept (issue 15): on the device, or offloaded to host memory by a policy.
 The rules compare it, the report carries it and counts its bytes apart, the tables show it, and a
 report stored before the judge read memories still reads."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,60 +14,118 @@ from judge.rules import Saved, check_residuals
 from judge.text import render_report
 
 OFFLOAD = policy_names.parse('offload_dot_with_no_batch_dims("device", "pinned_host")')
-CHECKPOINT = Structure([Checkpoint(policy=policy_names.to_wire(OFFLOAD), policy_text="", prevent_cse=True, line=9,
-                                   parent=None, depth=0, in_loop=False, encloses={"dot_general": 1})])
+CHECKPOINT = Structure(
+    [
+        Checkpoint(
+            policy=policy_names.to_wire(OFFLOAD),
+            policy_text="",
+            prevent_cse=True,
+            line=9,
+            parent=None,
+            depth=0,
+            in_loop=False,
+            encloses={"dot_general": 1},
+        )
+    ]
+)
 
 
 def product(memory: str, line: int = 6) -> Residual:
-    return Residual(kind="primitive", what="dot_general", line=line, dtype="float32", shape=[8, 16],
-                    type="f32[8,16]", bytes=512, policy_saved=True, kept_by=0, memory=memory)
+    return Residual(
+        kind="primitive",
+        what="dot_general",
+        line=line,
+        dtype="float32",
+        shape=[8, 16],
+        type="f32[8,16]",
+        bytes=512,
+        policy_saved=True,
+        kept_by=0,
+        memory=memory,
+    )
 
 
 ARGUMENT = Residual(kind="argument", what="x", line=None, dtype="float32", shape=[8, 4], type="f32[8,4]", bytes=128)
 
 
 def judged(mine: list[Residual], reference: list[Residual], **rules):
-    return check_residuals(Saved(mine, CHECKPOINT), Saved(reference, CHECKPOINT),
-                           ResidualRules(match_reference=True, **rules), StructureRules(policy=OFFLOAD))
+    return check_residuals(
+        Saved(mine, CHECKPOINT),
+        Saved(reference, CHECKPOINT),
+        ResidualRules(match_reference=True, **rules),
+        StructureRules(policy=OFFLOAD),
+    )
 
 
 def test_a_value_kept_on_the_device_that_the_policy_offloads_is_one_difference_told_first():
     problems, rows, missing = judged([ARGUMENT, product("device")], [ARGUMENT, product("pinned_host")])
-    assert problems == ["f32[8,16] output of dot_general at line 6: saved on the device; the "
-                        "offload_dot_with_no_batch_dims policy offloads it to pinned_host"]
+    assert problems == [
+        "f32[8,16] output of dot_general at line 6: saved on the device; the "
+        "offload_dot_with_no_batch_dims policy offloads it to pinned_host"
+    ]
     assert missing == [] and [r.offending for r in rows] == [False, True]
 
 
 def test_a_value_offloaded_that_the_policy_keeps_on_the_device_is_told_the_other_way():
     problems, _, missing = judged([product("pinned_host")], [product("device")])
-    assert problems == ["f32[8,16] output of dot_general at line 6: offloaded to pinned_host; the "
-                        "offload_dot_with_no_batch_dims policy keeps it on the device"]
+    assert problems == [
+        "f32[8,16] output of dot_general at line 6: offloaded to pinned_host; the "
+        "offload_dot_with_no_batch_dims policy keeps it on the device"
+    ]
     assert missing == []
 
 
 def test_the_same_value_in_the_same_memory_passes_and_device_budgets_leave_host_bytes_out():
-    problems, rows, missing = judged([ARGUMENT, product("pinned_host")], [ARGUMENT, product("pinned_host")],
-                                     max_bytes=128, at_most_reference=True)
+    problems, rows, missing = judged(
+        [ARGUMENT, product("pinned_host")], [ARGUMENT, product("pinned_host")], max_bytes=128, at_most_reference=True
+    )
     assert problems == [] and missing == [] and not any(r.offending for r in rows)
 
 
 def test_an_old_report_without_memories_reads_as_on_the_device_and_a_new_one_round_trips():
-    old = {"problem": "p", "verdict": "accepted", "message": "", "residual_bytes": 640,
-           "residuals": [{"kind": "primitive", "what": "dot_general", "line": 6, "dtype": "float32",
-                          "shape": [8, 16], "type": "f32[8,16]", "bytes": 512}]}
+    old = {
+        "problem": "p",
+        "verdict": "accepted",
+        "message": "",
+        "residual_bytes": 640,
+        "residuals": [
+            {
+                "kind": "primitive",
+                "what": "dot_general",
+                "line": 6,
+                "dtype": "float32",
+                "shape": [8, 16],
+                "type": "f32[8,16]",
+                "bytes": 512,
+            }
+        ],
+    }
     report = Report.from_dict(old)
     assert report.residuals[0].memory == "device" and report.host_residual_bytes == 0
     assert "memory" not in report.residuals[0].to_dict() and "host_residual_bytes" not in report.to_dict()
-    new = Report(problem="p", verdict="accepted", message="", residual_bytes=128, host_residual_bytes=512,
-                 reference_host_residual_bytes=512)
+    new = Report(
+        problem="p",
+        verdict="accepted",
+        message="",
+        residual_bytes=128,
+        host_residual_bytes=512,
+        reference_host_residual_bytes=512,
+    )
     new.residuals = Report.from_dict({"residuals": [product("pinned_host").to_dict()]}).residuals
     again = Report.from_dict(new.to_dict())
     assert again.residuals[0].memory == "pinned_host" and again.host_residual_bytes == 512
 
 
 def test_the_table_shows_memories_and_host_bytes_only_when_something_is_offloaded():
-    report = Report(problem="p", verdict="accepted", message="ok", residual_bytes=128, host_residual_bytes=512,
-                    reference_residual_bytes=128, reference_host_residual_bytes=512)
+    report = Report(
+        problem="p",
+        verdict="accepted",
+        message="ok",
+        residual_bytes=128,
+        host_residual_bytes=512,
+        reference_residual_bytes=128,
+        reference_host_residual_bytes=512,
+    )
     report.residuals = Report.from_dict({"residuals": [ARGUMENT.to_dict(), product("pinned_host").to_dict()]}).residuals
     text = render_report(report)
     assert "yours: 128 bytes on the device" in text and "offloaded to the host: yours 512 bytes" in text
@@ -85,6 +144,8 @@ def test_a_child_naming_a_memory_the_judge_does_not_know_is_malformed(memory):
 
 def test_a_value_the_policy_offloads_and_the_code_recomputes_is_missing_with_its_memory():
     problems, _, missing = judged([ARGUMENT], [ARGUMENT, product("pinned_host")])
-    assert problems == ["f32[8,16] output of dot_general: the offload_dot_with_no_batch_dims policy offloads this "
-                        "to pinned_host; your code recomputes it"]
+    assert problems == [
+        "f32[8,16] output of dot_general: the offload_dot_with_no_batch_dims policy offloads this "
+        "to pinned_host; your code recomputes it"
+    ]
     assert [m.memory for m in missing] == ["pinned_host"]

@@ -1,4 +1,5 @@
 """The grading engine must stay importable, and usable, without Django."""
+
 import subprocess
 import sys
 from pathlib import Path

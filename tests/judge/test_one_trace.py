@@ -1,6 +1,7 @@
 """One trace per case (issue 10): the entry point runs once, the traced program is differentiated
 once, and every reading comes from those; the marks that tell which checkpoint kept a value
 change nothing of the program, and a submission cannot write them."""
+
 from __future__ import annotations
 
 import os
@@ -43,6 +44,7 @@ def nested(w1, w2, x):
     def outer(w1, w2, x):
         h = jax.checkpoint(lambda w1, x: jax.nn.relu(x @ w1), policy=DOTS)(w1, x)
         return jnp.sum((h @ w2) ** 2)
+
     return jax.checkpoint(outer, policy=DOTS)(w1, w2, x)
 
 
@@ -69,11 +71,20 @@ def everything_nested_in_nothing(w1, w2, x):
     def outer(w1, w2, x):
         h = jax.checkpoint(lambda w1, x: jax.nn.relu(x @ w1))(w1, x)
         return jnp.sum((h @ w2) ** 2)
+
     return jax.checkpoint(outer, policy=cp.everything_saveable)(w1, w2, x)
 
 
-PROGRAMS = [honest, over_jit, nested, named_jitted, scanned_jitted_step, vmapped, offloaded,
-            everything_nested_in_nothing]
+PROGRAMS = [
+    honest,
+    over_jit,
+    nested,
+    named_jitted,
+    scanned_jitted_step,
+    vmapped,
+    offloaded,
+    everything_nested_in_nothing,
+]
 
 
 def read(fn, **options):
@@ -82,7 +93,7 @@ def read(fn, **options):
 
 def run(derivative):
     flat = jax.jit(_jaxpr_as_fun(derivative.fwd))(*ARGS)
-    outs, residuals = flat[:derivative.n_out], flat[derivative.n_out:]
+    outs, residuals = flat[: derivative.n_out], flat[derivative.n_out :]
     grads = jax.jit(_jaxpr_as_fun(derivative.bwd))(*residuals, *[np.ones(o.shape, o.dtype) for o in outs])
     return [np.asarray(v) for v in list(outs) + list(grads)]
 
@@ -94,7 +105,8 @@ def test_the_marks_change_no_value_and_no_residual(fn):
     plain = replay.differentiate(replay.trace(fn, ARGS), ARGS, [0, 1, 2])
     assert [str(a) for a in reading.derivative.residual_avals] == [str(a) for a in plain.residual_avals]
     assert [(r["dtype"], r["shape"]) for r in reading.residuals] == [
-        (np.dtype(a.dtype).name, list(a.shape)) for a in plain.residual_avals]
+        (np.dtype(a.dtype).name, list(a.shape)) for a in plain.residual_avals
+    ]
     for mine, theirs in zip(run(reading.derivative), run(plain)):
         np.testing.assert_array_equal(mine, theirs)
 
@@ -157,8 +169,13 @@ def verified_cost(fn, args, names) -> dict:
     reading = read_case(fn, args, list(range(len(args))), names, FILE)
     exported = programs.export_programs([reading.derivative])
     cotangent = [np.ones(a.shape, a.dtype) for a in reading.derivative.output_avals]
-    request = VerifyRequest(exported["fwd"], exported["bwd"], list(range(len(args))),
-                            [VerifyCase("a", list(args), cotangent, list(args), cotangent)], cost=True)
+    request = VerifyRequest(
+        exported["fwd"],
+        exported["bwd"],
+        list(range(len(args))),
+        [VerifyCase("a", list(args), cotangent, list(args), cotangent)],
+        cost=True,
+    )
     answer = verify.serve(request.to_wire())
     assert answer["status"] == "ok", answer
     return answer["cases"][0]["cost"]
@@ -194,6 +211,7 @@ def test_the_whole_chain_recomputed_at_once_holds_it_all():
             for _ in range(31):
                 v = jnp.sin(v)
             return v
+
         return jax.checkpoint(chain)(x)
 
     def halving(x):
@@ -202,6 +220,7 @@ def test_the_whole_chain_recomputed_at_once_holds_it_all():
                 return (lambda v: jnp.sin(jnp.sin(v))) if n == 2 else jnp.sin
             head, tail = build(n // 2), build(n - n // 2)
             return lambda v: tail(jax.checkpoint(head)(v))
+
         return build(32)(x)
 
     x = [np.ones(5, np.float32)]
@@ -220,8 +239,11 @@ def test_host_memory_is_not_held_on_the_device():
 def test_each_residual_says_which_memory_it_is_kept_in():
     memories = {(r["what"], r["memory"]) for r in read(offloaded).residuals}
     assert memories == {("w1", "device"), ("w2", "device"), ("x", "device"), ("dot_general", "pinned_host")}
-    unpinned = read(lambda w1, w2, x: jax.checkpoint(pipeline, policy=cp.offload_dot_with_no_batch_dims(
-        "device", "unpinned_host"))(w1, w2, x)).residuals
+    unpinned = read(
+        lambda w1, w2, x: jax.checkpoint(pipeline, policy=cp.offload_dot_with_no_batch_dims("device", "unpinned_host"))(
+            w1, w2, x
+        )
+    ).residuals
     assert {r["memory"] for r in unpinned} == {"device"}  # JAX 0.10.2 maps only pinned_host to the host
 
 

@@ -1,4 +1,5 @@
 """A broken package is refused with an error naming the file, the key and what was expected."""
+
 import shutil
 from pathlib import Path
 
@@ -129,8 +130,12 @@ def test_every_mistake_of_a_package_is_reported_at_once(package):
     (package / "reference.py").unlink()
     error = refusal(package)
     assert [(Path(e.path).name, e.key) for e in error.errors] == [
-        ("problem.toml", "slug"), ("problem.toml", "args[0].spec"), ("problem.toml", "checks.structure.policy"),
-        ("problem.toml", "colour"), ("reference.py", None)]
+        ("problem.toml", "slug"),
+        ("problem.toml", "args[0].spec"),
+        ("problem.toml", "checks.structure.policy"),
+        ("problem.toml", "colour"),
+        ("reference.py", None),
+    ]
     assert "lowercase letters, digits and _ only" in error.errors[0].message  # words, not a regular expression
     assert str(error).splitlines() == [str(e) for e in error.errors]  # the command line prints them all
 

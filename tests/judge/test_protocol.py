@@ -30,13 +30,16 @@ def _message(obj) -> bytes:
     return protocol.HEADER.pack(len(body)) + body
 
 
-@pytest.mark.parametrize("array", [
-    ["object", [1], base64.b64encode(b"x").decode()],           # pickled objects are not a dtype here
-    ["float32", [2], base64.b64encode(b"\0" * 4).decode()],     # bytes do not match the shape
-    ["float32", [-1], ""],
-    ["float32", [1] * 9, base64.b64encode(b"\0" * 4).decode()],  # rank above the limit
-    ["float32", [1], "not base64!"],
-])
+@pytest.mark.parametrize(
+    "array",
+    [
+        ["object", [1], base64.b64encode(b"x").decode()],  # pickled objects are not a dtype here
+        ["float32", [2], base64.b64encode(b"\0" * 4).decode()],  # bytes do not match the shape
+        ["float32", [-1], ""],
+        ["float32", [1] * 9, base64.b64encode(b"\0" * 4).decode()],  # rank above the limit
+        ["float32", [1], "not base64!"],
+    ],
+)
 def test_malformed_arrays_are_refused(array):
     with pytest.raises(protocol.ProtocolError):
         protocol.parse_buffer(_message({"__array__": array}), 1 << 20)

@@ -1,5 +1,6 @@
 """A package says which verdicts differ under JAX_REMAT3=true, and why (``[remat3]``); the checks
 themselves are the same under both remats, and the default remat's expectations are the folders'."""
+
 from __future__ import annotations
 
 import shutil
@@ -37,11 +38,18 @@ def test_under_remat3_the_package_says_which_verdicts_differ(monkeypatch):
     assert not load_problem(ROOT / "problems" / "prevent_cse_in_scan").remat3_reason
 
 
-@pytest.mark.parametrize("table, error", [
-    ('[remat3]\nexpected = { "submissions/accepted/nope.py" = "accepted" }\nreason = "r"\n', "is not the reference"),
-    ('[remat3]\nexpected = { "reference.py" = "policy_violation" }\n', "say why"),
-    ('[remat3]\nexpected = { "reference.py" = "fine" }\nreason = "r"\n', "file = verdict"),
-], ids=["unknown file", "no reason", "not a verdict"])
+@pytest.mark.parametrize(
+    "table, error",
+    [
+        (
+            '[remat3]\nexpected = { "submissions/accepted/nope.py" = "accepted" }\nreason = "r"\n',
+            "is not the reference",
+        ),
+        ('[remat3]\nexpected = { "reference.py" = "policy_violation" }\n', "say why"),
+        ('[remat3]\nexpected = { "reference.py" = "fine" }\nreason = "r"\n', "file = verdict"),
+    ],
+    ids=["unknown file", "no reason", "not a verdict"],
+)
 def test_a_remat3_table_that_does_not_fit_the_package_is_refused(tmp_path, table, error):
     folder = shutil.copytree(ROOT / "problems" / "checkpoint_names", tmp_path / "checkpoint_names")
     (folder / "problem.toml").write_text((folder / "problem.toml").read_text() + "\n" + table)

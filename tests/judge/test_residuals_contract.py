@@ -5,6 +5,7 @@ and the expected listing is the one printed there: same types, counts and kinds.
 ``dot_general`` where the tutorial's older JAX said ``reduce_precision``. A JAX upgrade that
 changes what the judge reads fails here first.
 """
+
 import inspect as pyinspect
 
 import jax
@@ -50,15 +51,26 @@ def f(W1, W2, W3, x):
 
 
 W1, W2, W3, X = jnp.ones((5, 4)), jnp.ones((6, 5)), jnp.ones((7, 6)), jnp.ones(4)
-ARGS = [("f32[5,4]", "argument", "W1"), ("f32[6,5]", "argument", "W2"),
-        ("f32[7,6]", "argument", "W3"), ("f32[4]", "argument", "x")]
+ARGS = [
+    ("f32[5,4]", "argument", "W1"),
+    ("f32[6,5]", "argument", "W2"),
+    ("f32[7,6]", "argument", "W3"),
+    ("f32[4]", "argument", "x"),
+]
 
 
 def test_no_checkpoint_saves_sines_and_cosines():
     got, rows = listing(f, W1, W2, W3, X)
-    assert sorted(got) == sorted(ARGS + [("f32[5]", "primitive", "sin"), ("f32[5]", "primitive", "cos"),
-                                         ("f32[6]", "primitive", "sin"), ("f32[6]", "primitive", "cos"),
-                                         ("f32[7]", "primitive", "cos")])
+    assert sorted(got) == sorted(
+        ARGS
+        + [
+            ("f32[5]", "primitive", "sin"),
+            ("f32[5]", "primitive", "cos"),
+            ("f32[6]", "primitive", "sin"),
+            ("f32[6]", "primitive", "cos"),
+            ("f32[7]", "primitive", "cos"),
+        ]
+    )
     by_what = {r["what"]: r for r in rows if r["kind"] == "primitive"}
     assert by_what["sin"]["line"] == g.__code__.co_firstlineno + 2  # the learner's line, not JAX's
     assert sum(r["bytes"] for r in rows) == 4 * (20 + 30 + 42 + 4) + 4 * (5 + 5 + 6 + 6 + 7)
@@ -81,9 +93,14 @@ def test_checkpoint_per_layer_saves_only_layer_inputs():
 def test_dots_policy_saves_matmul_outputs_where_the_tutorial_said_reduce_precision():
     f3 = jax.checkpoint(f, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
     got, _ = listing(f3, W1, W2, W3, X)
-    assert sorted(got) == sorted(ARGS + [("f32[5]", "primitive", "dot_general"),
-                                         ("f32[6]", "primitive", "dot_general"),
-                                         ("f32[7]", "primitive", "dot_general")])
+    assert sorted(got) == sorted(
+        ARGS
+        + [
+            ("f32[5]", "primitive", "dot_general"),
+            ("f32[6]", "primitive", "dot_general"),
+            ("f32[7]", "primitive", "dot_general"),
+        ]
+    )
 
 
 def test_named_value_is_saved_under_its_name():
@@ -114,32 +131,48 @@ def named_predict(W1, W2, W3, x):
 def loss_of(pred):
     def loss(W1, W2, W3, x, y):
         return jnp.sum((pred(W1, W2, W3, x) - y) ** 2)
+
     return loss
 
 
 P, V = jnp.ones((4, 4)), jnp.ones(4)
-LOSS_ARGS = [("f32[4,4]", "argument", "W1"), ("f32[4,4]", "argument", "W2"),
-             ("f32[4,4]", "argument", "W3"), ("f32[4]", "argument", "x")]
+LOSS_ARGS = [
+    ("f32[4,4]", "argument", "W1"),
+    ("f32[4,4]", "argument", "W2"),
+    ("f32[4,4]", "argument", "W3"),
+    ("f32[4]", "argument", "x"),
+]
 
 
 def test_loss_without_checkpoint():
     got, _ = listing(loss_of(predict), P, P, P, V, V)
-    assert sorted(got) == sorted(LOSS_ARGS + [("f32[4]", "primitive", "sin"), ("f32[4]", "primitive", "cos")] * 1
-                                 + [("f32[4]", "primitive", "sin"), ("f32[4]", "primitive", "cos"),
-                                    ("f32[4]", "primitive", "mul")])
+    assert sorted(got) == sorted(
+        LOSS_ARGS
+        + [("f32[4]", "primitive", "sin"), ("f32[4]", "primitive", "cos")] * 1
+        + [("f32[4]", "primitive", "sin"), ("f32[4]", "primitive", "cos"), ("f32[4]", "primitive", "mul")]
+    )
 
 
 def test_loss_with_dots_policy_keeps_y_and_three_dots():
     loss = jax.checkpoint(loss_of(predict), policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
     got, _ = listing(loss, P, P, P, V, V)
-    assert sorted(got) == sorted(LOSS_ARGS + [("f32[4]", "argument", "y")] + [("f32[4]", "primitive", "dot_general")] * 3)
+    assert sorted(got) == sorted(
+        LOSS_ARGS + [("f32[4]", "argument", "y")] + [("f32[4]", "primitive", "dot_general")] * 3
+    )
 
 
 def test_names_show_up_without_checkpoint():
     got, _ = listing(loss_of(named_predict), P, P, P, V, V)
-    assert sorted(got) == sorted(LOSS_ARGS + [("f32[4]", "primitive", "cos"), ("f32[4]", "named", "layer0_output"),
-                                              ("f32[4]", "primitive", "cos"), ("f32[4]", "named", "layer1_output"),
-                                              ("f32[4]", "primitive", "mul")])
+    assert sorted(got) == sorted(
+        LOSS_ARGS
+        + [
+            ("f32[4]", "primitive", "cos"),
+            ("f32[4]", "named", "layer0_output"),
+            ("f32[4]", "primitive", "cos"),
+            ("f32[4]", "named", "layer1_output"),
+            ("f32[4]", "primitive", "mul"),
+        ]
+    )
 
 
 def test_save_any_names_but_these_keeps_the_other_name():
@@ -156,6 +189,7 @@ def chain_compose(funs):
         for fun in funs:
             x = fun(x)
         return x
+
     return fn
 
 
@@ -165,8 +199,8 @@ def recursive_checkpoint(funs):
     if len(funs) == 2:
         f1, f2 = funs
         return lambda x: f1(f2(x))
-    f1 = recursive_checkpoint(funs[:len(funs) // 2])
-    f2 = recursive_checkpoint(funs[len(funs) // 2:])
+    f1 = recursive_checkpoint(funs[: len(funs) // 2])
+    f2 = recursive_checkpoint(funs[len(funs) // 2 :])
     return lambda x: f1(jax.checkpoint(f2)(x))
 
 
@@ -178,8 +212,14 @@ def test_chain_saves_one_cosine_per_link():
 
 def test_recursive_checkpoint_saves_logarithmically_many():
     got, _ = listing(lambda x: recursive_checkpoint([jnp.sin] * 8)(x), 3.0)
-    assert sorted(got) == sorted([("f32[]", "argument", "x"), ("f32[]", "primitive", "sin"),
-                                  ("f32[]", "primitive", "cos"), ("f32[]", "primitive", "cos")])
+    assert sorted(got) == sorted(
+        [
+            ("f32[]", "argument", "x"),
+            ("f32[]", "primitive", "sin"),
+            ("f32[]", "primitive", "cos"),
+            ("f32[]", "primitive", "cos"),
+        ]
+    )
     counts = [len(listing(lambda x: recursive_checkpoint([jnp.sin] * d)(x), 3.0)[0]) for d in (8, 16, 32, 64)]
     assert counts == sorted(counts) and counts[-1] - counts[0] <= 2 * 3  # +O(1) per doubling
     assert counts[-1] < 64 // 4
@@ -191,6 +231,7 @@ def test_jit_does_not_change_the_listing():
     jitted, jitted_rows = listing(jax.jit(f3), W1, W2, W3, X)
     assert plain == jitted
     assert [r["line"] for r in plain_rows] == [r["line"] for r in jitted_rows]
+
     @jax.jit
     def nested_jit(W1, W2, W3, x):
         return jax.jit(f)(W1, W2, W3, x)
@@ -219,7 +260,9 @@ def test_policies_reduce_to_canonical_names_and_aliases_agree():
     assert describe_policy(None) == ("nothing_saveable",)
     assert describe_policy(cp.save_only_these_names("b", "a")) == policy_names.parse("save_only_these_names('a','b')")
     both = cp.save_from_both_policies(cp.dots_saveable, cp.save_only_these_names("h"))
-    assert describe_policy(both) == policy_names.parse("save_from_both_policies(dots_saveable, save_only_these_names('h'))")
+    assert describe_policy(both) == policy_names.parse(
+        "save_from_both_policies(dots_saveable, save_only_these_names('h'))"
+    )
     assert describe_policy(lambda *_, **__: True)[0] == "custom"
 
 

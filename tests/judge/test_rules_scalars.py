@@ -1,14 +1,24 @@
 """Residual matching leaves constants out: a Python float, a concrete jnp scalar or a NumPy array
 the program closes over is part of the program, and no checkpoint policy decides whether it is
 kept (issue 10). They are still listed, as what they are."""
+
 from judge.evidence import Residual, Structure
 from judge.package import ResidualRules, StructureRules
 from judge.rules import Saved, check_residuals
 
 
 def _row(kind, what, shape, bytes_, kept_by=None):
-    return Residual(kind=kind, what=what, line=None, dtype="float32", shape=list(shape),
-                    type=f"f32{list(shape)}", bytes=bytes_, policy_saved=kept_by is not None, kept_by=kept_by)
+    return Residual(
+        kind=kind,
+        what=what,
+        line=None,
+        dtype="float32",
+        shape=list(shape),
+        type=f"f32{list(shape)}",
+        bytes=bytes_,
+        policy_saved=kept_by is not None,
+        kept_by=kept_by,
+    )
 
 
 PRODUCT = _row("primitive", "dot_general", (4, 6), 96)
@@ -30,6 +40,10 @@ def test_a_constant_on_either_side_is_neither_required_nor_refused():
 
 
 def test_constants_count_in_no_budget():
-    problems, _, _ = check_residuals(saved(PRODUCT, TABLE), saved(PRODUCT), ResidualRules(
-        match_reference=False, max_bytes=100, max_count=1, at_most_reference=True), StructureRules())
+    problems, _, _ = check_residuals(
+        saved(PRODUCT, TABLE),
+        saved(PRODUCT),
+        ResidualRules(match_reference=False, max_bytes=100, max_count=1, at_most_reference=True),
+        StructureRules(),
+    )
     assert problems == []

@@ -1,5 +1,6 @@
 """Saved values compared by value (issue 21): independent of layout and order, proportional values
 are the same value, constants are told apart, and a value of another origin never matches."""
+
 import numpy as np
 
 from judge.saved_values import SavedValue, fingerprint, pair
@@ -65,6 +66,7 @@ def test_the_same_value_in_another_memory_is_one_difference_of_its_own():
 
 def test_a_fingerprint_survives_the_wire():
     from judge.saved_values import from_wire
+
     value = saved(RNG.standard_normal(10))
     back = from_wire(value.to_wire())
     assert back.dtype == value.dtype and np.array_equal(back.hidden, value.hidden)

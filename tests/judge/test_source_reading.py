@@ -1,6 +1,7 @@
 """The checkpoint API a submission uses, read from its source by the parent (issue 21): every way the
 bank's learners write it is understood, the learner's own policies and derivative rules are told
 apart from JAX's, and what the source cannot say is left to the values ("unknown", never a guess)."""
+
 from pathlib import Path
 
 import pytest
@@ -19,53 +20,84 @@ def only_site(source: str):
     return facts.sites[0]
 
 
-@pytest.mark.parametrize("source, policy", [
-    ("import jax\nf = jax.checkpoint(g, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n", DOTS),
-    ("import jax\nf = jax.remat(g, policy=jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims)\n", DOTS),
-    ("import jax\ncp = jax.checkpoint_policies\nf = jax.checkpoint(g, policy=cp.dots_with_no_batch_dims_saveable)\n", DOTS),
-    ("from jax import checkpoint_policies as cp, checkpoint\nf = checkpoint(g, policy=cp.dots_with_no_batch_dims_saveable)\n",
-     DOTS),
-    ("import jax\nP = jax.checkpoint_policies.dots_with_no_batch_dims_saveable\n"
-     "def h(x):\n    return jax.checkpoint(g, policy=P)(x)\n", DOTS),
-    ("import jax\ndef h(x):\n    policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable\n"
-     "    return jax.checkpoint(g, policy=policy)(x)\n", DOTS),
-    ("import jax\nfrom functools import partial\n@partial(jax.checkpoint, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n"
-     "def f(x):\n    return x\n", DOTS),
-    ("import jax\n@jax.checkpoint\ndef f(x):\n    return x\n", NOTHING),
-    ("import jax\nf = jax.checkpoint(g)\n", NOTHING),
-    ("import jax\nf = jax.checkpoint(g, policy=None)\n", NOTHING),
-    ("import equinox as eqx\nimport jax\nf = eqx.filter_checkpoint(g, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n",
-     DOTS),
-    ("import jax\nKEEP = ('q', 'k')\nf = jax.checkpoint(g, policy=jax.checkpoint_policies.save_only_these_names(*KEEP))\n",
-     policy_names.with_names("save_only_these_names", ("q", "k"))),
-    ("import jax\ncp = jax.checkpoint_policies\nf = jax.checkpoint(g, policy=cp.save_from_both_policies("
-     "cp.save_only_these_names('gate'), cp.dots_with_no_batch_dims_saveable))\n",
-     policy_names.both(policy_names.with_names("save_only_these_names", ("gate",)), DOTS)),
-    ("import jax\nf = jax.checkpoint(g, policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims('device', 'pinned_host'))\n",
-     policy_names.offload_dots("device", "pinned_host")),
-])
+@pytest.mark.parametrize(
+    "source, policy",
+    [
+        ("import jax\nf = jax.checkpoint(g, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n", DOTS),
+        ("import jax\nf = jax.remat(g, policy=jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims)\n", DOTS),
+        (
+            "import jax\ncp = jax.checkpoint_policies\nf = jax.checkpoint(g, policy=cp.dots_with_no_batch_dims_saveable)\n",
+            DOTS,
+        ),
+        (
+            "from jax import checkpoint_policies as cp, checkpoint\nf = checkpoint(g, policy=cp.dots_with_no_batch_dims_saveable)\n",
+            DOTS,
+        ),
+        (
+            "import jax\nP = jax.checkpoint_policies.dots_with_no_batch_dims_saveable\n"
+            "def h(x):\n    return jax.checkpoint(g, policy=P)(x)\n",
+            DOTS,
+        ),
+        (
+            "import jax\ndef h(x):\n    policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable\n"
+            "    return jax.checkpoint(g, policy=policy)(x)\n",
+            DOTS,
+        ),
+        (
+            "import jax\nfrom functools import partial\n@partial(jax.checkpoint, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n"
+            "def f(x):\n    return x\n",
+            DOTS,
+        ),
+        ("import jax\n@jax.checkpoint\ndef f(x):\n    return x\n", NOTHING),
+        ("import jax\nf = jax.checkpoint(g)\n", NOTHING),
+        ("import jax\nf = jax.checkpoint(g, policy=None)\n", NOTHING),
+        (
+            "import equinox as eqx\nimport jax\nf = eqx.filter_checkpoint(g, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n",
+            DOTS,
+        ),
+        (
+            "import jax\nKEEP = ('q', 'k')\nf = jax.checkpoint(g, policy=jax.checkpoint_policies.save_only_these_names(*KEEP))\n",
+            policy_names.with_names("save_only_these_names", ("q", "k")),
+        ),
+        (
+            "import jax\ncp = jax.checkpoint_policies\nf = jax.checkpoint(g, policy=cp.save_from_both_policies("
+            "cp.save_only_these_names('gate'), cp.dots_with_no_batch_dims_saveable))\n",
+            policy_names.both(policy_names.with_names("save_only_these_names", ("gate",)), DOTS),
+        ),
+        (
+            "import jax\nf = jax.checkpoint(g, policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims('device', 'pinned_host'))\n",
+            policy_names.offload_dots("device", "pinned_host"),
+        ),
+    ],
+)
 def test_every_way_of_writing_a_jax_policy_is_read(source, policy):
     site = only_site(source)
     assert site.policy == policy and not site.own
 
 
-@pytest.mark.parametrize("source", [
-    "import jax\ndef mine(prim, *a, **k):\n    return True\nf = jax.checkpoint(g, policy=mine)\n",
-    "import jax\nf = jax.checkpoint(g, policy=lambda prim, *a, **k: True)\n",
-    "import jax\npolicy = type(jax.checkpoint_policies.dots_saveable)(1)\nf = jax.checkpoint(g, policy=policy)\n",
-    "import jax\nclass Dots(type(jax.checkpoint_policies.dots_saveable)):\n    pass\nf = jax.checkpoint(g, policy=Dots(True))\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import jax\ndef mine(prim, *a, **k):\n    return True\nf = jax.checkpoint(g, policy=mine)\n",
+        "import jax\nf = jax.checkpoint(g, policy=lambda prim, *a, **k: True)\n",
+        "import jax\npolicy = type(jax.checkpoint_policies.dots_saveable)(1)\nf = jax.checkpoint(g, policy=policy)\n",
+        "import jax\nclass Dots(type(jax.checkpoint_policies.dots_saveable)):\n    pass\nf = jax.checkpoint(g, policy=Dots(True))\n",
+    ],
+)
 def test_a_policy_the_learners_code_builds_is_their_own(source):
     site = only_site(source)
     assert site.own and site.policy[0] == "custom"
 
 
-@pytest.mark.parametrize("source", [
-    "import jax\ndef wrap(f, policy):\n    return jax.checkpoint(f, policy=policy)\n",  # a parameter
-    "import jax\np = jax.checkpoint_policies.dots_saveable\np = jax.checkpoint_policies.nothing_saveable\n"
-    "f = jax.checkpoint(g, policy=p)\n",  # bound twice
-    "import jax\nf = jax.checkpoint(g, **options)\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import jax\ndef wrap(f, policy):\n    return jax.checkpoint(f, policy=policy)\n",  # a parameter
+        "import jax\np = jax.checkpoint_policies.dots_saveable\np = jax.checkpoint_policies.nothing_saveable\n"
+        "f = jax.checkpoint(g, policy=p)\n",  # bound twice
+        "import jax\nf = jax.checkpoint(g, **options)\n",
+    ],
+)
 def test_what_the_source_cannot_say_is_unknown_not_guessed(source):
     assert only_site(source).policy is None
 
@@ -77,16 +109,22 @@ def test_the_api_handed_around_as_a_value_leaves_the_decision_to_the_values():
     assert [p.kind for p in source_reading.problems(facts, rules)] == []
 
 
-@pytest.mark.parametrize("source, kind, backward", [
-    ("import jax\n@jax.custom_vjp\ndef f(x):\n    return x\n", "custom_vjp", True),
-    ("import jax\nf = jax.custom_vjp(g)\n", "custom_vjp", True),
-    ("import jax\n@jax.custom_gradient\ndef f(x):\n    return x, lambda g: g\n", "custom_gradient", True),
-    ("import equinox as eqx\n@eqx.filter_custom_vjp\ndef f(x):\n    return x\n", "eqx.filter_custom_vjp", True),
-    ("import jax\nfrom functools import partial\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef f(x, n):\n    return x\n",
-     "custom_vjp", True),
-    ("import jax\njax.nn.relu.defjvps(lambda t, ans, v: t)\n", "redefined", True),
-    ("import jax\n@jax.custom_jvp\ndef f(x):\n    return x\n", "custom_jvp", False),
-])
+@pytest.mark.parametrize(
+    "source, kind, backward",
+    [
+        ("import jax\n@jax.custom_vjp\ndef f(x):\n    return x\n", "custom_vjp", True),
+        ("import jax\nf = jax.custom_vjp(g)\n", "custom_vjp", True),
+        ("import jax\n@jax.custom_gradient\ndef f(x):\n    return x, lambda g: g\n", "custom_gradient", True),
+        ("import equinox as eqx\n@eqx.filter_custom_vjp\ndef f(x):\n    return x\n", "eqx.filter_custom_vjp", True),
+        (
+            "import jax\nfrom functools import partial\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef f(x, n):\n    return x\n",
+            "custom_vjp",
+            True,
+        ),
+        ("import jax\njax.nn.relu.defjvps(lambda t, ans, v: t)\n", "redefined", True),
+        ("import jax\n@jax.custom_jvp\ndef f(x):\n    return x\n", "custom_jvp", False),
+    ],
+)
 def test_derivative_rules_are_found_and_a_custom_jvp_is_not_a_backward_pass(source, kind, backward):
     facts = read(source)
     assert [(r.kind, r.backward) for r in facts.rules] == [(kind, backward)]
@@ -94,11 +132,15 @@ def test_derivative_rules_are_found_and_a_custom_jvp_is_not_a_backward_pass(sour
 
 def test_the_problems_name_the_cause_and_the_line():
     rules = load_problem(ROOT / "problems" / "checkpoint_dot_policy").structure_rules
-    facts = read("import jax\n\n\ndef f(w1, w2, x):\n    return jax.checkpoint(g, policy=jax.checkpoint_policies.dots_saveable)(w1, w2, x)\n")
+    facts = read(
+        "import jax\n\n\ndef f(w1, w2, x):\n    return jax.checkpoint(g, policy=jax.checkpoint_policies.dots_saveable)(w1, w2, x)\n"
+    )
     [problem] = source_reading.problems(facts, rules)
     assert problem.kind == "policy" and problem.line == 5
-    assert problem.sentence == ("your jax.checkpoint (line 5) uses jax.checkpoint_policies.dots_saveable, where this "
-                                "problem requires policy=dots_with_no_batch_dims_saveable")
+    assert problem.sentence == (
+        "your jax.checkpoint (line 5) uses jax.checkpoint_policies.dots_saveable, where this "
+        "problem requires policy=dots_with_no_batch_dims_saveable"
+    )
     assert [p.kind for p in source_reading.problems(read("import jax\ny = 1\n"), rules)] == ["no_checkpoint"]
 
 
@@ -111,8 +153,10 @@ def test_no_checkpoint_advises_the_form_the_problem_requires_a_policy_only_where
     assert problem.kind == "no_checkpoint" and problem.advice == "Try: wrap the computation in jax.checkpoint(...)."
     dots = load_problem(ROOT / "problems" / "checkpoint_dot_policy").structure_rules
     [problem] = source_reading.problems(read("import jax\ny = 1\n"), dots)
-    assert problem.advice == ("Try: wrap the computation in jax.checkpoint(..., "
-                              "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable).")
+    assert problem.advice == (
+        "Try: wrap the computation in jax.checkpoint(..., "
+        "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)."
+    )
 
 
 def test_every_reference_and_accepted_submission_of_the_bank_reads_clean():

@@ -1,4 +1,5 @@
 """The program the verifier runs is the one the child inspected: its residuals, in order (issue 10)."""
+
 import numpy as np
 
 from judge import pipeline
@@ -17,17 +18,33 @@ def residual(aval: dict) -> Residual:
 
 def fingerprinted(aval: dict) -> dict:
     values = np.arange(aval["bytes"] // 4, dtype=np.float32)
-    return SavedValue(aval["dtype"], values.size, aval["bytes"], "device", fingerprint(values),
-                      fingerprint(values + 1)).to_wire()
+    return SavedValue(
+        aval["dtype"], values.size, aval["bytes"], "device", fingerprint(values), fingerprint(values + 1)
+    ).to_wire()
 
 
 def merged(inspected: list[dict], verified: list[dict]) -> TracedCase:
     case = TracedCase("a", outputs=[Aval("float32", [])], residuals=[residual(a) for a in inspected])
     arrays = [np.ones((), np.float32)]
-    checked = ChildResult("ok", {"status": "ok", "checked": True, "cases": [
-        {"name": "a", "outputs": [{"dtype": "float32", "shape": []}], "residuals": verified, "value": arrays,
-         "grads": arrays, "hidden_value": arrays, "hidden_grads": arrays,
-         "saved": [fingerprinted(a) for a in verified]}]})
+    checked = ChildResult(
+        "ok",
+        {
+            "status": "ok",
+            "checked": True,
+            "cases": [
+                {
+                    "name": "a",
+                    "outputs": [{"dtype": "float32", "shape": []}],
+                    "residuals": verified,
+                    "value": arrays,
+                    "grads": arrays,
+                    "hidden_value": arrays,
+                    "hidden_grads": arrays,
+                    "saved": [fingerprinted(a) for a in verified],
+                }
+            ],
+        },
+    )
     pipeline._merge(pipeline.Outcome(), checked, [case], {"a": case.outputs})
     return case
 

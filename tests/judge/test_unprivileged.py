@@ -6,6 +6,7 @@ It needs an interpreter with the project's packages that the unprivileged user m
 repository's .venv usually lives under /root, which no other user may enter):
 ``JUDGE_UNPRIVILEGED_PYTHON=/path/to/python``, run as ``nobody``. The hostile corpus runs the same
 way (``tests/hostile``, as that user, from a copy of the repository it may write to)."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,14 @@ USER = "nobody"
 def as_user(python: str, *args: str, cwd: Path = ROOT, timeout: float = 600) -> subprocess.CompletedProcess:
     entry = pwd.getpwnam(USER)
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "JUDGE_CACHE_DIR": f"/tmp/judge-cache-{USER}-{os.getpid()}"}
-    return subprocess.run(["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups",
-                           python, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups", python, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +44,18 @@ def python():
         pytest.skip("needs root and setpriv, to start the judge as an unprivileged user")
     candidate = os.environ.get("JUDGE_UNPRIVILEGED_PYTHON", sys.executable)
     # As the judge starts its zygote: the interpreter executed again by that user.
-    probe = as_user(candidate, "-c", "import jax, judge, subprocess, sys; "
-                    "subprocess.run([sys.executable, '-I', '-c', 'import jax'], check=True)", timeout=120)
+    probe = as_user(
+        candidate,
+        "-c",
+        "import jax, judge, subprocess, sys; subprocess.run([sys.executable, '-I', '-c', 'import jax'], check=True)",
+        timeout=120,
+    )
     if probe.returncode != 0:
-        pytest.skip(f"{USER} cannot run {candidate} with the project's packages "
-                    f"({probe.stderr.strip().splitlines()[-1:] or probe.returncode}); "
-                    f"set JUDGE_UNPRIVILEGED_PYTHON to an interpreter it may execute")
+        pytest.skip(
+            f"{USER} cannot run {candidate} with the project's packages "
+            f"({probe.stderr.strip().splitlines()[-1:] or probe.returncode}); "
+            f"set JUDGE_UNPRIVILEGED_PYTHON to an interpreter it may execute"
+        )
     return candidate
 
 

@@ -1,5 +1,6 @@
 """One verdict vocabulary: every verdict has a severity and a description, and whatever maps
 to a verdict maps to one of them."""
+
 from judge import verdicts
 
 

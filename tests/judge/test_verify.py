@@ -4,6 +4,7 @@ A compromised child can send anything. ``LyingRunner`` stands for one: it runs t
 for an honest, accepted submission and then replaces what it sent (the exported programs, the
 residual table) before the grader sees it. The reference still runs honestly.
 """
+
 import dataclasses
 from pathlib import Path
 
@@ -80,8 +81,13 @@ def _baked_programs(request):
         return [[g * ct[0] for g in grads] for (_, grads), ct in zip(answers, all_cotangents)]
 
     inputs = [[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays] for arrays in cases]
-    residuals = [[jax.ShapeDtypeStruct(s, np.float32) for s in (w1.shape, w2.shape, x.shape, (x.shape[0], w1.shape[1]),
-                                                                (x.shape[0], w1.shape[1]))] for w1, w2, x in cases]
+    residuals = [
+        [
+            jax.ShapeDtypeStruct(s, np.float32)
+            for s in (w1.shape, w2.shape, x.shape, (x.shape[0], w1.shape[1]), (x.shape[0], w1.shape[1]))
+        ]
+        for w1, w2, x in cases
+    ]
     cotangents = [[jax.ShapeDtypeStruct((), np.float32)] for _ in cases]
     return _serialized(fwd, bwd, inputs, residuals, cotangents)
 
@@ -129,8 +135,13 @@ def test_a_program_that_calls_out_of_xla_is_refused_unrun(problem):
             return [[jnp.zeros_like(r) for r in res[:3]] for res in all_residuals]
 
         inputs = [[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays] for arrays in cases]
-        residuals = [[jax.ShapeDtypeStruct(s, np.float32) for s in (w1.shape, w2.shape, x.shape, (x.shape[0], w1.shape[1]),
-                                                                    (x.shape[0], w1.shape[1]))] for w1, w2, x in cases]
+        residuals = [
+            [
+                jax.ShapeDtypeStruct(s, np.float32)
+                for s in (w1.shape, w2.shape, x.shape, (x.shape[0], w1.shape[1]), (x.shape[0], w1.shape[1]))
+            ]
+            for w1, w2, x in cases
+        ]
         cotangents = [[jax.ShapeDtypeStruct((), np.float32)] for _ in cases]
         # an attacker builds the module as it likes; here JAX's own export-time check is switched off
         disabled = [export.DisabledSafetyCheck.custom_call("escape_hatch")]
@@ -153,10 +164,17 @@ def test_a_backward_program_that_reads_the_inputs_instead_of_the_residuals_is_re
 
         inputs = [[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays] for arrays in cases]
         # the backward program is exported for more arguments than the forward one returns
-        wider = [[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays] + [jax.ShapeDtypeStruct((1,), np.float32)]
-                 for arrays in cases]
-        response["programs"] = _serialized(fwd, lambda r, c: bwd([a[:3] for a in r], c), inputs, wider,
-                                           [[jax.ShapeDtypeStruct((), np.float32)] for _ in cases])
+        wider = [
+            [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays] + [jax.ShapeDtypeStruct((1,), np.float32)]
+            for arrays in cases
+        ]
+        response["programs"] = _serialized(
+            fwd,
+            lambda r, c: bwd([a[:3] for a in r], c),
+            inputs,
+            wider,
+            [[jax.ShapeDtypeStruct((), np.float32)] for _ in cases],
+        )
 
     report = _grade(problem, forge)
     assert report.verdict == "runtime_error"
@@ -165,8 +183,10 @@ def test_a_backward_program_that_reads_the_inputs_instead_of_the_residuals_is_re
 
 def test_garbage_instead_of_a_program_is_refused(problem):
     def forge(request, response):
-        response["programs"] = {"fwd": np.frombuffer(b"not a program" * 10, dtype=np.uint8),
-                                "bwd": np.frombuffer(b"\x00" * 64, dtype=np.uint8)}
+        response["programs"] = {
+            "fwd": np.frombuffer(b"not a program" * 10, dtype=np.uint8),
+            "bwd": np.frombuffer(b"\x00" * 64, dtype=np.uint8),
+        }
 
     report = _grade(problem, forge)
     assert report.verdict == "runtime_error"
@@ -178,13 +198,17 @@ def test_results_for_cases_nobody_asked_for_are_malformed(problem):
         response["cases"].append(dict(response["cases"][0], name="invented"))
 
     report = _grade(problem, forge)
-    assert report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+    assert (
+        report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+    )
 
 
 def test_a_child_cannot_mark_its_own_cases_as_skipped(problem):
     def forge(request, response):  # every case "not run": none would be left to fail
-        response["cases"] = [{"name": c["name"], "error": {"kind": "runtime_error", "message": "later", "line": None,
-                                                          "skipped": True}} for c in request["cases"]]
+        response["cases"] = [
+            {"name": c["name"], "error": {"kind": "runtime_error", "message": "later", "line": None, "skipped": True}}
+            for c in request["cases"]
+        ]
         del response["programs"]
 
     report = _grade(problem, forge, WRONG)
@@ -197,7 +221,9 @@ def test_a_child_that_answers_no_case_sent_back_a_malformed_result(problem):
         del response["programs"]
 
     report = _grade(problem, forge, WRONG)
-    assert report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+    assert (
+        report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+    )
 
 
 def test_a_child_that_stops_early_without_a_failure_sent_back_a_malformed_result(problem):
@@ -205,14 +231,18 @@ def test_a_child_that_stops_early_without_a_failure_sent_back_a_malformed_result
         response["cases"] = response["cases"][:1]
 
     report = _grade(problem, forge)
-    assert report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+    assert (
+        report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+    )
 
 
 def test_claiming_that_device_residuals_were_offloaded_is_not_believed():
     """The memory each residual is kept in is the exported program's, not the child's word: the
     products kept on the device, claimed to be in host memory, do not pass the offloading problem."""
     offload = load_problem(ROOT / "problems" / "offload_dots_to_host")
-    on_device = (ROOT / "problems" / "offload_dots_to_host" / "submissions" / "policy_violation" / "dots_on_device.py").read_text()
+    on_device = (
+        ROOT / "problems" / "offload_dots_to_host" / "submissions" / "policy_violation" / "dots_on_device.py"
+    ).read_text()
 
     def forge(request, response):
         for case in response["cases"]:
@@ -233,12 +263,13 @@ def test_cost_figures_come_from_the_verifier_not_the_child():
     checkpoint around a whole transformer: the verdict rests on the verifier's figures, so the
     program is still refused for recomputing and holding too much."""
     budget = load_problem(ROOT / "problems" / "memory_budget_transformer")
-    source = (ROOT / "problems" / "memory_budget_transformer" / "submissions" / "policy_violation"
-              / "whole_network.py").read_text()
+    source = (
+        ROOT / "problems" / "memory_budget_transformer" / "submissions" / "policy_violation" / "whole_network.py"
+    ).read_text()
 
     def tiny(request, response):
         for case in response["cases"]:
-            case["cost"] = {"flops": 1.0, "peak_bytes": 1, "held_peak_bytes": 1, "plain_held_peak_bytes": 10 ** 12}
+            case["cost"] = {"flops": 1.0, "peak_bytes": 1, "held_peak_bytes": 1, "plain_held_peak_bytes": 10**12}
 
     report = _grade(budget, tiny, source)
     assert report.verdict == "policy_violation"

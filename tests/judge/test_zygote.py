@@ -1,5 +1,6 @@
 """The warm zygote runner: one per process, restarted when it dies, safe to share between threads,
 and it leaves no process behind."""
+
 import os
 import signal
 import threading
@@ -91,14 +92,21 @@ def test_two_graders_share_one_runner_at_once(problem, cache):
     def grade_one(name, source):
         results[name] = grade(problem, source, runner=runner, expected_cache=cache).verdict
 
-    threads = [threading.Thread(target=grade_one, args=(f"{kind}{i}", source))
-               for i in range(2) for kind, source in (("accepted", ACCEPTED), ("violation", NO_CHECKPOINT))]
+    threads = [
+        threading.Thread(target=grade_one, args=(f"{kind}{i}", source))
+        for i in range(2)
+        for kind, source in (("accepted", ACCEPTED), ("violation", NO_CHECKPOINT))
+    ]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert results == {"accepted0": "accepted", "violation0": "policy_violation",
-                       "accepted1": "accepted", "violation1": "policy_violation"}
+    assert results == {
+        "accepted0": "accepted",
+        "violation0": "policy_violation",
+        "accepted1": "accepted",
+        "violation1": "policy_violation",
+    }
 
 
 def test_a_child_past_its_wall_clock_is_killed(problem, cache, past_the_gate):

@@ -1,4 +1,5 @@
 """Calling the JSON API as a token holder would, through Django's test client."""
+
 import json
 
 from webplatform.api.services import create_token

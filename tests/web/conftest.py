@@ -1,5 +1,6 @@
 """Fixtures of the site's tests: a real redis-server as the Celery broker, the real problem bank
 synced into the test database, and users."""
+
 import base64
 import json
 
@@ -63,8 +64,15 @@ class Broker:
                 message = json.loads(item)
                 headers = message["headers"]
                 args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
-                out.append({"task": headers["task"], "id": headers["id"], "args": args, "eta": headers.get("eta"),
-                            "priority": message["properties"].get("priority")})
+                out.append(
+                    {
+                        "task": headers["task"],
+                        "id": headers["id"],
+                        "args": args,
+                        "eta": headers.get("eta"),
+                        "priority": message["properties"].get("priority"),
+                    }
+                )
         return out
 
 
@@ -82,8 +90,10 @@ def site_settings(settings, tmp_path, redis_server):
     # Users are made by the dozen here: a fast hash instead of a million PBKDF2 rounds each.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # Pages are rendered without a collectstatic run: plain static names, no manifest.
-    settings.STORAGES = {**settings.STORAGES,
-                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
 
 
 @pytest.fixture
@@ -104,6 +114,7 @@ def dot_policy(bank):
 def make_user(db):
     def make(username: str, *, instructor: bool = False):
         return create_user(username=username, password="a-long-test-password", instructor=instructor)
+
     return make
 
 
@@ -153,4 +164,3 @@ def live_browser(live_server, monkeypatch):
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # the test reads and grades beside the loop
     with chromium() as browser:
         yield browser
-

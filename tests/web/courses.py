@@ -1,6 +1,7 @@
 """A course for the courses' and LTI tests, made through the real services: an instructor, two
 learners who joined with the code, and an assignment of two bank problems (A due in a week with
 a two-day late window at 30 %)."""
+
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -32,6 +33,12 @@ def make_class(bank, make_user, *, instructor_name="iris") -> Class:
         services.join_course(user=learner, code=course.join_code)
     a, b = bank["checkpoint_dot_policy"], bank["checkpoint_names"]
     assignment = services.save_assignment(
-        course=course, title="Week 1", opens_at=T0, due_at=T0 + timedelta(days=7),
-        late_until=T0 + timedelta(days=9), late_penalty_percent=30, problems=[a, b])
+        course=course,
+        title="Week 1",
+        opens_at=T0,
+        due_at=T0 + timedelta(days=7),
+        late_until=T0 + timedelta(days=9),
+        late_penalty_percent=30,
+        problems=[a, b],
+    )
     return Class(course, assignment, instructor, ada, grace, a, b)

@@ -1,4 +1,5 @@
 """Helpers shared by the site's tests."""
+
 import shutil
 import uuid
 from pathlib import Path
@@ -33,7 +34,6 @@ def no_checkpoint_source() -> str:
     return (DOT_POLICY / "submissions" / "policy_violation" / "no_checkpoint.py").read_text()
 
 
-
 def form_data(editor) -> dict:
     """What the browser posts for an authoring form left as it was rendered (``PackageForms``);
     tests change entries of it as a user would change fields."""
@@ -64,8 +64,13 @@ def record_validation(draft, ok=True, errors=()):
 
     run = services.request_validation(draft=draft, user=draft.owner)
     run, _, _ = services.claim_validation(run_id=run.pk, task_id=f"validation-{run.pk}")
-    row = {"submission": "reference.py", "expected": "accepted", "actual": "accepted" if ok else "internal_error",
-           "message": "", "ok": ok}
+    row = {
+        "submission": "reference.py",
+        "expected": "accepted",
+        "actual": "accepted" if ok else "internal_error",
+        "message": "",
+        "ok": ok,
+    }
     services.record_validation_progress(run_id=run.pk, attempt=run.attempts, total=1, rows=[row])
     services.complete_validation(run_id=run.pk, attempt=run.attempts, errors=list(errors))
     return run

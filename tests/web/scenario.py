@@ -1,5 +1,6 @@
 """Graded submissions for the leaderboard's tests, made through the real services (create, claim,
 complete with a judge-shaped report) and dated where the scenario needs them."""
+
 from datetime import datetime, timedelta, timezone
 
 from webplatform.submissions import services
@@ -14,18 +15,37 @@ def minutes(n: float) -> datetime:
     return T0 + timedelta(minutes=n)
 
 
-def graded(user, problem, verdict: str, *, at: datetime | None = None, kind: str = "submit",
-           residual_bytes: int | None = 3584, flops: int | None = 160_000, peak_bytes: int | None = 9_000,
-           time_s: float = 1.5) -> Submission:
+def graded(
+    user,
+    problem,
+    verdict: str,
+    *,
+    at: datetime | None = None,
+    kind: str = "submit",
+    residual_bytes: int | None = 3584,
+    flops: int | None = 160_000,
+    peak_bytes: int | None = 9_000,
+    time_s: float = 1.5,
+) -> Submission:
     """A submission of ``user`` to ``problem``'s current version, created at ``at`` (now when
     None) and graded ``verdict`` with these figures in its report."""
     submission = services.create_submission(user=user, problem=problem, source=correct_source(), kind=kind)
     if at is not None:
         Submission.objects.filter(pk=submission.pk).update(created_at=at)
     claimed = services.claim_submission(submission_id=submission.pk, task_id=f"task-{submission.pk}")
-    report = {"verdict": verdict, "message": f"graded {verdict}", "residual_bytes": residual_bytes, "time_s": time_s,
-              "cost": {"flops": flops, "peak_bytes": peak_bytes, "xla_flops": flops and flops // 2,
-                       "xla_temp_bytes": 0, "xla_peak_bytes": peak_bytes and peak_bytes + 100}}
+    report = {
+        "verdict": verdict,
+        "message": f"graded {verdict}",
+        "residual_bytes": residual_bytes,
+        "time_s": time_s,
+        "cost": {
+            "flops": flops,
+            "peak_bytes": peak_bytes,
+            "xla_flops": flops and flops // 2,
+            "xla_temp_bytes": 0,
+            "xla_peak_bytes": peak_bytes and peak_bytes + 100,
+        },
+    }
     assert services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts, report=report)
     submission.refresh_from_db()
     return submission

@@ -2,6 +2,7 @@
 then shows, and a forgotten password reset by e-mail with Django's own views, through the mail
 backend the settings choose (a file per message by default, which the operator of `make run` reads;
 SMTP where EMAIL_HOST names a server)."""
+
 import csv
 import io
 import re
@@ -28,8 +29,9 @@ print(json.dumps({"backend": settings.EMAIL_BACKEND, "path": str(settings.EMAIL_
 
 
 def sign_up(client, username, email=""):
-    return client.post(reverse("accounts:signup"), {"username": username, "email": email, "password1": PASSWORD,
-                                                    "password2": PASSWORD})
+    return client.post(
+        reverse("accounts:signup"), {"username": username, "email": email, "password1": PASSWORD, "password2": PASSWORD}
+    )
 
 
 def test_sign_up_takes_an_email_or_none_and_the_gradebook_csv_shows_it(client, make_user, bank):
@@ -47,11 +49,22 @@ def test_sign_up_takes_an_email_or_none_and_the_gradebook_csv_shows_it(client, m
     for name in ("ada", "grace"):
         courses.join_course(user=get_user_model().objects.get(username=name), code=course.join_code)
     now = timezone.now()
-    week = courses.save_assignment(course=course, title="W", opens_at=now, due_at=now + timedelta(days=1),
-                                   late_until=None, late_penalty_percent=0, problems=[bank["checkpoint_dot_policy"]])
+    week = courses.save_assignment(
+        course=course,
+        title="W",
+        opens_at=now,
+        due_at=now + timedelta(days=1),
+        late_until=None,
+        late_penalty_percent=0,
+        problems=[bank["checkpoint_dot_policy"]],
+    )
     client.force_login(teacher)
-    rows = {r["username"]: r for r in csv.DictReader(io.StringIO(client.get(
-        reverse("courses:gradebook_csv", args=[course.pk, week.pk])).content.decode()))}
+    rows = {
+        r["username"]: r
+        for r in csv.DictReader(
+            io.StringIO(client.get(reverse("courses:gradebook_csv", args=[course.pk, week.pk])).content.decode())
+        )
+    }
     assert (rows["ada"]["email"], rows["grace"]["email"]) == ("Ada@example.org", "")
 
 
@@ -67,8 +80,11 @@ def test_a_forgotten_password_is_reset_by_a_link_sent_by_email_which_works_once(
     link = re.search(r"http://testserver(/accounts/password/reset/\S+/\S+/)", message.body).group(1)
     form = client.get(link, follow=True)  # Django moves the token out of the address first
     assert 'id="new-password-button"' in form.content.decode()
-    done = client.post(form.redirect_chain[-1][0], {"new_password1": "a-brand-new-password",
-                                                    "new_password2": "a-brand-new-password"}, follow=True)
+    done = client.post(
+        form.redirect_chain[-1][0],
+        {"new_password1": "a-brand-new-password", "new_password2": "a-brand-new-password"},
+        follow=True,
+    )
     assert 'id="reset-complete"' in done.content.decode()
     assert client.login(username="ada", password="a-brand-new-password")
     assert not client.login(username="ada", password=PASSWORD)

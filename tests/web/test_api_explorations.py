@@ -1,5 +1,6 @@
 """POST/GET /api/v1/explorations: the policy explorer for a token holder (``arena explore``),
 through the page's service: the background lane, the same checks, the owner alone reads it."""
+
 import arena
 import httpx
 import jax.numpy as jnp
@@ -24,10 +25,12 @@ def api(client, learner):
 
 
 def test_an_exploration_through_the_api_names_the_plan_within_a_budget(
-        api, client, other_learner, broker, django_capture_on_commit_callbacks):
+    api, client, other_learner, broker, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        created = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": SHAPES,
-                                             "budget": INPUT_BYTES})
+        created = api.post(
+            "/explorations", {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": INPUT_BYTES}
+        )
     assert created.status_code == 201
     body = created.json()
     assert (body["status"], body["done"], body["rows"], body["best"]) == ("queued", False, [], None)
@@ -40,10 +43,15 @@ def test_an_exploration_through_the_api_names_the_plan_within_a_budget(
     assert api_for(client, other_learner).get(f"/explorations/{body['id']}").status_code == 404
 
 
-@pytest.mark.parametrize("body", [
-    {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": 0}, {"source": EXAMPLE, "function": "mlp"},
-    {"source": " ", "function": "mlp", "args": SHAPES}, {"source": EXAMPLE, "function": "not a name", "args": SHAPES},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": 0},
+        {"source": EXAMPLE, "function": "mlp"},
+        {"source": " ", "function": "mlp", "args": SHAPES},
+        {"source": EXAMPLE, "function": "not a name", "args": SHAPES},
+    ],
+)
 def test_input_the_schema_refuses_is_a_422(api, broker, body):
     answer = api.post("/explorations", body)
     assert (answer.status_code, answer.json()["code"]) == (422, "invalid_request")

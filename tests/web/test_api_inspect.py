@@ -1,6 +1,7 @@
 """POST /api/v1/problems/{slug}/inspections: the problem page's "Inspect" for a token holder, through
 the same service, worker path and rate limit; its report has no verdict, and carries what the
 code saves, its checkpoints and its memory over a gradient step (with the picture the site draws)."""
+
 import pytest
 from django.urls import reverse
 
@@ -21,7 +22,8 @@ def api(client, learner):
 
 
 def test_an_inspection_through_the_api_reports_what_the_code_saves_without_a_verdict(
-        api, learner, dot_policy, broker, django_capture_on_commit_callbacks):
+    api, learner, dot_policy, broker, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         created = api.post(INSPECT, {"source": correct_source()})
     assert created.status_code == 201
@@ -33,8 +35,12 @@ def test_an_inspection_through_the_api_reports_what_the_code_saves_without_a_ver
     assert data["done"] and data["verdict"] is None and data["result"]["verdict"] is None
     result = data["result"]
     assert [r["saved_value"] for r in result["residuals"]] == [  # in the learner's own terms
-        "argument w1 (an input, kept)", "argument w2 (an input, kept)", "argument x (an input, kept)",
-        "`jnp.dot(x, w1)` (dot)", "`jnp.dot(y, w2)` (dot)"]
+        "argument w1 (an input, kept)",
+        "argument w2 (an input, kept)",
+        "argument x (an input, kept)",
+        "`jnp.dot(x, w1)` (dot)",
+        "`jnp.dot(y, w2)` (dot)",
+    ]
     assert not any(r["offending"] or r["missing"] for r in result["residuals"])
     assert result["required_residuals"] == []  # nothing to compare with: no reference is read
     assert [(c["policy"], c["depth"]) for c in result["checkpoints"]] == [("dots_with_no_batch_dims_saveable", 0)]
@@ -47,11 +53,15 @@ def test_an_inspection_through_the_api_reports_what_the_code_saves_without_a_ver
 
 
 def test_the_api_shares_the_pages_inspection_limit_and_says_when_to_try_again(
-        api, learner, learner_client, dot_policy, settings):
+    api, learner, learner_client, dot_policy, settings
+):
     settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "INSPECTS_PER_MINUTE": 2}
     assert api.post(INSPECT, {"source": no_checkpoint_source()}).status_code == 201
-    page = learner_client.post(reverse("submissions:inspect", args=["checkpoint_dot_policy"]),
-                               {"source": no_checkpoint_source()}, HTTP_ACCEPT="application/json")
+    page = learner_client.post(
+        reverse("submissions:inspect", args=["checkpoint_dot_policy"]),
+        {"source": no_checkpoint_source()},
+        HTTP_ACCEPT="application/json",
+    )
     assert page.status_code == 201  # the page and the API count against the same limit
     refused = api.post(INSPECT, {"source": no_checkpoint_source()})
     assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"

@@ -2,6 +2,7 @@
 submissions and runs, instructors' drafts (unpublished problems, unpublished edits), the hidden
 cases and the references. Each check is also made where the thing *is* visible (its owner, an
 instructor, after solving), so that it cannot pass by finding nothing anywhere."""
+
 import json
 
 import pytest
@@ -44,8 +45,9 @@ def graces_attempts(other_learner, dot_policy):
     return mine
 
 
-def test_another_learners_submissions_and_runs_are_not_found(client, learner, other_learner, instructor,
-                                                             graces_attempts, bank):
+def test_another_learners_submissions_and_runs_are_not_found(
+    client, learner, other_learner, instructor, graces_attempts, bank
+):
     ada, iris = api_for(client, learner), api_for(Client(), instructor)
     for submission in graces_attempts:
         for api in (ada, iris):  # an instructor's token no more than a learner's
@@ -57,8 +59,9 @@ def test_another_learners_submissions_and_runs_are_not_found(client, learner, ot
 
 
 def test_drafts_are_not_reachable_published_or_not(client, learner, instructor, bank, tmp_path):
-    unpublished = authoring.create_draft(user=instructor, files=folder_files(
-        copy_package(BANK / "checkpoint_names", tmp_path, "secret_draft_problem")))
+    unpublished = authoring.create_draft(
+        user=instructor, files=folder_files(copy_package(BANK / "checkpoint_names", tmp_path, "secret_draft_problem"))
+    )
     edited = authoring.start_draft_from_problem(user=instructor, problem=bank["checkpoint_dot_policy"])
     files = dict(edited.files)
     files["statement.md"] = files["statement.md"] + "\n\nDRAFT-ONLY SENTENCE of an unpublished edit.\n"
@@ -119,8 +122,11 @@ def test_a_judge_failure_never_shows_the_judges_own_words(client, learner, dot_p
     for attempt in range(1, 4):
         if attempt > 1:
             claimed = services.claim_submission(submission_id=submission.pk, task_id=f"t{attempt}")
-        services.record_grading_failure(submission_id=submission.pk, attempt=claimed.attempts,
-                                        message="the reference of checkpoint_dot_policy failed: REFERENCE-SECRET")
+        services.record_grading_failure(
+            submission_id=submission.pk,
+            attempt=claimed.attempts,
+            message="the reference of checkpoint_dot_policy failed: REFERENCE-SECRET",
+        )
     data = api_for(client, learner).get(f"/submissions/{submission.pk}").json()
     assert data["verdict"] == "internal_error" and "not a problem with your code" in data["message"]
     assert "REFERENCE-SECRET" not in json.dumps(data)

@@ -1,5 +1,6 @@
 """Personal API tokens: made and revoked on the account page or by manage.py, stored hashed,
 shown once, and good for the API only, as their user and nothing more."""
+
 import hashlib
 import io
 import re
@@ -23,8 +24,9 @@ def test_a_token_is_stored_only_as_its_hash_and_names_its_user(client, learner):
     assert created.token.startswith("arena_") and len(created.token) > 40
     row = ApiToken.objects.get()
     assert row.key_hash == hashlib.sha256(created.token.encode()).hexdigest()
-    assert created.token not in [str(value) for value in ApiToken.objects.values_list(
-        "name", "prefix", "key_hash").get()]
+    assert created.token not in [
+        str(value) for value in ApiToken.objects.values_list("name", "prefix", "key_hash").get()
+    ]
     assert created.token.startswith(row.prefix) and len(row.prefix) < 16
     me = Api(client, created.token).get("/me")
     assert me.status_code == 200 and me.json()["username"] == "ada" and me.json()["instructor"] is False
@@ -51,8 +53,7 @@ def test_anything_but_a_valid_bearer_token_gets_a_json_401(client, learner, head
     assert response.json()["code"] in ("not_authenticated", "invalid_token") and response.json()["message"]
 
 
-def test_the_last_use_is_recorded_to_the_minute_without_a_write_per_request(client, learner,
-                                                                           django_assert_num_queries):
+def test_the_last_use_is_recorded_to_the_minute_without_a_write_per_request(client, learner, django_assert_num_queries):
     created = services.create_token(user=learner, name="laptop")
     api = Api(client, created.token)
     assert created.record.last_used_at is None
@@ -78,8 +79,9 @@ def test_a_token_needs_a_name_and_a_user_has_at_most_twenty(learner):
 
 def test_the_session_cookie_does_not_open_the_api(learner_client):
     """The API takes tokens only: a page of another site cannot call it for a signed-in browser."""
-    response = learner_client.post("/api/v1/problems/checkpoint_dot_policy/submissions", "{}",
-                                   content_type="application/json")
+    response = learner_client.post(
+        "/api/v1/problems/checkpoint_dot_policy/submissions", "{}", content_type="application/json"
+    )
     assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
 
 
@@ -101,8 +103,12 @@ def test_the_account_page_creates_shows_once_lists_and_revokes(learner_client, l
     assert api_for(Client(), learner).get("/me").status_code == 200
     assert Api(Client(), token).get("/me").json()["username"] == "ada"
     listed = learner_client.get(reverse("tokens:list")).content.decode()
-    assert "colab" in listed and token not in listed and token[:10] in listed and "never" not in listed.split(
-        "colab")[1].split("</tr>")[0]
+    assert (
+        "colab" in listed
+        and token not in listed
+        and token[:10] in listed
+        and "never" not in listed.split("colab")[1].split("</tr>")[0]
+    )
     record = ApiToken.objects.get(name="colab")
     learner_client.post(reverse("tokens:revoke", args=[record.pk]))
     assert not ApiToken.objects.filter(name="colab").exists()

@@ -1,5 +1,6 @@
 """A learner's earlier attempts on the problem page: each loads back into the editor (its code, to
 its author only), and two compare line by line on a page that says in words what changed."""
+
 import re
 
 import pytest
@@ -16,7 +17,12 @@ pytestmark = pytest.mark.django_db
 def test_a_changed_line_is_its_old_line_removed_then_its_new_line_added():
     lines = diff_lines("a\nb\nc\n", "a\nB\nc\nd\n")
     assert [(line.change, line.old_number, line.new_number, line.text) for line in lines] == [
-        (KEPT, 1, 1, "a"), (REMOVED, 2, None, "b"), (ADDED, None, 2, "B"), (KEPT, 3, 3, "c"), (ADDED, None, 4, "d")]
+        (KEPT, 1, 1, "a"),
+        (REMOVED, 2, None, "b"),
+        (ADDED, None, 2, "B"),
+        (KEPT, 3, 3, "c"),
+        (ADDED, None, 4, "d"),
+    ]
     assert all(line.change == KEPT for line in diff_lines("same\n", "same\n"))
 
 
@@ -33,7 +39,7 @@ def test_an_attempts_code_is_its_authors_only(client, learner, other_learner, do
 def test_the_recent_attempts_offer_load_and_compare(learner_client, learner, dot_policy):
     first, second = submit(learner, dot_policy), submit(learner, dot_policy)
     html = learner_client.get(reverse("practice:problem_detail", args=[dot_policy.slug])).content.decode()
-    table = html[html.index('id="compare-form"'):html.index("</form>", html.index('id="compare-form"'))]
+    table = html[html.index('id="compare-form"') : html.index("</form>", html.index('id="compare-form"'))]
     assert '<form method="get" action="/submissions/compare/" id="compare-form">' in html
     for s in (first, second):
         assert f'<input type="checkbox" name="id" value="{s.pk}" aria-label="Compare attempt {s.pk}">' in table
@@ -43,6 +49,7 @@ def test_the_recent_attempts_offer_load_and_compare(learner_client, learner, dot
 def test_two_attempts_compare_line_by_line(learner_client, learner, dot_policy):
     older = submit(learner, dot_policy)
     from webplatform.submissions import services
+
     newer = services.create_submission(user=learner, problem=dot_policy, source=no_checkpoint_source(), kind="submit")
     finish(older, "accepted")
     response = learner_client.get(reverse("submissions:compare"), {"id": [newer.pk, older.pk]})  # any order
@@ -52,8 +59,9 @@ def test_two_attempts_compare_line_by_line(learner_client, learner, dot_policy):
     removed = sum(line.change == REMOVED for line in expected)
     added = sum(line.change == ADDED for line in expected)
     assert removed and added
-    assert (f"Submission {newer.pk} removes {removed} line{'s' if removed != 1 else ''} of {older.pk} "
-            f"and adds {added}.") in " ".join(html.split())
+    assert (
+        f"Submission {newer.pk} removes {removed} line{'s' if removed != 1 else ''} of {older.pk} and adds {added}."
+    ) in " ".join(html.split())
     rows = re.findall(r'<tr class="(kept|removed|added)">', html)
     assert rows == [line.change for line in expected]
     assert html.count('<span class="visually-hidden">removed</span>') == removed
@@ -72,16 +80,23 @@ def test_compare_needs_two_of_ones_own_attempts(learner_client, learner, other_l
 
 def test_recent_attempts_say_when_and_why_so_that_six_violations_tell_apart(learner_client, learner, dot_policy):
     """Issue 23: "Your recent attempts" showed six rows of policy_violation and nothing else."""
-    causes = ("Your program has no jax.checkpoint, so reverse mode saves every intermediate value its backward "
-              "pass needs; this problem requires jax.checkpoint with policy=dots_with_no_batch_dims_saveable.",
-              "Your jax.checkpoint at line 9 uses no policy, so it saves only its arguments.")
+    causes = (
+        "Your program has no jax.checkpoint, so reverse mode saves every intermediate value its backward "
+        "pass needs; this problem requires jax.checkpoint with policy=dots_with_no_batch_dims_saveable.",
+        "Your jax.checkpoint at line 9 uses no policy, so it saves only its arguments.",
+    )
     for cause in causes:
-        finish(submit(learner, dot_policy), "policy_violation",
-               message=f"case sample-1: {cause} Try: something. Differences: f32[8,16] from `x @ w1`")
+        finish(
+            submit(learner, dot_policy),
+            "policy_violation",
+            message=f"case sample-1: {cause} Try: something. Differences: f32[8,16] from `x @ w1`",
+        )
     html = learner_client.get(reverse("practice:problem_detail", args=[dot_policy.slug])).content.decode()
-    recent = html[html.index('id="recent"'):html.index("</table>", html.index('id="recent"'))]
+    recent = html[html.index('id="recent"') : html.index("</table>", html.index('id="recent"'))]
     gists = re.findall(r'<span class="gist">(.*?)</span>', recent)
-    assert gists == ["Your jax.checkpoint at line 9 uses no policy, so it saves only its arguments.",
-                     "Your program has no jax.checkpoint, so reverse mode saves every intermediate value its…"]
+    assert gists == [
+        "Your jax.checkpoint at line 9 uses no policy, so it saves only its arguments.",
+        "Your program has no jax.checkpoint, so reverse mode saves every intermediate value its…",
+    ]
     assert "Differences" not in recent and "case sample-1" not in recent  # the cause only, cut short
     assert len(re.findall(r'<time datetime="[^"]+" title="[^"]+ UTC">\d+\xa0minutes? ago</time>', recent)) == 2

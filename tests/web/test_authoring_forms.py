@@ -1,5 +1,6 @@
 """The problem form over a package: every field is checked by the judge's own loader, and its
 error lands next to the field; a form posted back unchanged means the same package."""
+
 import tomllib
 
 import pytest
@@ -35,8 +36,9 @@ def test_every_bank_problem_posted_back_unchanged_is_the_same_package(folder):
     editor, built = submit(files)
     assert built is not None, (editor.problem.errors, editor.args.errors, editor.cases.errors)
     assert tomllib.loads(built["problem.toml"]) == tomllib.loads(files["problem.toml"])
-    assert {k: v for k, v in built.items() if k != "problem.toml"} == \
-        {k: v for k, v in files.items() if k != "problem.toml"}
+    assert {k: v for k, v in built.items() if k != "problem.toml"} == {
+        k: v for k, v in files.items() if k != "problem.toml"
+    }
 
 
 def test_keys_the_form_does_not_show_are_kept():
@@ -57,27 +59,30 @@ def errors_of(editor: PackageForms) -> dict:
     return found
 
 
-@pytest.mark.parametrize("changes, field, message", [
-    ({"args-0-spec": "f32(d,d)"}, "args-0.spec", "is not a spec like 'f32[N,d]'"),
-    ({"args-1-spec": "q8[d,d]"}, "args-1.spec", "unknown dtype 'q8'"),
-    ({"args-2-name": "x y"}, "args-2.name", "expected a Python identifier"),
-    ({"policy": "dots_only"}, "problem.policy", "unknown policy 'dots_only'"),
-    ({"policy": "save_only_these_names(h)"}, "problem.policy", "takes names as strings"),
-    ({"cases-0-dims": "N = 8"}, "cases-0.dims", "no value for dimension(s) d"),
-    ({"cases-1-dims": "N = 8, d = 16, k = 2"}, "cases-1.dims", "unknown dimension"),
-    ({"cases-0-dims": "N 8"}, "cases-0.dims", "write NAME = VALUE pairs"),
-    ({"cases-2-seed": "abc"}, "cases-2.seed", "expected int, got 'abc'"),
-    ({"cases-1-name": "sample-1"}, "cases-1.name", "duplicate case name"),
-    ({"slug": "Bad Slug"}, "problem.slug", "lowercase letters, digits and _ only"),
-    ({"title": ""}, "problem.title", "is missing"),
-    ({"entry_function": "2fast"}, "problem.entry_function", "a Python identifier"),
-    ({"wrt": "w1, nope"}, "problem.wrt", "'nope' is not an array argument"),
-    ({"memory_mb": "100"}, "problem.memory_mb", "at least 512"),
-    ({"wall_s": "soon"}, "problem.wall_s", "got 'soon'"),
-    ({"max_bytes": "1.5"}, "problem.max_bytes", "expected int"),
-    ({"rtol": "tight"}, "problem.rtol", "got 'tight'"),
-    ({"reference": "#" * (1 << 20) + "\n"}, "problem.reference", "larger than"),
-])
+@pytest.mark.parametrize(
+    "changes, field, message",
+    [
+        ({"args-0-spec": "f32(d,d)"}, "args-0.spec", "is not a spec like 'f32[N,d]'"),
+        ({"args-1-spec": "q8[d,d]"}, "args-1.spec", "unknown dtype 'q8'"),
+        ({"args-2-name": "x y"}, "args-2.name", "expected a Python identifier"),
+        ({"policy": "dots_only"}, "problem.policy", "unknown policy 'dots_only'"),
+        ({"policy": "save_only_these_names(h)"}, "problem.policy", "takes names as strings"),
+        ({"cases-0-dims": "N = 8"}, "cases-0.dims", "no value for dimension(s) d"),
+        ({"cases-1-dims": "N = 8, d = 16, k = 2"}, "cases-1.dims", "unknown dimension"),
+        ({"cases-0-dims": "N 8"}, "cases-0.dims", "write NAME = VALUE pairs"),
+        ({"cases-2-seed": "abc"}, "cases-2.seed", "expected int, got 'abc'"),
+        ({"cases-1-name": "sample-1"}, "cases-1.name", "duplicate case name"),
+        ({"slug": "Bad Slug"}, "problem.slug", "lowercase letters, digits and _ only"),
+        ({"title": ""}, "problem.title", "is missing"),
+        ({"entry_function": "2fast"}, "problem.entry_function", "a Python identifier"),
+        ({"wrt": "w1, nope"}, "problem.wrt", "'nope' is not an array argument"),
+        ({"memory_mb": "100"}, "problem.memory_mb", "at least 512"),
+        ({"wall_s": "soon"}, "problem.wall_s", "got 'soon'"),
+        ({"max_bytes": "1.5"}, "problem.max_bytes", "expected int"),
+        ({"rtol": "tight"}, "problem.rtol", "got 'tight'"),
+        ({"reference": "#" * (1 << 20) + "\n"}, "problem.reference", "larger than"),
+    ],
+)
 def test_each_refusal_of_the_loader_is_shown_next_to_its_field(changes, field, message):
     editor, built = submit(folder_files(DOT_POLICY), **changes)
     assert built is None
@@ -93,9 +98,19 @@ def test_a_problem_without_a_sample_case_is_refused_on_the_cases_table():
 def test_rows_can_be_added_and_deleted():
     files = folder_files(DOT_POLICY)
     data = form_data(PackageForms(files))
-    data.update({"cases-TOTAL_FORMS": "5", "cases-4-name": "square", "cases-4-seed": "9",
-                 "cases-4-dims": "N = 16, d = 16", "cases-3-DELETE": "on",
-                 "args-TOTAL_FORMS": "4", "args-3-name": "", "args-3-kind": "array", "args-3-init": "normal"})
+    data.update(
+        {
+            "cases-TOTAL_FORMS": "5",
+            "cases-4-name": "square",
+            "cases-4-seed": "9",
+            "cases-4-dims": "N = 16, d = 16",
+            "cases-3-DELETE": "on",
+            "args-TOTAL_FORMS": "4",
+            "args-3-name": "",
+            "args-3-kind": "array",
+            "args-3-init": "normal",
+        }
+    )
     # (args-3: a row added, left blank, as the browser posts it)
     editor = PackageForms(files, data)
     cases = tomllib.loads(editor.build()["problem.toml"])["cases"]
@@ -114,8 +129,9 @@ def test_static_arguments_and_case_values_are_toml():
     files = folder_files(BANK / "static_argnums_training_flag")
     editor, built = submit(files)
     data = tomllib.loads(built["problem.toml"])
-    assert [a for a in data["args"] if a.get("static")] == \
-        [a for a in tomllib.loads(files["problem.toml"])["args"] if a.get("static")]
+    assert [a for a in data["args"] if a.get("static")] == [
+        a for a in tomllib.loads(files["problem.toml"])["args"] if a.get("static")
+    ]
     editor, built = submit(files, **{"args-2-value": "not toml"})
     assert built is None and "write a TOML value" in errors_of(editor)["args-2.value"][0]
 
@@ -123,9 +139,16 @@ def test_static_arguments_and_case_values_are_toml():
 def test_every_error_of_a_save_comes_back_at_once():
     """The loader's errors and the form's own (a dimensions list that is not NAME = VALUE pairs)
     in one answer, each next to its field."""
-    editor, built = submit(folder_files(DOT_POLICY), **{
-        "slug": "Bad Slug", "args-0-spec": "f32(d,d)", "policy": "dots_only", "cases-0-dims": "N 8",
-        "memory_mb": "100"})
+    editor, built = submit(
+        folder_files(DOT_POLICY),
+        **{
+            "slug": "Bad Slug",
+            "args-0-spec": "f32(d,d)",
+            "policy": "dots_only",
+            "cases-0-dims": "N 8",
+            "memory_mb": "100",
+        },
+    )
     errors = errors_of(editor)
     assert built is None
     assert set(errors) == {"problem.slug", "args-0.spec", "problem.policy", "cases-0.dims", "problem.memory_mb"}

@@ -1,5 +1,6 @@
 """The authoring pages: who reaches them, the form with its errors and preview, publishing,
 import and export, statistics; and what learners never see through any page, API or message."""
+
 import io
 import re
 import zipfile
@@ -33,7 +34,8 @@ def secret_package(tmp_path, slug="secret_names") -> dict:
     files[wrong] = WRONG_MARKER + "\n" + files[wrong]
     files["problem.toml"] = files["problem.toml"].replace(
         'name = "bigger"\nseed = 22\ndims = { B = 16, d = 32, h = 64 }',
-        f'name = "bigger"\nseed = {HIDDEN_SEED}\ndims = {{ B = 3, d = 5, h = {HIDDEN_SIZE} }}')
+        f'name = "bigger"\nseed = {HIDDEN_SEED}\ndims = {{ B = 3, d = 5, h = {HIDDEN_SIZE} }}',
+    )
     assert str(HIDDEN_SEED) in files["problem.toml"]
     return files
 
@@ -47,24 +49,40 @@ def world(instructor, learner, tmp_path):
     services.publish_draft(draft=published)
     draft = services.create_draft(user=instructor, files=secret_package(tmp_path / "b", "draft_only"))
     problem = Problem.objects.get(slug="secret_names")
-    submission = submission_services.create_submission(user=learner, problem=problem, source=correct_source(),
-                                                       kind="submit")
+    submission = submission_services.create_submission(
+        user=learner, problem=problem, source=correct_source(), kind="submit"
+    )
     claimed = submission_services.claim_submission(submission_id=submission.pk, task_id="t")
-    submission_services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
-                                            report={"verdict": "wrong_answer", "message": "case bigger: no"})
+    submission_services.complete_submission(
+        submission_id=submission.pk,
+        attempt=claimed.attempts,
+        report={"verdict": "wrong_answer", "message": "case bigger: no"},
+    )
     published = services.update_draft(draft=published, files=dict(published.files, **{"statement.md": "# v2\n"}))
     record_validation(published)
     services.publish_draft(draft=published)
     rejudge = services.start_rejudge(problem=problem, user=instructor)
-    return {"published": published, "draft": draft, "problem": problem, "rejudge": rejudge,
-            "run": published.validations.first(), "submission": submission}
+    return {
+        "published": published,
+        "draft": draft,
+        "problem": problem,
+        "rejudge": rejudge,
+        "run": published.validations.first(),
+        "submission": submission,
+    }
 
 
 def every_authoring_url(world) -> list[str]:
     """Each page of the authoring app, filled in with the world's objects: a page added later
     is checked without anyone remembering to add it here."""
-    values = {"uuid": world["draft"].uuid, "path": "submissions/policy_violation/dots_instead.py",
-              "run_id": world["run"].pk, "rejudge_id": world["rejudge"].pk, "slug": "secret_names", "number": 1}
+    values = {
+        "uuid": world["draft"].uuid,
+        "path": "submissions/policy_violation/dots_instead.py",
+        "run_id": world["run"].pk,
+        "rejudge_id": world["rejudge"].pk,
+        "slug": "secret_names",
+        "number": 1,
+    }
     urls = []
     for pattern in authoring_urls.urlpatterns:
         assert isinstance(pattern, URLPattern)
@@ -125,12 +143,16 @@ def test_learners_see_no_draft_hidden_case_reference_or_packaged_submission(clie
         assert page.status_code == 200 and not leaks(page.content)
         assert "bigger" not in page.content.decode()  # only sample cases are listed
     for kind in ("run", "submit"):
-        response = learner_client.post(reverse(f"submissions:{kind}", args=["draft_only"]), {"source": "x = 1"},
-                                       HTTP_ACCEPT="application/json")
+        response = learner_client.post(
+            reverse(f"submissions:{kind}", args=["draft_only"]), {"source": "x = 1"}, HTTP_ACCEPT="application/json"
+        )
         assert response.status_code == 404 and not leaks(response.content)
     submission = world["submission"]
-    for url in (reverse("submissions:detail", args=[submission.pk]), reverse("submissions:status", args=[submission.pk]),
-                reverse("submissions:history")):
+    for url in (
+        reverse("submissions:detail", args=[submission.pk]),
+        reverse("submissions:status", args=[submission.pk]),
+        reverse("submissions:history"),
+    ):
         response = learner_client.get(url)
         assert response.status_code == 200 and not leaks(response.content), url
     assert learner_client.get(reverse("authoring:index")).status_code == 403
@@ -139,18 +161,25 @@ def test_learners_see_no_draft_hidden_case_reference_or_packaged_submission(clie
 
 def test_a_judge_failure_is_reported_to_the_learner_without_the_reference(learner_client, learner, world, settings):
     settings.GRADING = {**settings.GRADING, "MAX_ATTEMPTS": 1}
-    submission = submission_services.create_submission(user=learner, problem=world["problem"], source="x = 1",
-                                                       kind="submit")
+    submission = submission_services.create_submission(
+        user=learner, problem=world["problem"], source="x = 1", kind="submit"
+    )
     claimed = submission_services.claim_submission(submission_id=submission.pk, task_id="fails")
     submission_services.record_grading_failure(
-        submission_id=submission.pk, attempt=claimed.attempts,
-        message=f"the reference of secret_names failed on case bigger: {SECRET_REFERENCE} (line 1)")
-    for url in (reverse("submissions:detail", args=[submission.pk]), reverse("submissions:status", args=[submission.pk])):
+        submission_id=submission.pk,
+        attempt=claimed.attempts,
+        message=f"the reference of secret_names failed on case bigger: {SECRET_REFERENCE} (line 1)",
+    )
+    for url in (
+        reverse("submissions:detail", args=[submission.pk]),
+        reverse("submissions:status", args=[submission.pk]),
+    ):
         response = learner_client.get(url)
         assert b"internal_error" in response.content and not leaks(response.content)
 
 
 # --- the instructor's pages ------------------------------------------------------------------------
+
 
 def test_the_authoring_link_and_index_show_an_instructors_problems(instructor_client, world):
     html = instructor_client.get(reverse("practice:problem_list")).content.decode()
@@ -178,7 +207,7 @@ def test_a_refused_field_is_shown_next_to_it_and_nothing_is_saved(instructor_cli
     response = instructor_client.post(reverse("authoring:edit", args=[draft.uuid]), data)
     html = response.content.decode()
     assert response.status_code == 400
-    policy = html[html.index('id="field-policy"'):].split("</div>")[0]
+    policy = html[html.index('id="field-policy"') :].split("</div>")[0]
     assert "unknown policy &#x27;dots_only&#x27;" in policy
     before = draft.content_hash
     draft.refresh_from_db()
@@ -194,8 +223,11 @@ def test_a_refused_save_lists_every_error_at_the_top_with_a_link_to_each_field(i
     summary = html.split('id="error-summary"', 1)[1].split("</div>", 1)[0]
     links = re.findall(r'<li><a href="#([^"]+)">([^<]+)</a>: ([^<]+)</li>', summary)
     assert [(anchor, where) for anchor, where, _ in links] == [
-        ("id_slug", "Slug"), ("id_args-1-spec", "Argument 2, spec"), ("id_cases-0-dims", "Case 1, dimensions"),
-        ("id_policy", "Required policy")]
+        ("id_slug", "Slug"),
+        ("id_args-1-spec", "Argument 2, spec"),
+        ("id_cases-0-dims", "Case 1, dimensions"),
+        ("id_policy", "Required policy"),
+    ]
     assert "Not saved: 4 things to fix" in summary and "lowercase letters, digits and _ only" in summary
     assert "^[a-z0-9_]+$" not in html
     inputs = [html.index(f'id="{anchor}"') for anchor, _, _ in links]  # every link lands on an input
@@ -232,8 +264,10 @@ def test_a_passed_validation_offers_to_publish_its_files(instructor_client, worl
     page = instructor_client.get(reverse("authoring:validation", args=[run.pk])).content.decode()
     assert 'id="publish-button"' not in page and "validate again before publishing" in page
     failed = record_validation(draft, ok=False)
-    assert 'id="publish-button"' not in instructor_client.get(
-        reverse("authoring:validation", args=[failed.pk])).content.decode()
+    assert (
+        'id="publish-button"'
+        not in instructor_client.get(reverse("authoring:validation", args=[failed.pk])).content.decode()
+    )
 
 
 def test_the_preview_renders_what_learners_will_read_or_what_is_wrong(instructor_client, world):
@@ -276,8 +310,9 @@ def test_publishing_offers_to_rejudge_earlier_submissions(instructor_client, lea
     problem = world["problem"]
     page = instructor_client.get(reverse("authoring:published", args=[problem.slug])).content.decode()
     assert "1 earlier submission was graded against older versions" in page
-    rejudge = instructor_client.get(reverse("authoring:rejudge", args=[world["rejudge"].pk]),
-                                    HTTP_ACCEPT="application/json").json()
+    rejudge = instructor_client.get(
+        reverse("authoring:rejudge", args=[world["rejudge"].pk]), HTTP_ACCEPT="application/json"
+    ).json()
     assert (rejudge["total"], rejudge["done"]) == (1, False)
 
 
@@ -319,9 +354,15 @@ def test_a_learners_page_submits_against_the_version_it_showed(learner_client, w
     problem = world["problem"]
     html = learner_client.get(reverse("practice:problem_detail", args=[problem.slug])).content.decode()
     assert 'name="version" value="2"' in html
-    response = learner_client.post(reverse("submissions:submit", args=[problem.slug]),
-                                   {"source": correct_source(), "version": "1"}, HTTP_ACCEPT="application/json")
+    response = learner_client.post(
+        reverse("submissions:submit", args=[problem.slug]),
+        {"source": correct_source(), "version": "1"},
+        HTTP_ACCEPT="application/json",
+    )
     assert Submission.objects.get(pk=response.json()["id"]).version.number == 1
-    response = learner_client.post(reverse("submissions:submit", args=[problem.slug]),
-                                   {"source": correct_source(), "version": "9"}, HTTP_ACCEPT="application/json")
+    response = learner_client.post(
+        reverse("submissions:submit", args=[problem.slug]),
+        {"source": correct_source(), "version": "9"},
+        HTTP_ACCEPT="application/json",
+    )
     assert response.status_code == 400 and "no version 9" in response.json()["error"]

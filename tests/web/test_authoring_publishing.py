@@ -1,6 +1,7 @@
 """Publishing from the validation page: to everyone or to one course the author teaches; the page
 warns when no packaged submission proves a verdict the problem can give; a packaged submission's
 file name may be typed with its .py."""
+
 import pytest
 from django.urls import reverse
 from judge.archive import folder_files
@@ -26,8 +27,9 @@ def validation_page(client, draft) -> str:
     return client.get(reverse("authoring:validation", args=[run.pk])).content.decode()
 
 
-def test_a_validated_draft_is_published_to_one_course_from_the_validation_page(instructor_client, instructor,
-                                                                              other_instructor, make_user, tmp_path):
+def test_a_validated_draft_is_published_to_one_course_from_the_validation_page(
+    instructor_client, instructor, other_instructor, make_user, tmp_path
+):
     mine = courses.create_course(user=instructor, title="Memory for autodiff")
     theirs = courses.create_course(user=other_instructor, title="Not yours")
     draft = draft_of(instructor, tmp_path, "course_only")
@@ -57,8 +59,9 @@ def test_a_published_drafts_page_offers_its_new_version_and_no_course(instructor
     assert "Publish the new version" in page and 'id="publish-to-course"' not in page
 
 
-def test_the_validation_page_warns_when_no_packaged_submission_proves_a_policy_violation(instructor_client,
-                                                                                        instructor, tmp_path):
+def test_the_validation_page_warns_when_no_packaged_submission_proves_a_policy_violation(
+    instructor_client, instructor, tmp_path
+):
     whole = validation_page(instructor_client, draft_of(instructor, tmp_path / "a", "whole"))
     assert 'id="unproven-verdicts"' not in whole
     draft = draft_of(instructor, tmp_path / "b", "no_violation", drop=["submissions/policy_violation/"])

@@ -1,5 +1,6 @@
 """Drafts, import and export, publishing and rejudging, without grading (see
 test_authoring_validation.py for the workers' part)."""
+
 import io
 import shutil
 import tomllib
@@ -29,8 +30,10 @@ NAMES = BANK / "checkpoint_names"
 @pytest.fixture
 def fresh(tmp_path):
     """A package like checkpoint_names under a new slug and uuid: {relative path: text}."""
+
     def make(slug="fresh_names", source=NAMES, root="made", **replacements):
         return folder_files(copy_package(source, tmp_path / root, slug, **replacements))
+
     return make
 
 
@@ -48,12 +51,18 @@ def test_a_new_draft_is_owned_and_hashed_like_its_folder(instructor, fresh, tmp_
     assert str(draft.uuid) == tomllib.loads(files["problem.toml"])["uuid"]
 
 
-@pytest.mark.parametrize("breakage, key, message", [
-    (lambda t: t.replace("[entry]", "[entry"), None, "malformed TOML"),
-    (lambda t: t.replace('device = "cpu"', 'device = "cpu"\ncolour = "blue"'), "colour", "unknown key"),
-    (lambda t: t.replace("save_only_these_names('hidden')", "dots_savable"),
-     "checks.structure.policy", "unknown policy 'dots_savable'"),
-])
+@pytest.mark.parametrize(
+    "breakage, key, message",
+    [
+        (lambda t: t.replace("[entry]", "[entry"), None, "malformed TOML"),
+        (lambda t: t.replace('device = "cpu"', 'device = "cpu"\ncolour = "blue"'), "colour", "unknown key"),
+        (
+            lambda t: t.replace("save_only_these_names('hidden')", "dots_savable"),
+            "checks.structure.policy",
+            "unknown policy 'dots_savable'",
+        ),
+    ],
+)
 def test_a_broken_package_is_refused_and_the_draft_stays_as_it_was(instructor, fresh, breakage, key, message):
     draft = services.create_draft(user=instructor, files=fresh())
     files = dict(draft.files, **{"problem.toml": breakage(draft.files["problem.toml"])})
@@ -91,6 +100,7 @@ def test_packaged_submissions_are_added_moved_and_deleted(instructor, fresh):
 
 # --- import and export ----------------------------------------------------------------------------
 
+
 def zip_folder(folder) -> bytes:
     """A zip of a folder of problems/, as `zip -r` makes it (directory entries included)."""
     buffer = io.BytesIO()
@@ -109,8 +119,7 @@ def test_the_zip_of_a_bank_folder_imports_as_is_with_the_hash_sync_problems_give
     assert draft.problem == bank["checkpoint_names"]
 
 
-def test_export_then_import_gives_the_identical_content_hash_and_publishing_it_changes_nothing(
-        instructor, fresh):
+def test_export_then_import_gives_the_identical_content_hash_and_publishing_it_changes_nothing(instructor, fresh):
     draft = services.create_draft(user=instructor, files=fresh())
     record_validation(draft)
     first = services.publish_draft(draft=draft).version
@@ -129,15 +138,29 @@ def hostile(files: dict, **extra) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda f: hostile(f, **{"fresh_names/../../etc/cron.d/x": "boom"}), "not a path inside the package"),
-    (lambda f: hostile(f, **{"fresh_names/statement.md": "#" * (2 << 20)}), "larger than"),
-    (lambda f: hostile(dict(f, **{"problem.toml": f["problem.toml"] + "\n[oops\n"})), "malformed TOML"),
-    (lambda f: hostile(dict(f, **{"problem.toml": f["problem.toml"] + "\nextra = 1\n"})), "unknown key"),
-    (lambda f: hostile(dict(f, **{"problem.toml": f["problem.toml"].replace(
-        "save_only_these_names('hidden')", "keep_it('hidden')")})), "is not a policy name or a call of one"),
-    (lambda f: b"PK\x03\x04 not really", "not a zip archive"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda f: hostile(f, **{"fresh_names/../../etc/cron.d/x": "boom"}), "not a path inside the package"),
+        (lambda f: hostile(f, **{"fresh_names/statement.md": "#" * (2 << 20)}), "larger than"),
+        (lambda f: hostile(dict(f, **{"problem.toml": f["problem.toml"] + "\n[oops\n"})), "malformed TOML"),
+        (lambda f: hostile(dict(f, **{"problem.toml": f["problem.toml"] + "\nextra = 1\n"})), "unknown key"),
+        (
+            lambda f: hostile(
+                dict(
+                    f,
+                    **{
+                        "problem.toml": f["problem.toml"].replace(
+                            "save_only_these_names('hidden')", "keep_it('hidden')"
+                        )
+                    },
+                )
+            ),
+            "is not a policy name or a call of one",
+        ),
+        (lambda f: b"PK\x03\x04 not really", "not a zip archive"),
+    ],
+)
 def test_bad_zips_are_refused_and_change_nothing(instructor, fresh, make, message, tmp_path):
     files = fresh()
     draft = services.create_draft(user=instructor, files=files)
@@ -158,6 +181,7 @@ def test_an_import_onto_a_problem_of_someone_else_is_refused(instructor, other_i
 
 
 # --- publishing --------------------------------------------------------------------------------------
+
 
 def test_publishing_needs_a_passing_validation_of_exactly_these_files(instructor, fresh):
     draft = services.create_draft(user=instructor, files=fresh())
@@ -188,8 +212,7 @@ def test_publishing_makes_the_version_sync_problems_makes_from_the_same_files(in
     assert {k: getattr(version, k) for k in expected} == expected
 
 
-def test_sync_problems_neither_retires_nor_overwrites_a_problem_published_in_the_browser(
-        staff, fresh, tmp_path):
+def test_sync_problems_neither_retires_nor_overwrites_a_problem_published_in_the_browser(staff, fresh, tmp_path):
     fresh()
     sync_problems(root=tmp_path / "made")  # the bank had this problem first
     problem = Problem.objects.get(slug="fresh_names")
@@ -209,17 +232,21 @@ def test_sync_problems_neither_retires_nor_overwrites_a_problem_published_in_the
 
 # --- rejudging --------------------------------------------------------------------------------------
 
+
 def graded(user, problem, verdict, kind="submit", version=None):
-    submission = submission_services.create_submission(user=user, problem=problem, source=correct_source(),
-                                                       kind=kind, version=version)
+    submission = submission_services.create_submission(
+        user=user, problem=problem, source=correct_source(), kind=kind, version=version
+    )
     claimed = submission_services.claim_submission(submission_id=submission.pk, task_id=f"t{submission.pk}")
-    submission_services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
-                                            report={"verdict": verdict, "message": verdict})
+    submission_services.complete_submission(
+        submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": verdict}
+    )
     return submission
 
 
 def test_a_rejudge_requeues_earlier_submissions_on_the_new_version_once(
-        staff, learner, other_learner, dot_policy, broker, django_capture_on_commit_callbacks):
+    staff, learner, other_learner, dot_policy, broker, django_capture_on_commit_callbacks
+):
     old = dot_policy.current_version
     accepted = graded(learner, dot_policy, "accepted")
     violation = graded(other_learner, dot_policy, "policy_violation")
@@ -235,15 +262,21 @@ def test_a_rejudge_requeues_earlier_submissions_on_the_new_version_once(
     # Background work: its own queue, which no learner's worker waits on.
     assert rejudge.total == 2 and broker.messages("cpu") == []
     assert [m["task"] for m in broker.messages("cpu.background")] == ["authoring.rejudge_submissions"]
-    assert set(RejudgeItem.objects.values_list("submission_id", "previous_verdict")) == \
-        {(accepted.pk, "accepted"), (violation.pk, "policy_violation")}
+    assert set(RejudgeItem.objects.values_list("submission_id", "previous_verdict")) == {
+        (accepted.pk, "accepted"),
+        (violation.pk, "policy_violation"),
+    }
     broker.client.flushdb()
     with django_capture_on_commit_callbacks(execute=True):
         assert services.requeue_rejudge(rejudge_id=rejudge.pk) == 2
     for submission in (accepted, violation):
         submission.refresh_from_db()
-        assert (submission.status, submission.version, submission.verdict, submission.attempts) == \
-            ("queued", new, "", 0)
+        assert (submission.status, submission.version, submission.verdict, submission.attempts) == (
+            "queued",
+            new,
+            "",
+            0,
+        )
     assert sorted(m["args"][0] for m in broker.messages("cpu.background")) == sorted([accepted.pk, violation.pk])
     assert broker.messages("cpu") == []
     with django_capture_on_commit_callbacks(execute=True):
@@ -254,8 +287,9 @@ def test_a_rejudge_requeues_earlier_submissions_on_the_new_version_once(
     assert rejudge_progress(rejudge).graded == 0
     for submission, verdict in ((accepted, "policy_violation"), (violation, "policy_violation")):
         claimed = submission_services.claim_submission(submission_id=submission.pk, task_id=f"re{submission.pk}")
-        submission_services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
-                                                report={"verdict": verdict, "message": ""})
+        submission_services.complete_submission(
+            submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": ""}
+        )
     rejudge.refresh_from_db()
     progress = rejudge_progress(rejudge)
     assert (progress.total, progress.requeued, progress.graded, progress.done) == (2, 2, 2, True)
@@ -269,25 +303,43 @@ def test_a_learner_grades_against_the_version_they_opened(learner, staff, dot_po
     record_validation(draft)
     services.publish_draft(draft=draft)
     dot_policy.refresh_from_db()
-    submission = submission_services.create_submission(user=learner, problem=dot_policy, source=correct_source(),
-                                                       kind="submit", version=opened)
+    submission = submission_services.create_submission(
+        user=learner, problem=dot_policy, source=correct_source(), kind="submit", version=opened
+    )
     assert submission.version == opened and dot_policy.current_version != opened
     latest = submission_services.create_submission(user=learner, problem=dot_policy, source="x", kind="run")
     assert latest.version == dot_policy.current_version
 
 
-def test_statistics_count_attempts_failures_and_the_residuals_learners_get_wrong(instructor, learner, other_learner,
-                                                                                 dot_policy):
-    relu = {"kind": "primitive", "what": "relu", "type": "f32[8,16]", "bytes": 512, "offending": True,
-            "reason": "the dots policy recomputes this; your code saved it"}
-    dot = {"kind": "primitive", "what": "dot_general", "type": "f32[8,16]", "bytes": 512, "offending": True,
-           "reason": "the dots policy saves this; your code recomputes it"}
+def test_statistics_count_attempts_failures_and_the_residuals_learners_get_wrong(
+    instructor, learner, other_learner, dot_policy
+):
+    relu = {
+        "kind": "primitive",
+        "what": "relu",
+        "type": "f32[8,16]",
+        "bytes": 512,
+        "offending": True,
+        "reason": "the dots policy recomputes this; your code saved it",
+    }
+    dot = {
+        "kind": "primitive",
+        "what": "dot_general",
+        "type": "f32[8,16]",
+        "bytes": 512,
+        "offending": True,
+        "reason": "the dots policy saves this; your code recomputes it",
+    }
     for user, verdict, report in [
-        (learner, "policy_violation", {"residuals": [relu, dict(relu, offending=False, what="x", kind="argument")],
-                                       "missing_residuals": [dot]}),
+        (
+            learner,
+            "policy_violation",
+            {"residuals": [relu, dict(relu, offending=False, what="x", kind="argument")], "missing_residuals": [dot]},
+        ),
         (learner, "policy_violation", {"residuals": [relu, relu], "missing_residuals": []}),
         (other_learner, "policy_violation", {"residuals": [], "missing_residuals": [dot]}),
-        (other_learner, "wrong_answer", {}), (learner, "accepted", {}),
+        (other_learner, "wrong_answer", {}),
+        (learner, "accepted", {}),
     ]:
         submission = graded(user, dot_policy, verdict)
         Submission.objects.filter(pk=submission.pk).update(report={"verdict": verdict, **report})

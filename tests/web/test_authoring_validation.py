@@ -1,5 +1,6 @@
-""""Validate" through the Celery task on the real judge: every packaged submission graded in a
+""" "Validate" through the Celery task on the real judge: every packaged submission graded in a
 child process, the matrix stored row by row, the reference's residual signature kept."""
+
 import pytest
 from django.core.exceptions import ValidationError
 from judge.archive import folder_files
@@ -34,8 +35,10 @@ def test_a_sound_package_validates_with_its_matrix_and_the_reference_signature(d
     run = validate(draft, broker)
     assert (run.status, run.ok, run.errors, run.total, run.content_hash) == ("done", True, [], 3, draft.content_hash)
     assert [(r["submission"], r["expected"], r["actual"]) for r in run.rows] == [
-        ("reference.py", "accepted", "accepted"), (KEPT[0], "accepted", "accepted"),
-        (KEPT[1], "policy_violation", "policy_violation")]
+        ("reference.py", "accepted", "accepted"),
+        (KEPT[0], "accepted", "accepted"),
+        (KEPT[1], "policy_violation", "policy_violation"),
+    ]
     assert ("named", "hidden") in {(r["kind"], r["what"]) for r in run.reference_residuals}
     assert [c["policy_text"] for c in run.reference_checkpoints] == ["save_only_these_names('hidden')"]
     # A duplicate message does nothing; the passing run lets the draft be published.

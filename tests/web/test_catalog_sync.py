@@ -1,4 +1,5 @@
 """sync_problems: the bank becomes problems and immutable versions, idempotently."""
+
 import shutil
 
 import pytest

@@ -1,6 +1,7 @@
 """Archiving a course at the end of a term: read-only (nobody joins, nothing changes, standings
 stay as they were, however the learners' verdicts go on), still readable and exportable; reopened,
 it changes again."""
+
 from datetime import timedelta
 
 import pytest
@@ -22,8 +23,15 @@ def test_an_archived_course_is_read_only_and_still_exportable_until_reopened(ban
     graded(klass.ada, klass.a, "accepted", at=klass.day(1))
     assert Standing.objects.get(user=klass.ada).solved == 1
     now = timezone.now()
-    services.save_assignment(course=klass.course, title="Week 2", opens_at=now - timedelta(days=1),
-                             due_at=now + timedelta(days=3), late_until=None, late_penalty_percent=0, problems=[klass.b])
+    services.save_assignment(
+        course=klass.course,
+        title="Week 2",
+        opens_at=now - timedelta(days=1),
+        due_at=now + timedelta(days=3),
+        late_until=None,
+        late_penalty_percent=0,
+        problems=[klass.b],
+    )
     client.force_login(klass.ada)
     assert "Week 2" in client.get(reverse("courses:index")).content.decode()  # due soon
     code = klass.course.join_code
@@ -37,9 +45,16 @@ def test_an_archived_course_is_read_only_and_still_exportable_until_reopened(ban
     refused = client.post(reverse("courses:join"), {"code": klass.course.join_code})
     assert refused.status_code == 400 and "This course is archived" in refused.content.decode()
     client.force_login(klass.instructor)
-    edit = client.post(reverse("courses:edit_assignment", args=[c, a]), {
-        "title": "Renamed", "opens_at": "2036-01-05T09:00", "due_at": "2036-01-12T09:00", "late_penalty_percent": "0",
-        "problems": [str(klass.a.pk)]})
+    edit = client.post(
+        reverse("courses:edit_assignment", args=[c, a]),
+        {
+            "title": "Renamed",
+            "opens_at": "2036-01-05T09:00",
+            "due_at": "2036-01-12T09:00",
+            "late_penalty_percent": "0",
+            "problems": [str(klass.a.pk)],
+        },
+    )
     assert edit.status_code == 400 and "This course is archived" in edit.content.decode()
     later = (timezone.now() + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M")
     client.post(reverse("courses:extension", args=[c, a]), {"learner": klass.grace.pk, "due_at": later})

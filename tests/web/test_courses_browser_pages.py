@@ -1,6 +1,7 @@
 """The course pages' scripts in headless Chromium: a time shown before the site knows the reader's
 zone reads as the server then writes it (one format on every page); the assignment form's search
 keeps a ticked problem in view and hides the rest that do not match."""
+
 from datetime import timedelta
 
 import pytest
@@ -22,9 +23,15 @@ def klass(bank, make_user):
 
 def test_a_time_reads_the_same_before_and_after_the_site_knows_the_zone(live_browser, live_server, klass):
     now = timezone.now()
-    week = services.save_assignment(course=klass.course, title="Week 2", opens_at=now - timedelta(days=1),
-                                    due_at=now + timedelta(days=3), late_until=None, late_penalty_percent=0,
-                                    problems=[klass.a])
+    week = services.save_assignment(
+        course=klass.course,
+        title="Week 2",
+        opens_at=now - timedelta(days=1),
+        due_at=now + timedelta(days=3),
+        late_until=None,
+        late_penalty_percent=0,
+        problems=[klass.a],
+    )
     page = signed_in(live_browser, live_server, klass.ada, timezone_id="America/New_York").new_page()
     page.goto(f"{live_server.url}/courses/{klass.course.pk}/assignments/{week.pk}/")
     due = page.locator("#deadlines time").nth(1)
@@ -43,7 +50,10 @@ def test_the_problem_search_hides_what_does_not_match_and_keeps_what_is_ticked(l
     visible = page.locator("#problem-list li[data-search]:visible label")
     expect(visible).to_have_count(3)
     assert {text.split(" (")[0] for text in visible.all_inner_texts()} == {
-        "Checkpoint every layer", "Save one named value", "Dots and one named value"}
+        "Checkpoint every layer",
+        "Save one named value",
+        "Dots and one named value",
+    }
     expect(page.locator("#problem-list li.choice-section:visible")).to_have_count(2)
     page.locator("#problem-search").press("Enter")  # filters, never submits the assignment
     expect(page.locator("#save-assignment")).to_be_visible()

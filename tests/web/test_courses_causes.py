@@ -1,6 +1,7 @@
 """Course statistics by cause: every failed attempt counted under the first sentence of its cause,
 as the real judge words it, with the learners behind each cause and links to their attempts; a
 mistake that saves the same residuals (dots_saveable on checkpoint_dot_policy) shows as well."""
+
 import re
 
 import pytest
@@ -21,7 +22,11 @@ DOT = BANK / "checkpoint_dot_policy"
 def reports():
     """The judge's reports of three packaged submissions (graded for real, once for the module)."""
     problem = load_problem(DOT)
-    names = ("policy_violation/dots_saveable.py", "policy_violation/nothing_saveable.py", "wrong_answer/forgot_square.py")
+    names = (
+        "policy_violation/dots_saveable.py",
+        "policy_violation/nothing_saveable.py",
+        "wrong_answer/forgot_square.py",
+    )
     return {name: grade(problem, (DOT / "submissions" / name).read_text()).to_dict() for name in names}
 
 
@@ -32,8 +37,9 @@ def submitted(user, problem, report):
     return made
 
 
-def test_causes_are_counted_per_problem_with_their_learners_and_links_to_their_attempts(bank, make_user, client,
-                                                                                      reports):
+def test_causes_are_counted_per_problem_with_their_learners_and_links_to_their_attempts(
+    bank, make_user, client, reports
+):
     klass = make_class(bank, make_user)
     dots, nothing = reports["policy_violation/dots_saveable.py"], reports["policy_violation/nothing_saveable.py"]
     wrong = reports["wrong_answer/forgot_square.py"]
@@ -46,13 +52,17 @@ def test_causes_are_counted_per_problem_with_their_learners_and_links_to_their_a
     submitted(klass.grace, klass.a, wrong)
     submitted(klass.grace, klass.b, wrong)  # another problem: counted on its own page
     client.force_login(klass.instructor)
-    html = client.get(reverse("courses:statistics", args=[klass.course.pk, klass.assignment.pk, klass.a.slug])
-                      ).content.decode()
-    table = html[html.index('id="causes"'):]
-    table = table[:table.index("</table>")]
+    html = client.get(
+        reverse("courses:statistics", args=[klass.course.pk, klass.assignment.pk, klass.a.slug])
+    ).content.decode()
+    table = html[html.index('id="causes"') :]
+    table = table[: table.index("</table>")]
     rows = re.findall(r"<tr><td>(.*?)</td><td>(\d+)</td>\s*<td>(.*?)</td></tr>", table, re.S)
     assert [(int(n), re.sub(r"<[^>]+>", "", cause).split(" ", 1)[0]) for cause, n, _ in rows] == [
-        (3, "policy_violation"), (1, "policy_violation"), (1, "wrong_answer")]
+        (3, "policy_violation"),
+        (1, "policy_violation"),
+        (1, "wrong_answer"),
+    ]
     first, _, learners = rows[0]
     assert "uses dots_saveable, where this problem requires dots_with_no_batch_dims_saveable." in first
     assert "On this network" not in first  # the cause's first sentence only
@@ -63,12 +73,20 @@ def test_causes_are_counted_per_problem_with_their_learners_and_links_to_their_a
 
 
 def test_the_same_mistake_on_other_lines_and_figures_is_one_cause():
-    one = cause_of("case sample-1: the output differs at index (): got 3.30231, expected 3.031542 (max abs error "
-                   "0.271, tolerance atol=1e-05 x 3.03). Try: square it.")
-    other = cause_of("case tall: the output differs at index (): got 2.79, expected 3.03 (max abs error 0.238, "
-                     "tolerance atol=1e-05 x 3.03). Try: square it.")
+    one = cause_of(
+        "case sample-1: the output differs at index (): got 3.30231, expected 3.031542 (max abs error "
+        "0.271, tolerance atol=1e-05 x 3.03). Try: square it."
+    )
+    other = cause_of(
+        "case tall: the output differs at index (): got 2.79, expected 3.03 (max abs error 0.238, "
+        "tolerance atol=1e-05 x 3.03). Try: square it."
+    )
     assert one == other and "got …, expected …" in one and "Try" not in one
-    at_8 = cause_of("", "Your jax.checkpoint (line 8) uses dots_saveable, where this problem requires nothing_saveable.")
-    at_11 = cause_of("", "Your jax.checkpoint (line 11) uses dots_saveable, where this problem requires nothing_saveable.")
+    at_8 = cause_of(
+        "", "Your jax.checkpoint (line 8) uses dots_saveable, where this problem requires nothing_saveable."
+    )
+    at_11 = cause_of(
+        "", "Your jax.checkpoint (line 11) uses dots_saveable, where this problem requires nothing_saveable."
+    )
     assert at_8 == at_11 == "Your jax.checkpoint uses dots_saveable, where this problem requires nothing_saveable."
     assert cause_of("", "Your w1 is saved as f32[8,16].") == "Your w1 is saved as f32[…,…]."

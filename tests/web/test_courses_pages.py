@@ -1,5 +1,6 @@
 """The course pages: who sees what (a gradebook only to its course's instructors, a learner's code
 to them and nobody else), the CSV, forms read in the reader's time zone."""
+
 import csv
 import io
 from datetime import datetime, timezone
@@ -86,7 +87,7 @@ def test_the_gradebook_shows_each_cell_and_links_the_submission(klass, client):
 
 
 def test_the_csv_has_a_row_per_learner_and_no_cell_a_spreadsheet_would_run(klass, client):
-    klass.grace.first_name, klass.grace.last_name = "=HYPERLINK(\"http://evil\")", "@SUM(A1)"
+    klass.grace.first_name, klass.grace.last_name = '=HYPERLINK("http://evil")', "@SUM(A1)"
     klass.grace.email = "+grace@example.org"
     klass.grace.save()
     graded(klass.ada, klass.a, "accepted", at=klass.day(1))
@@ -98,11 +99,15 @@ def test_the_csv_has_a_row_per_learner_and_no_cell_a_spreadsheet_would_run(klass
     assert [r["username"] for r in rows] == ["ada", "grace"]
     ada, grace = rows
     a, b = klass.a.title, klass.b.title
-    assert (ada[f"{a}: status"], ada[f"{a}: points"], ada[f"{b}: status"], ada[f"{b}: points"]) == \
-        ("on time", "1.0", "late (-30%)", "0.7")
+    assert (ada[f"{a}: status"], ada[f"{a}: points"], ada[f"{b}: status"], ada[f"{b}: points"]) == (
+        "on time",
+        "1.0",
+        "late (-30%)",
+        "0.7",
+    )
     assert ada[f"{a}: accepted at (UTC)"] == klass.day(1).strftime("%Y-%m-%d %H:%M:%S")
     assert (ada["points"], ada["out of"], ada["percent"]) == ("1.7", "2", "85.0")
-    assert grace["name"] == "'=HYPERLINK(\"http://evil\") @SUM(A1)" and grace["email"] == "'+grace@example.org"
+    assert grace["name"] == '\'=HYPERLINK("http://evil") @SUM(A1)' and grace["email"] == "'+grace@example.org"
     for row in rows:
         for value in row.values():
             assert not value.startswith(("=", "+", "@", "\t", "\r")), value
@@ -124,16 +129,31 @@ def test_the_learners_page_shows_their_own_cells_and_times_in_their_zone(klass, 
 def test_an_assignment_typed_in_the_instructors_zone_is_stored_in_utc(klass, client):
     as_user(client, klass.instructor)
     client.cookies["tz"] = "Asia/Kolkata"
-    response = client.post(reverse("courses:new_assignment", args=[klass.course.pk]), {
-        "title": "Week 2", "opens_at": "2036-03-02T09:00", "due_at": "2036-03-09T17:30", "late_until": "",
-        "late_penalty_percent": "0", "problems": [str(klass.b.pk), str(klass.a.pk)]})
+    response = client.post(
+        reverse("courses:new_assignment", args=[klass.course.pk]),
+        {
+            "title": "Week 2",
+            "opens_at": "2036-03-02T09:00",
+            "due_at": "2036-03-09T17:30",
+            "late_until": "",
+            "late_penalty_percent": "0",
+            "problems": [str(klass.b.pk), str(klass.a.pk)],
+        },
+    )
     assert response.status_code == 302
     made = Assignment.objects.get(title="Week 2")
     assert made.due_at == datetime(2036, 3, 9, 12, 0, tzinfo=timezone.utc)
     assert [i.problem_id for i in made.items.all()] == [klass.b.pk, klass.a.pk]  # the order ticked
-    refused = client.post(reverse("courses:new_assignment", args=[klass.course.pk]), {
-        "title": "Week 3", "opens_at": "2036-03-09T09:00", "due_at": "2036-03-02T09:00", "late_penalty_percent": "0",
-        "problems": [str(klass.a.pk)]})
+    refused = client.post(
+        reverse("courses:new_assignment", args=[klass.course.pk]),
+        {
+            "title": "Week 3",
+            "opens_at": "2036-03-09T09:00",
+            "due_at": "2036-03-02T09:00",
+            "late_penalty_percent": "0",
+            "problems": [str(klass.a.pk)],
+        },
+    )
     assert refused.status_code == 400 and "The due time must come after the opening time." in refused.content.decode()
 
 
@@ -158,7 +178,10 @@ def test_the_course_page_gives_instructors_the_code_and_the_roster(klass, client
     assert klass.course.join_code[:4] in html and 'data-user="ada"' in html and 'data-user="grace"' in html
     client.post(reverse("courses:rotate_code", args=[klass.course.pk]))
     klass.course.refresh_from_db()
-    assert klass.course.join_code[:4] + "-" in client.get(reverse("courses:detail", args=[klass.course.pk])).content.decode()
+    assert (
+        klass.course.join_code[:4] + "-"
+        in client.get(reverse("courses:detail", args=[klass.course.pk])).content.decode()
+    )
 
 
 def test_extensions_and_co_instructors_from_the_pages(klass, client, make_user):
@@ -170,8 +193,9 @@ def test_extensions_and_co_instructors_from_the_pages(klass, client, make_user):
     client.post(extend, {"learner": klass.ada.pk, "due_at": klass.day(8.5).strftime("%Y-%m-%dT%H:%M")})
     html = client.get(gradebook).content.decode()
     assert "saved" in html and "1 / 2" in html and "on time" in html
-    refused = client.post(extend, {"learner": klass.ada.pk, "due_at": klass.day(-1).strftime("%Y-%m-%dT%H:%M")},
-                          follow=True)
+    refused = client.post(
+        extend, {"learner": klass.ada.pk, "due_at": klass.day(-1).strftime("%Y-%m-%dT%H:%M")}, follow=True
+    )
     assert "comes after the opening time" in refused.content.decode()
     assert client.post(extend, {"learner": klass.instructor.pk, "due_at": ""}).status_code == 404  # not a learner
     make_user("ivan")
@@ -181,10 +205,13 @@ def test_extensions_and_co_instructors_from_the_pages(klass, client, make_user):
     assert 'data-user="ivan" data-role="instructor"' in client.get(detail).content.decode()
 
 
-def test_a_problem_kept_for_the_course_opens_to_its_members_and_says_it_ranks_nowhere(klass, client, make_user,
-                                                                                        tmp_path):
-    draft = authoring.create_draft(user=klass.instructor, files=folder_files(
-        copy_package(BANK / "checkpoint_dot_policy", tmp_path, "course_policy")))
+def test_a_problem_kept_for_the_course_opens_to_its_members_and_says_it_ranks_nowhere(
+    klass, client, make_user, tmp_path
+):
+    draft = authoring.create_draft(
+        user=klass.instructor,
+        files=folder_files(copy_package(BANK / "checkpoint_dot_policy", tmp_path, "course_policy")),
+    )
     record_validation(draft)
     as_user(client, klass.instructor)
     client.post(reverse("courses:publish_draft", args=[klass.course.pk]), {"draft": str(draft.uuid)})
@@ -192,8 +219,14 @@ def test_a_problem_kept_for_the_course_opens_to_its_members_and_says_it_ranks_no
     as_user(client, klass.ada)
     html = client.get(page).content.decode()
     assert 'id="course-only"' in html and "problem-leaderboard" not in html
-    assert client.post(reverse("submissions:submit", args=["course_policy"]), {"source": correct_source()}).status_code == 302
+    assert (
+        client.post(reverse("submissions:submit", args=["course_policy"]), {"source": correct_source()}).status_code
+        == 302
+    )
     as_user(client, make_user("outsider"))
     assert client.get(page).status_code == 404
-    assert client.post(reverse("submissions:submit", args=["course_policy"]), {"source": correct_source()}).status_code == 404
+    assert (
+        client.post(reverse("submissions:submit", args=["course_policy"]), {"source": correct_source()}).status_code
+        == 404
+    )
     assert client.get(reverse("leaderboard:problem", args=["course_policy"])).status_code == 404

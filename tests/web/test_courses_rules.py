@@ -1,11 +1,11 @@
 """What counts on an assignment (courses.rules), as plain Python: no database."""
+
 from datetime import datetime, timedelta, timezone
 
 from webplatform.courses import rules
 
 T = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
-RULES = rules.deadlines(opens_at=T, due_at=T + timedelta(days=7), late_until=T + timedelta(days=9),
-                        penalty_percent=30)
+RULES = rules.deadlines(opens_at=T, due_at=T + timedelta(days=7), late_until=T + timedelta(days=9), penalty_percent=30)
 
 
 def at(days: float, hours: float = 0) -> datetime:
@@ -14,8 +14,13 @@ def at(days: float, hours: float = 0) -> datetime:
 
 def test_the_first_acceptance_by_the_due_time_earns_the_point():
     cell = rules.cell([(1, at(1), "wrong_answer"), (2, at(2), "accepted"), (3, at(8), "accepted")], RULES)
-    assert (cell.verdict, cell.submission_id, cell.accepted_at, cell.late, cell.credit) == \
-        ("accepted", 2, at(2), False, 1.0)
+    assert (cell.verdict, cell.submission_id, cell.accepted_at, cell.late, cell.credit) == (
+        "accepted",
+        2,
+        at(2),
+        False,
+        1.0,
+    )
     assert cell.attempts == 3 and cell.outside == 0
 
 
@@ -37,8 +42,15 @@ def test_submissions_before_the_opening_or_after_the_last_deadline_do_not_count(
 
 
 def test_unsolved_shows_the_verdict_that_came_closest_and_its_latest_attempt():
-    cell = rules.cell([(1, at(1), "policy_violation"), (2, at(2), "compile_error"), (3, at(3), "policy_violation"),
-                       (4, at(4), "wrong_answer")], RULES)
+    cell = rules.cell(
+        [
+            (1, at(1), "policy_violation"),
+            (2, at(2), "compile_error"),
+            (3, at(3), "policy_violation"),
+            (4, at(4), "wrong_answer"),
+        ],
+        RULES,
+    )
     assert (cell.verdict, cell.submission_id, cell.credit, cell.solved) == ("policy_violation", 3, 0.0, False)
 
 

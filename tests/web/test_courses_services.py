@@ -1,5 +1,6 @@
 """Courses through their services: join codes, the roster and its group, problems kept for a
 course, and standings that follow verdicts, rejudges, deadlines and extensions."""
+
 from datetime import timedelta
 
 import pytest
@@ -30,11 +31,13 @@ def klass(bank, make_user):
 
 
 def standing(klass, user):
-    return Standing.objects.filter(assignment=klass.assignment, user=user).values_list(
-        "score", "solved", "late").first()
+    return (
+        Standing.objects.filter(assignment=klass.assignment, user=user).values_list("score", "solved", "late").first()
+    )
 
 
 # --- join codes -------------------------------------------------------------------------------------
+
 
 def test_a_code_joins_however_it_is_typed_and_a_rotated_code_joins_nothing(instructor, make_user):
     course = services.create_course(user=instructor, title="Remat 101")
@@ -95,6 +98,7 @@ def test_co_instructors_are_added_by_name_and_the_last_instructor_stays(klass, m
 
 # --- problems kept for a course ---------------------------------------------------------------------
 
+
 def test_a_draft_published_to_a_course_is_seen_by_its_members_only_until_made_public(klass, make_user, tmp_path):
     files = folder_files(copy_package(BANK / "checkpoint_names", tmp_path, "course_names"))
     draft = authoring.create_draft(user=klass.instructor, files=files)
@@ -128,12 +132,20 @@ def test_an_assignment_sets_no_problem_kept_for_another_course(klass, bank, make
     services.publish_to_course(course=other, draft=draft)
     theirs = selectors.course_problems(other).get()
     with pytest.raises(ValidationError, match="this course's own"):
-        services.save_assignment(course=klass.course, assignment=klass.assignment, title="Week 1",
-                                 opens_at=klass.assignment.opens_at, due_at=klass.assignment.due_at, late_until=None,
-                                 late_penalty_percent=0, problems=[klass.a, theirs])
+        services.save_assignment(
+            course=klass.course,
+            assignment=klass.assignment,
+            title="Week 1",
+            opens_at=klass.assignment.opens_at,
+            due_at=klass.assignment.due_at,
+            late_until=None,
+            late_penalty_percent=0,
+            problems=[klass.a, theirs],
+        )
 
 
 # --- standings ------------------------------------------------------------------------------------------
+
 
 def test_standings_follow_verdicts_on_time_and_late(klass):
     graded(klass.ada, klass.a, "wrong_answer", at=klass.day(1))
@@ -171,9 +183,16 @@ def test_new_deadlines_and_extensions_move_standings_and_announce_them(klass):
         ada_id = Standing.objects.get(assignment=klass.assignment, user=klass.ada).pk
         assert heard == [[ada_id]]
         a = klass.assignment
-        services.save_assignment(course=klass.course, assignment=a, title=a.title, opens_at=a.opens_at,
-                                 due_at=klass.day(8.5), late_until=None, late_penalty_percent=30,
-                                 problems=[klass.a, klass.b])
+        services.save_assignment(
+            course=klass.course,
+            assignment=a,
+            title=a.title,
+            opens_at=a.opens_at,
+            due_at=klass.day(8.5),
+            late_until=None,
+            late_penalty_percent=30,
+            problems=[klass.a, klass.b],
+        )
         assert standing(klass, klass.grace) == (1.0, 1, 0)
         assert heard[-1] == [Standing.objects.get(assignment=klass.assignment, user=klass.grace).pk]
         services.set_extension(assignment=klass.assignment, user=klass.ada, due_at=None)
@@ -185,9 +204,16 @@ def test_new_deadlines_and_extensions_move_standings_and_announce_them(klass):
 def test_deadlines_that_make_no_sense_are_refused(klass):
     a = klass.assignment
     with pytest.raises(ValidationError) as refused:
-        services.save_assignment(course=klass.course, assignment=a, title=a.title, opens_at=a.opens_at,
-                                 due_at=a.opens_at - timedelta(hours=1), late_until=a.opens_at - timedelta(hours=2),
-                                 late_penalty_percent=120, problems=[klass.a])
+        services.save_assignment(
+            course=klass.course,
+            assignment=a,
+            title=a.title,
+            opens_at=a.opens_at,
+            due_at=a.opens_at - timedelta(hours=1),
+            late_until=a.opens_at - timedelta(hours=2),
+            late_penalty_percent=120,
+            problems=[klass.a],
+        )
     assert set(refused.value.message_dict) == {"due_at", "late_until", "late_penalty_percent"}
     with pytest.raises(ValidationError, match="learners of this course"):
         services.set_extension(assignment=a, user=klass.instructor, due_at=klass.day(10))
@@ -200,8 +226,17 @@ def test_the_gradebook_filters_and_counts(klass, make_user):
     graded(klass.grace, klass.a, "policy_violation", at=klass.day(1))
     book = selectors.gradebook(assignment=klass.assignment)
     assert [r.learner.username for r in book.rows] == ["ada", "alan", "grace"] and book.total == 3
-    names = {show: [r.learner.username for r in selectors.gradebook(assignment=klass.assignment, show=show).rows]
-             for show in selectors.SHOW}
-    assert names == {"all": ["ada", "alan", "grace"], "missing": ["alan", "grace"], "late": ["ada"],
-                     "complete": ["ada"], "none": ["alan"]}
-    assert [r.learner.username for r in selectors.gradebook(assignment=klass.assignment, search="GRA").rows] == ["grace"]
+    names = {
+        show: [r.learner.username for r in selectors.gradebook(assignment=klass.assignment, show=show).rows]
+        for show in selectors.SHOW
+    }
+    assert names == {
+        "all": ["ada", "alan", "grace"],
+        "missing": ["alan", "grace"],
+        "late": ["ada"],
+        "complete": ["ada"],
+        "none": ["alan"],
+    }
+    assert [r.learner.username for r in selectors.gradebook(assignment=klass.assignment, search="GRA").rows] == [
+        "grace"
+    ]

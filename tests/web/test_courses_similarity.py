@@ -2,6 +2,7 @@
 learners ranked by the code they share beyond the starter and the statement's code, renamed
 variables and reworded comments notwithstanding; the side-by-side view marks the shared code,
 escapes every character of it under the site's CSP; only the course's instructors see any of it."""
+
 import re
 import time
 
@@ -18,7 +19,7 @@ from .helpers import BANK
 
 pytestmark = pytest.mark.django_db
 DOT = BANK / "checkpoint_dot_policy"
-ADA = '''import jax
+ADA = """import jax
 import jax.numpy as jnp
 
 
@@ -42,18 +43,24 @@ def checkpoint_dot_policy(w1, w2, x):
         out = jnp.dot(hidden, b)
         return _loss(out)
     return inner(w1, w2, x)
-'''
+"""
 # ada's, names changed and comments reworded (one of them would close the page's <pre> if unescaped)
-GRACE = (ADA.replace("_layer", "step").replace("pre", "s").replace("hidden", "hh").replace("total", "acc")
-         .replace("# the first product, then the relu by hand", "# </pre><script>alert('x')</script> mine"))
+GRACE = (
+    ADA.replace("_layer", "step")
+    .replace("pre", "s")
+    .replace("hidden", "hh")
+    .replace("total", "acc")
+    .replace("# the first product, then the relu by hand", "# </pre><script>alert('x')</script> mine")
+)
 STARTER_ONLY = (DOT / "starter.py").read_text().replace("raise NotImplementedError", "return 0.0")
 
 
 def submitted(user, problem, source, verdict="accepted"):
     made = submissions.create_submission(user=user, problem=problem, source=source, kind="submit")
     claimed = submissions.claim_submission(submission_id=made.pk, task_id=f"t-{made.pk}")
-    assert submissions.complete_submission(submission_id=made.pk, attempt=claimed.attempts,
-                                           report={"verdict": verdict, "message": ""})
+    assert submissions.complete_submission(
+        submission_id=made.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": ""}
+    )
     return made
 
 
@@ -65,11 +72,13 @@ def checked(bank, make_user, client):
     for learner in (edsger, alan):
         services.join_course(user=learner, code=klass.course.join_code)
     own = (DOT / "submissions" / "accepted" / "decorator.py").read_text()
-    made = {"ada": submitted(klass.ada, klass.a, ADA),
-            "grace_first": submitted(klass.grace, klass.a, own, "wrong_answer"),
-            "grace": submitted(klass.grace, klass.a, GRACE),  # her accepted and last
-            "edsger": submitted(edsger, klass.a, own),
-            "alan": submitted(alan, klass.a, STARTER_ONLY, "wrong_answer")}
+    made = {
+        "ada": submitted(klass.ada, klass.a, ADA),
+        "grace_first": submitted(klass.grace, klass.a, own, "wrong_answer"),
+        "grace": submitted(klass.grace, klass.a, GRACE),  # her accepted and last
+        "edsger": submitted(edsger, klass.a, own),
+        "alan": submitted(alan, klass.a, STARTER_ONLY, "wrong_answer"),
+    }
     client.force_login(klass.instructor)
     page = reverse("courses:similarity", args=[klass.course.pk, klass.assignment.pk])
     assert client.post(page).status_code == 302
@@ -127,13 +136,22 @@ def test_three_hundred_learners_on_five_problems_take_under_a_minute():
     """The issue's measure, on the ranking itself (the task adds two queries per check): 300
     learners, an accepted and a last submission each, on five of the bank's problems."""
     started = time.perf_counter()
-    for slug in ("checkpoint_dot_policy", "checkpoint_names", "checkpoint_per_layer", "scan_over_layers",
-                 "attention_keep_qkv"):
+    for slug in (
+        "checkpoint_dot_policy",
+        "checkpoint_names",
+        "checkpoint_per_layer",
+        "scan_over_layers",
+        "attention_keep_qkv",
+    ):
         folder = BANK / slug
         pool = [p.read_text() for p in sorted(folder.glob("submissions/*/*.py"))]
         given = similarity.given((folder / "starter.py").read_text(), (folder / "statement.md").read_text())
-        sources = {learner: {2 * learner: f"# {learner}\n" + pool[learner % len(pool)],
-                             2 * learner + 1: pool[(learner * 7) % len(pool)] + f"\n# last of {learner}\n"}
-                   for learner in range(300)}
+        sources = {
+            learner: {
+                2 * learner: f"# {learner}\n" + pool[learner % len(pool)],
+                2 * learner + 1: pool[(learner * 7) % len(pool)] + f"\n# last of {learner}\n",
+            }
+            for learner in range(300)
+        }
         assert len(similarity.rank(sources, given)) == similarity.KEPT_PER_PROBLEM
     assert time.perf_counter() - started < 60

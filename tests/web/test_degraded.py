@@ -1,5 +1,6 @@
 """Clear answers while a part is away: 503 with Retry-After when the database is, JSON errors for
 JSON clients, and /healthz saying which part is down."""
+
 from unittest import mock
 
 import pytest
@@ -44,8 +45,7 @@ def test_json_clients_get_json_for_a_server_error_and_a_missing_page(learner_sit
     with mock.patch.object(services, "create_submission", side_effect=RuntimeError("a bug")):
         response = learner_site.post(SUBMIT, {"source": correct_source()}, HTTP_ACCEPT="application/json")
     assert response.status_code == 500 and "error" in response.json() and "a bug" not in response.json()["error"]
-    theirs = services.create_submission(user=other_learner, problem=dot_policy, source=correct_source(),
-                                        kind="submit")
+    theirs = services.create_submission(user=other_learner, problem=dot_policy, source=correct_source(), kind="submit")
     response = learner_site.get(f"/submissions/{theirs.pk}/status/", HTTP_ACCEPT="application/json")
     assert response.status_code == 404 and "error" in response.json()
     assert learner_site.get(f"/submissions/{theirs.pk}/").status_code == 404  # a browser: the usual page

@@ -1,6 +1,7 @@
 """Errors keep the site around them: 400, 403, 404 and 500 (and a form refused by the CSRF check)
 in the site's layout, with the navigation and the ways back; the 500 page renders with the
 database down, so it must not need it."""
+
 import pytest
 from django.db import OperationalError, connections
 from django.test import Client
@@ -15,8 +16,12 @@ pytestmark = pytest.mark.django_db
 
 def in_layout(html: str) -> bool:
     """The site's bar with its navigation, and the error page's ways back."""
-    return ('class="topbar"' in html and 'aria-label="Site"' in html and 'class="ways-back"' in html
-            and f'href="{reverse("practice:problem_list")}"' in html)
+    return (
+        'class="topbar"' in html
+        and 'aria-label="Site"' in html
+        and 'class="ways-back"' in html
+        and f'href="{reverse("practice:problem_list")}"' in html
+    )
 
 
 def test_an_unknown_problem_is_a_404_page_of_the_site(client):

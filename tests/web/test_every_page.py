@@ -8,6 +8,7 @@ WCAG 2.2 AA (target size included) or of its best practices.
 The site runs in this process (pytest-django's live_server), so the test makes each state it
 visits: verdicts graded by the real judge, a passed validation, a learner over the rate limit, a
 database that is down. ``PAGE_AUDIT_REPORT=path.json`` also writes what was measured per page."""
+
 import json
 import os
 import re
@@ -92,10 +93,12 @@ def measure(page) -> Measure:
     page.route(f"{origin}/__axe-core.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript"))
     page.add_script_tag(url=f"{origin}/__axe-core.js")
     page.unroute(f"{origin}/__axe-core.js")
-    return Measure(sideways_px=page.evaluate(SIDEWAYS),
-                   raw_text=RAW_TEMPLATE.findall(page.evaluate(VISIBLE_TEXT)),
-                   violations=page.evaluate(RUN_AXE),
-                   in_layout=page.locator("header nav a[href='/']").count() > 0)
+    return Measure(
+        sideways_px=page.evaluate(SIDEWAYS),
+        raw_text=RAW_TEMPLATE.findall(page.evaluate(VISIBLE_TEXT)),
+        violations=page.evaluate(RUN_AXE),
+        in_layout=page.locator("header nav a[href='/']").count() > 0,
+    )
 
 
 def opened(page, url):
@@ -107,11 +110,14 @@ def posted_without_script(page, url, source):
     """The problem page's form sent as a browser without JavaScript sends it; the answer's status."""
     page.goto(url)
     with page.expect_navigation() as navigation:
-        page.evaluate("""(source) => {
+        page.evaluate(
+            """(source) => {
             const form = document.getElementById("solve-form");
             form.querySelector("[name=source]").value = source;
             form.submit();
-        }""", source)
+        }""",
+            source,
+        )
     return navigation.value.status
 
 
@@ -121,8 +127,12 @@ def grade(submission_id: int) -> str:
 
 @pytest.fixture
 def people(make_user, staff):
-    return {"learner": make_user("ada"), "other": make_user("grace"),
-            "instructor": make_user("iris", instructor=True), "staff": staff}
+    return {
+        "learner": make_user("ada"),
+        "other": make_user("grace"),
+        "instructor": make_user("iris", instructor=True),
+        "staff": staff,
+    }
 
 
 @pytest.fixture
@@ -135,16 +145,23 @@ def scenario(bank, people, broker, tmp_path):
     courses.join_course(user=learner, code=course.join_code)
     now = timezone.now()
     assignment = courses.save_assignment(
-        course=course, title="Week 1", opens_at=now - timedelta(days=1), due_at=now + timedelta(days=7),
-        late_until=now + timedelta(days=9), late_penalty_percent=20, problems=[dot, bank["checkpoint_names"]])
+        course=course,
+        title="Week 1",
+        opens_at=now - timedelta(days=1),
+        due_at=now + timedelta(days=7),
+        late_until=now + timedelta(days=9),
+        late_penalty_percent=20,
+        problems=[dot, bank["checkpoint_names"]],
+    )
     ids["course"], ids["assignment"], ids["join_code"] = course.pk, assignment.pk, course.join_code
     last_term = courses.create_course(user=people["instructor"], title="Remat 100", term="Fall 2025")
     ids["archived"] = courses.archive_course(course=last_term, archived=True).pk
     for name, source in (("accepted", correct_source()), ("violation", no_checkpoint_source())):
         ids[name] = submissions.create_submission(user=learner, problem=dot, source=source, kind="submit").pk
         grade(ids[name])
-    ids["inspection"] = submissions.create_submission(user=learner, problem=dot, source=correct_source(),
-                                                      kind="inspect").pk
+    ids["inspection"] = submissions.create_submission(
+        user=learner, problem=dot, source=correct_source(), kind="inspect"
+    ).pk
     assert grade(ids["inspection"]) == "inspected"
     ids["others"] = submissions.create_submission(user=people["other"], problem=dot, source="x", kind="submit").pk
     # grace joins too and hands in ada's code: the similarity check pairs them
@@ -164,8 +181,9 @@ def scenario(bank, people, broker, tmp_path):
     ids["draft"], ids["validation"] = draft.uuid, run.pk
     ids["bank_draft"] = authoring.start_draft_from_problem(user=people["staff"], problem=dot).uuid
     ids["rejudge"] = authoring.start_rejudge(problem=dot, user=people["staff"]).pk
-    exploration = explorer.start(user=learner, source=EXAMPLE, function="mlp", args=EXAMPLE_ARGS, budget="400000",
-                                 problem_slug=DOT)
+    exploration = explorer.start(
+        user=learner, source=EXAMPLE, function="mlp", args=EXAMPLE_ARGS, budget="400000", problem_slug=DOT
+    )
     assert run_exploration.apply(args=[exploration.pk], task_id="explore").get() == "done"
     ids["exploration"] = exploration.pk
     return ids
@@ -176,6 +194,7 @@ def visits(url, ids, settings) -> list[Visit]:
 
     def under_the_editor(source, button, shown):
         """The code typed, sent with ``button``, graded, and its result ``shown`` under the editor."""
+
         def go(page):
             page.goto(problem)
             type_into_editor(page, source)
@@ -185,6 +204,7 @@ def visits(url, ids, settings) -> list[Visit]:
             grade(latest)
             expect(page.locator("#result-body #verdict")).to_have_text(shown, timeout=60_000)
             return 200
+
         return go
 
     solved_under_the_editor = under_the_editor(no_checkpoint_source(), "#submit-button", "policy_violation")
@@ -204,6 +224,7 @@ def visits(url, ids, settings) -> list[Visit]:
     def database_down(page):
         def refuse(*args, **kwargs):
             raise OperationalError("the database is down")
+
         backend = type(connections["default"])  # every connection, the live server's thread's too
         real = backend.cursor
         backend.cursor = refuse
@@ -277,8 +298,12 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("sign up", "signed out", go("/accounts/signup/"), 200),
         Visit("password reset", "signed out", go("/accounts/password/reset/"), 200),
         Visit("password reset, link sent", "signed out", go("/accounts/password/reset/sent/"), 200),
-        Visit("password reset, a link that no longer works", "signed out",
-              go("/accounts/password/reset/MQ/set-password/"), 200),
+        Visit(
+            "password reset, a link that no longer works",
+            "signed out",
+            go("/accounts/password/reset/MQ/set-password/"),
+            200,
+        ),
         Visit("password reset, new password saved", "signed out", go("/accounts/password/reset/done/"), 200),
         Visit("404 unknown problem", "signed out", go("/problems/no_such_problem/"), 404),
         Visit("400 bad request", "signed out", go("/?" + "&".join(["x"] * 1001)), 400),
@@ -293,8 +318,12 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("problem page, solved", "learner", go(f"/problems/{DOT}/"), 200),
         Visit("problem list, search results", "learner", go("/?q=scan"), 200),
         Visit("problem list, nothing found", "learner", go("/?q=no+such+word"), 200),
-        Visit("two attempts compared", "learner",
-              go(f"/submissions/compare/?id={ids['accepted']}&id={ids['violation']}"), 200),
+        Visit(
+            "two attempts compared",
+            "learner",
+            go(f"/submissions/compare/?id={ids['accepted']}&id={ids['violation']}"),
+            200,
+        ),
         Visit("compare, not two attempts", "learner", go(f"/submissions/compare/?id={ids['accepted']}"), 400),
         Visit("problem page, verdict under the editor", "learner", solved_under_the_editor, 200),
         Visit("problem page, inspection under the editor", "learner", inspected_under_the_editor, 200),
@@ -314,8 +343,12 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("courses, due soon", "learner", go("/courses/"), 200),
         Visit("course", "learner", go(course), 200),
         Visit("assignment", "learner", go(assignment), 200),
-        Visit("problem page, opened from the assignment", "learner",
-              go(f"/problems/{DOT}/?assignment={ids['assignment']}"), 200),
+        Visit(
+            "problem page, opened from the assignment",
+            "learner",
+            go(f"/problems/{DOT}/?assignment={ids['assignment']}"),
+            200,
+        ),
         Visit("join link", "learner", go(f"/courses/join/{ids['join_code']}/"), 200),
         Visit("join, wrong code", "learner", wrong_join_code, 400),
         Visit("404 gradebook", "learner", go(f"{assignment}gradebook/"), 404),
@@ -346,13 +379,15 @@ def visits(url, ids, settings) -> list[Visit]:
 
 
 # The docs' pictures (docs/learners/): (name, the part a phone's shot starts from, the schemes shot).
-SHOTS = {("learner", "problem page, verdict under the editor"): ("problem_page", "#workbench", ("light", "dark")),
-         ("signed out", "problem list"): ("home", None, ("light",)),
-         ("learner", "problem list, search results"): ("search_results", None, ("light",)),
-         ("learner", "problem page, solved"): ("problem_solved", "#after-verdict", ("light",)),
-         ("learner", "two attempts compared"): ("compare_attempts", None, ("light",)),
-         ("learner", "verdict page, policy_violation"): ("verdict_page", None, ("light",)),
-         ("instructor", "authoring form, failed save"): ("authoring_form", None, ("light",))}
+SHOTS = {
+    ("learner", "problem page, verdict under the editor"): ("problem_page", "#workbench", ("light", "dark")),
+    ("signed out", "problem list"): ("home", None, ("light",)),
+    ("learner", "problem list, search results"): ("search_results", None, ("light",)),
+    ("learner", "problem page, solved"): ("problem_solved", "#after-verdict", ("light",)),
+    ("learner", "two attempts compared"): ("compare_attempts", None, ("light",)),
+    ("learner", "verdict page, policy_violation"): ("verdict_page", None, ("light",)),
+    ("instructor", "authoring form, failed save"): ("authoring_form", None, ("light",)),
+}
 
 
 def report(found: list[Visit]) -> str:
@@ -363,15 +398,19 @@ def report(found: list[Visit]) -> str:
             continue
         for width, m in visit.measures.items():
             rules = ", ".join(f"{v['id']} ({v['impact']}, {v['nodes']})" for v in m.serious)
-            lines.append(f"{visit.who:10} {visit.name} @{width}: sideways {m.sideways_px} px, raw {m.raw_text}, "
-                         f"{'' if m.in_layout else 'no site navigation, '}serious/critical: {rules or 'none'}")
+            lines.append(
+                f"{visit.who:10} {visit.name} @{width}: sideways {m.sideways_px} px, raw {m.raw_text}, "
+                f"{'' if m.in_layout else 'no site navigation, '}serious/critical: {rules or 'none'}"
+            )
     return "\n".join(lines)
 
 
 def test_every_page_fits_a_phone_and_a_laptop_and_passes_axe(live_browser, live_server, scenario, people, settings):
     found = visits(lambda path: live_server.url + path, scenario, settings)
-    contexts = {who: signed_in(live_browser, live_server, people.get(who), viewport={"width": 390, "height": 844})
-                for who in ("signed out", "learner", "instructor", "staff")}
+    contexts = {
+        who: signed_in(live_browser, live_server, people.get(who), viewport={"width": 390, "height": 844})
+        for who in ("signed out", "learner", "instructor", "staff")
+    }
     for visit in found:
         page = contexts[visit.who].new_page()
         try:
@@ -394,11 +433,31 @@ def test_every_page_fits_a_phone_and_a_laptop_and_passes_axe(live_browser, live_
         finally:
             page.close()
     if os.environ.get("PAGE_AUDIT_REPORT"):
-        Path(os.environ["PAGE_AUDIT_REPORT"]).write_text(json.dumps([
-            {"name": v.name, "who": v.who, "error": v.error,
-             "measures": {w: {"sideways_px": m.sideways_px, "raw_text": m.raw_text, "violations": m.violations,
-                              "in_layout": m.in_layout}
-                          for w, m in v.measures.items()}} for v in found], indent=1))
-    failing = [v for v in found if v.error or any(m.sideways_px > 0 or m.raw_text or m.serious or not m.in_layout
-                                                  for m in v.measures.values())]
+        Path(os.environ["PAGE_AUDIT_REPORT"]).write_text(
+            json.dumps(
+                [
+                    {
+                        "name": v.name,
+                        "who": v.who,
+                        "error": v.error,
+                        "measures": {
+                            w: {
+                                "sideways_px": m.sideways_px,
+                                "raw_text": m.raw_text,
+                                "violations": m.violations,
+                                "in_layout": m.in_layout,
+                            }
+                            for w, m in v.measures.items()
+                        },
+                    }
+                    for v in found
+                ],
+                indent=1,
+            )
+        )
+    failing = [
+        v
+        for v in found
+        if v.error or any(m.sideways_px > 0 or m.raw_text or m.serious or not m.in_layout for m in v.measures.values())
+    ]
     assert not failing, report(failing)

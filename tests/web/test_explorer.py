@@ -1,6 +1,7 @@
 """The policy explorer's pages (webplatform.explorer): a learner pastes a function, the work goes
 to the background queue as one message holding the exploration's id, the worker's task (run here
 as the worker runs it) fills the table, and the page names the plan within a budget."""
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -21,7 +22,8 @@ def start(client, **fields):
 
 
 def test_an_exploration_runs_on_the_background_lane_and_shows_every_plan(
-        learner_client, learner, broker, django_capture_on_commit_callbacks):
+    learner_client, learner, broker, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         answer = start(learner_client, budget=str(INPUT_BYTES))
     found = Exploration.objects.get(user=learner)
@@ -38,7 +40,12 @@ def test_an_exploration_runs_on_the_background_lane_and_shows_every_plan(
     assert (found.status, found.attempts) == ("done", 1)
     html = learner_client.get(answer["Location"]).content.decode()
     assert 'data-finished="true"' in html and 'id="explore-table"' in html
-    for plan in ("nothing_saveable", "everything_saveable", "dots_saveable", "save_only_these_names(&#x27;hidden&#x27;)"):
+    for plan in (
+        "nothing_saveable",
+        "everything_saveable",
+        "dots_saveable",
+        "save_only_these_names(&#x27;hidden&#x27;)",
+    ):
         assert f"<code>{plan}</code>" in html
     # the inputs alone fit: offloading the products beats recomputing them
     assert '<strong id="best-plan">offload_dot_with_no_batch_dims</strong>' in html
@@ -52,11 +59,16 @@ def test_an_exploration_runs_on_the_background_lane_and_shows_every_plan(
     assert learner_client.get(answer["Location"], {"budget": "lots"}).status_code == 400
 
 
-@pytest.mark.parametrize("fields, phrase", [
-    ({"args": "f32[n,4]"}, "concrete sizes"), ({"args": ""}, "shape of each argument"),
-    ({"function": "not a name"}, "name the function"), ({"source": "  "}, "paste the code"),
-    ({"budget": "-3"}, "whole number of bytes"),
-])
+@pytest.mark.parametrize(
+    "fields, phrase",
+    [
+        ({"args": "f32[n,4]"}, "concrete sizes"),
+        ({"args": ""}, "shape of each argument"),
+        ({"function": "not a name"}, "name the function"),
+        ({"source": "  "}, "paste the code"),
+        ({"budget": "-3"}, "whole number of bytes"),
+    ],
+)
 def test_bad_input_is_refused_with_the_reason_and_the_form_kept(learner_client, learner, broker, fields, phrase):
     answer = start(learner_client, **fields)
     assert answer.status_code == 400 and phrase in answer.content.decode()
@@ -72,7 +84,8 @@ def test_a_refused_source_fails_with_the_gates_reason(learner_client, learner, b
 
 
 def test_the_explorer_is_linked_from_home_and_problem_pages_and_explorations_are_private(
-        learner_client, learner, other_learner, bank, broker):
+    learner_client, learner, other_learner, bank, broker
+):
     client = Client()  # signed out (learner_client is pytest-django's client, signed in)
     assert 'id="explorer-link"' in client.get("/").content.decode()
     page = client.get(reverse("practice:problem_detail", args=["checkpoint_dot_policy"])).content.decode()

@@ -2,6 +2,7 @@
 a function of their own with its shapes and a budget, waits for the background worker (run here
 as the worker runs it) and reads off the plan that fits. Screenshots at 390 px and 1366 px
 (``UPDATE_SCREENSHOTS=1`` writes them into docs/screenshots)."""
+
 import pytest
 from playwright.sync_api import expect
 
@@ -13,7 +14,7 @@ from .helpers import signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-MINE = '''import jax
+MINE = """import jax
 import jax.numpy as jnp
 from jax.ad_checkpoint import checkpoint_name
 
@@ -21,7 +22,7 @@ from jax.ad_checkpoint import checkpoint_name
 def block(w1, w2, x):
     h1 = checkpoint_name(jnp.tanh(x @ w1), "h1")
     return jnp.mean(jnp.tanh(h1 @ w2) ** 2)
-'''
+"""
 # The inputs (held whatever the plan) and the two products, (64, 256) and (64, 128): saving the
 # products fits, saving everything does not. (Saving only h1 still recomputes x @ w1: tanh's
 # derivative reads its own result, not the named copy of it, so that plan is beaten.)
@@ -30,7 +31,8 @@ BUDGET = INPUTS + (64 * 256 + 64 * 128) * 4
 
 
 def test_a_learner_opens_the_explorer_from_a_problem_and_reads_the_plan_that_fits(
-        live_browser, live_server, learner, bank, broker):
+    live_browser, live_server, learner, bank, broker
+):
     page = signed_in(live_browser, live_server, learner).new_page()
     page.goto(live_server.url + "/problems/checkpoint_dot_policy/")
     page.locator("#problem-explorer").click()
@@ -47,7 +49,8 @@ def test_a_learner_opens_the_explorer_from_a_problem_and_reads_the_plan_that_fit
     # the page reads itself again until the work is done
     expect(page.locator("#best-plan")).to_have_text("dots_saveable", timeout=30_000)
     expect(page.locator("#plan-code")).to_have_text(
-        "jax.checkpoint(block, policy=jax.checkpoint_policies.dots_saveable)")
+        "jax.checkpoint(block, policy=jax.checkpoint_policies.dots_saveable)"
+    )
     expect(page.locator("#explore-table tbody tr")).to_have_count(9)  # 6 policies, 3 for the name h1
     expect(page.locator("#explore-table tr.dominated").first).to_contain_text("save_only_these_names('h1')")
     expect(page.locator("#explore-chart g.plan.chosen")).to_have_count(1)

@@ -1,6 +1,7 @@
 """The queue is fair: a learner's own gradings wait behind each other (the per-learner cap),
 "Run samples" goes before submissions, background work has a queue of its own, a learner sees
 their place in line and can cancel a grading."""
+
 import pytest
 
 from webplatform.submissions import selectors, services
@@ -18,8 +19,9 @@ def submit(user, problem, kind="submit"):
 
 def finish(submission, verdict="accepted"):
     claimed = services.claim_submission(submission_id=submission.pk, task_id=f"m{submission.pk}")
-    assert services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
-                                        report={"verdict": verdict, "message": ""})
+    assert services.complete_submission(
+        submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": ""}
+    )
 
 
 def queued_ids(broker, queue="cpu"):
@@ -32,7 +34,8 @@ def place(submission):
 
 
 def test_a_learner_s_loops_queue_behind_each_other_not_in_front_of_others(
-        learner, other_learner, dot_policy, broker, settings, django_capture_on_commit_callbacks):
+    learner, other_learner, dot_policy, broker, settings, django_capture_on_commit_callbacks
+):
     settings.GRADING = {**settings.GRADING, "PER_LEARNER_IN_FLIGHT": 1}
     with django_capture_on_commit_callbacks(execute=True):
         mine = [submit(learner, dot_policy) for _ in range(3)]
@@ -42,8 +45,9 @@ def test_a_learner_s_loops_queue_behind_each_other_not_in_front_of_others(
     assert place(mine[0]).ahead == 0 and place(theirs).ahead == 1
     assert place(mine[1]) == selectors.Place(ahead=None, own_ahead=1)
     assert place(mine[2]) == selectors.Place(ahead=None, own_ahead=2)  # her first, in flight, and her second
-    assert "waits for your 2 earlier gradings (one of your gradings runs at a time" in \
-        selectors.describe_place(place(mine[2]))
+    assert "waits for your 2 earlier gradings (one of your gradings runs at a time" in selectors.describe_place(
+        place(mine[2])
+    )
     broker.client.flushdb()
     with django_capture_on_commit_callbacks(execute=True):
         finish(mine[0])
@@ -52,7 +56,8 @@ def test_a_learner_s_loops_queue_behind_each_other_not_in_front_of_others(
 
 
 def test_without_a_cap_every_grading_is_published_at_once(
-        learner, dot_policy, broker, settings, django_capture_on_commit_callbacks):
+    learner, dot_policy, broker, settings, django_capture_on_commit_callbacks
+):
     settings.GRADING = {**settings.GRADING, "PER_LEARNER_IN_FLIGHT": 0}
     with django_capture_on_commit_callbacks(execute=True):
         mine = [submit(learner, dot_policy) for _ in range(3)]
@@ -60,7 +65,8 @@ def test_without_a_cap_every_grading_is_published_at_once(
 
 
 def test_the_sweep_publishes_what_the_cap_held_if_its_turn_was_missed(
-        learner, dot_policy, broker, django_capture_on_commit_callbacks):
+    learner, dot_policy, broker, django_capture_on_commit_callbacks
+):
     first, second = submit(learner, dot_policy), submit(learner, dot_policy)
     # The worker stored the first verdict but died before publishing the next (not through services).
     Submission.objects.filter(pk=first.pk).update(status=Status.DONE, verdict="accepted")
@@ -71,7 +77,8 @@ def test_the_sweep_publishes_what_the_cap_held_if_its_turn_was_missed(
 
 
 def test_run_samples_is_taken_before_submissions_sent_earlier(
-        learner, other_learner, make_user, dot_policy, broker, django_capture_on_commit_callbacks):
+    learner, other_learner, make_user, dot_policy, broker, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         a = submit(learner, dot_policy)
         b = submit(other_learner, dot_policy)
@@ -80,8 +87,9 @@ def test_run_samples_is_taken_before_submissions_sent_earlier(
     assert place(quick).ahead == 0 and place(b).ahead == 2
 
 
-def test_validations_and_rejudges_go_to_the_background_queue(learner, dot_policy, broker,
-                                                              django_capture_on_commit_callbacks):
+def test_validations_and_rejudges_go_to_the_background_queue(
+    learner, dot_policy, broker, django_capture_on_commit_callbacks
+):
     done = submit(learner, dot_policy)
     finish(done)
     broker.client.flushdb()
@@ -94,7 +102,8 @@ def test_validations_and_rejudges_go_to_the_background_queue(learner, dot_policy
 
 
 def test_cancel_a_queued_grading_lets_the_next_one_through(
-        learner, dot_policy, broker, django_capture_on_commit_callbacks):
+    learner, dot_policy, broker, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         first, second = submit(learner, dot_policy), submit(learner, dot_policy)
     broker.client.flushdb()

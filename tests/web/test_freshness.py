@@ -1,6 +1,7 @@
 """Cached figures are served only while the grading state they were computed from is current:
 a verdict, a rejudge, a new problem version or a deleted learner makes the next read compute
 again."""
+
 import threading
 import time
 
@@ -41,8 +42,12 @@ def stamped(learner, other_learner, tmp_path):
     folder = copy_package(DOT_POLICY, tmp_path, "stamped")
     sync_problems(root=tmp_path)
     problem = Problem.objects.get(slug="stamped")
-    return {"folder": folder, "root": tmp_path, "mine": graded(learner, problem, "accepted"),
-            "theirs": graded(other_learner, problem, "accepted")}
+    return {
+        "folder": folder,
+        "root": tmp_path,
+        "mine": graded(learner, problem, "accepted"),
+        "theirs": graded(other_learner, problem, "accepted"),
+    }
 
 
 def moves_the_state(change) -> bool:
@@ -85,8 +90,9 @@ def test_threads_asking_at_once_share_one_computation():
         return "done"
 
     results = []
-    threads = [threading.Thread(target=lambda: results.append(freshness.cached("slow", slow, state="s")))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: results.append(freshness.cached("slow", slow, state="s"))) for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     assert started.wait(5)

@@ -1,4 +1,5 @@
 """The grading task, run in this process on the real judge (a real child process grades)."""
+
 import json
 import threading
 import time
@@ -25,7 +26,8 @@ def submit(user, problem, source, kind="submit"):
 
 
 def test_a_correct_submission_is_accepted_with_its_evidence_and_a_second_message_changes_nothing(
-        learner, dot_policy, broker):
+    learner, dot_policy, broker
+):
     submission = submit(learner, dot_policy, correct_source())
     assert grade_submission.apply(args=[submission.pk], task_id="message-1").get() == "accepted"
     submission.refresh_from_db()
@@ -37,7 +39,10 @@ def test_a_correct_submission_is_accepted_with_its_evidence_and_a_second_message
     # Measured for the leaderboard: our traced figures and XLA's beside them, and the time.
     cost = report["cost"]
     assert (submission.residual_bytes, submission.flops, submission.peak_bytes) == (
-        3584, round(cost["flops"]), cost["peak_bytes"])
+        3584,
+        round(cost["flops"]),
+        cost["peak_bytes"],
+    )
     assert submission.flops > 0 and submission.peak_bytes >= 3584
     assert submission.xla_flops == round(cost["xla_flops"]) and submission.xla_peak_bytes == cost["xla_peak_bytes"]
     assert 0 < submission.grading_time_s == report["time_s"]
@@ -62,7 +67,8 @@ def test_run_samples_grades_the_sample_cases_only_and_names_the_saved_relu(learn
 
 
 def test_a_judge_that_keeps_failing_ends_in_internal_error_after_bounded_retries(
-        learner, broker, tmp_path, settings, django_capture_on_commit_callbacks):
+    learner, broker, tmp_path, settings, django_capture_on_commit_callbacks
+):
     settings.GRADING = {**settings.GRADING, "MAX_ATTEMPTS": 3, "RETRY_DELAY_S": 0}
     copy_package(DOT_POLICY, tmp_path, "damaged")
     sync_problems(root=tmp_path)
@@ -101,11 +107,13 @@ def test_an_internal_error_verdict_of_the_judge_is_retried_then_kept(learner, br
     assert "oops" not in submission.message and "reference" not in submission.message
 
 
-def test_printed_output_keeps_no_hidden_size_in_the_stored_report_or_on_the_page(learner, learner_client, dot_policy,
-                                                                                 broker):
+def test_printed_output_keeps_no_hidden_size_in_the_stored_report_or_on_the_page(
+    learner, learner_client, dot_policy, broker
+):
     # checkpoint_dot_policy's hidden cases are N=64, d=32 and N=2, d=48; its samples N=8, d=16 and N=4, d=4
-    printing = correct_source().replace("    y = jnp.maximum", '    print(f"SHAPE {x.shape[0]}x{x.shape[1]}")\n'
-                                                              "    y = jnp.maximum")
+    printing = correct_source().replace(
+        "    y = jnp.maximum", '    print(f"SHAPE {x.shape[0]}x{x.shape[1]}")\n    y = jnp.maximum'
+    )
     # Run samples shows what the code printed on the samples ...
     run = submit(learner, dot_policy, printing, kind="run")
     assert grade_submission.apply(args=[run.pk], task_id="r").get() == "accepted"
@@ -119,24 +127,27 @@ def test_printed_output_keeps_no_hidden_size_in_the_stored_report_or_on_the_page
     submission.refresh_from_db()
     assert submission.report.get("stdout", "") == ""
     submitted_page = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
-    assert "SHAPE 8x16" not in submitted_page and "id=\"stdout\"" not in submitted_page
+    assert "SHAPE 8x16" not in submitted_page and 'id="stdout"' not in submitted_page
     for stored in (json.dumps(run.report), page, json.dumps(submission.report), submitted_page):
         assert "64x32" not in stored and "2x48" not in stored
 
 
 def _flaky(real, failures: list):
     """``real``, raising the error a dropped database connection raises while ``failures`` lasts."""
+
     def call(**kwargs):
         if failures:
             failures.pop()
             raise OperationalError("server closed the connection unexpectedly")
         return real(**kwargs)
+
     return call
 
 
 @pytest.mark.django_db(transaction=True)  # the claim's heartbeat beats from a thread, on its own connection
 def test_a_database_outage_while_grading_delays_the_verdict_and_never_grades_it_twice(
-        learner, dot_policy, broker, settings, monkeypatch):
+    learner, dot_policy, broker, settings, monkeypatch
+):
     """The database goes away as the worker claims the submission and again as it stores the
     verdict: the task waits for it each time (it does not fail, which would acknowledge and lose
     the message), and the verdict graded once is stored once."""
@@ -154,7 +165,8 @@ def test_a_database_outage_while_grading_delays_the_verdict_and_never_grades_it_
 
 
 def test_a_database_away_for_longer_than_the_patience_hands_the_message_back(
-        learner, dot_policy, broker, settings, monkeypatch):
+    learner, dot_policy, broker, settings, monkeypatch
+):
     settings.GRADING = {**settings.GRADING, "DATABASE_PATIENCE_S": 0.5}
     submission = submit(learner, dot_policy, correct_source())
     monkeypatch.setattr(services, "claim_submission", _flaky(services.claim_submission, [1] * 1000))
@@ -171,8 +183,9 @@ def test_cancelling_a_running_grading_stops_it_at_the_next_heartbeat(learner, do
     slow = correct_source() + "\n\nWARM_UP = sum(i * i for i in range(300_000_000))\n"  # a minute of work
     submission = submit(learner, dot_policy, slow)
     outcome = []
-    grading = threading.Thread(target=lambda: outcome.append(
-        grade_submission.apply(args=[submission.pk], task_id="m").get()))
+    grading = threading.Thread(
+        target=lambda: outcome.append(grade_submission.apply(args=[submission.pk], task_id="m").get())
+    )
     grading.start()
     try:
         deadline = time.monotonic() + 60

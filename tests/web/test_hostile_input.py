@@ -4,6 +4,7 @@ JSON body, signed in as a learner and as an instructor, and none may answer 500.
 what a probe sends: NUL bytes (PostgreSQL refuses them in any text), ids past 64 bits (SQLite
 overflows), non-UUIDs, very long strings, bytes that are not UTF-8 and negative pages.
 `make test` runs this again on PostgreSQL (tests/postgres_pass.py)."""
+
 import json
 import re
 import uuid
@@ -26,10 +27,44 @@ HOSTILE = {
     "negative": "-1",
 }
 # Every query parameter a view or an operation reads, and a few that none does.
-QUERY_NAMES = ("q", "tag", "difficulty", "page", "period", "kind", "id", "draft", "show", "next", "problem", "limit",
-               "offset", "iss", "login_hint", "target_link_uri", "client_id", "lti_message_hint", "code", "version")
-FORM_NAMES = QUERY_NAMES + ("source", "title", "assignment", "problems", "state", "id_token", "username",
-                            "password", "name", "slug", "due_at", "opens_at", "member", "extra_minutes")
+QUERY_NAMES = (
+    "q",
+    "tag",
+    "difficulty",
+    "page",
+    "period",
+    "kind",
+    "id",
+    "draft",
+    "show",
+    "next",
+    "problem",
+    "limit",
+    "offset",
+    "iss",
+    "login_hint",
+    "target_link_uri",
+    "client_id",
+    "lti_message_hint",
+    "code",
+    "version",
+)
+FORM_NAMES = QUERY_NAMES + (
+    "source",
+    "title",
+    "assignment",
+    "problems",
+    "state",
+    "id_token",
+    "username",
+    "password",
+    "name",
+    "slug",
+    "due_at",
+    "opens_at",
+    "member",
+    "extra_minutes",
+)
 # Plausible values for a placeholder, so that a hostile query string reaches the view itself.
 PLAUSIBLE = {"slug": "checkpoint_dot_policy", "uuid": str(uuid.uuid4()), "path": "starter.py", "code": "ABCD-1234"}
 PLACEHOLDER = re.compile(r"<(?:(\w+):)?(\w+)>|\(\?P<(\w+)>[^)]*\)")
@@ -47,11 +82,13 @@ def routes(patterns=None, prefix=""):
 
 def fill(route: str, value: str | None) -> str:
     """The route with every placeholder set to ``value`` (None: a plausible value for its kind)."""
+
     def one(match):
         if value is not None:
             return value
         kind, name = match.group(1) or "str", match.group(2) or match.group(3)
         return PLAUSIBLE.get(kind, PLAUSIBLE.get(name, "1"))
+
     path = PLACEHOLDER.sub(one, route.lstrip("^").rstrip("$"))
     return "/" + path.replace("\\", "")
 
@@ -76,14 +113,24 @@ def signed_in(user) -> tuple[Client, dict]:
 
 @pytest.mark.parametrize("who", ["learner", "instructor"])
 def test_no_url_answers_500_to_hostile_values(who, request, bank, broker, settings):
-    settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "PER_MINUTE": 0, "RUNS_PER_MINUTE": 0,
-                                  "INSPECTS_PER_MINUTE": 0}
+    settings.SUBMISSION_LIMITS = {
+        **settings.SUBMISSION_LIMITS,
+        "PER_MINUTE": 0,
+        "RUNS_PER_MINUTE": 0,
+        "INSPECTS_PER_MINUTE": 0,
+    }
     user = request.getfixturevalue(who)
     client, auth = signed_in(user)
     walked = set(routes())
     # The walk finds every app's routes and the API's operations (a resolver change cannot empty it).
-    assert {"api/v1/submissions/<submission_id>", "courses/<id:course_id>/", "lti/login/<uuid:registration_uuid>/",
-            "authoring/preview/", "users/<str:username>/", "submissions/compare/"} <= walked and len(walked) > 150
+    assert {
+        "api/v1/submissions/<submission_id>",
+        "courses/<id:course_id>/",
+        "lti/login/<uuid:registration_uuid>/",
+        "authoring/preview/",
+        "users/<str:username>/",
+        "submissions/compare/",
+    } <= walked and len(walked) > 150
     failures = []
     for route, name, path, query in calls():
         url = f"{path}?{query}"
@@ -102,10 +149,18 @@ def test_no_url_answers_500_to_hostile_values(who, request, bank, broker, settin
     assert failures == [], "\n".join(failures[:40])
 
 
-@pytest.mark.parametrize("url", [
-    "/?q=a%00b", "/?tag=a%00b", "/?difficulty=a%00b", "/users/a%00b/", "/leaderboard/?tag=a%00b",
-    "/submissions/?kind=a%00b", "/?q=%FF%FE",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/?q=a%00b",
+        "/?tag=a%00b",
+        "/?difficulty=a%00b",
+        "/users/a%00b/",
+        "/leaderboard/?tag=a%00b",
+        "/submissions/?kind=a%00b",
+        "/?q=%FF%FE",
+    ],
+)
 def test_a_nul_byte_or_text_that_is_not_utf8_is_a_400_page_of_the_site(learner_client, bank, url):
     response = learner_client.get(url)
     assert response.status_code == 400 and b'id="site-nav"' in response.content
@@ -136,4 +191,6 @@ def test_the_api_refuses_unreadable_input_in_its_own_json_whatever_the_client_ac
     # 422 with the API's error body, as its schema documents for input it refuses
     response = learner_client.get("/api/v1/problems?tag=a%00b")
     assert response.status_code == 422 and response.json() == {
-        "code": "invalid_request", "message": "The request cannot be read: a NUL byte in the query string."}
+        "code": "invalid_request",
+        "message": "The request cannot be read: a NUL byte in the query string.",
+    }

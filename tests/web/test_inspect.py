@@ -2,6 +2,7 @@
 sample shapes through the same worker path as "Run samples" (a QUICK-lane message, the grading
 task, the judge's runner) and shows what it saves, its checkpoints, the operations of both passes
 and the memory picture; no verdict, nothing in rankings or progress, a rate limit of its own."""
+
 import re
 
 import pytest
@@ -19,12 +20,14 @@ pytestmark = pytest.mark.django_db
 
 
 def inspect(client, problem, source):
-    return client.post(reverse("submissions:inspect", args=[problem.slug]), {"source": source},
-                       HTTP_ACCEPT="application/json")
+    return client.post(
+        reverse("submissions:inspect", args=[problem.slug]), {"source": source}, HTTP_ACCEPT="application/json"
+    )
 
 
 def test_inspect_goes_through_the_quick_lane_and_shows_what_the_code_saves(
-        learner_client, learner, dot_policy, broker, django_capture_on_commit_callbacks):
+    learner_client, learner, dot_policy, broker, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         answer = inspect(learner_client, dot_policy, no_checkpoint_source())
     assert answer.status_code == 201
@@ -66,15 +69,20 @@ def test_inspect_records_nothing_in_rankings_or_progress(learner, learner_client
 
 
 def test_inspect_has_a_limit_of_its_own(learner, learner_client, dot_policy, settings):
-    settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "INSPECTS_PER_MINUTE": 2, "RUNS_PER_MINUTE": 1,
-                                  "PER_MINUTE": 1}
+    settings.SUBMISSION_LIMITS = {
+        **settings.SUBMISSION_LIMITS,
+        "INSPECTS_PER_MINUTE": 2,
+        "RUNS_PER_MINUTE": 1,
+        "PER_MINUTE": 1,
+    }
     assert settings.SUBMISSION_LIMITS["INSPECTS_PER_MINUTE"] == 2
     for _ in range(2):
         assert inspect(learner_client, dot_policy, correct_source()).status_code == 201
     refused = inspect(learner_client, dot_policy, correct_source())
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
-    assert refused.json()["error"].startswith("You have inspected your code 2 times in the last minute, the most "
-                                              "allowed (2 a minute).")
+    assert refused.json()["error"].startswith(
+        "You have inspected your code 2 times in the last minute, the most allowed (2 a minute)."
+    )
     # inspecting used up neither the runs nor the submissions, and they use up no inspection
     for kind in ("run", "submit"):
         services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind=kind)
@@ -86,21 +94,24 @@ def test_a_default_of_twenty_inspections_a_minute(settings):
     assert settings.SUBMISSION_LIMITS["INSPECTS_PER_MINUTE"] == 20
 
 
-def test_the_verdict_page_draws_the_learners_memory_beside_the_references_curve(learner_client, learner, dot_policy,
-                                                                                broker):
-    submission = services.create_submission(user=learner, problem=dot_policy, source=no_checkpoint_source(),
-                                            kind="submit")
+def test_the_verdict_page_draws_the_learners_memory_beside_the_references_curve(
+    learner_client, learner, dot_policy, broker
+):
+    submission = services.create_submission(
+        user=learner, problem=dot_policy, source=no_checkpoint_source(), kind="submit"
+    )
     assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "policy_violation"
     html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
     assert 'id="memory-yours"' in html and 'id="memory-reference"' in html
-    reference = html[html.index('id="memory-reference"'):]
-    reference = reference[:reference.index("</svg>")]
+    reference = html[html.index('id="memory-reference"') :]
+    reference = reference[: reference.index("</svg>")]
     assert not re.search(r"line \d", reference)  # no line of the reference's code
     assert "output of" not in reference and "dot_general" not in reference  # nor what it saves
 
 
-def test_the_history_and_recent_attempts_say_inspected_not_an_empty_verdict(learner_client, learner, dot_policy,
-                                                                            broker):
+def test_the_history_and_recent_attempts_say_inspected_not_an_empty_verdict(
+    learner_client, learner, dot_policy, broker
+):
     answer = inspect(learner_client, dot_policy, correct_source())
     grade_submission.apply(args=[answer.json()["id"]], task_id="m").get()
     history = learner_client.get(reverse("submissions:history"), {"kind": "inspect"}).content.decode()
@@ -121,28 +132,38 @@ def test_an_inspection_does_not_look_like_a_verdict(learner_client, dot_policy, 
     for html in (result, detail):
         assert 'id="verdict">Inspection finished</span>' in html
         assert 'class="message"' not in html and "verdict " not in html.split('id="result-body"')[-1][:300]
-        assert re.search(r'<p class="inspection-summary" id="message">On the sample case sample-1: your code saves '
-                         r'\d+ residuals, \d+ bytes\.</p>', html)
+        assert re.search(
+            r'<p class="inspection-summary" id="message">On the sample case sample-1: your code saves '
+            r"\d+ residuals, \d+ bytes\.</p>",
+            html,
+        )
     assert ">done<" not in detail and "<h1>Inspection " in detail
 
 
 def test_the_memory_picture_says_what_the_policy_controls_and_why_recomputing_can_peak_higher(
-        learner_client, learner, dot_policy, broker):
+    learner_client, learner, dot_policy, broker
+):
     """Issue 23: the right answer peaked higher than no checkpoint and the picture said nothing of why."""
     right = services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind="submit")
     assert grade_submission.apply(args=[right.pk], task_id="m").get() == "accepted"
     html = learner_client.get(reverse("submissions:detail", args=[right.pk])).content.decode()
-    figures = " ".join(html[html.index('id="memory-figures"'):].split("</p>")[0].split())
-    peak, reference_peak = map(int, re.search(r"Peak, as drawn: <strong>(\d+) bytes</strong> \(the reference's (\d+)\)",
-                                              figures).groups())
-    held, reference_held = map(int, re.search(r"Held between the passes, the saved residuals \(what the policy "
-                                              r"controls\): <strong>(\d+) bytes</strong> \(the reference's (\d+)\)",
-                                              figures).groups())
+    figures = " ".join(html[html.index('id="memory-figures"') :].split("</p>")[0].split())
+    peak, reference_peak = map(
+        int, re.search(r"Peak, as drawn: <strong>(\d+) bytes</strong> \(the reference's (\d+)\)", figures).groups()
+    )
+    held, reference_held = map(
+        int,
+        re.search(
+            r"Held between the passes, the saved residuals \(what the policy "
+            r"controls\): <strong>(\d+) bytes</strong> \(the reference's (\d+)\)",
+            figures,
+        ).groups(),
+    )
     right.refresh_from_db()
     assert held == right.report["residual_bytes"] == reference_held == 3584  # the dots policy's five residuals
     assert peak > held and reference_peak > reference_held
     assert f"peak {peak} bytes</text>" in html.split('id="memory-yours"')[1].split("</svg>")[0]  # the curve's own
-    why = html[html.index('id="memory-why"'):].split("</p>")[0]
+    why = html[html.index('id="memory-why"') :].split("</p>")[0]
     assert "recomputed values live at the same time as the backward pass's own values" in " ".join(why.split())
     # without a checkpoint nothing is recomputed, by the learner's code or (on an inspection) any other
     answer = inspect(learner_client, dot_policy, no_checkpoint_source())

@@ -3,6 +3,7 @@ the page shows, without a reload and without a verdict, what the code saves, its
 operations of both passes and the memory picture; then the learner fixes the code, inspects
 again and sees the checkpoint and its recomputation. Screenshots at 390 px and 1366 px
 (``UPDATE_SCREENSHOTS=1`` writes them into docs/screenshots)."""
+
 import re
 
 import pytest
@@ -34,23 +35,31 @@ def inspect(page, learner, source):
 
 
 def test_a_learner_inspects_sees_what_the_code_saves_and_the_picture_then_fixes_it(
-        live_browser, live_server, learner, bank, broker):
+    live_browser, live_server, learner, bank, broker
+):
     page = signed_in(live_browser, live_server, learner).new_page()
     page.goto(live_server.url + PROBLEM)
     expect(page.locator("#inspect-button")).to_have_accessible_description(
         "Inspect shows what your code saves for the backward pass, its checkpoints and its memory, without a "
-        "verdict and without counting as a submission.")
+        "verdict and without counting as a submission."
+    )
     inspect(page, learner, no_checkpoint_source())
     body = page.locator("#result-body")
-    expect(body.locator("#residual-table")).to_contain_text("jax.nn.relu(x @ w1)` (relu)")  # saved: no checkpoint, in their terms
+    expect(body.locator("#residual-table")).to_contain_text(
+        "jax.nn.relu(x @ w1)` (relu)"
+    )  # saved: no checkpoint, in their terms
     expect(body.locator("#required-residual-table")).to_have_count(0)
     picture = body.locator("svg#memory-yours")
     expect(picture).to_be_visible()
     expect(picture.locator("title").first).to_have_text("Your gradient step's memory")
     expect(picture.locator("text", has_text="forward")).to_have_count(1)
     expect(picture).to_have_accessible_name("Your gradient step's memory")
-    expect(picture).to_have_accessible_description(re.compile(r"^Live bytes over one gradient step: the forward pass "
-                                                              r"in \d+ operations, then the backward pass in \d+\."))
+    expect(picture).to_have_accessible_description(
+        re.compile(
+            r"^Live bytes over one gradient step: the forward pass "
+            r"in \d+ operations, then the backward pass in \d+\."
+        )
+    )
     expect(body.locator("#memory-text")).to_contain_text("The backward pass recomputes 0 operations.")
     page.set_viewport_size({"width": 1366, "height": 900})
     body.locator("#memory-title").scroll_into_view_if_needed()
@@ -83,11 +92,13 @@ def test_the_keyboard_reaches_inspect_after_run_samples(live_browser, live_serve
 
 
 def test_the_verdict_page_shows_the_learners_picture_beside_the_references_curve(
-        live_browser, live_server, learner, bank, broker):
+    live_browser, live_server, learner, bank, broker
+):
     from webplatform.submissions import services
 
-    submission = services.create_submission(user=learner, problem=bank["checkpoint_dot_policy"],
-                                            source=no_checkpoint_source(), kind="submit")
+    submission = services.create_submission(
+        user=learner, problem=bank["checkpoint_dot_policy"], source=no_checkpoint_source(), kind="submit"
+    )
     grade_submission.apply(args=[submission.pk], task_id="submit")
     for width, height in ((1366, 900), (390, 844)):
         page = signed_in(live_browser, live_server, learner, viewport={"width": width, "height": height}).new_page()

@@ -1,6 +1,7 @@
 """The site's apps are layered one way: each imports only from the layers below it, read from
 the source (every import, those inside functions too), so an arrow up fails here before it
 becomes a circle. Task modules are leaves: services enqueue by task name."""
+
 import ast
 from pathlib import Path
 
@@ -16,7 +17,10 @@ LAYERS = [
     {"catalog"},  # problems and their immutable versions
     {"submissions"},  # attempts at a version, their grading
     {"leaderboard", "authoring", "monitoring"},  # rankings from verdicts; problems written in the browser; metrics
-    {"courses", "explorer"},  # the policy explorer (over the judge and the leaderboard's chart); rosters, assignments with deadlines, gradebooks: over verdicts and problems
+    {
+        "courses",
+        "explorer",
+    },  # the policy explorer (over the judge and the leaderboard's chart); rosters, assignments with deadlines, gradebooks: over verdicts and problems
     {"practice", "lti"},  # the learner's pages, which show all of the above; courses over LTI 1.3
     {"api"},  # the JSON API: the learner's pages' reads and the services, for programs
     {"urls", "wsgi", "asgi"},  # the project wires every app
@@ -40,7 +44,7 @@ def imports_of(path: Path, package_root: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module
@@ -52,10 +56,13 @@ def imports_of(path: Path, package_root: Path) -> set[str]:
 
 def import_graph(package_root: Path) -> dict[str, set[str]]:
     """{module: the modules of the package it imports} for every source file but migrations."""
-    modules = {module_name(path, package_root): path for path in package_root.rglob("*.py")
-               if "migrations" not in path.parts}
-    return {name: {other for other in imports_of(path, package_root) if other in modules and other != name}
-            for name, path in modules.items()}
+    modules = {
+        module_name(path, package_root): path for path in package_root.rglob("*.py") if "migrations" not in path.parts
+    }
+    return {
+        name: {other for other in imports_of(path, package_root) if other in modules and other != name}
+        for name, path in modules.items()
+    }
 
 
 def part_of(module: str) -> str:
@@ -83,7 +90,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         state[module] = "open"
         for other in sorted(graph[module]):
             if state.get(other) == "open":
-                found.append(path[path.index(other):] + [other])
+                found.append(path[path.index(other) :] + [other])
             elif other not in state:
                 visit(other, path + [other])
         state[module] = "done"
@@ -110,8 +117,9 @@ def test_no_module_of_the_site_imports_itself_back():
 
 
 def test_task_modules_are_leaves_that_services_reach_by_name():
-    importers = {module: sorted(other for other in imported if other.endswith(".tasks"))
-                 for module, imported in GRAPH.items()}
+    importers = {
+        module: sorted(other for other in imported if other.endswith(".tasks")) for module, imported in GRAPH.items()
+    }
     assert {module: tasks for module, tasks in importers.items() if tasks} == {}
 
 
@@ -128,7 +136,9 @@ def test_the_checks_see_an_arrow_up_and_a_circle(tmp_path):
     (site / "submissions" / "services.py").write_text("def enqueue():\n    from .tasks import grade\n")
     (site / "submissions" / "tasks.py").write_text("from . import services\n")
     graph = import_graph(site)
-    assert arrows_up(graph) == ["webplatform.catalog.selectors imports webplatform.leaderboard.selectors "
-                                "(leaderboard is not below catalog)"]
-    assert cycles(graph) == [["webplatform.submissions.services", "webplatform.submissions.tasks",
-                              "webplatform.submissions.services"]]
+    assert arrows_up(graph) == [
+        "webplatform.catalog.selectors imports webplatform.leaderboard.selectors (leaderboard is not below catalog)"
+    ]
+    assert cycles(graph) == [
+        ["webplatform.submissions.services", "webplatform.submissions.tasks", "webplatform.submissions.services"]
+    ]

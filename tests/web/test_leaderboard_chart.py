@@ -1,4 +1,5 @@
 """The Pareto front and the server-drawn SVG chart, without a database."""
+
 import re
 import xml.etree.ElementTree as ET
 
@@ -12,18 +13,21 @@ from webplatform.leaderboard.selectors import Point
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.mark.parametrize("points, front", [
-    ([], []),
-    ([(5, 5)], [(5, 5)]),
-    # a trade-off curve: every point is on the front
-    ([(3, 1), (1, 3), (2, 2)], [(1, 3), (2, 2), (3, 1)]),
-    # (2, 3) is beaten by (1, 2) on both; (4, 1) only on FLOPs, so it stays
-    ([(1, 2), (2, 3), (4, 1)], [(1, 2), (4, 1)]),
-    # equal FLOPs: only the fewer bytes; equal bytes: only the fewer FLOPs
-    ([(1, 5), (1, 4), (2, 4), (3, 1)], [(1, 4), (3, 1)]),
-    # the same point twice: neither beats the other
-    ([(1, 1), (1, 1), (2, 0)], [(1, 1), (1, 1), (2, 0)]),
-])
+@pytest.mark.parametrize(
+    "points, front",
+    [
+        ([], []),
+        ([(5, 5)], [(5, 5)]),
+        # a trade-off curve: every point is on the front
+        ([(3, 1), (1, 3), (2, 2)], [(1, 3), (2, 2), (3, 1)]),
+        # (2, 3) is beaten by (1, 2) on both; (4, 1) only on FLOPs, so it stays
+        ([(1, 2), (2, 3), (4, 1)], [(1, 2), (4, 1)]),
+        # equal FLOPs: only the fewer bytes; equal bytes: only the fewer FLOPs
+        ([(1, 5), (1, 4), (2, 4), (3, 1)], [(1, 4), (3, 1)]),
+        # the same point twice: neither beats the other
+        ([(1, 1), (1, 1), (2, 0)], [(1, 1), (1, 1), (2, 0)]),
+    ],
+)
 def test_the_pareto_front_keeps_exactly_the_points_nothing_beats_on_both(points, front):
     assert pareto_front(points) == front
     for point in points:  # the definition, checked directly
@@ -31,11 +35,14 @@ def test_the_pareto_front_keeps_exactly_the_points_nothing_beats_on_both(points,
         assert (point in front) == (not dominated)
 
 
-@pytest.mark.parametrize("values, base, ticks", [
-    ([3584, 6400], 1024, [3072, 4096, 5120, 6144, 7168]),  # whole KiB
-    ([160_563, 480_000], 1000, [100_000, 200_000, 300_000, 400_000, 500_000]),  # whole 100 kFLOP
-    ([7, 9], 1000, [7, 7.5, 8, 8.5, 9]),
-])
+@pytest.mark.parametrize(
+    "values, base, ticks",
+    [
+        ([3584, 6400], 1024, [3072, 4096, 5120, 6144, 7168]),  # whole KiB
+        ([160_563, 480_000], 1000, [100_000, 200_000, 300_000, 400_000, 500_000]),  # whole 100 kFLOP
+        ([7, 9], 1000, [7, 7.5, 8, 8.5, 9]),
+    ],
+)
 def test_axes_tick_at_round_numbers_of_the_unit_shown(values, base, ticks):
     axis = nice_axis(values, base=base)
     assert axis.ticks == ticks and axis.low <= min(values) and axis.high >= max(values)
@@ -46,10 +53,18 @@ def test_a_single_value_gets_an_axis_around_it_not_a_zero_width_one():
     assert axis.low < 3584 < axis.high and axis.low >= 0
 
 
-@pytest.mark.parametrize("value, unit, text", [
-    (3584, "bytes", "3.5 KiB"), (512, "bytes", "512 B"), (3 * 1024 ** 3, "bytes", "3 GiB"),
-    (160_563, "flop", "161 kFLOP"), (2.5e9, "flop", "2.5 GFLOP"), (1.234, "s", "1.23 s"), (None, "bytes", "n/a"),
-])
+@pytest.mark.parametrize(
+    "value, unit, text",
+    [
+        (3584, "bytes", "3.5 KiB"),
+        (512, "bytes", "512 B"),
+        (3 * 1024**3, "bytes", "3 GiB"),
+        (160_563, "flop", "161 kFLOP"),
+        (2.5e9, "flop", "2.5 GFLOP"),
+        (1.234, "s", "1.23 s"),
+        (None, "bytes", "n/a"),
+    ],
+)
 def test_figures_read_in_units_people_use(value, unit, text):
     assert humanize(value, unit) == text
 
@@ -66,7 +81,10 @@ def test_the_chart_is_well_formed_svg_with_the_front_my_point_and_escaped_text()
     assert root.find(f"{SVG}title").text == "Residual bytes against FLOPs: <script>"  # escaped in the markup
     circles = root.findall(f"{SVG}circle")
     assert [(c.get("class"), c.get("data-flops")) for c in circles] == [
-        ("point front", "900"), ("point", "1200"), ("point front", "1500")]
+        ("point front", "900"),
+        ("point", "1200"),
+        ("point front", "1500"),
+    ]
     radius = {c.get("data-flops"): float(c.get("r")) for c in circles}
     assert radius["1500"] > radius["900"] > radius["1200"]  # more learners, larger dot
     own = root.find(f"{SVG}g[@class='own']")

@@ -2,6 +2,7 @@
 first submission to the first acceptance, plus 20 per rejected submission before it), then the
 time of the last first acceptance; equal rows share a rank. Only recorded submissions on current
 versions count; a rejudge changes the ranking at once."""
+
 from datetime import datetime, timezone
 
 import pytest
@@ -31,7 +32,12 @@ def scenario(bank, make_user):
 
 def test_ranks_by_solved_then_penalty_then_last_acceptance_and_ties_share_a_rank(scenario):
     assert table(selectors.global_board()) == [
-        (1, "ada", 2, 50), (1, "barbara", 2, 50), (3, "edsger", 2, 50), (4, "grace", 2, 60), (5, "alan", 1, 0)]
+        (1, "ada", 2, 50),
+        (1, "barbara", 2, 50),
+        (3, "edsger", 2, 50),
+        (4, "grace", 2, 60),
+        (5, "alan", 1, 0),
+    ]
     last = {row.user_id: row.last_accepted for row in selectors.global_board().standings}
     assert last[scenario["users"]["edsger"].pk] == minutes(90)
 
@@ -56,7 +62,12 @@ def test_a_rejudge_that_accepts_a_rejected_submission_removes_its_penalty(scenar
     regrade(rejected, "accepted", residual_bytes=3584)
     # B is now solved on the first try (minute 5): no penalty at all, and grace leads.
     assert table(selectors.global_board()) == [
-        (1, "grace", 2, 0), (2, "ada", 2, 50), (2, "barbara", 2, 50), (4, "edsger", 2, 50), (5, "alan", 1, 0)]
+        (1, "grace", 2, 0),
+        (2, "ada", 2, 50),
+        (2, "barbara", 2, 50),
+        (4, "edsger", 2, 50),
+        (5, "alan", 1, 0),
+    ]
 
 
 def test_only_the_current_version_counts_until_a_rejudge_grades_a_submission_on_it(make_user, tmp_path):
@@ -82,12 +93,15 @@ def test_a_retired_problem_leaves_the_ranking(scenario):
     assert [name for _, name, _, _ in table(selectors.global_board())] == ["ada", "barbara", "edsger", "grace"]
 
 
-@pytest.mark.parametrize("tag, expected", [
-    ("names", [(1, "ada", 1, 0), (2, "edsger", 1, 0), (3, "barbara", 1, 50), (4, "grace", 1, 60)]),
-    ("policies", [(1, "ada", 2, 50), (1, "barbara", 2, 50), (3, "edsger", 2, 50), (4, "grace", 2, 60)]),
-    ("basics", [(1, "alan", 1, 0)]),
-    ("no-such-tag", []),
-])
+@pytest.mark.parametrize(
+    "tag, expected",
+    [
+        ("names", [(1, "ada", 1, 0), (2, "edsger", 1, 0), (3, "barbara", 1, 50), (4, "grace", 1, 60)]),
+        ("policies", [(1, "ada", 2, 50), (1, "barbara", 2, 50), (3, "edsger", 2, 50), (4, "grace", 2, 60)]),
+        ("basics", [(1, "alan", 1, 0)]),
+        ("no-such-tag", []),
+    ],
+)
 def test_the_tag_filter_ranks_on_the_tagged_problems_only(scenario, tag, expected):
     assert table(selectors.global_board(tag=tag)) == expected
 
@@ -96,20 +110,36 @@ def test_a_period_counts_the_problems_first_accepted_in_it_with_their_whole_pena
     # From minute 20: barbara's and grace's A (first accepted at 0 and 10) and alan's C fall
     # before it; what falls inside keeps the penalty it took to get there (ada's A: 50).
     assert table(selectors.global_board(since=minutes(20))) == [
-        (1, "ada", 2, 50), (2, "edsger", 2, 50), (3, "barbara", 1, 50), (4, "grace", 1, 60)]
+        (1, "ada", 2, 50),
+        (2, "edsger", 2, 50),
+        (3, "barbara", 1, 50),
+        (4, "grace", 1, 60),
+    ]
     # Accepting a problem again later does not make it new: barbara's A again at minute 70.
     assert [name for _, name, _, _ in table(selectors.global_board(since=minutes(65)))] == ["edsger"]
 
 
-@pytest.mark.parametrize("now, week, month", [
-    (datetime(2026, 3, 18, 15, 30, tzinfo=timezone.utc), datetime(2026, 3, 16, tzinfo=timezone.utc),
-     datetime(2026, 3, 1, tzinfo=timezone.utc)),
-    # A Sunday night belongs to the week that began on Monday; a week may begin last month.
-    (datetime(2026, 3, 1, 23, 59, tzinfo=timezone.utc), datetime(2026, 2, 23, tzinfo=timezone.utc),
-     datetime(2026, 3, 1, tzinfo=timezone.utc)),
-    (datetime(2026, 3, 16, 0, 0, tzinfo=timezone.utc), datetime(2026, 3, 16, tzinfo=timezone.utc),
-     datetime(2026, 3, 1, tzinfo=timezone.utc)),
-])
+@pytest.mark.parametrize(
+    "now, week, month",
+    [
+        (
+            datetime(2026, 3, 18, 15, 30, tzinfo=timezone.utc),
+            datetime(2026, 3, 16, tzinfo=timezone.utc),
+            datetime(2026, 3, 1, tzinfo=timezone.utc),
+        ),
+        # A Sunday night belongs to the week that began on Monday; a week may begin last month.
+        (
+            datetime(2026, 3, 1, 23, 59, tzinfo=timezone.utc),
+            datetime(2026, 2, 23, tzinfo=timezone.utc),
+            datetime(2026, 3, 1, tzinfo=timezone.utc),
+        ),
+        (
+            datetime(2026, 3, 16, 0, 0, tzinfo=timezone.utc),
+            datetime(2026, 3, 16, tzinfo=timezone.utc),
+            datetime(2026, 3, 1, tzinfo=timezone.utc),
+        ),
+    ],
+)
 def test_periods_start_on_monday_and_on_the_first_of_the_month(now, week, month):
     assert periods.start_of("week", now) == week and periods.start_of("month", now) == month
     assert periods.start_of("all", now) is None

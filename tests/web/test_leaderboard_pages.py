@@ -1,6 +1,7 @@
 """The leaderboard pages as a visitor sees them: the global ranking with its rule and filters,
 a problem's ranking with its chart, a learner's profile; and the number of queries each takes,
 which must not grow with the number of learners or submissions."""
+
 import re
 from datetime import timedelta
 
@@ -31,7 +32,12 @@ def test_the_global_page_states_the_rule_and_marks_my_row(client, scenario):
     client.force_login(scenario["users"]["edsger"])
     html = client.get(reverse("leaderboard:global")).content.decode()
     assert ranked_rows(html, "global-ranking") == [
-        ("ada", "1"), ("barbara", "1"), ("edsger", "3"), ("grace", "4"), ("alan", "5")]
+        ("ada", "1"),
+        ("barbara", "1"),
+        ("edsger", "3"),
+        ("grace", "4"),
+        ("alan", "5"),
+    ]
     rule = html.split('id="ranking-rules"', 1)[1].split("</details>", 1)[0]
     assert "plus 20 minutes" in rule and "rejected submission before that acceptance" in rule
     assert '<tr data-user="edsger" class="me">' in html
@@ -123,18 +129,22 @@ def grow(bank, make_user, prefix: str, count: int) -> None:
 NAV = 2
 
 
-@pytest.mark.parametrize("url, cold, warm", [
-    # session, user, grading state, the ranking, the tags of the filter, the page's usernames;
-    # once cached (until the next verdict) only the first three
-    (reverse("leaderboard:global"), 6 + NAV, 3 + NAV),
-    # session, user, problem, grading state, the ranking, the chart's points, usernames; then four
-    (reverse("leaderboard:problem", args=["checkpoint_dot_policy"]), 7 + NAV, 4 + NAV),
-    # session, user, grading state, my solved problems, problems, their tags, the counts, tags in
-    # use; then the first four
-    (reverse("practice:problem_list"), 8 + NAV, 4 + NAV),
-])
+@pytest.mark.parametrize(
+    "url, cold, warm",
+    [
+        # session, user, grading state, the ranking, the tags of the filter, the page's usernames;
+        # once cached (until the next verdict) only the first three
+        (reverse("leaderboard:global"), 6 + NAV, 3 + NAV),
+        # session, user, problem, grading state, the ranking, the chart's points, usernames; then four
+        (reverse("leaderboard:problem", args=["checkpoint_dot_policy"]), 7 + NAV, 4 + NAV),
+        # session, user, grading state, my solved problems, problems, their tags, the counts, tags in
+        # use; then the first four
+        (reverse("practice:problem_list"), 8 + NAV, 4 + NAV),
+    ],
+)
 def test_a_page_takes_the_same_few_queries_however_many_learners_there_are(
-        client, bank, make_user, django_assert_num_queries, url, cold, warm):
+    client, bank, make_user, django_assert_num_queries, url, cold, warm
+):
     client.force_login(make_user("viewer"))
     for prefix, learners in (("few", 3), ("more", 30)):
         grow(bank, make_user, prefix, learners)

@@ -1,5 +1,6 @@
 """Per-problem rankings (the problem's metrics, ties to the earlier submission, one row per
 learner), the memory/recompute chart's points, and the figures a grading records."""
+
 import pytest
 
 from webplatform.leaderboard import selectors
@@ -35,7 +36,11 @@ def test_ranks_by_residual_bytes_then_flops_then_the_earlier_submission_one_row_
     graded(barbara, dot_policy, "accepted", at=minutes(3), kind="run", residual_bytes=100, flops=None)  # a sample run
     assert ranking_for(dot_policy) == (RESIDUAL_BYTES, FLOPS)
     assert table(selectors.problem_board(dot_policy)) == [
-        (1, "alan", alan_best.pk), (2, "grace", grace_best.pk), (3, "ada", ada_best.pk), (4, "edsger", legacy.pk)]
+        (1, "alan", alan_best.pk),
+        (2, "grace", grace_best.pk),
+        (3, "ada", ada_best.pk),
+        (4, "edsger", legacy.pk),
+    ]
 
 
 @pytest.mark.parametrize("slug", ["memory_budget_mlp", "memory_budget_transformer", "scan_of_scans"])
@@ -88,22 +93,41 @@ def test_the_chart_has_one_point_per_strategy_and_its_pareto_front(dot_policy, l
     graded(edsger, dot_policy, "wrong_answer", residual_bytes=1, flops=1, at=minutes(5))  # not accepted: no point
     points = selectors.chart_points(dot_policy)
     assert [(p.flops, p.residual_bytes, p.learners, p.submissions) for p in points] == [
-        (900, 3584, 2, 3), (1200, 4224, 1, 1), (1500, 2560, 1, 1)]
+        (900, 3584, 2, 3),
+        (1200, 4224, 1, 1),
+        (1500, 2560, 1, 1),
+    ]
     assert [(p.flops, p.residual_bytes) for p in selectors.front_of(points)] == [(900, 3584), (1500, 2560)]
 
 
 def test_metrics_are_recorded_from_an_accepted_report_only(dot_policy, learner):
     accepted = graded(learner, dot_policy, "accepted", residual_bytes=3584, flops=160_000, peak_bytes=9000, time_s=1.25)
-    assert (accepted.residual_bytes, accepted.flops, accepted.peak_bytes, accepted.xla_flops,
-            accepted.xla_peak_bytes, accepted.grading_time_s) == (3584, 160_000, 9000, 80_000, 9100, 1.25)
+    assert (
+        accepted.residual_bytes,
+        accepted.flops,
+        accepted.peak_bytes,
+        accepted.xla_flops,
+        accepted.xla_peak_bytes,
+        accepted.grading_time_s,
+    ) == (3584, 160_000, 9000, 80_000, 9100, 1.25)
     rejected = graded(learner, dot_policy, "policy_violation", residual_bytes=4224, flops=1, peak_bytes=1)
     assert (rejected.residual_bytes, rejected.flops, rejected.peak_bytes, rejected.grading_time_s) == (
-        None, None, None, 1.5)
+        None,
+        None,
+        None,
+        1.5,
+    )
 
 
 @pytest.mark.parametrize("figure", [float("nan"), float("inf"), "12", True, None, [1]])
 def test_a_figure_that_is_not_a_finite_number_is_not_recorded(figure):
-    figures = services.metrics_of({"verdict": "accepted", "residual_bytes": figure, "time_s": figure,
-                                   "cost": {"flops": figure, "peak_bytes": 7.6}})
+    figures = services.metrics_of(
+        {
+            "verdict": "accepted",
+            "residual_bytes": figure,
+            "time_s": figure,
+            "cost": {"flops": figure, "peak_bytes": 7.6},
+        }
+    )
     assert figures["residual_bytes"] is None and figures["flops"] is None and figures["grading_time_s"] is None
     assert figures["peak_bytes"] == 8  # a finite float is rounded to whole bytes

@@ -2,6 +2,7 @@
 generated here): a deep linking launch places an assignment with its line item, learners launch
 it and become site users of the course, and their score arrives at the platform, retried while
 the platform refuses it, sent once however often the task runs."""
+
 import html
 import re
 import uuid
@@ -37,9 +38,18 @@ def shared_cache(settings):
 def platform(live_server, bank, broker):
     platform = Platform()
     options = platform.registration_options
-    call_command("lti_register", name="Test platform", site_url=live_server.url, issuer=options["issuer"],
-                 client_id=options["client_id"], auth_url=options["auth_url"], token_url=options["token_url"],
-                 keyset_url=options["keyset_url"], deployment_id=[options["deployment_id"]], stdout=open("/dev/null", "w"))
+    call_command(
+        "lti_register",
+        name="Test platform",
+        site_url=live_server.url,
+        issuer=options["issuer"],
+        client_id=options["client_id"],
+        auth_url=options["auth_url"],
+        token_url=options["token_url"],
+        keyset_url=options["keyset_url"],
+        deployment_id=[options["deployment_id"]],
+        stdout=open("/dev/null", "w"),
+    )
     registration = LtiRegistration.objects.get(issuer=platform.url)
     platform.start(tool_url=live_server.url, login_path=f"/lti/login/{registration.uuid}/")
     yield platform
@@ -94,8 +104,9 @@ class Browser:
     def post_form(self, url: str, data: dict) -> requests.Response:
         page = self.session.get(url, timeout=30)
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-        return self.settle(self.session.post(url, data={"csrfmiddlewaretoken": token, **data},
-                                             headers={"Referer": url}, timeout=30))
+        return self.settle(
+            self.session.post(url, data={"csrfmiddlewaretoken": token, **data}, headers={"Referer": url}, timeout=30)
+        )
 
 
 def place_assignment(platform, live_server, bank) -> tuple:
@@ -106,10 +117,16 @@ def place_assignment(platform, live_server, bank) -> tuple:
     assert chooser.url.endswith("/lti/deep-link/") and "no assignment yet" in chooser.text
     course = CourseContext.objects.get().course
     opens = timezone.localtime() - timedelta(hours=1)
-    made = teacher.post_form(f"{live_server.url}/courses/{course.pk}/assignments/new/", {
-        "title": "LTI week", "opens_at": opens.strftime("%Y-%m-%dT%H:%M"),
-        "due_at": (opens + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"), "late_penalty_percent": "0",
-        "problems": [str(bank["checkpoint_dot_policy"].pk), str(bank["checkpoint_names"].pk)]})
+    made = teacher.post_form(
+        f"{live_server.url}/courses/{course.pk}/assignments/new/",
+        {
+            "title": "LTI week",
+            "opens_at": opens.strftime("%Y-%m-%dT%H:%M"),
+            "due_at": (opens + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"),
+            "late_penalty_percent": "0",
+            "problems": [str(bank["checkpoint_dot_policy"].pk), str(bank["checkpoint_names"].pk)],
+        },
+    )
     assert made.status_code == 200, made.text[-2000:]
     assignment = course.assignments.get()
     placed = teacher.post_form(f"{live_server.url}/lti/deep-link/", {"assignment": str(assignment.pk)})
@@ -231,11 +248,18 @@ def test_a_captured_id_token_posted_with_another_browsers_own_login_is_refused(p
 
 def test_a_login_for_a_registration_that_does_not_exist_is_a_refusal_in_the_sites_layout(live_server, bank):
     url = f"{live_server.url}/lti/login/{uuid.uuid4()}/"
-    params = {"iss": "https://lms.example", "login_hint": "x", "target_link_uri": f"{live_server.url}/lti/launch/",
-              "lti1p3_new_window": "1"}
+    params = {
+        "iss": "https://lms.example",
+        "login_hint": "x",
+        "target_link_uri": f"{live_server.url}/lti/launch/",
+        "lti1p3_new_window": "1",
+    }
     first_step = {key: value for key, value in params.items() if key != "lti1p3_new_window"}
-    for response in (requests.get(url, params=params, timeout=30), requests.post(url, data=params, timeout=30),
-                     requests.get(url, params=first_step, timeout=30)):
+    for response in (
+        requests.get(url, params=params, timeout=30),
+        requests.post(url, data=params, timeout=30),
+        requests.get(url, params=first_step, timeout=30),
+    ):
         assert response.status_code == 404 and "login was refused" in response.text and 'id="site-nav"' in response.text
     missing_target = requests.get(url, params={"iss": "x", "login_hint": "y"}, timeout=30)
     assert missing_target.status_code == 400 and 'id="site-nav"' in missing_target.text
@@ -243,9 +267,16 @@ def test_a_login_for_a_registration_that_does_not_exist_is_a_refusal_in_the_site
 
 def test_a_login_with_the_wrong_issuer_for_its_registration_is_a_400(platform, live_server):
     registration = LtiRegistration.objects.get()
-    response = requests.get(f"{live_server.url}/lti/login/{registration.uuid}/", timeout=30, params={
-        "iss": "https://another.example", "login_hint": "x", "target_link_uri": f"{live_server.url}/lti/launch/",
-        "lti1p3_new_window": "1"})
+    response = requests.get(
+        f"{live_server.url}/lti/login/{registration.uuid}/",
+        timeout=30,
+        params={
+            "iss": "https://another.example",
+            "login_hint": "x",
+            "target_link_uri": f"{live_server.url}/lti/launch/",
+            "lti1p3_new_window": "1",
+        },
+    )
     assert response.status_code == 400 and "login was refused" in response.text and 'id="site-nav"' in response.text
 
 

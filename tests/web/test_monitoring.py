@@ -1,4 +1,5 @@
 """/metrics for Prometheus and /staff/grading/ for people: the same numbers, staff only."""
+
 from datetime import timedelta
 
 import pytest
@@ -34,7 +35,8 @@ def test_metrics_are_for_staff_and_for_a_scraper_with_the_token(client, learner_
 
 
 def test_the_numbers_follow_the_queue_the_gradings_the_workers_and_the_sweep(
-        client, staff, learner, other_learner, dot_policy, broker, django_capture_on_commit_callbacks):
+    client, staff, learner, other_learner, dot_policy, broker, django_capture_on_commit_callbacks
+):
     client.force_login(staff)
     with django_capture_on_commit_callbacks(execute=True):
         first = services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind="submit")
@@ -43,10 +45,15 @@ def test_the_numbers_follow_the_queue_the_gradings_the_workers_and_the_sweep(
     services.claim_submission(submission_id=first.pk, task_id="m", worker="w1@host#7")
     Submission.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(seconds=3))
     with django_capture_on_commit_callbacks(execute=True):  # publishes her second
-        services.complete_submission(submission_id=first.pk, attempt=1,
-                                     report={"verdict": "accepted", "message": "", "time_s": 0.4})
-    services.record_worker(name="w1@host", queues="cpu", started_at=timezone.now(),
-                           layers={"seccomp": {"ok": True, "detail": ""}, "uid": {"ok": False, "detail": "not root"}})
+        services.complete_submission(
+            submission_id=first.pk, attempt=1, report={"verdict": "accepted", "message": "", "time_s": 0.4}
+        )
+    services.record_worker(
+        name="w1@host",
+        queues="cpu",
+        started_at=timezone.now(),
+        layers={"seccomp": {"ok": True, "detail": ""}, "uid": {"ok": False, "detail": "not root"}},
+    )
     services.sweep()
     got = scrape(client)
     # The broker: the learner's first is done, her second published after it, and the "Run samples".

@@ -3,6 +3,7 @@ serves: they inspect code with no checkpoint and see what it saves, in their own
 it and the verdict's first sentence says the cause (no checkpoint) and what to try; they make the
 change the message names, submit, and the page, without a reload, ticks the problem, opens the
 solution and offers the next problem on the track."""
+
 import re
 
 import pytest
@@ -34,12 +35,15 @@ def _fixed_as_the_message_says(source: str, advice: str) -> str:
     policy = re.search(r"policy=(jax\.checkpoint_policies\.\w+)", advice).group(1)
     assert "jax.checkpoint" in advice
     body = source.replace("def checkpoint_dot_policy(", "def _unchecked(", 1)
-    return body + ("\n\ndef checkpoint_dot_policy(w1, w2, x):\n"
-                   f"    return jax.checkpoint(_unchecked, policy={policy})(w1, w2, x)\n")
+    return body + (
+        "\n\ndef checkpoint_dot_policy(w1, w2, x):\n"
+        f"    return jax.checkpoint(_unchecked, policy={policy})(w1, w2, x)\n"
+    )
 
 
 def test_a_new_learner_inspects_fixes_from_the_message_and_is_offered_the_next_problem(
-        live_browser, live_server, learner, bank, broker):
+    live_browser, live_server, learner, bank, broker
+):
     page = signed_in(live_browser, live_server, learner).new_page()
     page.goto(live_server.url + f"/problems/{DOT}/")
     page.evaluate("window.__samePage = true")

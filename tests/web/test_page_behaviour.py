@@ -3,6 +3,7 @@ serves: the keyboard reaches the editor in two skips and leaves it as the page s
 shortcuts run and submit, a refusal counts down and links to the latest attempt, the menu folds
 on a phone, the authoring form proposes the slug and leads to each error, the dark theme and
 reduced motion follow the system."""
+
 import re
 
 import pytest
@@ -22,7 +23,8 @@ ACTIVE = """() => { const e = document.activeElement;
 
 
 def test_the_keyboard_reaches_the_editor_in_two_skips_and_leaves_it_with_escape_then_tab(
-        live_browser, live_server, learner, bank):
+    live_browser, live_server, learner, bank
+):
     page = signed_in(live_browser, live_server, learner).new_page()
     page.goto(live_server.url + PROBLEM)
     page.keyboard.press("Tab")
@@ -41,7 +43,8 @@ def test_the_keyboard_reaches_the_editor_in_two_skips_and_leaves_it_with_escape_
 
 
 def test_the_shortcuts_run_and_submit_and_a_refused_run_counts_down_to_the_next(
-        live_browser, live_server, learner, bank, broker, settings):
+    live_browser, live_server, learner, bank, broker, settings
+):
     settings.SUBMISSION_LIMITS = {**settings.SUBMISSION_LIMITS, "RUNS_PER_MINUTE": 1}
     page = signed_in(live_browser, live_server, learner).new_page()
     page.goto(live_server.url + PROBLEM)

@@ -2,6 +2,7 @@
 process serves: a learner submits a right answer and, without a reload, the status arrives on the
 event stream, the title gets its tick, the solution opens, "next problem" links to the next one on
 the track and the recent attempts list the new one; an earlier attempt loads back into the editor."""
+
 import pytest
 from playwright.sync_api import expect
 
@@ -17,7 +18,8 @@ DOT = "checkpoint_dot_policy"
 
 
 def test_an_accepted_submission_opens_the_solution_and_the_next_problem_without_a_reload(
-        live_browser, live_server, learner, bank, broker):
+    live_browser, live_server, learner, bank, broker
+):
     earlier = services.create_submission(user=learner, problem=bank[DOT], source=no_checkpoint_source(), kind="submit")
     grade_submission.apply(args=[earlier.pk], task_id="earlier")
     page = signed_in(live_browser, live_server, learner).new_page()
@@ -52,8 +54,9 @@ def test_an_accepted_submission_opens_the_solution_and_the_next_problem_without_
     assert page.evaluate("window.rematEditor.getText()") == no_checkpoint_source()
 
 
-def test_without_a_stream_the_page_still_reaches_the_verdict_by_polling(live_browser, live_server, learner, bank,
-                                                                          broker):
+def test_without_a_stream_the_page_still_reaches_the_verdict_by_polling(
+    live_browser, live_server, learner, bank, broker
+):
     context = signed_in(live_browser, live_server, learner)
     context.add_init_script("delete window.EventSource;")  # an old browser, or a proxy that buffers
     page = context.new_page()

@@ -1,4 +1,5 @@
 """Who may see what: others' code never; the reference only after solving (or as instructor)."""
+
 import pytest
 from django.urls import reverse
 
@@ -42,17 +43,20 @@ def test_the_reference_and_explanation_open_only_after_solving(learner_client, l
     explanation_text = "JAX may keep the outputs of <code>dot_general</code>"
     assert explanation_text not in before and 'id="explanation"' not in before
     for verdict in ("policy_violation", "accepted"):
-        submission = services.create_submission(user=learner, problem=dot_policy, source=correct_source(),
-                                                kind="run" if verdict == "accepted" else "submit")
+        submission = services.create_submission(
+            user=learner, problem=dot_policy, source=correct_source(), kind="run" if verdict == "accepted" else "submit"
+        )
         claimed = services.claim_submission(submission_id=submission.pk, task_id=str(submission.pk))
-        services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
-                                     report={"verdict": verdict, "message": ""})
+        services.complete_submission(
+            submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": ""}
+        )
     still_locked = problem_page(learner_client)  # an accepted *sample run* is not a solve
     assert reference_line not in still_locked
     submission = services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind="submit")
     claimed = services.claim_submission(submission_id=submission.pk, task_id="solve")
-    services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
-                                 report={"verdict": "accepted", "message": ""})
+    services.complete_submission(
+        submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": "accepted", "message": ""}
+    )
     after = problem_page(learner_client)
     assert reference_line in after and explanation_text in after and "✓ solved" in after
 
@@ -63,9 +67,11 @@ def test_instructors_see_the_reference_without_solving(client, make_user, dot_po
 
 
 def test_another_learners_solve_does_not_unlock_mine(learner_client, other_learner, dot_policy):
-    submission = services.create_submission(user=other_learner, problem=dot_policy, source=correct_source(),
-                                            kind="submit")
+    submission = services.create_submission(
+        user=other_learner, problem=dot_policy, source=correct_source(), kind="submit"
+    )
     claimed = services.claim_submission(submission_id=submission.pk, task_id="theirs")
-    services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
-                                 report={"verdict": "accepted", "message": ""})
+    services.complete_submission(
+        submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": "accepted", "message": ""}
+    )
     assert 'id="reference"' not in problem_page(learner_client)

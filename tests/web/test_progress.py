@@ -1,6 +1,7 @@
 """``Progress``, the per-learner, per-version summary the global ranking adds up: the rules it
 applies, and that keeping it in step with each verdict change gives exactly what rebuilding it
 from the submissions table gives."""
+
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -22,26 +23,50 @@ def at(minute: float) -> datetime:
     return T + timedelta(minutes=minute)
 
 
-@pytest.mark.parametrize("history, expected", [
-    ([], None),
-    # unsolved: every rejection so far, no penalty yet
-    ([(0, "wrong_answer"), (5, "policy_violation")], (2, 0, at(0), None, 2, None)),
-    # 30 min 59 s after the first try, two rejections: 30 + 2 * 20
-    ([(0, "wrong_answer"), (10, "runtime_error"), (30.99, "accepted"), (40, "wrong_answer"), (50, "accepted")],
-     (5, 2, at(0), at(30.99), 2, 70)),
-    ([(0, "accepted")], (1, 1, at(0), at(0), 0, 0)),
-])
+@pytest.mark.parametrize(
+    "history, expected",
+    [
+        ([], None),
+        # unsolved: every rejection so far, no penalty yet
+        ([(0, "wrong_answer"), (5, "policy_violation")], (2, 0, at(0), None, 2, None)),
+        # 30 min 59 s after the first try, two rejections: 30 + 2 * 20
+        (
+            [(0, "wrong_answer"), (10, "runtime_error"), (30.99, "accepted"), (40, "wrong_answer"), (50, "accepted")],
+            (5, 2, at(0), at(30.99), 2, 70),
+        ),
+        ([(0, "accepted")], (1, 1, at(0), at(0), 0, 0)),
+    ],
+)
 def test_the_rules_for_one_learner_on_one_version(history, expected):
     summary = summarize((at(minute), verdict) for minute, verdict in history)
-    assert (None if summary is None else (summary.submissions, summary.accepted, summary.first_submitted_at,
-                                          summary.first_accepted_at, summary.rejected_before,
-                                          summary.penalty_min)) == expected
+    assert (
+        None
+        if summary is None
+        else (
+            summary.submissions,
+            summary.accepted,
+            summary.first_submitted_at,
+            summary.first_accepted_at,
+            summary.rejected_before,
+            summary.penalty_min,
+        )
+    ) == expected
 
 
 def snapshot() -> list[tuple]:
-    return sorted(Progress.objects.values_list("user_id", "version_id", "problem_id", "submissions", "accepted",
-                                               "first_submitted_at", "first_accepted_at", "rejected_before",
-                                               "penalty_min"))
+    return sorted(
+        Progress.objects.values_list(
+            "user_id",
+            "version_id",
+            "problem_id",
+            "submissions",
+            "accepted",
+            "first_submitted_at",
+            "first_accepted_at",
+            "rejected_before",
+            "penalty_min",
+        )
+    )
 
 
 @pytest.mark.django_db
@@ -92,8 +117,9 @@ def test_a_failed_verdict_change_leaves_no_progress_behind(dot_policy, learner, 
 
     monkeypatch.setattr(leaderboard_services, "refresh_progress", broken)
     with pytest.raises(RuntimeError):
-        services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
-                                     report={"verdict": "accepted", "message": "ok"})
+        services.complete_submission(
+            submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": "accepted", "message": "ok"}
+        )
     submission.refresh_from_db()
     assert submission.status == "running" and submission.verdict == "" and not Progress.objects.exists()
 

@@ -1,4 +1,5 @@
 """Project wiring: settings from the environment, migrations in step with the models, Celery."""
+
 import json
 import os
 import subprocess
@@ -26,19 +27,41 @@ print(json.dumps({"engine": db["ENGINE"], "name": db["NAME"], "host": db["HOST"]
 
 def settings_under(env: dict, script: str = SHOW_SETTINGS) -> dict:
     """What ``script`` prints (JSON) of the settings made from ``env`` alone."""
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS") and not k.startswith("EMAIL_")}
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
-                            env={**clean, "DJANGO_SETTINGS_MODULE": "webplatform.settings", **env})
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS") and not k.startswith("EMAIL_")
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**clean, "DJANGO_SETTINGS_MODULE": "webplatform.settings", **env},
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
 def test_settings_come_from_the_environment():
-    got = settings_under({"DATABASE_URL": "postgres://arena:pw@db.example:5432/arena", "REDIS_URL": "redis://r:6379/2",
-                          "SECRET_KEY": "s3cret", "DEBUG": "1", "ALLOWED_HOSTS": "arena.example, localhost"})
-    assert got == {"engine": "django.db.backends.postgresql", "name": "arena", "host": "db.example", "debug": True,
-                   "hosts": ["arena.example", "localhost"], "broker": "redis://r:6379/2", "secret": "s3cret"}
+    got = settings_under(
+        {
+            "DATABASE_URL": "postgres://arena:pw@db.example:5432/arena",
+            "REDIS_URL": "redis://r:6379/2",
+            "SECRET_KEY": "s3cret",
+            "DEBUG": "1",
+            "ALLOWED_HOSTS": "arena.example, localhost",
+        }
+    )
+    assert got == {
+        "engine": "django.db.backends.postgresql",
+        "name": "arena",
+        "host": "db.example",
+        "debug": True,
+        "hosts": ["arena.example", "localhost"],
+        "broker": "redis://r:6379/2",
+        "secret": "s3cret",
+    }
 
 
 def test_without_environment_it_is_sqlite_and_not_debug():
@@ -61,12 +84,19 @@ def test_grading_survives_a_dead_worker_and_the_sweep_is_scheduled():
 
 
 def test_production_refuses_to_start_without_its_own_secret_key_and_hosts():
-    for env, missing in (({"DEBUG": "0"}, "SECRET_KEY and ALLOWED_HOSTS"),
-                         ({"DEBUG": "false", "ALLOWED_HOSTS": "arena.example"}, "SECRET_KEY is not set"),
-                         ({"DEBUG": "0", "SECRET_KEY": "k" * 50}, "ALLOWED_HOSTS is not set")):
+    for env, missing in (
+        ({"DEBUG": "0"}, "SECRET_KEY and ALLOWED_HOSTS"),
+        ({"DEBUG": "false", "ALLOWED_HOSTS": "arena.example"}, "SECRET_KEY is not set"),
+        ({"DEBUG": "0", "SECRET_KEY": "k" * 50}, "ALLOWED_HOSTS is not set"),
+    ):
         clean = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS")}
-        result = subprocess.run([sys.executable, "-c", SHOW_SETTINGS], cwd=ROOT, capture_output=True, text=True,
-                                env={**clean, "DJANGO_SETTINGS_MODULE": "webplatform.settings", **env})
+        result = subprocess.run(
+            [sys.executable, "-c", SHOW_SETTINGS],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**clean, "DJANGO_SETTINGS_MODULE": "webplatform.settings", **env},
+        )
         assert result.returncode != 0 and "ImproperlyConfigured" in result.stderr and missing in result.stderr, env
     got = settings_under({"DEBUG": "0", "SECRET_KEY": "k" * 50, "ALLOWED_HOSTS": "arena.example"})
     assert (got["debug"], got["secret"], got["hosts"]) == (False, "k" * 50, ["arena.example"])

@@ -4,6 +4,7 @@ arrives (not from a learner who went back to typing); "Cancel" is gone, and out 
 reach, after the verdict; the result opens with its cause, above the fold on a laptop, and the Cases
 table has no blank bands on a phone. Screenshots of an accepted result, a policy_violation and an
 inspection at 390 px and 1366 px (``UPDATE_SCREENSHOTS=1`` writes them into docs/screenshots)."""
+
 import pytest
 from playwright.sync_api import expect
 
@@ -30,7 +31,8 @@ def _grade(submission):
 
 
 def test_on_a_phone_the_status_comes_into_view_and_the_verdict_takes_the_focus(
-        live_browser, live_server, learner, bank, broker):
+    live_browser, live_server, learner, bank, broker
+):
     page = signed_in(live_browser, live_server, learner, viewport=PHONE).new_page()
     page.goto(live_server.url + f"/problems/{DOT}/")
     page.evaluate("(text) => window.rematEditor.setText(text)", no_checkpoint_source())
@@ -68,7 +70,8 @@ def _graded(learner, problem, source, kind):
 
 
 def test_the_result_opens_with_its_cause_and_the_cases_table_has_no_blank_bands(
-        live_browser, live_server, learner, bank, broker):
+    live_browser, live_server, learner, bank, broker
+):
     shown = {
         "result_accepted": _graded(learner, bank[DOT], correct_source(), "submit"),
         "result_policy_violation": _graded(learner, bank[DOT], no_checkpoint_source(), "submit"),

@@ -1,6 +1,7 @@
 """``manage.py seed_demo``: a realistic graded history, and on it the rankings agree with a
 straightforward reimplementation of their rules in Python (the oracle below walks every row; the
 site never does)."""
+
 import math
 from collections import defaultdict
 from io import StringIO

@@ -1,6 +1,7 @@
 """Guessing passwords and API tokens is slowed: after a few wrong ones the sign-in page says so
 with 429 and Retry-After, and the right password does not sign in until the pause ends; the API
 answers invalid tokens from one address the same way."""
+
 from datetime import timedelta
 
 import pytest
@@ -25,8 +26,13 @@ def attempt(client, username, password):
 
 @pytest.fixture
 def rules(settings):
-    settings.SIGN_IN_THROTTLE = {"FAILURES": 5, "ADDRESS_FAILURES": 30, "TOKEN_FAILURES": 8, "WINDOW_S": 900,
-                                 "LOCKOUT_S": 300}
+    settings.SIGN_IN_THROTTLE = {
+        "FAILURES": 5,
+        "ADDRESS_FAILURES": 30,
+        "TOKEN_FAILURES": 8,
+        "WINDOW_S": 900,
+        "LOCKOUT_S": 300,
+    }
     return settings.SIGN_IN_THROTTLE
 
 
@@ -39,8 +45,9 @@ def test_after_five_wrong_passwords_even_the_right_one_waits(client, learner, ru
 
     right = attempt(client, learner.username, "a-long-test-password")
     assert right.status_code == 429 and 0 < int(right["Retry-After"]) <= 300 and not signed_in(client)
-    json_client = client.post(LOGIN, {"username": learner.username, "password": "a-long-test-password"},
-                              HTTP_ACCEPT="application/json")
+    json_client = client.post(
+        LOGIN, {"username": learner.username, "password": "a-long-test-password"}, HTTP_ACCEPT="application/json"
+    )
     assert json_client.status_code == 429 and json_client.json()["retry_after_s"] > 0
 
     # Once the pause is over, the right password signs in, and the count starts again.

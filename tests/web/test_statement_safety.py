@@ -3,6 +3,7 @@ image or markup in it runs script on a learner's page, whatever entities hide th
 problem page and in the API's ``statement_html`` alike. Behind the sanitizer, the site's
 Content-Security-Policy refuses inline script, so that a hole in it would still run nothing
 (checked in Chromium with the sanitizer switched off)."""
+
 import re
 from html import unescape
 
@@ -46,13 +47,18 @@ def test_a_link_or_image_whose_scheme_hides_behind_entities_points_nowhere(text)
     assert not re.search(r"<[^>]*\son\w+=", html), (text, html)  # no event handler attribute on any tag
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("[site](https://jax.dev/) [mail](mailto:a@b.example) [page](/problems/x/) [here](#cases)",
-     '<a href="https://jax.dev/">site</a> <a href="mailto:a@b.example">mail</a> <a href="/problems/x/">page</a> '
-     '<a href="#cases">here</a>'),
-    ("| policy | bytes |\n| :--- | ---: |\n| dots | 12 |\n", '<th align="right">bytes</th>'),
-    ("```python\nx = 1\n```", '<span class="n">x</span>'),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "[site](https://jax.dev/) [mail](mailto:a@b.example) [page](/problems/x/) [here](#cases)",
+            '<a href="https://jax.dev/">site</a> <a href="mailto:a@b.example">mail</a> <a href="/problems/x/">page</a> '
+            '<a href="#cases">here</a>',
+        ),
+        ("| policy | bytes |\n| :--- | ---: |\n| dots | 12 |\n", '<th align="right">bytes</th>'),
+        ("```python\nx = 1\n```", '<span class="n">x</span>'),
+    ],
+)
 def test_what_statements_really_use_survives_the_sanitizer(text, expected):
     assert expected in render_markdown(text)
 
@@ -61,7 +67,8 @@ def hostile_statement(problem) -> None:
     """A statement saved before the sanitizer (versions are immutable: written around ``save``)."""
     ProblemVersion.objects.filter(pk=problem.current_version.pk).update(
         statement="# Title\n\nRead [the notes](javascript&#58;alert(document.cookie)) and "
-                  "[more][x].\n\n[x]: &#106;avascript&colon;alert(2)\n")
+        "[more][x].\n\n[x]: &#106;avascript&colon;alert(2)\n"
+    )
 
 
 def test_a_stored_statement_is_served_clean_on_the_page_and_in_the_api(client, learner, dot_policy):
@@ -82,24 +89,30 @@ def test_every_page_carries_a_policy_without_inline_script(client, learner, dot_
         directives = dict(d.strip().split(" ", 1) for d in policy.split(";") if d.strip())
         assert directives["script-src"] == "'self'" and directives["default-src"] == "'self'", path
         assert "unsafe-inline" not in policy and "unsafe-eval" not in policy, path
-        inline = [s for s in re.findall(r"<script([^>]*)>", response.content.decode())
-                  if "src=" not in s and 'type="application/json"' not in s]
+        inline = [
+            s
+            for s in re.findall(r"<script([^>]*)>", response.content.decode())
+            if "src=" not in s and 'type="application/json"' not in s
+        ]
         assert inline == [], (path, inline)
 
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_with_the_sanitizer_switched_off_the_policy_still_runs_nothing(live_browser, live_server, learner, bank,
-                                                                      monkeypatch):
+def test_with_the_sanitizer_switched_off_the_policy_still_runs_nothing(
+    live_browser, live_server, learner, bank, monkeypatch
+):
     # The worst case: the statement's raw HTML reaches the page as it is.
     monkeypatch.setattr(practice_views, "render_statement", lambda text: text)
     ProblemVersion.objects.filter(pk=bank["checkpoint_dot_policy"].current_version.pk).update(
         statement='Hi <img src="x" onerror="document.title=\'pwned\'"> <script>document.title="pwned"</script> '
-                  '<a href="javascript:document.title=\'pwned\'">click</a>')
+        "<a href=\"javascript:document.title='pwned'\">click</a>"
+    )
     page = signed_in(live_browser, live_server, learner).new_page()
     refused = []
-    page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text
-            else None)
+    page.on(
+        "console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None
+    )
     page.goto(live_server.url + "/problems/checkpoint_dot_policy/")
     assert page.locator("#main script:not([src])").count() == 1  # the hostile script is on the page ...
     page.get_by_role("link", name="click").click()

@@ -2,6 +2,7 @@
 as ``/status/`` (place in line, cancel) as server-sent events until the grading is over; under an
 ASGI server the verdict arrives the moment it is stored (announced on Redis), not at the stream's
 next look."""
+
 import asyncio
 import json
 import threading
@@ -20,7 +21,7 @@ from .test_pages import finish, submit
 
 
 def events_of(chunks: bytes) -> list[dict]:
-    return [json.loads(line[len("data: "):]) for line in chunks.decode().splitlines() if line.startswith("data: ")]
+    return [json.loads(line[len("data: ") :]) for line in chunks.decode().splitlines() if line.startswith("data: ")]
 
 
 @pytest.mark.django_db
@@ -50,10 +51,20 @@ class Page:
         self.chunks: asyncio.Queue = asyncio.Queue()
         self.leave = asyncio.Event()
         self.status = None
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
-                 "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-                 "headers": [(b"host", b"testserver"), (b"cookie", f"sessionid={session}".encode())],
-                 "client": ("127.0.0.1", 5000), "server": ("testserver", 80)}
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"host", b"testserver"), (b"cookie", f"sessionid={session}".encode())],
+            "client": ("127.0.0.1", 5000),
+            "server": ("testserver", 80),
+        }
         self.task = asyncio.ensure_future(application(scope, self.receive, self.send))
 
     async def receive(self):
@@ -87,8 +98,13 @@ def unlocked(write):
 def grade_as_accepted(submission) -> None:
     """What the worker does: claim, then store the verdict."""
     claimed = unlocked(lambda: services.claim_submission(submission_id=submission.pk, task_id=f"t{submission.pk}"))
-    unlocked(lambda: services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts,
-                                                  report={"verdict": "accepted", "message": "accepted!"}))
+    unlocked(
+        lambda: services.complete_submission(
+            submission_id=submission.pk,
+            attempt=claimed.attempts,
+            report={"verdict": "accepted", "message": "accepted!"},
+        )
+    )
 
 
 def session_of(user) -> str:
@@ -129,7 +145,8 @@ def test_under_asgi_the_verdict_is_pushed_when_stored_with_the_status_payload(le
 
 @pytest.mark.django_db(transaction=True)
 def test_under_asgi_waiting_learners_hold_no_thread_and_a_closed_page_ends_its_stream(
-        make_user, bank, broker, monkeypatch):
+    make_user, bank, broker, monkeypatch
+):
     monkeypatch.setattr(stream, "HEARTBEAT_S", 30.0)
     learners = [make_user(f"waiting{i}") for i in range(40)]
     waiting = [(submit(u, bank["checkpoint_dot_policy"]), session_of(u)) for u in learners]
@@ -162,9 +179,11 @@ def store_verdicts_at_once(submissions) -> None:
     def write():
         with transaction.atomic():
             Submission.objects.filter(pk__in=[s.pk for s in submissions]).update(
-                status="done", verdict="wrong_answer", message="stored together", finished_at=timezone.now())
+                status="done", verdict="wrong_answer", message="stored together", finished_at=timezone.now()
+            )
             for submission in submissions:
                 events.announce(submission.pk)
+
     unlocked(write)
 
 
@@ -306,18 +325,30 @@ def asgi_answer(method: str, path: str, headers=()) -> list[dict]:
 
     async def send(message):
         sent.append(message)
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": [(b"host", b"testserver"), *headers], "client": ("127.0.0.1", 5000),
-             "server": ("testserver", 80)}
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"testserver"), *headers],
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
     asyncio.run(asyncio.wait_for(application(scope, receive, send), 10))
     return sent
 
 
 @pytest.mark.django_db(transaction=True)
 def test_under_asgi_an_id_past_64_bits_is_a_404_and_a_post_a_405_in_json(learner, bank, broker):
-    start, *_ = asgi_answer("GET", f"/submissions/{'9' * 20}/events/",
-                            [(b"cookie", f"sessionid={session_of(learner)}".encode())])
+    start, *_ = asgi_answer(
+        "GET", f"/submissions/{'9' * 20}/events/", [(b"cookie", f"sessionid={session_of(learner)}".encode())]
+    )
     assert start["status"] == 404
     start, body = asgi_answer("POST", "/submissions/1/events/", [(b"accept", b"application/json")])
     assert start["status"] == 405 and (b"allow", b"GET") in start["headers"]

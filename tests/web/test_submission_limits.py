@@ -1,6 +1,7 @@
 """The rate limits (per learner, default 6 submissions and 20 sample runs a minute, each counted
 apart) and the code size limit: refused in the service with a message that says what to do, over
 HTTP with 429, when to try again and the learner's latest attempt."""
+
 import os
 import subprocess
 import sys
@@ -31,11 +32,17 @@ def test_the_defaults_are_six_submissions_and_twenty_runs_a_minute(settings):
 
 def test_the_site_and_the_judges_gate_have_one_size_limit():
     """SUBMISSION_MAX_SOURCE_BYTES sets both: before, the gate kept a fixed 64 KiB of its own."""
-    probe = ("from django.conf import settings; import django; django.setup(); from judge import gate; "
-             "print(settings.SUBMISSION_LIMITS['MAX_SOURCE_BYTES'], gate.check('x = 1  #' + 'a' * 3000).reason)")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "SUBMISSION_MAX_SOURCE_BYTES": "2048",
-                               "DJANGO_SETTINGS_MODULE": "webplatform.settings"})
+    probe = (
+        "from django.conf import settings; import django; django.setup(); from judge import gate; "
+        "print(settings.SUBMISSION_LIMITS['MAX_SOURCE_BYTES'], gate.check('x = 1  #' + 'a' * 3000).reason)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "SUBMISSION_MAX_SOURCE_BYTES": "2048", "DJANGO_SETTINGS_MODULE": "webplatform.settings"},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("2048 Your code is 2.9 KiB: the submission is larger than 2 KiB"), done.stdout
 

@@ -1,4 +1,5 @@
 """Creating submissions, the guarded state transitions and the sweep (no grading here)."""
+
 from datetime import timedelta
 
 import pytest
@@ -21,7 +22,8 @@ def submit(user, problem, kind="submit", source=None):
 
 
 def test_a_submission_is_enqueued_on_the_cpu_queue_only_once_committed(
-        learner, dot_policy, broker, django_capture_on_commit_callbacks):
+    learner, dot_policy, broker, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         submission = submit(learner, dot_policy)
         assert broker.messages("cpu") == []  # nothing sent before the row is committed
@@ -29,7 +31,8 @@ def test_a_submission_is_enqueued_on_the_cpu_queue_only_once_committed(
         callback()
     assert submission.status == Status.QUEUED and submission.version == dot_policy.current_version
     assert [(m["task"], m["args"]) for m in broker.messages("cpu")] == [
-        ("submissions.grade_submission", [submission.pk])]
+        ("submissions.grade_submission", [submission.pk])
+    ]
     assert broker.messages("gpu") == []
 
 
@@ -42,10 +45,13 @@ def test_a_gpu_problem_goes_to_the_gpu_queue(learner, broker, tmp_path, django_c
     assert broker.messages("cpu") == []
 
 
-@pytest.mark.parametrize("source, error", [
-    ("   \n", "empty"),
-    ("x = 1\n" * 20000, "larger than 64 KiB"),
-])
+@pytest.mark.parametrize(
+    "source, error",
+    [
+        ("   \n", "empty"),
+        ("x = 1\n" * 20000, "larger than 64 KiB"),
+    ],
+)
 def test_empty_or_huge_code_is_refused(learner, dot_policy, source, error):
     with pytest.raises(ValidationError, match=error):
         submit(learner, dot_policy, source=source)
@@ -59,8 +65,9 @@ def test_a_retired_problem_takes_no_submissions(learner, dot_policy):
         submit(learner, dot_policy)
 
 
-def test_a_broker_restart_loses_no_submission(learner, dot_policy, broker, settings,
-                                               django_capture_on_commit_callbacks):
+def test_a_broker_restart_loses_no_submission(
+    learner, dot_policy, broker, settings, django_capture_on_commit_callbacks
+):
     """Redis down when a learner submits: the request still succeeds and the submission waits,
     queued, in the database; once Redis is back, the sweep sees its message in no queue and
     publishes it again."""
@@ -125,7 +132,8 @@ def test_a_report_must_carry_a_verdict_of_the_judge(learner, dot_policy):
 
 
 def test_a_failed_attempt_is_queued_again_until_the_attempts_run_out(
-        learner, dot_policy, broker, settings, django_capture_on_commit_callbacks):
+    learner, dot_policy, broker, settings, django_capture_on_commit_callbacks
+):
     settings.GRADING = {**settings.GRADING, "MAX_ATTEMPTS": 2, "RETRY_DELAY_S": 5}
     submission = submit(learner, dot_policy)
     services.claim_submission(submission_id=submission.pk, task_id="m1")
@@ -150,7 +158,8 @@ def _age(submission, field, seconds):
 
 
 def test_the_sweep_republishes_only_what_is_in_no_queue(
-        learner, other_learner, dot_policy, broker, settings, django_capture_on_commit_callbacks):
+    learner, other_learner, dot_policy, broker, settings, django_capture_on_commit_callbacks
+):
     settings.GRADING = {**settings.GRADING, "REPUBLISH_AFTER_S": 8}
     with django_capture_on_commit_callbacks(execute=True):
         lost, waiting = submit(learner, dot_policy), submit(other_learner, dot_policy)
@@ -174,12 +183,14 @@ def _sweep_twice():
     """A sweep while the sweeps have been running all along (the last one a second ago): after a
     gap, or on the first run ever, it would release nothing and give every claim a fresh timeout."""
     from webplatform.submissions.models import Sweep
+
     Sweep.objects.update_or_create(pk=1, defaults={"last_run_at": timezone.now() - timedelta(seconds=1)})
     return services.sweep()
 
 
 def test_a_claim_whose_heartbeat_stopped_is_released_within_seconds(
-        learner, other_learner, dot_policy, broker, settings, django_capture_on_commit_callbacks):
+    learner, other_learner, dot_policy, broker, settings, django_capture_on_commit_callbacks
+):
     settings.GRADING = {**settings.GRADING, "CLAIM_TIMEOUT_S": 10, "MAX_ATTEMPTS": 3}
     stuck, busy = _claimed(learner, dot_policy, "m1"), _claimed(other_learner, dot_policy, "m2")
     _age(stuck, "heartbeat_at", 11)  # its worker stopped beating
@@ -202,13 +213,15 @@ def test_a_claim_whose_heartbeat_stopped_is_released_within_seconds(
 
 
 def test_after_a_gap_in_the_sweeps_no_claim_is_released_until_heartbeats_could_resume(
-        learner, dot_policy, broker, settings):
+    learner, dot_policy, broker, settings
+):
     """The database was away for 20 s: no heartbeat could be written, nor could the sweep run.
     The first sweep after it must not take the gradings that were running throughout away from
     their workers (they would be graded twice); the next one releases only silent claims."""
     settings.GRADING = {**settings.GRADING, "CLAIM_TIMEOUT_S": 10, "SWEEP_GAP_S": 6}
     services.sweep()
     from webplatform.submissions.models import Sweep
+
     Sweep.objects.update(last_run_at=timezone.now() - timedelta(seconds=21))  # the outage
     running = _claimed(learner, dot_policy, "m1")
     _age(running, "heartbeat_at", 21)
@@ -224,10 +237,12 @@ def test_after_a_gap_in_the_sweeps_no_claim_is_released_until_heartbeats_could_r
 
 
 def test_after_a_gap_a_claim_whose_worker_never_beats_again_is_released_a_timeout_later(
-        learner, dot_policy, broker, settings):
+    learner, dot_policy, broker, settings
+):
     settings.GRADING = {**settings.GRADING, "CLAIM_TIMEOUT_S": 10, "SWEEP_GAP_S": 6}
     services.sweep()
     from webplatform.submissions.models import Sweep
+
     Sweep.objects.update(last_run_at=timezone.now() - timedelta(seconds=21))  # the outage
     dead = _claimed(learner, dot_policy, "m1")
     _age(dead, "heartbeat_at", 21)
@@ -248,8 +263,9 @@ def test_the_sweep_gives_up_with_internal_error_after_the_last_attempt(learner, 
     assert broker.messages("cpu") == []
 
 
-def test_a_restarted_worker_releases_its_past_life_s_claims_at_once(learner, other_learner, dot_policy, broker,
-                                                                     django_capture_on_commit_callbacks):
+def test_a_restarted_worker_releases_its_past_life_s_claims_at_once(
+    learner, other_learner, dot_policy, broker, django_capture_on_commit_callbacks
+):
     before = _claimed(learner, dot_policy, "m1")  # node-a's previous life
     booted = timezone.now()
     after = submit(other_learner, dot_policy)

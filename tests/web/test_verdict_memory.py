@@ -1,5 +1,6 @@
 """The verdict page of an offloading problem says where each residual is kept (issue 15): on the
 device or on the host, and the host bytes apart from the device bytes the ranking counts."""
+
 import pytest
 from django.urls import reverse
 
@@ -16,20 +17,33 @@ pytestmark = pytest.mark.django_db
 
 
 def product(memory: str, line: int | None) -> dict:
-    return dict(kind="primitive", what="dot_general", line=line, dtype="float32", shape=[8, 16], type="f32[8,16]",
-                bytes=512, memory=memory)
+    return dict(
+        kind="primitive",
+        what="dot_general",
+        line=line,
+        dtype="float32",
+        shape=[8, 16],
+        type="f32[8,16]",
+        bytes=512,
+        memory=memory,
+    )
 
 
 def kept_on_the_device() -> dict:
     """The report of the plain dots policy on offload_dots_to_host: the product on the device."""
     argument = Residual(kind="argument", what="x", line=None, dtype="float32", shape=[8, 4], type="f32[8,4]", bytes=128)
     reason = "saved on the device; the offload_dot_with_no_batch_dims policy offloads it to pinned_host"
-    return Report(problem="offload_dots_to_host", verdict="policy_violation", message=f"case sample-1: {reason}",
-                  residuals=[ResidualRow(**vars(argument)), ResidualRow(**product("device", 8), offending=True,
-                                                                         reason=reason)],
-                  reference_residuals=[argument, Residual(**product("pinned_host", 6))],
-                  residual_bytes=640, reference_residual_bytes=128, host_residual_bytes=0,
-                  reference_host_residual_bytes=512).to_dict()
+    return Report(
+        problem="offload_dots_to_host",
+        verdict="policy_violation",
+        message=f"case sample-1: {reason}",
+        residuals=[ResidualRow(**vars(argument)), ResidualRow(**product("device", 8), offending=True, reason=reason)],
+        reference_residuals=[argument, Residual(**product("pinned_host", 6))],
+        residual_bytes=640,
+        reference_residual_bytes=128,
+        host_residual_bytes=0,
+        reference_host_residual_bytes=512,
+    ).to_dict()
 
 
 def graded(user, problem, report: dict):
@@ -60,8 +74,7 @@ def test_the_api_says_the_same(client, bank, learner):
 
 
 def test_a_problem_that_offloads_nothing_shows_no_memories(client, bank, learner):
-    plain = dict(kept_on_the_device(), reference_residuals=[], host_residual_bytes=0,
-                 reference_host_residual_bytes=0)
+    plain = dict(kept_on_the_device(), reference_residuals=[], host_residual_bytes=0, reference_host_residual_bytes=0)
     plain.pop("reference_host_residual_bytes")
     submission = graded(learner, bank["checkpoint_dot_policy"], plain)
     client.force_login(learner)

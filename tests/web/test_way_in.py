@@ -1,6 +1,7 @@
 """A way in: the problem list in the track's order with a heading per section (problems off the
 track after it), the home page's two sentences and its link to the first problem, the search box,
 and the "next problem" a solved problem's page offers. The API lists in the same order."""
+
 import re
 import uuid
 
@@ -33,8 +34,8 @@ def test_the_list_follows_the_track_section_by_section(client, bank):
     assert headings(html) == [s.title.replace("'", "&#x27;") for s in TRACK.sections]
     # each section's table holds its own problems, in its order
     for i, section in enumerate(TRACK.sections, start=1):
-        table = html[html.index(f'id="section-{i}"'):]
-        table = table[:table.index("</table>")]
+        table = html[html.index(f'id="section-{i}"') :]
+        table = table[: table.index("</table>")]
         assert listed(table) == list(section.problems)
 
 
@@ -49,8 +50,13 @@ def test_the_home_page_says_what_this_is_and_starts_at_the_first_problem_of_the_
 def test_problems_off_the_track_come_after_it_by_title(client, bank):
     # as a problem published in the browser would be: in the catalog, not in problems/track.toml
     for slug, title in (("zz_authored", "An authored problem"), ("aa_authored", "Zebra problem")):
-        Problem.objects.create(uuid=uuid.uuid4(), slug=slug, title=title, difficulty="easy",
-                               current_version=bank["checkpoint_names"].current_version)
+        Problem.objects.create(
+            uuid=uuid.uuid4(),
+            slug=slug,
+            title=title,
+            difficulty="easy",
+            current_version=bank["checkpoint_names"].current_version,
+        )
     html = client.get(reverse("practice:problem_list")).content.decode()
     assert listed(html) == TRACK.order() + ["zz_authored", "aa_authored"]  # by title: "An ..." before "Zebra ..."
     assert headings(html)[-1] == "More problems"
@@ -110,7 +116,12 @@ def test_next_problem_crosses_sections_and_ends_after_the_problems_off_the_track
     assert selectors.next_problem(problem=bank[last_of_first], user=learner).slug == TRACK.sections[1].problems[0]
     last = bank[TRACK.order()[-1]]
     assert selectors.next_problem(problem=last, user=learner) is None
-    authored = Problem.objects.create(uuid=uuid.uuid4(), slug="authored_one", title="Authored",
-                                      difficulty="easy", current_version=last.current_version)
+    authored = Problem.objects.create(
+        uuid=uuid.uuid4(),
+        slug="authored_one",
+        title="Authored",
+        difficulty="easy",
+        current_version=last.current_version,
+    )
     assert selectors.next_problem(problem=last, user=learner) == authored
     assert selectors.next_problem(problem=authored, user=learner) is None

@@ -1,4 +1,5 @@
 """Failed sign-ins, counted so that guessing passwords is slowed (``services.sign_in_failed``)."""
+
 from django.db import models
 
 
@@ -8,6 +9,7 @@ class SignInFailures(models.Model):
     key is locked until ``locked_until``: nobody signs in under it then, right password or not.
     In the database rather than the cache: every web process sees it, and it works while Redis is
     away."""
+
     key = models.CharField(max_length=200, unique=True)
     failures = models.PositiveIntegerField(default=0)
     since = models.DateTimeField()

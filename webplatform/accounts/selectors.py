@@ -1,4 +1,5 @@
 """Reads about users."""
+
 import unicodedata
 
 from django.utils import timezone
@@ -34,6 +35,10 @@ def token_throttle_keys(*, address: str | None) -> list[str]:
 def locked_for(*, keys: list[str], now=None) -> int:
     """Seconds until every one of ``keys`` may try again (0: none is locked)."""
     now = now or timezone.now()
-    until = (SignInFailures.objects.filter(key__in=keys, locked_until__gt=now)
-             .order_by("-locked_until").values_list("locked_until", flat=True).first())
+    until = (
+        SignInFailures.objects.filter(key__in=keys, locked_until__gt=now)
+        .order_by("-locked_until")
+        .values_list("locked_until", flat=True)
+        .first()
+    )
     return 0 if until is None else max(1, int((until - now).total_seconds() + 0.999))

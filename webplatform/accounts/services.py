@@ -1,4 +1,5 @@
 """Writes about users, and the count of failed sign-ins."""
+
 from datetime import timedelta
 
 from django.conf import settings
@@ -14,8 +15,9 @@ from .selectors import INSTRUCTORS_GROUP
 
 @transaction.atomic
 def create_user(*, username: str, password: str, instructor: bool = False, email: str = ""):
-    user = get_user_model().objects.create_user(username=username, password=password,
-                                                email=get_user_model().objects.normalize_email(email))
+    user = get_user_model().objects.create_user(
+        username=username, password=password, email=get_user_model().objects.normalize_email(email)
+    )
     if instructor:
         user.groups.add(Group.objects.get_or_create(name=INSTRUCTORS_GROUP)[0])
     return user
@@ -32,7 +34,6 @@ def ensure_demo_user(*, username: str, password: str, instructor: bool = False):
     if instructor:
         user.groups.add(Group.objects.get_or_create(name=INSTRUCTORS_GROUP)[0])
     return user
-
 
 
 # Which limit of settings.SIGN_IN_THROTTLE a key's kind has (selectors.throttle_keys names them).

@@ -10,15 +10,32 @@ urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("login/", views.ThrottledLoginView.as_view(template_name="accounts/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("password/reset/", auth_views.PasswordResetView.as_view(
-        template_name="accounts/password_reset.html", email_template_name="accounts/password_reset_email.txt",
-        subject_template_name="accounts/password_reset_subject.txt",
-        success_url=reverse_lazy("accounts:password_reset_done")), name="password_reset"),
-    path("password/reset/sent/", auth_views.PasswordResetDoneView.as_view(
-        template_name="accounts/password_reset_done.html"), name="password_reset_done"),
-    path("password/reset/<uidb64>/<token>/", auth_views.PasswordResetConfirmView.as_view(
-        template_name="accounts/password_reset_confirm.html",
-        success_url=reverse_lazy("accounts:password_reset_complete")), name="password_reset_confirm"),
-    path("password/reset/done/", auth_views.PasswordResetCompleteView.as_view(
-        template_name="accounts/password_reset_complete.html"), name="password_reset_complete"),
+    path(
+        "password/reset/",
+        auth_views.PasswordResetView.as_view(
+            template_name="accounts/password_reset.html",
+            email_template_name="accounts/password_reset_email.txt",
+            subject_template_name="accounts/password_reset_subject.txt",
+            success_url=reverse_lazy("accounts:password_reset_done"),
+        ),
+        name="password_reset",
+    ),
+    path(
+        "password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(template_name="accounts/password_reset_done.html"),
+        name="password_reset_done",
+    ),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="accounts/password_reset_confirm.html",
+            success_url=reverse_lazy("accounts:password_reset_complete"),
+        ),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="accounts/password_reset_complete.html"),
+        name="password_reset_complete",
+    ),
 ]

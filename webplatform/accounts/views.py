@@ -14,9 +14,11 @@ from .services import create_user
 
 def locked_message(seconds: int) -> str:
     minutes = max(1, round(seconds / 60))
-    return (f"Too many wrong passwords: signing in is paused for this account (or from this address) for "
-            f"{minutes} minute{'s' if minutes != 1 else ''}. Try again after that; if you forgot your password, "
-            f"reset it by e-mail (the link under the form).")
+    return (
+        f"Too many wrong passwords: signing in is paused for this account (or from this address) for "
+        f"{minutes} minute{'s' if minutes != 1 else ''}. Try again after that; if you forgot your password, "
+        f"reset it by e-mail (the link under the form)."
+    )
 
 
 class ThrottledLoginView(LoginView):
@@ -25,8 +27,9 @@ class ThrottledLoginView(LoginView):
     address until it ends, right password or not."""
 
     def post(self, request, *args, **kwargs):
-        self.keys = selectors.throttle_keys(username=request.POST.get("username", ""),
-                                            address=request.META.get("REMOTE_ADDR"))
+        self.keys = selectors.throttle_keys(
+            username=request.POST.get("username", ""), address=request.META.get("REMOTE_ADDR")
+        )
         wait = selectors.locked_for(keys=self.keys)
         if wait:
             return self.locked(wait)
@@ -46,8 +49,9 @@ class ThrottledLoginView(LoginView):
             response = JsonResponse({"error": message, "retry_after_s": seconds}, status=429)
         else:
             form = form or self.get_form_class()(self.request)
-            response = render(self.request, self.template_name,
-                              {**self.get_context_data(form=form), "locked": message}, status=429)
+            response = render(
+                self.request, self.template_name, {**self.get_context_data(form=form), "locked": message}, status=429
+            )
         response["Retry-After"] = str(seconds)
         return response
 
@@ -55,8 +59,11 @@ class ThrottledLoginView(LoginView):
 def signup(request):
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = create_user(username=form.cleaned_data["username"], password=form.cleaned_data["password1"],
-                           email=form.cleaned_data["email"])
+        user = create_user(
+            username=form.cleaned_data["username"],
+            password=form.cleaned_data["password1"],
+            email=form.cleaned_data["email"],
+        )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         target = request.POST.get("next", "")
         if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):

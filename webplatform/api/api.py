@@ -1,6 +1,7 @@
 """The JSON API: ``/api/v1/...``, its OpenAPI 3 schema at ``/api/openapi.json`` and browsable
 docs at ``/api/docs`` (Swagger UI, served from our static files: ``ninja`` is an installed app,
 so its bundled assets go through staticfiles, never a CDN)."""
+
 from django.http import HttpRequest
 from django.urls import reverse
 from ninja import NinjaAPI, Router, Swagger
@@ -25,8 +26,12 @@ compile_error, forbidden, runtime_error, time_limit, memory_limit, output_limit,
 The Python client: `pip install clients/python` (the `arena` command, and `arena.submit(...)`)."""
 
 api = NinjaAPI(
-    title="Remat Arena API", version="1.0.0", description=DESCRIPTION, urls_namespace="api",
-    openapi_url="/openapi.json", docs_url="/docs",
+    title="Remat Arena API",
+    version="1.0.0",
+    description=DESCRIPTION,
+    urls_namespace="api",
+    openapi_url="/openapi.json",
+    docs_url="/docs",
     # No validator badge: Swagger UI would send the schema to an outside service.
     docs=Swagger(settings={"validatorUrl": None, "persistAuthorization": True}),
 )
@@ -38,8 +43,11 @@ account = Router(tags=["account"])
 @account.get("/me", response={200: Me, 401: Error}, auth=bearer, summary="Who the token belongs to")
 def me(request: HttpRequest):
     user = request.auth
-    return {"username": user.username, "instructor": is_instructor(user),
-            "profile_url": reverse("leaderboard:profile", args=[user.username])}
+    return {
+        "username": user.username,
+        "instructor": is_instructor(user),
+        "profile_url": reverse("leaderboard:profile", args=[user.username]),
+    }
 
 
 for router in (account, problems.router, submissions.router, leaderboard.router, explorations.router):

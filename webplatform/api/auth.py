@@ -8,6 +8,7 @@ permissions (an instructor's token sees references as the instructor does in the
 ``bearer`` is for operations that need a user. ``bearer_or_anonymous`` is for what the site
 shows to visitors too (problems, leaderboards): no header means an anonymous visitor, but a
 header with a wrong or revoked token is refused, never silently ignored."""
+
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser
@@ -22,15 +23,22 @@ from .services import mark_used
 
 
 def _too_many(seconds: int) -> ApiError:
-    return ApiError(429, "too_many_failures",
-                    f"Too many invalid API tokens from this address: invalid ones are refused without a "
-                    f"check for {seconds} seconds. Create a token on your account page.", retry_after_s=seconds)
+    return ApiError(
+        429,
+        "too_many_failures",
+        f"Too many invalid API tokens from this address: invalid ones are refused without a "
+        f"check for {seconds} seconds. Create a token on your account page.",
+        retry_after_s=seconds,
+    )
 
 
 def _refuse() -> ApiError:
-    return ApiError(401, "invalid_token",
-                    "This API token is not valid: it was revoked, mistyped, or its account is disabled. "
-                    "Create a new one on your account page.")
+    return ApiError(
+        401,
+        "invalid_token",
+        "This API token is not valid: it was revoked, mistyped, or its account is disabled. "
+        "Create a new one on your account page.",
+    )
 
 
 class BearerToken(HttpBearer):
@@ -47,8 +55,9 @@ class BearerToken(HttpBearer):
             request.user = AnonymousUser()
             return request.user
         if header and not header.lower().startswith("bearer "):
-            raise ApiError(401, "invalid_token",
-                           "The Authorization header must read 'Bearer <token>' with an API token.")
+            raise ApiError(
+                401, "invalid_token", "The Authorization header must read 'Bearer <token>' with an API token."
+            )
         return super().__call__(request)
 
     def authenticate(self, request, token: str):

@@ -3,6 +3,7 @@
 their own codes (``rate_limited``, ``source_too_large`` ...); the responses that Django or the
 framework produce before a view runs (an unknown path, a wrong method, a body too large, a
 crash) are rewritten into the same shape by ``JsonErrorsMiddleware``."""
+
 from __future__ import annotations
 
 import json
@@ -87,11 +88,11 @@ def _location(loc) -> list[str | int]:
 
 
 def _invalid_request(request, exc: RequestInvalid) -> JsonResponse:
-    details = [{"location": _location(error.get("loc", ())), "message": error.get("msg", "invalid")}
-               for error in exc.errors]
+    details = [
+        {"location": _location(error.get("loc", ())), "message": error.get("msg", "invalid")} for error in exc.errors
+    ]
     where = ", ".join(".".join(str(p) for p in d["location"]) for d in details) or "the request"
-    return error_response(422, "invalid_request", f"The request does not match the schema at: {where}.",
-                          errors=details)
+    return error_response(422, "invalid_request", f"The request does not match the schema at: {where}.", errors=details)
 
 
 def _unavailable(request, exc) -> JsonResponse:
@@ -108,17 +109,33 @@ def install_handlers(api: NinjaAPI) -> None:
     api.add_exception_handler(ValidationError, lambda request, exc: refusal_response(exc))
     api.add_exception_handler(RequestInvalid, _invalid_request)
     # Operations name what is missing (``missing``); this is for a 404 that nothing named.
-    api.add_exception_handler(Http404, lambda request, exc: error_response(
-        404, "not_found", "There is nothing here, or it is not yours to see."))
-    api.add_exception_handler(AuthenticationError, lambda request, exc: error_response(
-        401, "not_authenticated",
-        "This needs an API token: send it as 'Authorization: Bearer <token>' (create one on your account page)."))
-    api.add_exception_handler(RequestDataTooBig, lambda request, exc: error_response(
-        413, "request_too_large", "The request body is larger than the site accepts."))
+    api.add_exception_handler(
+        Http404,
+        lambda request, exc: error_response(404, "not_found", "There is nothing here, or it is not yours to see."),
+    )
+    api.add_exception_handler(
+        AuthenticationError,
+        lambda request, exc: error_response(
+            401,
+            "not_authenticated",
+            "This needs an API token: send it as 'Authorization: Bearer <token>' (create one on your account page).",
+        ),
+    )
+    api.add_exception_handler(
+        RequestDataTooBig,
+        lambda request, exc: error_response(
+            413, "request_too_large", "The request body is larger than the site accepts."
+        ),
+    )
     # The framework's own refusals; the one a client meets is a body that is not JSON.
-    api.add_exception_handler(HttpError, lambda request, exc: error_response(
-        exc.status_code, "invalid_body" if exc.status_code == 400 else "http_error",
-        f"{exc}: send a JSON object with 'Content-Type: application/json'." if exc.status_code == 400 else str(exc)))
+    api.add_exception_handler(
+        HttpError,
+        lambda request, exc: error_response(
+            exc.status_code,
+            "invalid_body" if exc.status_code == 400 else "http_error",
+            f"{exc}: send a JSON object with 'Content-Type: application/json'." if exc.status_code == 400 else str(exc),
+        ),
+    )
 
 
 # What Django itself answers before (or instead of) a view of ours, in the API's words.
@@ -139,11 +156,17 @@ class JsonErrorsMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if (request.path.startswith(API_PREFIX) and response.status_code >= 400
-                and not response.get("Content-Type", "").startswith("application/json")):
+        if (
+            request.path.startswith(API_PREFIX)
+            and response.status_code >= 400
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
             code, message = FALLBACK.get(response.status_code, ("http_error", response.reason_phrase))
-            replaced = HttpResponse(json.dumps({"code": code, "message": message}), status=response.status_code,
-                                    content_type="application/json")
+            replaced = HttpResponse(
+                json.dumps({"code": code, "message": message}),
+                status=response.status_code,
+                content_type="application/json",
+            )
             for header in ("Allow", "Retry-After"):
                 if response.has_header(header):
                     replaced[header] = response[header]

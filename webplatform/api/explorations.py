@@ -1,6 +1,7 @@
 """/api/v1/explorations: the policy explorer for programs (``arena explore``): start one, then
 read it until it is done. The same service as the page (``explorer.services``): the same checks,
 the same background lane, the same limit of explorations in flight; only the owner reads one."""
+
 from __future__ import annotations
 
 from django.http import HttpRequest
@@ -23,16 +24,24 @@ MAX_ID = 2**63 - 1
 
 
 class ExplorationIn(Schema):
-    source: str = Field(max_length=services.MAX_SOURCE, json_schema_extra={"pattern": SOURCE_PATTERN},
-                        description="the Python module that defines the function")
+    source: str = Field(
+        max_length=services.MAX_SOURCE,
+        json_schema_extra={"pattern": SOURCE_PATTERN},
+        description="the Python module that defines the function",
+    )
     function: str = Field(max_length=100, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="the function to explore")
-    args: list[Annotated[str, Field(min_length=1, max_length=60, pattern=r"^[^\x00]+$")]] = Field(min_length=1, max_length=8, description=(
-        'each argument\'s dtype and shape, such as "f32[64,128]". Input the explorer cannot use (sizes over its '
-        'limit, a dtype that is not floating point, code its gate refuses) is taken, and the exploration says why '
-        'it did not run (status "failed", "error")'))
-    budget: int | None = Field(None, ge=1, le=services.MAX_BUDGET,
-                               description="bytes the plan may hold on the device between the passes")
-
+    args: list[Annotated[str, Field(min_length=1, max_length=60, pattern=r"^[^\x00]+$")]] = Field(
+        min_length=1,
+        max_length=8,
+        description=(
+            'each argument\'s dtype and shape, such as "f32[64,128]". Input the explorer cannot use (sizes over its '
+            "limit, a dtype that is not floating point, code its gate refuses) is taken, and the exploration says why "
+            'it did not run (status "failed", "error")'
+        ),
+    )
+    budget: int | None = Field(
+        None, ge=1, le=services.MAX_BUDGET, description="bytes the plan may hold on the device between the passes"
+    )
 
     @field_validator("source")
     @classmethod
@@ -45,8 +54,12 @@ class ExplorationPath(Schema):
 
 
 class BudgetQuery(Schema):
-    budget: int | None = Field(None, ge=1, le=services.MAX_BUDGET,
-                               description="choose the plan for this budget instead of the one given at the start")
+    budget: int | None = Field(
+        None,
+        ge=1,
+        le=services.MAX_BUDGET,
+        description="choose the plan for this budget instead of the one given at the start",
+    )
 
 
 class Plan(Schema):
@@ -73,8 +86,9 @@ class Exploration(Schema):
     names: list[str]
     rows: list[Plan]
     failed: list[dict]
-    best: Plan | None = Field(description="the plan within the budget with the least recomputation; null if none "
-                                          "fits or no budget was given")
+    best: Plan | None = Field(
+        description="the plan within the budget with the least recomputation; null if none fits or no budget was given"
+    )
     url: str
 
 
@@ -84,29 +98,55 @@ def exploration_out(found: ExplorationRow, budget: int | None = None) -> dict:
     budget = budget if budget is not None else found.budget
     best = cheapest_within(rows, budget)
     keys = Plan.model_fields
-    return {"id": found.pk, "status": found.status, "done": found.finished, "function": found.function,
-            "args": list(found.args), "budget": budget, "error": found.error or None, "names": result.get("names", []),
-            "rows": [{k: getattr(r, k) for k in keys} for r in rows], "failed": result.get("failed", []),
-            "best": {k: getattr(best, k) for k in keys} if best is not None else None,
-            "url": reverse("explorer:detail", args=[found.pk])}
+    return {
+        "id": found.pk,
+        "status": found.status,
+        "done": found.finished,
+        "function": found.function,
+        "args": list(found.args),
+        "budget": budget,
+        "error": found.error or None,
+        "names": result.get("names", []),
+        "rows": [{k: getattr(r, k) for k in keys} for r in rows],
+        "failed": result.get("failed", []),
+        "best": {k: getattr(best, k) for k in keys} if best is not None else None,
+        "url": reverse("explorer:detail", args=[found.pk]),
+    }
 
 
-@router.post("/explorations", response={201: Exploration, 400: Error, 401: Error, 422: Error, 429: Error},
-             summary="Explore: every checkpoint policy of a function, measured as verdicts are (background lane)")
+@router.post(
+    "/explorations",
+    response={201: Exploration, 400: Error, 401: Error, 422: Error, 429: Error},
+    summary="Explore: every checkpoint policy of a function, measured as verdicts are (background lane)",
+)
 def start(request: HttpRequest, body: ExplorationIn):
     try:
-        found = services.start(user=request.auth, source=body.source, function=body.function,
-                               args=" ".join(body.args), budget=str(body.budget or ""))
+        found = services.start(
+            user=request.auth,
+            source=body.source,
+            function=body.function,
+            args=" ".join(body.args),
+            budget=str(body.budget or ""),
+        )
     except services.Busy as exc:
         raise ApiError(429, "rate_limited", str(exc), retry_after_s=5) from None
     except services.BadRequest as exc:
-        found = services.refused(user=request.auth, source=body.source, function=body.function, args=body.args,
-                                 budget=body.budget, error=str(exc))
+        found = services.refused(
+            user=request.auth,
+            source=body.source,
+            function=body.function,
+            args=body.args,
+            budget=body.budget,
+            error=str(exc),
+        )
     return Status(201, exploration_out(found))
 
 
-@router.get("/explorations/{exploration_id}", response={200: Exploration, 401: Error, 404: Error, 422: Error},
-            summary="One of your explorations: its status, then every plan and the plan within the budget")
+@router.get(
+    "/explorations/{exploration_id}",
+    response={200: Exploration, 401: Error, 404: Error, 422: Error},
+    summary="One of your explorations: its status, then every plan and the plan within the budget",
+)
 def get_exploration(request: HttpRequest, path: Path[ExplorationPath], query: Query[BudgetQuery]):
     found = ExplorationRow.objects.filter(pk=path.exploration_id, user=request.auth).first()
     if found is None:

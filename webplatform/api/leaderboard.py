@@ -1,6 +1,7 @@
 """/api/v1/leaderboard: the global ranking and a problem's, read from the same cached boards as
 the pages (``leaderboard.selectors``), 50 rows a page as there. Public, as the pages are: a
 ranking names learners and their figures, never their code."""
+
 from __future__ import annotations
 
 import math
@@ -34,34 +35,58 @@ class PageQuery(Schema):
 def _page(rows: list, page: int) -> tuple[list, int]:
     """One page of a ranking and how many pages it has."""
     size = selectors.PAGE_SIZE
-    return rows[(page - 1) * size:page * size], max(1, math.ceil(len(rows) / size))
+    return rows[(page - 1) * size : page * size], max(1, math.ceil(len(rows) / size))
 
 
 def _standing(row, names) -> dict:
-    return {"rank": row.rank, "username": names.get(row.user_id, ""), "solved": row.solved,
-            "penalty_min": row.penalty, "last_accepted_at": row.last_accepted}
+    return {
+        "rank": row.rank,
+        "username": names.get(row.user_id, ""),
+        "solved": row.solved,
+        "penalty_min": row.penalty,
+        "last_accepted_at": row.last_accepted,
+    }
 
 
 def _entry(row, names) -> dict:
-    return {"rank": row.rank, "username": names.get(row.user_id, ""), "created_at": row.created_at,
-            **{metric.field: row.value(metric) for metric in SHOWN}}
+    return {
+        "rank": row.rank,
+        "username": names.get(row.user_id, ""),
+        "created_at": row.created_at,
+        **{metric.field: row.value(metric) for metric in SHOWN},
+    }
 
 
-@router.get("/leaderboard", response={200: GlobalBoard, 401: Error, 422: Error}, auth=bearer_or_anonymous,
-            openapi_extra=OPTIONAL_TOKEN, summary="The global ranking: problems solved, then penalty")
+@router.get(
+    "/leaderboard",
+    response={200: GlobalBoard, 401: Error, 422: Error},
+    auth=bearer_or_anonymous,
+    openapi_extra=OPTIONAL_TOKEN,
+    summary="The global ranking: problems solved, then penalty",
+)
 def global_ranking(request: HttpRequest, query: Query[GlobalQuery]):
     board = selectors.global_board(since=periods.start_of(query.period), tag=query.tag or None)
     rows, pages = _page(board.standings, query.page)
     mine = board.standing_of(request.auth)
     names = selectors.usernames([row.user_id for row in rows] + ([mine.user_id] if mine else []))
-    return {"period": query.period, "tag": query.tag or None, "page": query.page, "pages": pages,
-            "ranked": len(board.standings), "standings": [_standing(row, names) for row in rows],
-            "you": _standing(mine, names) if mine else None}
+    return {
+        "period": query.period,
+        "tag": query.tag or None,
+        "page": query.page,
+        "pages": pages,
+        "ranked": len(board.standings),
+        "standings": [_standing(row, names) for row in rows],
+        "you": _standing(mine, names) if mine else None,
+    }
 
 
-@router.get("/leaderboard/problems/{slug}", response={200: ProblemBoard, 401: Error, 404: Error, 422: Error},
-            auth=bearer_or_anonymous, openapi_extra=OPTIONAL_TOKEN,
-            summary="A problem's ranking by its metrics, and its memory/recompute Pareto front")
+@router.get(
+    "/leaderboard/problems/{slug}",
+    response={200: ProblemBoard, 401: Error, 404: Error, 422: Error},
+    auth=bearer_or_anonymous,
+    openapi_extra=OPTIONAL_TOKEN,
+    summary="A problem's ranking by its metrics, and its memory/recompute Pareto front",
+)
 def problem_ranking(request: HttpRequest, path: Path[ProblemPath], query: Query[PageQuery]):
     with missing(f"There is no published problem {path.slug!r}: GET /api/v1/problems lists them."):
         problem = selectors.ranked_problem(slug=path.slug)
@@ -70,11 +95,17 @@ def problem_ranking(request: HttpRequest, path: Path[ProblemPath], query: Query[
     mine = board.standing_of(request.auth)
     names = selectors.usernames([row.user_id for row in rows] + ([mine.user_id] if mine else []))
     return {
-        "problem": problem.slug, "title": problem.current_version.title,
+        "problem": problem.slug,
+        "title": problem.current_version.title,
         "ranked_by": [metric.field for metric in ranking_for(problem)],
         "metrics": [{"field": m.field, "label": m.label, "unit": m.unit, "meaning": m.meaning} for m in SHOWN],
-        "page": query.page, "pages": pages, "ranked": len(board.standings),
-        "entries": [_entry(row, names) for row in rows], "you": _entry(mine, names) if mine else None,
-        "pareto_front": [{"flops": p.flops, "residual_bytes": p.residual_bytes, "learners": p.learners}
-                         for p in presenters.chart(problem).front],
+        "page": query.page,
+        "pages": pages,
+        "ranked": len(board.standings),
+        "entries": [_entry(row, names) for row in rows],
+        "you": _entry(mine, names) if mine else None,
+        "pareto_front": [
+            {"flops": p.flops, "residual_bytes": p.residual_bytes, "learners": p.learners}
+            for p in presenters.chart(problem).front
+        ],
     }

@@ -3,6 +3,7 @@
 Only a SHA-256 hash of a token is stored; the token itself is shown once, when it is created. A
 token is 32 random bytes, so a fast hash is enough: nobody can guess one to match a stolen
 hash, and a slow password hash would only cost every API request its time."""
+
 from django.conf import settings
 from django.db import models
 

@@ -1,5 +1,6 @@
 """The account page's API tokens: list, create (the token is shown once, on the answer to the
 POST that made it, and never stored), revoke. Thin views over ``services`` and ``selectors``."""
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -27,10 +28,17 @@ def tokens(request):
                 form.add_error("name", exc)
         if created is None:
             status = 400
-    return render(request, "api/tokens.html", {
-        "form": form, "created": created, "tokens": selectors.tokens_of(user=request.user),
-        "site_url": request.build_absolute_uri("/"),
-    }, status=status)
+    return render(
+        request,
+        "api/tokens.html",
+        {
+            "form": form,
+            "created": created,
+            "tokens": selectors.tokens_of(user=request.user),
+            "site_url": request.build_absolute_uri("/"),
+        },
+        status=status,
+    )
 
 
 @login_required

@@ -1,6 +1,7 @@
 """What the API reads and answers, as pydantic models: they validate requests, shape responses
 and are the OpenAPI schema, one declaration for all three. Verdict names are the judge's own
 (``judge.VERDICTS``), the same words as the pages and the database."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -21,6 +22,7 @@ StaticValue = bool | int | float | str | None
 
 # --- Who ------------------------------------------------------------------------------------
 
+
 class Me(Schema):
     username: str
     instructor: bool = Field(description="instructors see every problem's reference, as in the browser")
@@ -29,9 +31,11 @@ class Me(Schema):
 
 # --- Problems -------------------------------------------------------------------------------
 
+
 class ProblemPath(Schema):
-    slug: str = Field(pattern=r"^[a-z0-9_]+$", max_length=100,
-                      description="the problem's slug, such as checkpoint_dot_policy")
+    slug: str = Field(
+        pattern=r"^[a-z0-9_]+$", max_length=100, description="the problem's slug, such as checkpoint_dot_policy"
+    )
 
 
 class ProblemSummary(Schema):
@@ -81,7 +85,7 @@ class ProblemDetail(Schema):
     entry: str = Field(description="the function a submission must define")
     args: list[Argument]
     statement_markdown: str
-    statement_html: str = Field(description="math as <span class=\"math-inline\"> TeX, for KaTeX to typeset")
+    statement_html: str = Field(description='math as <span class="math-inline"> TeX, for KaTeX to typeset')
     starter: str
     samples: list[SampleCase] = Field(description="the cases 'run samples' grades on (hidden cases are never sent)")
     case_count: int = Field(description="cases a submission is graded on, samples included")
@@ -102,10 +106,18 @@ SOURCE_PATTERN = r"^[^\x00]*[^\s\x00][^\x00]*$"
 class SourceIn(Schema):
     source: str = Field(
         description="the Python module defining the entry point (at most 64 KiB of UTF-8, "
-                    "SUBMISSION_MAX_SOURCE_BYTES: larger is refused with 413 source_too_large)",
-        json_schema_extra={"pattern": SOURCE_PATTERN}, examples=["import jax\n\ndef f(x):\n    return x\n"])
-    version: int | None = Field(None, ge=1, le=2**31 - 1, description=(
-        "the problem version the code was written against (from the problem); the current one if left out"))
+        "SUBMISSION_MAX_SOURCE_BYTES: larger is refused with 413 source_too_large)",
+        json_schema_extra={"pattern": SOURCE_PATTERN},
+        examples=["import jax\n\ndef f(x):\n    return x\n"],
+    )
+    version: int | None = Field(
+        None,
+        ge=1,
+        le=2**31 - 1,
+        description=(
+            "the problem version the code was written against (from the problem); the current one if left out"
+        ),
+    )
 
     @field_validator("source")
     @classmethod
@@ -138,8 +150,11 @@ class ResidualRow(Schema):
     offending: bool = Field(description="differs from what the required policy saves")
     missing: bool = Field(description="saved by the required policy, not by the submission")
     reason: str
-    memory: str = Field("device", description="where it is kept for the backward pass: device, or pinned_host "
-                                              "when an offloading policy moved it to host memory")
+    memory: str = Field(
+        "device",
+        description="where it is kept for the backward pass: device, or pinned_host "
+        "when an offloading policy moved it to host memory",
+    )
 
 
 class RequiredResidual(Schema):
@@ -156,8 +171,9 @@ class Checkpoint(Schema):
 
 
 class Memory(Schema):
-    residual_bytes: int = Field(description="saved for the backward pass by the submission (first case), on the "
-                                            "device: what rankings count")
+    residual_bytes: int = Field(
+        description="saved for the backward pass by the submission (first case), on the device: what rankings count"
+    )
     required_residual_bytes: int = Field(description="what the required policy saves on the device")
     host_residual_bytes: int = Field(0, description="offloaded to host memory by the submission (first case)")
     required_host_residual_bytes: int = Field(0, description="what the required policy offloads to host memory")
@@ -166,12 +182,18 @@ class Memory(Schema):
     peak_bytes: int | None = Field(description="largest total of live values in a gradient step")
     xla_flops: int | None = Field(description="XLA's estimate; a loop body counted once")
     xla_peak_bytes: int | None
-    recomputed_operations: int | None = Field(None, description=(
-        "operations the backward pass recomputes (made from saved values, none from the cotangent); null where "
-        "the step was not measured"))
+    recomputed_operations: int | None = Field(
+        None,
+        description=(
+            "operations the backward pass recomputes (made from saved values, none from the cotangent); null where "
+            "the step was not measured"
+        ),
+    )
     description: str = Field("", description="the memory over one gradient step, in words")
-    picture_svg: str | None = Field(None, description=(
-        "the memory over one gradient step as the site draws it (SVG, with a title and a description)"))
+    picture_svg: str | None = Field(
+        None,
+        description=("the memory over one gradient step as the site draws it (SVG, with a title and a description)"),
+    )
 
 
 class Programs(Schema):
@@ -184,8 +206,9 @@ class Result(Schema):
     description: str = Field(description="what the verdict means")
     message: str = Field(description="the cause, in terms of the submitted code")
     cases: list[Case]
-    residuals: list[ResidualRow] = Field(description="what the submission saves, and rows the policy saves "
-                                                     "that it does not (missing)")
+    residuals: list[ResidualRow] = Field(
+        description="what the submission saves, and rows the policy saves that it does not (missing)"
+    )
     required_residuals: list[RequiredResidual] = Field(description="what the required policy saves")
     memory: Memory
     checkpoints: list[Checkpoint]
@@ -200,8 +223,10 @@ class SubmissionSummary(Schema):
     problem: str = Field(description="the problem's slug")
     problem_title: str
     version: int
-    kind: Kind = Field(description="run: the sample cases, not recorded; inspect: what the code saves on a sample "
-                                   "case, no verdict, not recorded; submit: every case, ranked")
+    kind: Kind = Field(
+        description="run: the sample cases, not recorded; inspect: what the code saves on a sample "
+        "case, no verdict, not recorded; submit: every case, ranked"
+    )
     status: Status
     done: bool
     verdict: Verdict | None = Field(description="null until graded")
@@ -224,6 +249,7 @@ class SubmissionList(Schema):
 
 
 # --- Leaderboards ---------------------------------------------------------------------------
+
 
 class Standing(Schema):
     rank: int

@@ -1,4 +1,5 @@
 """Reads of API tokens."""
+
 from __future__ import annotations
 
 from django.db.models import QuerySet

@@ -1,5 +1,6 @@
 """Writes of API tokens: create (the token is returned once, never stored), revoke, and the
 last-used time."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,16 +33,19 @@ def create_token(*, user, name: str) -> CreatedToken:
     ``MAX_TOKENS_PER_USER`` tokens."""
     name = " ".join((name or "").split())
     if not name:
-        raise ValidationError("Give the token a name, such as the machine or notebook that will use it.",
-                              code="name_required")
+        raise ValidationError(
+            "Give the token a name, such as the machine or notebook that will use it.", code="name_required"
+        )
     if len(name) > MAX_NAME_LENGTH:
-        raise ValidationError(f"The name is {len(name)} characters long; {MAX_NAME_LENGTH} at most.",
-                              code="name_too_long")
+        raise ValidationError(
+            f"The name is {len(name)} characters long; {MAX_NAME_LENGTH} at most.", code="name_too_long"
+        )
     with transaction.atomic():
         if ApiToken.objects.filter(user=user).count() >= MAX_TOKENS_PER_USER:
             raise ValidationError(
                 f"You have {MAX_TOKENS_PER_USER} tokens, the most allowed. Revoke one you no longer use first.",
-                code="too_many_tokens")
+                code="too_many_tokens",
+            )
         token = new_token()
         record = ApiToken.objects.create(user=user, name=name, prefix=shown_prefix(token), key_hash=hash_token(token))
     return CreatedToken(token, record)
@@ -60,5 +64,6 @@ def mark_used(*, token: ApiToken) -> None:
     stale = now - timedelta(seconds=LAST_USED_RESOLUTION_S)
     if token.last_used_at is not None and token.last_used_at > stale:
         return
-    ApiToken.objects.filter(Q(last_used_at__isnull=True) | Q(last_used_at__lte=stale), pk=token.pk) \
-        .update(last_used_at=now)
+    ApiToken.objects.filter(Q(last_used_at__isnull=True) | Q(last_used_at__lte=stale), pk=token.pk).update(
+        last_used_at=now
+    )

@@ -2,6 +2,7 @@
 
 Only the author reads a submission (``submissions.selectors``): anyone else's is a 404, as on
 the site. The report is the verdict page's (``submissions.presenters.present``), as data."""
+
 from __future__ import annotations
 
 from django.http import HttpRequest
@@ -34,64 +35,107 @@ class SubmissionPath(Schema):
 
 def _summary(submission: SubmissionRow) -> dict:
     return {
-        "id": submission.pk, "problem": submission.problem.slug, "problem_title": submission.version.title,
-        "version": submission.version.number, "kind": submission.kind, "status": submission.status,
-        "done": submission.is_done, "verdict": submission.verdict or None, "message": submission.message,
-        "created_at": submission.created_at, "finished_at": submission.finished_at,
+        "id": submission.pk,
+        "problem": submission.problem.slug,
+        "problem_title": submission.version.title,
+        "version": submission.version.number,
+        "kind": submission.kind,
+        "status": submission.status,
+        "done": submission.is_done,
+        "verdict": submission.verdict or None,
+        "message": submission.message,
+        "created_at": submission.created_at,
+        "finished_at": submission.finished_at,
         "url": reverse("submissions:detail", args=[submission.pk]),
     }
 
 
 def _result(result: Result) -> dict:
     def row(r):
-        return {"type": r.type, "bytes": r.bytes, "saved_value": r.saved_value, "line": r.line,
-                "offending": r.offending, "missing": r.missing, "reason": r.reason, "memory": r.memory}
+        return {
+            "type": r.type,
+            "bytes": r.bytes,
+            "saved_value": r.saved_value,
+            "line": r.line,
+            "offending": r.offending,
+            "missing": r.missing,
+            "reason": r.reason,
+            "memory": r.memory,
+        }
 
     def figure(name):
         value = result.cost.get(name)
         return round(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     return {
-        "verdict": result.verdict or None, "description": result.description, "message": result.message,
-        "cases": [{"name": c.name, "sample": c.sample, "verdict": c.verdict, "max_error": c.max_error,
-                   "message": c.message} for c in result.cases],
+        "verdict": result.verdict or None,
+        "description": result.description,
+        "message": result.message,
+        "cases": [
+            {"name": c.name, "sample": c.sample, "verdict": c.verdict, "max_error": c.max_error, "message": c.message}
+            for c in result.cases
+        ],
         "residuals": [row(r) for r in result.yours],
         # What the policy keeps, without the reference's line numbers (the reference is not shown).
-        "required_residuals": [{"type": r.type, "bytes": r.bytes, "saved_value": r.saved_value, "memory": r.memory}
-                               for r in result.required],
-        "memory": {"residual_bytes": result.your_bytes or 0, "required_residual_bytes": result.required_bytes or 0,
-                   "host_residual_bytes": result.your_host_bytes,
-                   "required_host_residual_bytes": result.required_host_bytes,
-                   "bytes_over": result.bytes_over, "flops": figure("flops"), "peak_bytes": figure("peak_bytes"),
-                   "xla_flops": figure("xla_flops"), "xla_peak_bytes": figure("xla_peak_bytes"),
-                   "recomputed_operations": sum(op.recomputed for op in result.operations[1]) if result.memory
-                   else None, "description": result.memory_text, "picture_svg": str(result.memory) or None},
-        "checkpoints": [{"line": c.line, "policy": c.policy_text, "depth": c.depth}
-                        for c in result.checkpoints],
+        "required_residuals": [
+            {"type": r.type, "bytes": r.bytes, "saved_value": r.saved_value, "memory": r.memory}
+            for r in result.required
+        ],
+        "memory": {
+            "residual_bytes": result.your_bytes or 0,
+            "required_residual_bytes": result.required_bytes or 0,
+            "host_residual_bytes": result.your_host_bytes,
+            "required_host_residual_bytes": result.required_host_bytes,
+            "bytes_over": result.bytes_over,
+            "flops": figure("flops"),
+            "peak_bytes": figure("peak_bytes"),
+            "xla_flops": figure("xla_flops"),
+            "xla_peak_bytes": figure("xla_peak_bytes"),
+            "recomputed_operations": sum(op.recomputed for op in result.operations[1]) if result.memory else None,
+            "description": result.memory_text,
+            "picture_svg": str(result.memory) or None,
+        },
+        "checkpoints": [{"line": c.line, "policy": c.policy_text, "depth": c.depth} for c in result.checkpoints],
         "programs": {"forward": result.forward, "backward": result.backward}
-        if result.forward or result.backward else None,
-        "stdout": result.stdout, "time_s": result.time_s, "notes": [str(n) for n in result.notes],
+        if result.forward or result.backward
+        else None,
+        "stdout": result.stdout,
+        "time_s": result.time_s,
+        "notes": [str(n) for n in result.notes],
     }
 
 
 def submission_out(submission: SubmissionRow) -> dict:
     """A submission with its code and, once graded, its report."""
     result = present(submission)
-    return {**_summary(submission), "source": submission.source,
-            "result": _result(result) if result is not None else None}
+    return {
+        **_summary(submission),
+        "source": submission.source,
+        "result": _result(result) if result is not None else None,
+    }
 
 
-@router.get("/submissions", response={200: SubmissionList, 401: Error, 422: Error},
-            summary="Your submissions, sample runs and inspections, newest first")
+@router.get(
+    "/submissions",
+    response={200: SubmissionList, 401: Error, 422: Error},
+    summary="Your submissions, sample runs and inspections, newest first",
+)
 def history(request: HttpRequest, filters: Query[HistoryFilters]):
     rows = selectors.user_history(user=request.auth, problem_slug=filters.problem, kind=filters.kind)
-    page = rows[filters.offset:filters.offset + filters.limit]
-    return {"submissions": [_summary(s) for s in page], "count": rows.count(),
-            "limit": filters.limit, "offset": filters.offset}
+    page = rows[filters.offset : filters.offset + filters.limit]
+    return {
+        "submissions": [_summary(s) for s in page],
+        "count": rows.count(),
+        "limit": filters.limit,
+        "offset": filters.offset,
+    }
 
 
-@router.get("/submissions/{submission_id}", response={200: Submission, 401: Error, 404: Error, 422: Error},
-            summary="One of your submissions: its status, and its report once graded")
+@router.get(
+    "/submissions/{submission_id}",
+    response={200: Submission, 401: Error, 404: Error, 422: Error},
+    summary="One of your submissions: its status, and its report once graded",
+)
 def get_submission(request: HttpRequest, path: Path[SubmissionPath]):
     with missing(f"You have no submission {path.submission_id} (another learner's is not yours to see)."):
         submission = selectors.get_own_submission(user=request.auth, submission_id=path.submission_id)

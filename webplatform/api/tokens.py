@@ -1,4 +1,5 @@
 """The token format: ``arena_`` and 43 URL-safe characters (32 random bytes)."""
+
 import hashlib
 import secrets
 

@@ -1,5 +1,6 @@
 """The account page's API tokens (``/accounts/tokens/``); the API itself is mounted at /api/
 by the project's urls (``api.api.urls``)."""
+
 from django.urls import path
 
 from webplatform.core import params  # noqa: F401 - registers <id:...>, an id that fits 64 bits

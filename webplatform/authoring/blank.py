@@ -1,5 +1,6 @@
 """The package a new problem starts from: a shape to fill in, not a valid problem yet (no slug,
 title or entry point), so the form's errors say what is left to write."""
+
 from __future__ import annotations
 
 from judge.package import Limits
@@ -41,8 +42,16 @@ def blank_package(uuid: str) -> dict[str, str]:
             {"name": "hidden-1", "seed": 2, "dims": {"N": 16, "d": 32}},
         ],
         "checks": {"residuals": {"match_reference": True}},
-        "limits": {"wall_s": _plain(Limits.wall_s), "cpu_s": Limits.cpu_s, "memory_mb": Limits.memory_mb,
-                   "output_kb": Limits.output_kb},
+        "limits": {
+            "wall_s": _plain(Limits.wall_s),
+            "cpu_s": Limits.cpu_s,
+            "memory_mb": Limits.memory_mb,
+            "output_kb": Limits.output_kb,
+        },
     }
-    return {"problem.toml": toml_writer.dumps(data), "statement.md": STATEMENT, "starter.py": CODE,
-            "reference.py": CODE}
+    return {
+        "problem.toml": toml_writer.dumps(data),
+        "statement.md": STATEMENT,
+        "starter.py": CODE,
+        "reference.py": CODE,
+    }

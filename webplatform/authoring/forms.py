@@ -5,6 +5,7 @@ package loader, the one set of rules for ``problem.toml``, and its error comes b
 field (see ``package_form``). Only what has to be parsed before it can become TOML at all (a
 ``N = 8, d = 16`` list, a TOML literal) is checked here.
 """
+
 from __future__ import annotations
 
 import re
@@ -34,62 +35,102 @@ def toml_pairs(text: str) -> dict:
 
 class ProblemForm(forms.Form):
     title = forms.CharField(max_length=200, required=False)
-    slug = forms.CharField(max_length=100, required=False, help_text="lowercase letters, digits and _; "
-                           "the problem's address and the folder name of its package; left empty, it is "
-                           "made from the title")
+    slug = forms.CharField(
+        max_length=100,
+        required=False,
+        help_text="lowercase letters, digits and _; "
+        "the problem's address and the folder name of its package; left empty, it is "
+        "made from the title",
+    )
     difficulty = forms.ChoiceField(choices=[(d, d) for d in DIFFICULTIES])
     device = forms.ChoiceField(choices=[(d, d) for d in DEVICES])
     tags = forms.CharField(required=False, help_text="separated by commas")
     hints = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), help_text="one per line")
-    entry_function = forms.CharField(label="Entry point", required=False,
-                                     help_text="the function the learner writes")
-    wrt = forms.CharField(label="Gradients with respect to", required=False,
-                          help_text="array arguments, separated by commas")
+    entry_function = forms.CharField(label="Entry point", required=False, help_text="the function the learner writes")
+    wrt = forms.CharField(
+        label="Gradients with respect to", required=False, help_text="array arguments, separated by commas"
+    )
     rtol = forms.CharField(label="rtol", required=False, widget=forms.TextInput(attrs=SHORT))
     atol = forms.CharField(label="atol", required=False, widget=forms.TextInput(attrs=SHORT))
 
     match_reference = forms.BooleanField(
-        required=False, label="Same residuals as the reference",
-        help_text="what the submission saves must match what the reference saves (kinds, types, names)")
+        required=False,
+        label="Same residuals as the reference",
+        help_text="what the submission saves must match what the reference saves (kinds, types, names)",
+    )
     at_most_reference = forms.BooleanField(required=False, label="No more residuals than the reference")
     max_bytes = forms.CharField(required=False, label="At most bytes", widget=forms.TextInput(attrs=SHORT))
     max_count = forms.CharField(required=False, label="At most residuals", widget=forms.TextInput(attrs=SHORT))
     allowed_kinds = forms.MultipleChoiceField(
-        required=False, choices=[(k, k) for k in RESIDUAL_KINDS], widget=forms.CheckboxSelectMultiple,
-        label="Kinds that may be saved", help_text="none ticked: any kind")
-    allowed_primitives = forms.CharField(required=False, label="Primitives whose outputs may be saved",
-                                         help_text="e.g. dot_general; empty: any")
+        required=False,
+        choices=[(k, k) for k in RESIDUAL_KINDS],
+        widget=forms.CheckboxSelectMultiple,
+        label="Kinds that may be saved",
+        help_text="none ticked: any kind",
+    )
+    allowed_primitives = forms.CharField(
+        required=False, label="Primitives whose outputs may be saved", help_text="e.g. dot_general; empty: any"
+    )
 
-    policy = forms.CharField(required=False, label="Required policy",
-                             help_text="e.g. save_only_these_names('h') or dots_with_no_batch_dims_saveable")
-    encloses = forms.CharField(required=False, label="The checkpoint encloses",
-                               help_text="primitives, repeated for a count, e.g. dot_general, dot_general")
+    policy = forms.CharField(
+        required=False,
+        label="Required policy",
+        help_text="e.g. save_only_these_names('h') or dots_with_no_batch_dims_saveable",
+    )
+    encloses = forms.CharField(
+        required=False,
+        label="The checkpoint encloses",
+        help_text="primitives, repeated for a count, e.g. dot_general, dot_general",
+    )
     min_checkpoints = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
     max_checkpoints = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
     min_depth = forms.CharField(required=False, label="Minimum nesting depth", widget=forms.TextInput(attrs=SHORT))
-    prevent_cse = forms.ChoiceField(required=False, label="prevent_cse",
-                                    choices=[("", "either"), ("true", "must be True"), ("false", "must be False")])
+    prevent_cse = forms.ChoiceField(
+        required=False,
+        label="prevent_cse",
+        choices=[("", "either"), ("true", "must be True"), ("false", "must be False")],
+    )
     allow_custom_vjp = forms.BooleanField(required=False, label="A hand-written custom_vjp is allowed")
     saves_memory = forms.BooleanField(
-        required=False, label="The checkpoints must save memory",
-        help_text="measured: the backward pass must hold less at once than the same program without them")
+        required=False,
+        label="The checkpoints must save memory",
+        help_text="measured: the backward pass must hold less at once than the same program without them",
+    )
     held_at_most_reference = forms.BooleanField(
-        required=False, label="No more memory held than the reference",
-        help_text="what the backward pass holds at once, saved and recomputed values, case by case")
+        required=False,
+        label="No more memory held than the reference",
+        help_text="what the backward pass holds at once, saved and recomputed values, case by case",
+    )
 
     wall_s = forms.CharField(required=False, label="wall s", widget=forms.TextInput(attrs=SHORT))
     cpu_s = forms.CharField(required=False, label="CPU s", widget=forms.TextInput(attrs=SHORT))
     memory_mb = forms.CharField(required=False, label="memory MB", widget=forms.TextInput(attrs=SHORT))
     output_kb = forms.CharField(required=False, label="output KB", widget=forms.TextInput(attrs=SHORT))
 
-    statement = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 14}),
-                                help_text="Markdown; $inline$ and $$display$$ math")
-    starter = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs=PYTHON),
-                              help_text="what the learner's editor opens with")
-    reference = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs=PYTHON),
-                                help_text="your solution; learners see it only after solving")
-    explanation = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 6}),
-                                  help_text="Markdown, shown after solving (optional)")
+    statement = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 14}),
+        help_text="Markdown; $inline$ and $$display$$ math",
+    )
+    starter = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs=PYTHON),
+        help_text="what the learner's editor opens with",
+    )
+    reference = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs=PYTHON),
+        help_text="your solution; learners see it only after solving",
+    )
+    explanation = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="Markdown, shown after solving (optional)",
+    )
 
     def clean(self):
         data = super().clean()
@@ -119,7 +160,7 @@ class ArgForm(forms.Form):
             try:
                 toml_literal(text)
             except tomllib.TOMLDecodeError:
-                raise forms.ValidationError("write a TOML value: true, 3, 0.5 or \"text\"") from None
+                raise forms.ValidationError('write a TOML value: true, 3, 0.5 or "text"') from None
         return text
 
 
@@ -136,8 +177,9 @@ class CaseForm(forms.Form):
             try:
                 toml_pairs(text)
             except tomllib.TOMLDecodeError:
-                raise forms.ValidationError("write NAME = VALUE pairs separated by commas, "
-                                            "e.g. N = 8, d = 16") from None
+                raise forms.ValidationError(
+                    "write NAME = VALUE pairs separated by commas, e.g. N = 8, d = 16"
+                ) from None
         return text
 
     def clean_dims(self):

@@ -5,6 +5,7 @@ A ``Draft`` is the working copy of one problem package, as the same files a fold
 through the judge's loader). Learners never see a draft: only ``publish`` turns it into a
 ``catalog.ProblemVersion``, through the same code as ``sync_problems``.
 """
+
 from django.conf import settings
 from django.db import models
 
@@ -47,8 +48,7 @@ class ValidationRun(models.Model):
         DONE = "done"
 
     draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="validations")
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
-                                     related_name="+")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
     content_hash = models.CharField(max_length=64, blank=True, default="")
     total = models.PositiveIntegerField(default=0)  # steps: the reference and each packaged submission
@@ -79,8 +79,7 @@ class Rejudge(models.Model):
     """Earlier submissions of a problem graded again against a newly published version."""
 
     version = models.ForeignKey(ProblemVersion, on_delete=models.PROTECT, related_name="rejudges")
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
-                                     related_name="+")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     total = models.PositiveIntegerField(default=0)
     requeued = models.PositiveIntegerField(default=0)  # handed to the grading queue so far
     created_at = models.DateTimeField(auto_now_add=True)

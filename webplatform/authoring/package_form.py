@@ -5,6 +5,7 @@ the form's initial values, the TOML written from the form, and the field a ``Pac
 about a key belongs to. Keys the form does not show (``[checks.cost]``, ``[entry] harness``,
 ``prevent_cse_in_loops`` ...) are kept as they were, so editing a bank problem loses nothing.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,12 @@ from judge.archive import check_files, error_message
 from . import toml_writer
 from .forms import ArgFormSet, CaseFormSet, ProblemForm, toml_literal, toml_pairs
 
-FILE_FIELDS = {"statement.md": "statement", "starter.py": "starter", "reference.py": "reference",
-               "explanation.md": "explanation"}
+FILE_FIELDS = {
+    "statement.md": "statement",
+    "starter.py": "starter",
+    "reference.py": "reference",
+    "explanation.md": "explanation",
+}
 OPTIONAL_FILES = {"explanation.md"}
 
 
@@ -31,17 +36,24 @@ class Field:
 
 
 FIELDS = [
-    Field("slug", "slug", "text"), Field("title", "title", "text"), Field("difficulty", "difficulty", "text"),
-    Field("device", "device", "text"), Field("tags", "tags", "list"), Field("hints", "hints", "lines"),
-    Field("entry_function", "entry.function", "text"), Field("wrt", "gradients.wrt", "list"),
-    Field("rtol", "tolerance.rtol", "number"), Field("atol", "tolerance.atol", "number"),
+    Field("slug", "slug", "text"),
+    Field("title", "title", "text"),
+    Field("difficulty", "difficulty", "text"),
+    Field("device", "device", "text"),
+    Field("tags", "tags", "list"),
+    Field("hints", "hints", "lines"),
+    Field("entry_function", "entry.function", "text"),
+    Field("wrt", "gradients.wrt", "list"),
+    Field("rtol", "tolerance.rtol", "number"),
+    Field("atol", "tolerance.atol", "number"),
     Field("match_reference", "checks.residuals.match_reference", "bool"),
     Field("at_most_reference", "checks.residuals.at_most_reference", "flag"),
     Field("max_bytes", "checks.residuals.max_bytes", "number"),
     Field("max_count", "checks.residuals.max_count", "number"),
     Field("allowed_kinds", "checks.residuals.allowed_kinds", "kinds"),
     Field("allowed_primitives", "checks.residuals.allowed_primitives", "list"),
-    Field("policy", "checks.structure.policy", "text"), Field("encloses", "checks.structure.encloses", "list"),
+    Field("policy", "checks.structure.policy", "text"),
+    Field("encloses", "checks.structure.encloses", "list"),
     Field("min_checkpoints", "checks.structure.min_checkpoints", "number"),
     Field("max_checkpoints", "checks.structure.max_checkpoints", "number"),
     Field("min_depth", "checks.structure.min_depth", "number"),
@@ -49,18 +61,51 @@ FIELDS = [
     Field("allow_custom_vjp", "checks.structure.allow_custom_vjp", "flag"),
     Field("saves_memory", "checks.cost.saves_memory", "flag"),
     Field("held_at_most_reference", "checks.cost.held_at_most_reference", "flag"),
-    Field("wall_s", "limits.wall_s", "number"), Field("cpu_s", "limits.cpu_s", "number"),
-    Field("memory_mb", "limits.memory_mb", "number"), Field("output_kb", "limits.output_kb", "number"),
+    Field("wall_s", "limits.wall_s", "number"),
+    Field("cpu_s", "limits.cpu_s", "number"),
+    Field("memory_mb", "limits.memory_mb", "number"),
+    Field("output_kb", "limits.output_kb", "number"),
 ]
 BY_KEY = {f.key: f.name for f in FIELDS}
 # The fields in the order the page shows them (authoring/edit.html), the tables of arguments and
 # cases in their places: the order of the error summary at the top of the page.
-PAGE_ORDER = ("title", "slug", "difficulty", "device", "tags", "statement", "hints", "explanation",
-              "entry_function", "starter", "reference", "args", "wrt", "cases", "rtol", "atol",
-              "match_reference", "at_most_reference", "max_bytes", "max_count", "allowed_kinds",
-              "allowed_primitives", "policy", "encloses", "min_checkpoints", "max_checkpoints", "min_depth",
-              "prevent_cse", "allow_custom_vjp", "saves_memory", "held_at_most_reference", "wall_s", "cpu_s",
-              "memory_mb", "output_kb")
+PAGE_ORDER = (
+    "title",
+    "slug",
+    "difficulty",
+    "device",
+    "tags",
+    "statement",
+    "hints",
+    "explanation",
+    "entry_function",
+    "starter",
+    "reference",
+    "args",
+    "wrt",
+    "cases",
+    "rtol",
+    "atol",
+    "match_reference",
+    "at_most_reference",
+    "max_bytes",
+    "max_count",
+    "allowed_kinds",
+    "allowed_primitives",
+    "policy",
+    "encloses",
+    "min_checkpoints",
+    "max_checkpoints",
+    "min_depth",
+    "prevent_cse",
+    "allow_custom_vjp",
+    "saves_memory",
+    "held_at_most_reference",
+    "wall_s",
+    "cpu_s",
+    "memory_mb",
+    "output_kb",
+)
 ARG_KEYS = {"name": "name", "spec": "spec", "init": "init", "scale": "scale", "static": "kind", "value": "value"}
 CASE_KEYS = {"name": "name", "sample": "sample", "seed": "seed", "dims": "dims", "static": "static"}
 _ITEM_KEY = re.compile(r"^(args|cases)(?:\[(\d+)\](?:\.([A-Za-z_]+))?)?")
@@ -153,8 +198,13 @@ def _values(form) -> dict:
             values[name] = cleaned[name]
         else:
             initial = form.initial.get(name, field.initial)
-            values[name] = initial if initial is not None else ([] if isinstance(field, MultipleChoiceField) else
-                                                                False if isinstance(field, BooleanField) else "")
+            values[name] = (
+                initial
+                if initial is not None
+                else (
+                    [] if isinstance(field, MultipleChoiceField) else False if isinstance(field, BooleanField) else ""
+                )
+            )
     return values
 
 
@@ -170,13 +220,26 @@ def initial_from_files(files: dict[str, str]) -> tuple[dict, list[dict], list[di
     args = []
     for item in data.get("args", []):
         static = item.get("static") is True
-        args.append({"name": item.get("name", ""), "kind": "static" if static else "array",
-                     "spec": item.get("spec", ""), "init": item.get("init", "normal"),
-                     "scale": _to_form("number", item.get("scale")),
-                     "value": toml_writer.inline(item["value"]) if "value" in item else ""})
-    cases = [{"name": item.get("name", ""), "sample": item.get("sample") is True,
-              "seed": _to_form("number", item.get("seed")), "dims": _pairs_text(item.get("dims")),
-              "static": _pairs_text(item.get("static"))} for item in data.get("cases", [])]
+        args.append(
+            {
+                "name": item.get("name", ""),
+                "kind": "static" if static else "array",
+                "spec": item.get("spec", ""),
+                "init": item.get("init", "normal"),
+                "scale": _to_form("number", item.get("scale")),
+                "value": toml_writer.inline(item["value"]) if "value" in item else "",
+            }
+        )
+    cases = [
+        {
+            "name": item.get("name", ""),
+            "sample": item.get("sample") is True,
+            "seed": _to_form("number", item.get("seed")),
+            "dims": _pairs_text(item.get("dims")),
+            "static": _pairs_text(item.get("static")),
+        }
+        for item in data.get("cases", [])
+    ]
     return problem, args, cases
 
 
@@ -292,8 +355,11 @@ class PackageForms:
         match = _ITEM_KEY.match(key)
         if match and error.path == "problem.toml":
             table, index, sub = match.groups()
-            formset, written, names = ((self.args, self._written_args, ARG_KEYS) if table == "args"
-                                       else (self.cases, self._written_cases, CASE_KEYS))
+            formset, written, names = (
+                (self.args, self._written_args, ARG_KEYS)
+                if table == "args"
+                else (self.cases, self._written_cases, CASE_KEYS)
+            )
             if index is not None and int(index) < len(written):
                 return written[int(index)], names.get(sub) if sub in names else None, message
             return formset, None, message
@@ -318,6 +384,8 @@ class PackageForms:
                 for message in form.non_field_errors():
                     items.append((f"{name}-rows", formset.row(index), message))
                 for field in form.visible_fields():
-                    items += [(field.auto_id, f"{formset.row(index)}, {field.label.lower()}", message)
-                              for message in field.errors]
+                    items += [
+                        (field.auto_id, f"{formset.row(index)}, {field.label.lower()}", message)
+                        for message in field.errors
+                    ]
         return items

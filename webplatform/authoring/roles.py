@@ -5,6 +5,7 @@ all of it to every problem. ``services.grant_instructor_permissions`` brings the
 date after every ``migrate``, so a fresh database (and each test database) has it without a
 manual step.
 """
+
 from webplatform.accounts.selectors import AUTHOR_PERMISSION
 
 AUTHOR = AUTHOR_PERMISSION

@@ -4,6 +4,7 @@ Instructors (the ``instructors`` group) author, and edit the problems they own: 
 created or imported. Staff edit every problem, including the bank's. Anything a user may not
 edit is a 404, as if it did not exist.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -92,8 +93,7 @@ def latest_validation(draft: Draft) -> ValidationRun | None:
 
 def passing_validation(draft: Draft) -> ValidationRun | None:
     """A finished, passing validation of exactly the draft's current files, if any."""
-    return draft.validations.filter(status=ValidationRun.Status.DONE, ok=True,
-                                    content_hash=draft.content_hash).first()
+    return draft.validations.filter(status=ValidationRun.Status.DONE, ok=True, content_hash=draft.content_hash).first()
 
 
 def is_published(draft: Draft) -> bool:
@@ -128,8 +128,9 @@ def unproven_verdicts(draft: Draft) -> list[str]:
 
 def earlier_submissions(problem: Problem) -> QuerySet[Submission]:
     """Graded submissions (not sample runs) on a version other than the current one."""
-    return Submission.objects.filter(problem=problem, kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE) \
-        .exclude(version_id=problem.current_version_id)
+    return Submission.objects.filter(
+        problem=problem, kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE
+    ).exclude(version_id=problem.current_version_id)
 
 
 def get_rejudge(*, user, rejudge_id: int) -> Rejudge:
@@ -152,14 +153,22 @@ class RejudgeProgress:
 
 
 def rejudge_progress(rejudge: Rejudge, changes_shown: int = 50) -> RejudgeProgress:
-    regraded = rejudge.items.filter(submission__version_id=rejudge.version_id,
-                                    submission__status=Submission.Status.DONE)
-    changed = regraded.exclude(submission__verdict=F("previous_verdict")) \
-        .select_related("submission__user").order_by("submission_id")[:changes_shown]
+    regraded = rejudge.items.filter(
+        submission__version_id=rejudge.version_id, submission__status=Submission.Status.DONE
+    )
+    changed = (
+        regraded.exclude(submission__verdict=F("previous_verdict"))
+        .select_related("submission__user")
+        .order_by("submission_id")[:changes_shown]
+    )
     return RejudgeProgress(
-        total=rejudge.total, requeued=rejudge.requeued, graded=regraded.count(),
-        changed=[(i.submission_id, i.submission.user.username, i.previous_verdict, i.submission.verdict)
-                 for i in changed])
+        total=rejudge.total,
+        requeued=rejudge.requeued,
+        graded=regraded.count(),
+        changed=[
+            (i.submission_id, i.submission.user.username, i.previous_verdict, i.submission.verdict) for i in changed
+        ],
+    )
 
 
 @dataclass
@@ -176,35 +185,48 @@ class Statistics:
         return self.accepted / self.attempts if self.attempts else None
 
 
-def problem_statistics(problem: Problem, residual_sample: int = RESIDUAL_SAMPLE, *, learners=None,
-                       since=None, until=None) -> Statistics:
+def problem_statistics(
+    problem: Problem, residual_sample: int = RESIDUAL_SAMPLE, *, learners=None, since=None, until=None
+) -> Statistics:
     """``learners`` (user ids or a queryset of them), ``since`` and ``until``: only their
     submissions, made in that time (a course's, during an assignment); everyone's, always, when
     None."""
-    graded = Submission.objects.filter(problem=problem, kind=Submission.Kind.SUBMIT,
-                                       status=Submission.Status.DONE)
+    graded = Submission.objects.filter(problem=problem, kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE)
     if learners is not None:
         graded = graded.filter(user__in=learners)
     if since is not None:
         graded = graded.filter(created_at__gte=since)
     if until is not None:
         graded = graded.filter(created_at__lte=until)
-    totals = graded.aggregate(attempts=Count("id"), learners=Count("user", distinct=True),
-                              accepted=Count("id", filter=Q(verdict=verdicts.ACCEPTED)))
-    failures = graded.exclude(verdict=verdicts.ACCEPTED).values_list("verdict").annotate(n=Count("id")) \
+    totals = graded.aggregate(
+        attempts=Count("id"),
+        learners=Count("user", distinct=True),
+        accepted=Count("id", filter=Q(verdict=verdicts.ACCEPTED)),
+    )
+    failures = (
+        graded.exclude(verdict=verdicts.ACCEPTED)
+        .values_list("verdict")
+        .annotate(n=Count("id"))
         .order_by("-n", "verdict")
-    reports = graded.filter(verdict=verdicts.POLICY_VIOLATION).order_by("-id") \
+    )
+    reports = (
+        graded.filter(verdict=verdicts.POLICY_VIOLATION)
+        .order_by("-id")
         .values_list("report", flat=True)[:residual_sample]
+    )
     mistakes: Counter = Counter()
     sampled = 0
     for report in reports:
         sampled += 1
         mistakes.update(set(_residual_mistakes(report or {})))  # each submission counts once per residual
     return Statistics(
-        attempts=totals["attempts"], learners=totals["learners"], accepted=totals["accepted"],
+        attempts=totals["attempts"],
+        learners=totals["learners"],
+        accepted=totals["accepted"],
         failures=list(failures),
         residuals=sorted(((*key, n) for key, n in mistakes.items()), key=lambda r: (-r[2], r[0], r[1]))[:10],
-        residual_sample=sampled)
+        residual_sample=sampled,
+    )
 
 
 def _residual_mistakes(stored: dict):

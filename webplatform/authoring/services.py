@@ -6,6 +6,7 @@ slug taken by another problem) raises ``PackageError`` and changes nothing. Publ
 through ``catalog.services.sync_problem``, the code ``sync_problems`` uses, so the same files
 give the same version whichever way they came.
 """
+
 from __future__ import annotations
 
 import uuid as uuid_module
@@ -43,14 +44,19 @@ def grant_instructor_permissions(*, apps=global_apps, using="default", **kwargs)
     commits, sends no ``apps``: the installed models then)."""
     group, _ = apps.get_model("auth", "Group").objects.using(using).get_or_create(name=INSTRUCTORS_GROUP)
     codenames = [name.split(".", 1)[1] for name in INSTRUCTOR_PERMISSIONS]
-    group.permissions.add(*apps.get_model("auth", "Permission").objects.using(using).filter(
-        content_type__app_label="authoring", codename__in=codenames))
+    group.permissions.add(
+        *apps.get_model("auth", "Permission")
+        .objects.using(using)
+        .filter(content_type__app_label="authoring", codename__in=codenames)
+    )
 
 
 def _check_slug_free(slug: str, uuid) -> None:
     """A slug names one problem: neither another published problem nor another draft may hold it."""
-    taken = Problem.objects.filter(slug=slug).exclude(uuid=uuid).exists() or \
-        Draft.objects.filter(slug=slug).exclude(uuid=uuid).exists()
+    taken = (
+        Problem.objects.filter(slug=slug).exclude(uuid=uuid).exists()
+        or Draft.objects.filter(slug=slug).exclude(uuid=uuid).exists()
+    )
     if taken:
         raise PackageError("problem.toml", "slug", f"{slug!r} is already the slug of another problem")
 
@@ -95,6 +101,7 @@ def _edit(draft: Draft, change) -> Draft:
 def save_submission_file(*, draft: Draft, path: str, source: str, replaces: str | None = None) -> Draft:
     """Adds or replaces a packaged submission (``replaces``: its old path, when renamed or moved
     to another verdict)."""
+
     def change(files):
         if replaces and replaces != path:
             files.pop(replaces, None)
@@ -102,6 +109,7 @@ def save_submission_file(*, draft: Draft, path: str, source: str, replaces: str 
             raise PackageError(path, None, "a packaged submission with this name and verdict exists already")
         files[path] = source
         return files
+
     return _edit(draft, change)
 
 
@@ -111,6 +119,7 @@ def delete_submission_file(*, draft: Draft, path: str) -> Draft:
             raise PackageError(path, None, "is not a packaged submission of this problem")
         del files[path]
         return files
+
     return _edit(draft, change)
 
 
@@ -121,8 +130,15 @@ def start_draft_from_problem(*, user, problem: Problem) -> Draft:
     if existing is not None:
         return existing
     version = problem.current_version
-    draft = Draft(uuid=problem.uuid, owner=user, problem=problem, slug=version.slug, title=version.title,
-                  files=dict(version.files), content_hash=version.content_hash)
+    draft = Draft(
+        uuid=problem.uuid,
+        owner=user,
+        problem=problem,
+        slug=version.slug,
+        title=version.title,
+        files=dict(version.files),
+        content_hash=version.content_hash,
+    )
     draft.save()
     return draft
 
@@ -147,6 +163,7 @@ def import_package(*, user, data: bytes) -> Draft:
 
 # --- validation ---------------------------------------------------------------------------------
 
+
 def request_validation(*, draft: Draft, user) -> ValidationRun:
     """Queues "Validate" of the draft on the queue of its device (the reference and every
     packaged submission graded by the workers, in the same sandbox as learners' code)."""
@@ -164,8 +181,13 @@ def claim_validation(*, run_id: int, task_id: str) -> tuple[ValidationRun, dict,
     claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, task_id=task_id)
     with transaction.atomic():
         claimed = ValidationRun.objects.filter(claimable, pk=run_id).update(
-            status=Status.RUNNING, attempts=F("attempts") + 1, task_id=task_id, started_at=timezone.now(),
-            rows=[], errors=[])
+            status=Status.RUNNING,
+            attempts=F("attempts") + 1,
+            task_id=task_id,
+            started_at=timezone.now(),
+            rows=[],
+            errors=[],
+        )
         if not claimed:
             return None
         run = ValidationRun.objects.select_related("draft").get(pk=run_id)
@@ -184,9 +206,15 @@ def _running(run_id: int, attempt: int):
     return ValidationRun.objects.filter(pk=run_id, status=Status.RUNNING, attempts=attempt)
 
 
-def record_validation_progress(*, run_id: int, attempt: int, total: int, rows: list[dict],
-                               reference_residuals: list | None = None,
-                               reference_checkpoints: list | None = None) -> bool:
+def record_validation_progress(
+    *,
+    run_id: int,
+    attempt: int,
+    total: int,
+    rows: list[dict],
+    reference_residuals: list | None = None,
+    reference_checkpoints: list | None = None,
+) -> bool:
     """Stores the rows so far; False when this attempt no longer owns the run."""
     fields = {"total": total, "rows": _json(rows)}
     if reference_residuals is not None:
@@ -202,11 +230,11 @@ def complete_validation(*, run_id: int, attempt: int, errors: list[str]) -> bool
     if run is None:
         return False
     ok = not errors and bool(run.rows) and all(row["ok"] for row in run.rows)
-    return bool(_running(run_id, attempt).update(status=Status.DONE, errors=errors, ok=ok,
-                                                 finished_at=timezone.now()))
+    return bool(_running(run_id, attempt).update(status=Status.DONE, errors=errors, ok=ok, finished_at=timezone.now()))
 
 
 # --- publishing -----------------------------------------------------------------------------------
+
 
 @dataclass
 class Published:
@@ -224,13 +252,19 @@ def publish_draft(*, draft: Draft, audience=None) -> Published:
     draft = Draft.objects.select_for_update().get(pk=draft.pk)
     known = Problem.objects.filter(uuid=draft.uuid).first()
     if audience is not None and known is not None and known.audience_id != audience.pk:
-        raise ValidationError("this problem is published to everyone already" if known.is_public
-                              else "this problem is kept for another course")
+        raise ValidationError(
+            "this problem is published to everyone already"
+            if known.is_public
+            else "this problem is kept for another course"
+        )
     run = selectors.passing_validation(draft)
     if run is None:
         latest = draft.validations.filter(content_hash=draft.content_hash, status=Status.DONE).first()
-        raise ValidationError("validation of these files failed: fix the package and validate again" if latest
-                              else "validate these files first: publishing needs a passing validation")
+        raise ValidationError(
+            "validation of these files failed: fix the package and validate again"
+            if latest
+            else "validate these files first: publishing needs a passing validation"
+        )
     with unpacked(draft.files) as package:
         if package.content_hash != draft.content_hash:  # never publish other bytes than were validated
             raise ValidationError("the draft's files changed while publishing; validate again")
@@ -245,6 +279,7 @@ def publish_draft(*, draft: Draft, audience=None) -> Published:
 
 # --- rejudging ------------------------------------------------------------------------------------
 
+
 @transaction.atomic
 def start_rejudge(*, problem: Problem, user) -> Rejudge:
     """Earlier submissions of the problem (graded submits on older versions) graded again
@@ -255,7 +290,8 @@ def start_rejudge(*, problem: Problem, user) -> Rejudge:
     rejudge = Rejudge.objects.create(version=version, requested_by=user, total=len(earlier))
     RejudgeItem.objects.bulk_create(
         RejudgeItem(rejudge=rejudge, submission_id=sid, previous_version_id=vid, previous_verdict=verdict)
-        for sid, vid, verdict in earlier)
+        for sid, vid, verdict in earlier
+    )
     transaction.on_commit(lambda: enqueue(REJUDGE_TASK, rejudge.pk))
     return rejudge
 
@@ -268,8 +304,9 @@ def requeue_rejudge(*, rejudge_id: int, batch: int = 200) -> int:
     moved = 0
     for start in range(0, len(ids), batch):
         with transaction.atomic():  # one commit (and its enqueues) per batch
-            moved += sum(requeue_submission(submission_id=sid, version=rejudge.version)
-                         for sid in ids[start:start + batch])
+            moved += sum(
+                requeue_submission(submission_id=sid, version=rejudge.version) for sid in ids[start : start + batch]
+            )
     requeued = Submission.objects.filter(pk__in=ids, version=rejudge.version).count()
     Rejudge.objects.filter(pk=rejudge_id).update(requeued=requeued)
     return moved

@@ -4,6 +4,7 @@ Both take ids and re-read the database. Validation claims its run with a guarded
 grading claims a submission, so a duplicate message does nothing; a rejudge only requeues
 submissions through the submissions app's guarded transition, so running it twice is harmless.
 """
+
 from __future__ import annotations
 
 import logging
@@ -24,8 +25,7 @@ class _Stale(Exception):
     """Another attempt owns the run now (this worker was presumed dead and it was taken over)."""
 
 
-@shared_task(name=services.VALIDATE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True,
-             ignore_result=True)
+@shared_task(name=services.VALIDATE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def validate_draft(self, run_id: int) -> str:
     claimed = services.claim_validation(run_id=run_id, task_id=self.request.id)
     if claimed is None:
@@ -51,11 +51,19 @@ def _grade_steps(problem, run_id: int, attempt: int) -> list[str]:
     rows: list[dict] = []
     for step in todo:
         row, report = run_step(problem, step, runner=worker_runner())
-        rows.append({"submission": row.submission, "expected": row.expected, "actual": row.actual,
-                     "message": row.message, "ok": row.ok})
+        rows.append(
+            {
+                "submission": row.submission,
+                "expected": row.expected,
+                "actual": row.actual,
+                "message": row.message,
+                "ok": row.ok,
+            }
+        )
         signature = _signature(report) if len(rows) == 1 else {}
-        if not services.record_validation_progress(run_id=run_id, attempt=attempt, total=len(todo), rows=rows,
-                                                   **signature):
+        if not services.record_validation_progress(
+            run_id=run_id, attempt=attempt, total=len(todo), rows=rows, **signature
+        ):
             raise _Stale()
         if len(rows) == 1 and not row.ok:
             # Every other verdict is measured against the reference: nothing to learn from them.
@@ -67,8 +75,10 @@ def _signature(report: Report) -> dict:
     """The reference's residual signature: what it saves, and the policies of its checkpoints."""
     found = report.structure.checkpoints if report.structure is not None else []
     checkpoints = [{"policy_text": c.policy_text, "depth": c.depth, "line": c.line} for c in found]
-    return {"reference_residuals": [r.to_dict() for r in report.reference_residuals],
-            "reference_checkpoints": checkpoints}
+    return {
+        "reference_residuals": [r.to_dict() for r in report.reference_residuals],
+        "reference_checkpoints": checkpoints,
+    }
 
 
 @shared_task(name=services.REJUDGE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)

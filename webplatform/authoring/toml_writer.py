@@ -5,16 +5,41 @@ inline tables), so that an exported package reads like any other.
 Only what ``tomllib`` gives back is supported: strings, booleans, integers, floats, lists and
 tables. ``tomllib.loads(dumps(data)) == data`` for every such ``data`` (tested on the bank).
 """
+
 from __future__ import annotations
 
 import math
 import re
 
 # The order of the bank's files; keys not listed follow in their own order.
-ORDER = ["slug", "uuid", "title", "difficulty", "tags", "device", "hints", "entry", "args", "gradients",
-         "tolerance", "cases", "checks", "limits",
-         "name", "spec", "init", "scale", "static", "value", "sample", "seed", "dims",
-         "residuals", "structure", "cost"]
+ORDER = [
+    "slug",
+    "uuid",
+    "title",
+    "difficulty",
+    "tags",
+    "device",
+    "hints",
+    "entry",
+    "args",
+    "gradients",
+    "tolerance",
+    "cases",
+    "checks",
+    "limits",
+    "name",
+    "spec",
+    "init",
+    "scale",
+    "static",
+    "value",
+    "sample",
+    "seed",
+    "dims",
+    "residuals",
+    "structure",
+    "cost",
+]
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 _LONG_LIST = 80  # characters: a longer list of strings gets one item per line

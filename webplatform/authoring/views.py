@@ -3,6 +3,7 @@
 Only instructors and staff get here (403 for anyone else who is signed in); a draft or problem
 the user may not edit is a 404. Package errors come back next to the field they are about.
 """
+
 from __future__ import annotations
 
 from functools import wraps
@@ -37,29 +38,36 @@ def author_required(view):
         if not selectors.can_author(request.user):
             raise PermissionDenied("authoring is for instructors")
         return view(request, *args, **kwargs)
+
     return login_required(wrapped)
 
 
 @author_required
 @require_GET
 def index(request):
-    return render(request, "authoring/index.html", {
-        "drafts": selectors.drafts_for(request.user),
-        "bank": selectors.problems_without_draft(request.user),
-        "import_form": ImportForm(),
-    })
+    return render(
+        request,
+        "authoring/index.html",
+        {
+            "drafts": selectors.drafts_for(request.user),
+            "bank": selectors.problems_without_draft(request.user),
+            "import_form": ImportForm(),
+        },
+    )
 
 
 def _editor_page(request, editor: PackageForms, draft=None, status: int = 200):
     context = {"editor": editor, "draft": draft}
     if draft is not None:
-        context.update({
-            "validation": selectors.latest_validation(draft),
-            "passing": selectors.passing_validation(draft),
-            "published": selectors.is_published(draft),
-            "submissions": selectors.submission_paths(draft),
-            "can_publish": selectors.can_publish(request.user),
-        })
+        context.update(
+            {
+                "validation": selectors.latest_validation(draft),
+                "passing": selectors.passing_validation(draft),
+                "published": selectors.is_published(draft),
+                "submissions": selectors.submission_paths(draft),
+                "can_publish": selectors.can_publish(request.user),
+            }
+        )
     return render(request, "authoring/edit.html", context, status=status)
 
 
@@ -114,14 +122,21 @@ def preview(request):
                 version = ProblemVersion(**version_fields(package))
         except PackageError as exc:
             errors = [str(error) for error in exc.errors]
-    html = render_to_string("authoring/_preview.html", {
-        "version": version, "statement_html": render_statement(version.statement) if version else "",
-        "errors": errors, "editor": editor,
-    }, request=request)
+    html = render_to_string(
+        "authoring/_preview.html",
+        {
+            "version": version,
+            "statement_html": render_statement(version.statement) if version else "",
+            "errors": errors,
+            "editor": editor,
+        },
+        request=request,
+    )
     return JsonResponse({"html": html, "ok": version is not None})
 
 
 # --- packaged submissions --------------------------------------------------------------------------
+
 
 @author_required
 @require_http_methods(["GET", "POST"])
@@ -142,8 +157,9 @@ def submission(request, uuid, path=None):
     form = SubmissionFileForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
-            services.save_submission_file(draft=draft, path=form.path, source=form.cleaned_data["source"],
-                                          replaces=path)
+            services.save_submission_file(
+                draft=draft, path=form.path, source=form.cleaned_data["source"], replaces=path
+            )
         except PackageError as exc:
             if exc.path == form.path:
                 form.add_error("source", error_message(exc))
@@ -152,11 +168,16 @@ def submission(request, uuid, path=None):
         else:
             messages.success(request, f"Saved {form.path}. Validate to see its verdict.")
             return redirect("authoring:edit", uuid=draft.uuid)
-    return render(request, "authoring/submission.html", {"draft": draft, "form": form, "path": path},
-                  status=400 if request.method == "POST" else 200)
+    return render(
+        request,
+        "authoring/submission.html",
+        {"draft": draft, "form": form, "path": path},
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 # --- validation and publishing ---------------------------------------------------------------------
+
 
 @author_required
 @require_POST
@@ -170,15 +191,26 @@ def validate(request, uuid):
 @require_GET
 def validation(request, run_id):
     run = selectors.get_validation(user=request.user, run_id=run_id)
-    context = {"run": run, "draft": run.draft, "current": run.content_hash == run.draft.content_hash,
-               "signature": selectors.reference_signature(run), "can_publish": selectors.can_publish(request.user),
-               "published": selectors.is_published(run.draft),
-               "unproven": selectors.unproven_verdicts(run.draft) if run.is_done else []}
+    context = {
+        "run": run,
+        "draft": run.draft,
+        "current": run.content_hash == run.draft.content_hash,
+        "signature": selectors.reference_signature(run),
+        "can_publish": selectors.can_publish(request.user),
+        "published": selectors.is_published(run.draft),
+        "unproven": selectors.unproven_verdicts(run.draft) if run.is_done else [],
+    }
     if wants_json(request):
-        return JsonResponse({
-            "status": run.status, "done": run.is_done, "graded": len(run.rows), "total": run.total, "ok": run.ok,
-            "html": render_to_string("authoring/_validation.html", context, request=request),
-        })
+        return JsonResponse(
+            {
+                "status": run.status,
+                "done": run.is_done,
+                "graded": len(run.rows),
+                "total": run.total,
+                "ok": run.ok,
+                "html": render_to_string("authoring/_validation.html", context, request=request),
+            }
+        )
     return render(request, "authoring/validation.html", context)
 
 
@@ -211,10 +243,15 @@ def published(request, slug):
             raise PermissionDenied("rejudging needs the publish permission")
         rejudge = services.start_rejudge(problem=problem, user=request.user)
         return redirect("authoring:rejudge", rejudge_id=rejudge.pk)
-    return render(request, "authoring/published.html", {
-        "problem": problem, "version": problem.current_version,
-        "earlier": selectors.earlier_submissions(problem).count(),
-    })
+    return render(
+        request,
+        "authoring/published.html",
+        {
+            "problem": problem,
+            "version": problem.current_version,
+            "earlier": selectors.earlier_submissions(problem).count(),
+        },
+    )
 
 
 @author_required
@@ -224,12 +261,19 @@ def rejudge(request, rejudge_id):
     progress = selectors.rejudge_progress(rejudge)
     context = {"rejudge": rejudge, "progress": progress}
     if wants_json(request):
-        return JsonResponse({"done": progress.done, "graded": progress.graded, "total": progress.total,
-                             "html": render_to_string("authoring/_rejudge.html", context, request=request)})
+        return JsonResponse(
+            {
+                "done": progress.done,
+                "graded": progress.graded,
+                "total": progress.total,
+                "html": render_to_string("authoring/_rejudge.html", context, request=request),
+            }
+        )
     return render(request, "authoring/rejudge.html", context)
 
 
 # --- import, export, statistics, bank problems ------------------------------------------------------
+
 
 def _zip_response(files: dict, slug: str, filename: str) -> HttpResponse:
     response = HttpResponse(write_zip(files, slug), content_type="application/zip")
@@ -270,19 +314,30 @@ def import_zip(request):
         else:
             messages.success(request, f"Imported {draft.slug}. Validate it before publishing.")
             return redirect("authoring:edit", uuid=draft.uuid)
-    return render(request, "authoring/index.html", {
-        "drafts": selectors.drafts_for(request.user), "bank": selectors.problems_without_draft(request.user),
-        "import_form": form,
-    }, status=400)
+    return render(
+        request,
+        "authoring/index.html",
+        {
+            "drafts": selectors.drafts_for(request.user),
+            "bank": selectors.problems_without_draft(request.user),
+            "import_form": form,
+        },
+        status=400,
+    )
 
 
 @author_required
 @require_GET
 def statistics(request, slug):
     problem = selectors.get_managed_problem(user=request.user, slug=slug)
-    return render(request, "authoring/statistics.html", {
-        "problem": problem, "stats": selectors.problem_statistics(problem),
-    })
+    return render(
+        request,
+        "authoring/statistics.html",
+        {
+            "problem": problem,
+            "stats": selectors.problem_statistics(problem),
+        },
+    )
 
 
 @author_required

@@ -4,6 +4,7 @@ A ``Problem`` is identified by the package's ``uuid`` (so a renamed slug keeps i
 points at its current version. A ``ProblemVersion`` is one content hash of the package: once
 written it never changes, and every submission names the version it was graded against.
 """
+
 import ast
 
 from django.contrib.auth.models import Group
@@ -41,7 +42,8 @@ class Problem(models.Model):
     device = models.CharField(max_length=8, choices=Device.choices, default="cpu")
     tags = models.ManyToManyField(Tag, related_name="problems", blank=True)
     current_version = models.ForeignKey(
-        "ProblemVersion", on_delete=models.PROTECT, related_name="+", null=True, blank=True)
+        "ProblemVersion", on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
     # A problem whose folder left the bank is hidden, not deleted: its submissions stay.
     is_active = models.BooleanField(default=True)
     # Where its current version was published from. sync_problems neither retires nor overwrites
@@ -130,6 +132,10 @@ def _written_signature(starter: str, entry: str) -> list[str] | None:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == entry:
             a = node.args
-            return [p.arg for p in a.posonlyargs + a.args] + ([f"*{a.vararg.arg}"] if a.vararg else []) + [
-                p.arg for p in a.kwonlyargs] + ([f"**{a.kwarg.arg}"] if a.kwarg else [])
+            return (
+                [p.arg for p in a.posonlyargs + a.args]
+                + ([f"*{a.vararg.arg}"] if a.vararg else [])
+                + [p.arg for p in a.kwonlyargs]
+                + ([f"**{a.kwarg.arg}"] if a.kwarg else [])
+            )
     return None

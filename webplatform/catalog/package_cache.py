@@ -5,6 +5,7 @@ Workers grade exactly the version a submission names, not whatever ``problems/``
 machine: the package files stored with the version are unpacked once per content hash into
 ``PROBLEM_CACHE_DIR`` and loaded with ``judge.load_problem``, whose content hash must match.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,8 +48,7 @@ def problem_for_files(*, files: dict[str, str], slug: str, content_hash: str):
     problem = load_problem(target / slug)
     if problem.content_hash != content_hash:
         shutil.rmtree(target, ignore_errors=True)  # corrupted on disk: unpack afresh next time
-        raise PackageError(target, None, f"unpacked package hashes to {problem.content_hash}, "
-                                         f"expected {content_hash}")
+        raise PackageError(target, None, f"unpacked package hashes to {problem.content_hash}, expected {content_hash}")
     with _lock:
         _loaded[content_hash] = problem
     return problem

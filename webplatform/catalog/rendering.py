@@ -18,6 +18,7 @@ output) is cut there, so a hole in one layer is not enough. Nothing rendered is 
 the API render statements on read, so a statement saved before these rules is served under them.
 The site's Content-Security-Policy (settings) forbids inline script as a third wall.
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,14 +43,58 @@ _SAFE_URL = re.compile(r"^(?:https?:|mailto:|[^:]*$)", re.I)  # no scheme at all
 _IGNORED_IN_SCHEME = re.compile(r"[\x00-\x20\x7f]+")
 URL_SCHEMES = {"http", "https", "mailto"}
 # What Markdown, its tables, codehilite and our math and table boxes produce; nothing else.
-ALLOWED_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "h1", "h2",
-                "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s", "span", "strong",
-                "sub", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul"}
+ALLOWED_TAGS = {
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "dd",
+    "del",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "img",
+    "kbd",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "s",
+    "span",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+}
 ALLOWED_ATTRIBUTES = {
-    "a": {"href", "title"}, "img": {"src", "alt", "title"}, "ol": {"start"}, "abbr": {"title"},
-    "td": {"align", "colspan", "rowspan"}, "th": {"align", "colspan", "rowspan", "scope"},
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title"},
+    "ol": {"start"},
+    "abbr": {"title"},
+    "td": {"align", "colspan", "rowspan"},
+    "th": {"align", "colspan", "rowspan", "scope"},
     # Pygments' token classes, math-inline/math-display, scroll-x, language-*: styling only.
-    "span": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"},
+    "span": {"class"},
+    "div": {"class"},
+    "code": {"class"},
+    "pre": {"class"},
 }
 
 
@@ -61,8 +106,14 @@ def safe_url(url: str) -> bool:
 
 def sanitize(fragment: str) -> str:
     """The allow-list above, applied by an HTML parser after entity decoding (nh3)."""
-    return nh3.clean(fragment, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES,
-                     link_rel=None, strip_comments=True)
+    return nh3.clean(
+        fragment,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes=URL_SCHEMES,
+        link_rel=None,
+        strip_comments=True,
+    )
 
 
 class _DropUnsafeUrls(Treeprocessor):
@@ -114,8 +165,10 @@ def render_markdown(text: str) -> str:
         _PIECES.sub(protect, text),
         extensions=["fenced_code", "tables", "codehilite", "sane_lists", _NoRawHtml()],
         # align="..." rather than style="text-align: ...": the CSP refuses inline styles.
-        extension_configs={"codehilite": {"guess_lang": False, "css_class": "highlight"},
-                           "tables": {"use_align_attribute": True}},
+        extension_configs={
+            "codehilite": {"guess_lang": False, "css_class": "highlight"},
+            "tables": {"use_align_attribute": True},
+        },
     )
     return sanitize(re.sub(r"MATHPLACEHOLDER(\d+)X", lambda m: math[int(m.group(1))], body))
 

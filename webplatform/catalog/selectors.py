@@ -1,4 +1,5 @@
 """Reads of the catalog."""
+
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
@@ -24,8 +25,15 @@ def active_problems(*, tag: str | None = None, difficulty: str | None = None):
 
 def tags_in_use() -> list[str]:
     """Names of the tags of active problems."""
-    return cached("tags-in-use", lambda: list(
-        Tag.objects.filter(problems__is_active=True, problems__audience__isnull=True).distinct().order_by("name").values_list("name", flat=True)))
+    return cached(
+        "tags-in-use",
+        lambda: list(
+            Tag.objects.filter(problems__is_active=True, problems__audience__isnull=True)
+            .distinct()
+            .order_by("name")
+            .values_list("name", flat=True)
+        ),
+    )
 
 
 def visible_to(user) -> Q:
@@ -45,7 +53,9 @@ def get_problem(*, slug: str, user) -> Problem:
     # as JSON) on each page view only cost time.
     return get_object_or_404(
         Problem.objects.select_related("current_version").defer("current_version__files").filter(visible_to(user)),
-        slug=slug, current_version__isnull=False)
+        slug=slug,
+        current_version__isnull=False,
+    )
 
 
 def version_opened(*, problem: Problem, number: str | int | None) -> ProblemVersion | None:

@@ -1,4 +1,5 @@
 """Writes to the catalog. ``sync_problems`` snapshots the bank in ``problems/`` into the database."""
+
 from __future__ import annotations
 
 import logging
@@ -26,8 +27,12 @@ class SyncResult:
     errors: list[str] = field(default_factory=list)  # broken packages, left as they were
 
     def summary(self) -> str:
-        parts = [f"{len(self.created)} created", f"{len(self.updated)} updated",
-                 f"{len(self.unchanged)} unchanged", f"{len(self.retired)} retired"]
+        parts = [
+            f"{len(self.created)} created",
+            f"{len(self.updated)} updated",
+            f"{len(self.unchanged)} unchanged",
+            f"{len(self.retired)} retired",
+        ]
         if self.kept:
             parts.append(f"{len(self.kept)} kept as published in the browser")
         if self.errors:
@@ -43,17 +48,36 @@ def package_files(folder: Path) -> dict[str, str]:
 
 def version_fields(package) -> dict:
     """What a version stores of a loaded package (the authoring preview shows the same)."""
-    args = [{"name": a.name, "static": True, "value": a.default} if a.static else {"name": a.name, "spec": str(a.spec)}
-            for a in package.args]
-    samples = [{"name": c.name, "dims": c.dims, "static": c.static,
-                "shapes": {a.name: list(a.spec.shape(c.dims)) for a in package.args if not a.static}}
-               for c in package.samples]
+    args = [
+        {"name": a.name, "static": True, "value": a.default} if a.static else {"name": a.name, "spec": str(a.spec)}
+        for a in package.args
+    ]
+    samples = [
+        {
+            "name": c.name,
+            "dims": c.dims,
+            "static": c.static,
+            "shapes": {a.name: list(a.spec.shape(c.dims)) for a in package.args if not a.static},
+        }
+        for c in package.samples
+    ]
     return {
-        "content_hash": package.content_hash, "slug": package.slug, "title": package.title,
-        "difficulty": package.difficulty, "device": package.device, "tags": list(package.tags),
-        "entry": package.entry, "args": args, "samples": samples, "case_count": len(package.cases),
-        "statement": package.statement, "starter": package.starter, "reference": package.reference,
-        "explanation": package.explanation, "hints": list(package.hints), "ranking": list(package.ranking),
+        "content_hash": package.content_hash,
+        "slug": package.slug,
+        "title": package.title,
+        "difficulty": package.difficulty,
+        "device": package.device,
+        "tags": list(package.tags),
+        "entry": package.entry,
+        "args": args,
+        "samples": samples,
+        "case_count": len(package.cases),
+        "statement": package.statement,
+        "starter": package.starter,
+        "reference": package.reference,
+        "explanation": package.explanation,
+        "hints": list(package.hints),
+        "ranking": list(package.ranking),
         "files": package_files(package.path),
     }
 
@@ -70,8 +94,11 @@ def sync_problem(*, package, origin: str = Problem.Origin.BANK, audience=None) -
     if problem is None:
         problem = Problem(uuid=package.uuid, audience=audience)
         outcome = "created"
-    version = ProblemVersion.objects.filter(problem=problem, content_hash=package.content_hash).first() \
-        if problem.pk else None
+    version = (
+        ProblemVersion.objects.filter(problem=problem, content_hash=package.content_hash).first()
+        if problem.pk
+        else None
+    )
     if version is not None and problem.current_version_id == version.pk and problem.is_active:
         return "unchanged"
     problem.slug, problem.title = package.slug, package.title
@@ -90,8 +117,9 @@ def sync_problem(*, package, origin: str = Problem.Origin.BANK, audience=None) -
 def make_public(*, problem: Problem) -> bool:
     """A problem kept for one course opens to everyone (lists, rankings); False if it was public."""
     # updated_at moves the grading state, so cached lists and rankings take it in at once.
-    return bool(Problem.objects.filter(pk=problem.pk, audience__isnull=False)
-                .update(audience=None, updated_at=timezone.now()))
+    return bool(
+        Problem.objects.filter(pk=problem.pk, audience__isnull=False).update(audience=None, updated_at=timezone.now())
+    )
 
 
 def sync_problems(*, root: Path, retire_missing: bool = True) -> SyncResult:
@@ -107,8 +135,11 @@ def sync_problems(*, root: Path, retire_missing: bool = True) -> SyncResult:
             seen.add(package.uuid)
             taken = Problem.objects.filter(slug=package.slug).exclude(uuid=package.uuid).first()
             if taken is not None:
-                raise PackageError(folder / "problem.toml", "slug",
-                                   f"{package.slug!r} already belongs to the problem with uuid {taken.uuid}")
+                raise PackageError(
+                    folder / "problem.toml",
+                    "slug",
+                    f"{package.slug!r} already belongs to the problem with uuid {taken.uuid}",
+                )
             if Problem.objects.filter(uuid=package.uuid, origin=Problem.Origin.AUTHORING).exists():
                 result.kept.append(package.slug)  # the browser's version stands; export it to update the folder
                 continue

@@ -6,6 +6,7 @@ the track's, by title, under ``OFF_TRACK``. The file is read again when it chang
 synced in place), and a track that no longer matches the folders (a folder added without its
 place) orders what it names and leaves the rest after it, rather than taking the list down.
 """
+
 from __future__ import annotations
 
 import logging
@@ -24,6 +25,7 @@ OFF_TRACK_RANK = 1 << 30  # after every section of the track
 class Place:
     """Where a problem stands in the site's order: its section's rank and title, and its rank
     within the section (problems off the track rank after every section, by title)."""
+
     section_rank: int
     section: str
     rank: int
@@ -53,8 +55,11 @@ def _load() -> dict[str, Place]:
         track = _lenient_track()
         if track is None:
             return {}
-    return {slug: Place(i, section.title, j)
-            for i, section in enumerate(track.sections) for j, slug in enumerate(section.problems)}
+    return {
+        slug: Place(i, section.title, j)
+        for i, section in enumerate(track.sections)
+        for j, slug in enumerate(section.problems)
+    }
 
 
 def _lenient_track():
@@ -62,6 +67,7 @@ def _lenient_track():
     import tomllib
 
     from judge.track import Section, Track
+
     try:
         data = tomllib.loads((settings.PROBLEMS_DIR / TRACK_FILE).read_text(encoding="utf-8"))
         return Track(tuple(Section(s["title"], tuple(s["problems"])) for s in data["sections"]))

@@ -6,6 +6,7 @@ lost: a broker restart, a publish that failed) and the metrics show the depth of
 Messages a worker has taken but not acknowledged are not "waiting": a worker that died holding
 them gives them back only after the visibility timeout (an hour), so the sweep publishes their
 submissions again instead of waiting for that."""
+
 from __future__ import annotations
 
 import base64

@@ -4,6 +4,7 @@ A worker that meets a database error in the middle of a task waits for the datab
 the same step again (``patiently``) instead of failing the task: a failed task's message is
 acknowledged and gone, and a verdict that could not be stored would have to be graded again.
 Every step retried this way is a guarded update or a read, so doing it twice is harmless."""
+
 from __future__ import annotations
 
 import logging

@@ -9,6 +9,7 @@ The 503 page reads nothing from the database (it is what is away): no user, no s
 refused by Django's CSRF check is said in the site's layout (``csrf_failure``,
 settings.CSRF_FAILURE_VIEW): Django's own view renders the template without the request, and the
 bar would say "Log in" to someone signed in."""
+
 from __future__ import annotations
 
 import sys
@@ -24,8 +25,10 @@ from .http import wants_json
 from .params import unreadable
 
 RETRY_AFTER_S = 10
-UNAVAILABLE_TEXT = (f"The site's database is unavailable for a moment, so this was not saved. Nothing you sent "
-                    f"before is lost. Try again in {RETRY_AFTER_S} seconds.")
+UNAVAILABLE_TEXT = (
+    f"The site's database is unavailable for a moment, so this was not saved. Nothing you sent "
+    f"before is lost. Try again in {RETRY_AFTER_S} seconds."
+)
 
 
 def unavailable(request) -> HttpResponse:
@@ -64,8 +67,9 @@ class BadInputMiddleware:
         why = unreadable(request)
         if why is not None:
             if request.path.startswith("/api/"):  # the API's answer to input it cannot take, in its own form
-                return JsonResponse({"code": "invalid_request", "message": f"The request cannot be read: {why}."},
-                                    status=422)
+                return JsonResponse(
+                    {"code": "invalid_request", "message": f"The request cannot be read: {why}."}, status=422
+                )
             return bad_request(request)
         return self.get_response(request)
 
@@ -75,8 +79,13 @@ def server_error(request):
     if is_unavailable(sys.exc_info()[1]):
         return unavailable(request)
     if wants_json(request):
-        return JsonResponse({"error": "The site failed while answering this request; it has been logged. Try "
-                                      "again, and if it keeps failing, tell the course staff."}, status=500)
+        return JsonResponse(
+            {
+                "error": "The site failed while answering this request; it has been logged. Try "
+                "again, and if it keeps failing, tell the course staff."
+            },
+            status=500,
+        )
     return defaults.server_error(request)
 
 
@@ -96,15 +105,22 @@ def bad_request(request, exception=None):
     if isinstance(exception, RequestDataTooBig):
         return refusal(request, 413)
     if wants_json(request):
-        return JsonResponse({"error": "The request could not be understood: reload the page and try again."},
-                            status=400)
+        return JsonResponse(
+            {"error": "The request could not be understood: reload the page and try again."}, status=400
+        )
     return defaults.bad_request(request, exception)
 
 
 def csrf_failure(request, reason=""):
     if wants_json(request):
-        return JsonResponse({"error": "The request came without the site's security token (CSRF): reload the page "
-                                      "and send it again.", "code": "csrf_failed"}, status=403)
+        return JsonResponse(
+            {
+                "error": "The request came without the site's security token (CSRF): reload the page "
+                "and send it again.",
+                "code": "csrf_failed",
+            },
+            status=403,
+        )
     return render(request, "403_csrf.html", status=403)
 
 

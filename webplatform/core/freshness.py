@@ -17,6 +17,7 @@ This assumes the clocks of the processes that write ``finished_at`` move forward
 host, or NTP): a worker whose clock lags by more than the time between two verdicts could write
 a time below the current maximum.
 """
+
 from __future__ import annotations
 
 import threading

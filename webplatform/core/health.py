@@ -4,6 +4,7 @@
 ``Retry-After`` and ``"unavailable"`` for each part that does not (the process itself answers).
 Why a part is down (the driver's error: host, port, database name) is internals: it is logged,
 and shown only to staff and to a scraper with METRICS_TOKEN (``http.is_operator``)."""
+
 from __future__ import annotations
 
 import logging

@@ -7,6 +7,7 @@ seconds instead of waiting for the longest grading there could be. When ``beat``
 (someone cancelled the work, or the sweep gave it to another worker) the thread calls ``on_lost``
 once, to stop the work, and ends. A database that is away only makes beats fail; the thread goes
 on beating."""
+
 from __future__ import annotations
 
 import logging

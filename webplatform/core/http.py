@@ -1,4 +1,5 @@
 """Small helpers of views."""
+
 import hmac
 
 from django.conf import settings

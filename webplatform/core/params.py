@@ -6,6 +6,7 @@ database: SQLite raises OverflowError on an int over 64 bits and PostgreSQL refu
 both 500s. ``IdConverter`` is the URLs' ``<id:...>``: a path id past 64 bits matches no route
 (404). NUL bytes and text that is not UTF-8 are refused before any view (``BadInputMiddleware``,
 400)."""
+
 from __future__ import annotations
 
 import re
@@ -52,6 +53,7 @@ def uuid_or_404(value) -> uuid.UUID:
 
 class IdConverter:
     """``<id:name>`` in URLs: a positive id that fits the database's 64-bit columns."""
+
     regex = "[0-9]+"
 
     def to_python(self, value: str) -> int:

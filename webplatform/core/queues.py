@@ -13,6 +13,7 @@ transport reads the lower numbers first); background work has a queue of its own
 takes a learner's worker. ``queue_for`` names the queue per message; every other task goes where
 ``CELERY_TASK_ROUTES`` sends it. Services enqueue by task name, never by importing the task
 modules: those import the services."""
+
 from __future__ import annotations
 
 from judge.package import DEVICES  # a queue per device a problem may ask for
@@ -39,8 +40,15 @@ def grading_queues() -> list[str]:
     return [queue for device in DEVICES for queue in (device, f"{device}.background")]
 
 
-def enqueue(task: str, *args, queue: str | None = None, lane: str | None = None, resumed: bool = False,
-            countdown: float | None = None, **publish) -> None:
+def enqueue(
+    task: str,
+    *args,
+    queue: str | None = None,
+    lane: str | None = None,
+    resumed: bool = False,
+    countdown: float | None = None,
+    **publish,
+) -> None:
     """Publishes a message for the task named ``task`` with ``args`` (ids: the task reads the
     database). ``queue``: the task's route when None; ``lane``: its priority in that queue, or
     first of all when ``resumed``. ``publish``: Celery's publishing options (``retry_policy``...).

@@ -5,6 +5,7 @@ The browser says which zone it is in (``arena/timezone.js`` stores
 it the current zone of each request, so templates show deadlines in it and forms read the times an
 instructor types in it. Without the cookie, or with a name that is no zone, times are in UTC
 (the settings' ``TIME_ZONE``) and the page says so."""
+
 from __future__ import annotations
 
 from urllib.parse import unquote

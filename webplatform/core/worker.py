@@ -1,5 +1,6 @@
 """The judge's runner of this worker process, shared by every task that grades (submissions,
 validation runs)."""
+
 from __future__ import annotations
 
 import threading

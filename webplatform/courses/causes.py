@@ -7,6 +7,7 @@ Residual rows alone miss the mistakes that save the same values (``dots_saveable
 batched products); every attempt has a cause. Causes that differ only by a line number or a
 figure (``got 3.3, expected 3.03``; ``line 8`` or ``line 11``) are the same mistake and count
 together, worded with those left out."""
+
 from __future__ import annotations
 
 import re
@@ -58,5 +59,7 @@ def count_causes(rows, users: dict) -> list[Cause]:
         else:  # newest first: the first seen is their latest
             mine[user_id] = Learner(users[user_id], 1, submission_id)
     for key, cause in found.items():
-        cause.learners = sorted(per_learner[key].values(), key=lambda learner: (-learner.attempts, learner.user.username))
+        cause.learners = sorted(
+            per_learner[key].values(), key=lambda learner: (-learner.attempts, learner.user.username)
+        )
     return sorted(found.values(), key=lambda c: (-c.attempts, c.verdict, c.cause))

@@ -5,6 +5,7 @@ through timing.
 A course is found by ``join_key`` (an HMAC of the normalised code under the site's secret), so the
 database index never sees the code itself, and the stored code is then compared with
 ``hmac.compare_digest``."""
+
 from __future__ import annotations
 
 import hashlib
@@ -28,13 +29,13 @@ def new_code() -> str:
 def normalise(text: str) -> str:
     """Upper case, without spaces or dashes, the look-alike letters read as digits; at most a few
     characters more than a code (anything longer is not one)."""
-    kept = "".join(ch for ch in text[:LENGTH * 2].upper() if ch not in " -\t")
+    kept = "".join(ch for ch in text[: LENGTH * 2].upper() if ch not in " -\t")
     return kept.translate(READ_AS)
 
 
 def shown(code: str) -> str:
     """``ABCD-EFGH-JKMN``: how instructors read it out."""
-    return "-".join(code[i:i + GROUP] for i in range(0, len(code), GROUP))
+    return "-".join(code[i : i + GROUP] for i in range(0, len(code), GROUP))
 
 
 def key_of(code: str) -> str:

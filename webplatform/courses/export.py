@@ -4,6 +4,7 @@ Every text cell comes from users (names, titles) and so is escaped against formu
 cell a spreadsheet would read as a formula (starting with ``= + - @``, a tab or a carriage return)
 gets a leading apostrophe, which spreadsheets show as text (OWASP's advice). Numbers are written
 by us, as numbers."""
+
 from __future__ import annotations
 
 import csv
@@ -45,7 +46,13 @@ def gradebook_csv(book: Gradebook) -> str:
         line = [text(learner.username), text(learner.get_full_name()), text(learner.email)]
         for cell in row.cells:
             line += [cell.credit, status(cell, penalty), cell.attempts, utc(cell.accepted_at)]
-        line += [row.score.points, row.score.out_of, round(row.score.percent, 1), row.score.solved, row.score.late,
-                 utc(row.extended_to)]
+        line += [
+            row.score.points,
+            row.score.out_of,
+            round(row.score.percent, 1),
+            row.score.solved,
+            row.score.late,
+            utc(row.extended_to),
+        ]
         writer.writerow(line)
     return out.getvalue()

@@ -1,5 +1,6 @@
 """Forms of the course pages. Times are typed in the reader's time zone (the current one, see
 ``core.timezones``), which Django's fields apply to what they parse."""
+
 from django import forms
 from django.utils import timezone
 
@@ -10,8 +11,12 @@ LOCAL = "%Y-%m-%dT%H:%M"
 
 def local_time_field(label: str, required: bool = True, help_text: str = "") -> forms.DateTimeField:
     return forms.DateTimeField(
-        label=label, required=required, help_text=help_text, input_formats=[LOCAL, "%Y-%m-%dT%H:%M:%S"],
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=LOCAL))
+        label=label,
+        required=required,
+        help_text=help_text,
+        input_formats=[LOCAL, "%Y-%m-%dT%H:%M:%S"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=LOCAL),
+    )
 
 
 class CourseForm(forms.Form):
@@ -24,23 +29,32 @@ class JoinForm(forms.Form):
 
 
 class InstructorForm(forms.Form):
-    identifier = forms.CharField(max_length=254, label="Username or email",
-                                 help_text="They must have an account on this site already.")
+    identifier = forms.CharField(
+        max_length=254, label="Username or email", help_text="They must have an account on this site already."
+    )
 
 
 class AssignmentForm(forms.Form):
     title = forms.CharField(max_length=200, label="Title")
     opens_at = local_time_field("Opens")
     due_at = local_time_field("Due")
-    late_until = local_time_field("Late submissions until", required=False,
-                                  help_text="Leave empty for no late window.")
-    late_penalty_percent = forms.IntegerField(min_value=0, max_value=100, initial=0, label="Late penalty (%)",
-                                              help_text="Taken off a problem accepted in the late window.")
-    problems = forms.ModelMultipleChoiceField(queryset=Problem.objects.none(), label="Problems",
-                                              widget=forms.CheckboxSelectMultiple)
+    late_until = local_time_field("Late submissions until", required=False, help_text="Leave empty for no late window.")
+    late_penalty_percent = forms.IntegerField(
+        min_value=0,
+        max_value=100,
+        initial=0,
+        label="Late penalty (%)",
+        help_text="Taken off a problem accepted in the late window.",
+    )
+    problems = forms.ModelMultipleChoiceField(
+        queryset=Problem.objects.none(), label="Problems", widget=forms.CheckboxSelectMultiple
+    )
 
-    confirm_past_due = forms.BooleanField(required=False, label="Yes, the due time is in the past",
-                                          help_text="Learners can then only submit late, or not at all.")
+    confirm_past_due = forms.BooleanField(
+        required=False,
+        label="Yes, the due time is in the past",
+        help_text="Learners can then only submit late, or not at all.",
+    )
 
     def __init__(self, *args, problems=None, previous_due=None, now=None, **kwargs):
         """``previous_due``: the assignment's due time before this edit (a past one kept as it was
@@ -60,8 +74,11 @@ class AssignmentForm(forms.Form):
             if not data.get("confirm_past_due"):
                 # saved silently, a past due time makes every submission late and lists the
                 # assignment as due soon: said here, and saved only when the instructor means it
-                self.add_error("due_at", "This due time is already past: learners could only submit late, or not "
-                                         "at all. Pick a later time, or tick \"Yes, the due time is in the past\".")
+                self.add_error(
+                    "due_at",
+                    "This due time is already past: learners could only submit late, or not "
+                    'at all. Pick a later time, or tick "Yes, the due time is in the past".',
+                )
         return data
 
 

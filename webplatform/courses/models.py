@@ -5,6 +5,7 @@ A course owns an auth ``Group`` holding all its members: a problem published to 
 (``catalog.Problem.audience``) is visible to that group, so the catalog needs to know nothing of
 courses. ``services`` keeps the group and the roster in step.
 """
+
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import models
@@ -21,8 +22,7 @@ class Course(models.Model):
     join_key = models.CharField(max_length=64, unique=True)
     join_code_rotated_at = models.DateTimeField()
     audience = models.OneToOneField(Group, on_delete=models.PROTECT, related_name="course")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
-                                   related_name="+")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     # Archived: read-only (no joining, no changes, standings frozen), still readable and exportable.
     archived_at = models.DateTimeField(null=True, blank=True)
@@ -59,14 +59,17 @@ class Membership(models.Model):
 class JoinAttempt(models.Model):
     """A join code typed or followed: the wrong ones in the last hour limit how many more a user or
     an address may try (codes cannot be enumerated)."""
+
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     address = models.CharField(max_length=64, blank=True)
     succeeded = models.BooleanField()
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
-        indexes = [models.Index(fields=["user", "succeeded", "created_at"], name="join_user_recent"),
-                   models.Index(fields=["address", "succeeded", "created_at"], name="join_address_recent")]
+        indexes = [
+            models.Index(fields=["user", "succeeded", "created_at"], name="join_user_recent"),
+            models.Index(fields=["address", "succeeded", "created_at"], name="join_address_recent"),
+        ]
 
 
 class Assignment(models.Model):
@@ -85,8 +88,10 @@ class Assignment(models.Model):
         ordering = ["due_at", "id"]
         constraints = [
             models.CheckConstraint(condition=models.Q(due_at__gt=models.F("opens_at")), name="due_after_opening"),
-            models.CheckConstraint(condition=models.Q(late_until__isnull=True) | models.Q(late_until__gt=models.F("due_at")),
-                                   name="late_window_after_due"),
+            models.CheckConstraint(
+                condition=models.Q(late_until__isnull=True) | models.Q(late_until__gt=models.F("due_at")),
+                name="late_window_after_due",
+            ),
             models.CheckConstraint(condition=models.Q(late_penalty_percent__lte=100), name="penalty_at_most_100"),
         ]
 
@@ -106,6 +111,7 @@ class AssignmentProblem(models.Model):
 
 class Extension(models.Model):
     """One learner's own due time on an assignment; the late window keeps its length after it."""
+
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="extensions")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     due_at = models.DateTimeField()
@@ -118,6 +124,7 @@ class Extension(models.Model):
 class Standing(models.Model):
     """A learner's score on an assignment, kept in step with their verdicts (``services``): what
     the learner's pages summarise and what grade passback reports."""
+
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="standings")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     score = models.FloatField()  # points: 1 a problem accepted in time, less the penalty when late
@@ -155,6 +162,7 @@ class SimilarityCheck(models.Model):
 class SimilarPair(models.Model):
     """Two learners' most similar submissions to one problem: the share of each one's code that
     the other has too (``similarity``)."""
+
     run = models.ForeignKey(SimilarityCheck, on_delete=models.CASCADE, related_name="pairs")
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+")
     first = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE, related_name="+")

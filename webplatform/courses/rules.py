@@ -8,6 +8,7 @@ less the penalty; failing that, the cell shows the verdict that came closest. A 
 is when it was made (``created_at``): a rejudge, graded later, keeps it. Submissions before the
 assignment opened or after its last deadline do not count.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -83,8 +84,9 @@ def cell(attempts: Iterable[tuple[int, datetime, str]], rules: Deadlines) -> Cel
     accepted = next((a for a in counted if a[2] == verdicts.ACCEPTED), None)
     if accepted is not None:
         late = rules.is_late(accepted[1])
-        return Cell(verdicts.ACCEPTED, len(counted), outside, accepted[0], accepted[1], late,
-                    rules.late_credit if late else 1.0)
+        return Cell(
+            verdicts.ACCEPTED, len(counted), outside, accepted[0], accepted[1], late, rules.late_credit if late else 1.0
+        )
     best = min(counted, key=lambda a: (CLOSEST_FIRST.index(a[2]), -a[1].timestamp(), -a[0]))
     return Cell(best[2], len(counted), outside, best[0], None, False, 0.0)
 
@@ -103,5 +105,9 @@ class Score:
 
 def score(cells: Iterable[Cell], out_of: int) -> Score:
     cells = list(cells)
-    return Score(round(sum(c.credit for c in cells), 4), out_of, sum(c.solved for c in cells),
-                 sum(c.solved and c.late for c in cells))
+    return Score(
+        round(sum(c.credit for c in cells), 4),
+        out_of,
+        sum(c.solved for c in cells),
+        sum(c.solved and c.late for c in cells),
+    )

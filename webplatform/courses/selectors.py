@@ -3,6 +3,7 @@
 A course's pages are for its members; its gradebook, statistics and its learners' code for its
 instructors. Anything a user may not see is a 404, as if it did not exist (a course id says
 nothing about whether the course exists)."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -41,8 +42,11 @@ def courses_of(user) -> list[Membership]:
 
 def membership(*, user, course_id: int) -> Membership:
     """The user's membership of the course, or 404."""
-    found = (Membership.objects.select_related("course").filter(course_id=course_id, user_id=user.pk).first()
-             if user.is_authenticated else None)
+    found = (
+        Membership.objects.select_related("course").filter(course_id=course_id, user_id=user.pk).first()
+        if user.is_authenticated
+        else None
+    )
     if found is None:
         raise Http404("no such course")
     return found
@@ -64,8 +68,11 @@ def assignment_of(*, course: Course, assignment_id: int) -> Assignment:
 
 
 def learners(course: Course) -> QuerySet:
-    return get_user_model().objects.filter(course_memberships__course=course,
-                                           course_memberships__role=Role.LEARNER).order_by("username")
+    return (
+        get_user_model()
+        .objects.filter(course_memberships__course=course, course_memberships__role=Role.LEARNER)
+        .order_by("username")
+    )
 
 
 def roster(course: Course) -> list[Membership]:
@@ -80,8 +87,9 @@ def assignable_problems(course: Course) -> QuerySet[Problem]:
     """What an assignment of the course may set: public problems and those kept for this course,
     in the site's order (the track's, then the rest by title: ``catalog.track``), as the picker
     lists them and so as a new assignment orders them."""
-    found = Problem.objects.filter(PUBLIC | Q(is_active=True, audience=course.audience_id),
-                                   current_version__isnull=False)
+    found = Problem.objects.filter(
+        PUBLIC | Q(is_active=True, audience=course.audience_id), current_version__isnull=False
+    )
     ordered = sorted(found.values_list("pk", "slug", "title"), key=lambda row: track.place_of(row[1], row[2]))
     rank = Case(*[When(pk=pk, then=Value(i)) for i, (pk, _, _) in enumerate(ordered)], default=Value(len(ordered)))
     return found.order_by(rank, "title")
@@ -95,9 +103,12 @@ def course_problems(course: Course) -> QuerySet[Problem]:
 def publishable_drafts(*, user, course: Course) -> list:
     """The user's drafts that may be published to this course: validated as they are, never
     published to everyone nor to another course."""
-    return [draft for draft in drafts_for(user)
-            if passing_validation(draft) is not None
-            and (draft.problem is None or draft.problem.audience_id == course.audience_id)]
+    return [
+        draft
+        for draft in drafts_for(user)
+        if passing_validation(draft) is not None
+        and (draft.problem is None or draft.problem.audience_id == course.audience_id)
+    ]
 
 
 def publish_targets(*, user, draft) -> list[Course]:
@@ -111,9 +122,15 @@ def publish_targets(*, user, draft) -> list[Course]:
 
 # --- deadlines and cells ------------------------------------------------------------------------
 
+
 def deadlines_for(assignment: Assignment, extended_to: datetime | None = None) -> rules.Deadlines:
-    return rules.deadlines(opens_at=assignment.opens_at, due_at=assignment.due_at, late_until=assignment.late_until,
-                           penalty_percent=assignment.late_penalty_percent, extended_to=extended_to)
+    return rules.deadlines(
+        opens_at=assignment.opens_at,
+        due_at=assignment.due_at,
+        late_until=assignment.late_until,
+        penalty_percent=assignment.late_penalty_percent,
+        extended_to=extended_to,
+    )
 
 
 def extensions(assignment: Assignment, user_ids=None) -> dict[int, datetime]:
@@ -130,20 +147,29 @@ def cells(assignment: Assignment, user_ids, problems: list[Problem] | None = Non
     user_ids = list(user_ids)
     extended = extensions(assignment, user_ids)
     attempts = defaultdict(list)
-    rows = (counted_submissions().filter(user_id__in=user_ids, problem__in=problems)
-            .order_by("created_at", "id").values_list("user_id", "problem_id", "id", "created_at", "verdict"))
+    rows = (
+        counted_submissions()
+        .filter(user_id__in=user_ids, problem__in=problems)
+        .order_by("created_at", "id")
+        .values_list("user_id", "problem_id", "id", "created_at", "verdict")
+    )
     for user_id, problem_id, *attempt in rows.iterator(chunk_size=2000):
         attempts[user_id, problem_id].append(tuple(attempt))
-    return {user_id: [rules.cell(attempts[user_id, p.pk], deadlines_for(assignment, extended.get(user_id)))
-                      for p in problems]
-            for user_id in user_ids}
+    return {
+        user_id: [
+            rules.cell(attempts[user_id, p.pk], deadlines_for(assignment, extended.get(user_id))) for p in problems
+        ]
+        for user_id in user_ids
+    }
 
 
 # --- the learner's pages ------------------------------------------------------------------------
 
+
 @dataclass
 class AssignmentView:
     """One assignment as a learner sees it: their own deadlines, cells and score."""
+
     assignment: Assignment
     deadlines: rules.Deadlines
     extended: bool
@@ -163,8 +189,13 @@ def assignment_view(*, assignment: Assignment, user) -> AssignmentView:
     extended_to = extensions(assignment, [user.pk]).get(user.pk)
     problems = problems_of(assignment)
     row = cells(assignment, [user.pk], problems)[user.pk]
-    return AssignmentView(assignment, deadlines_for(assignment, extended_to), extended_to is not None,
-                          list(zip(problems, row)), rules.score(row, len(problems)))
+    return AssignmentView(
+        assignment,
+        deadlines_for(assignment, extended_to),
+        extended_to is not None,
+        list(zip(problems, row)),
+        rules.score(row, len(problems)),
+    )
 
 
 def visible_assignments(*, course: Course, user, instructor: bool) -> list[AssignmentView]:
@@ -185,9 +216,16 @@ def assignment_context(*, user, assignment_id: int | None, problem: Problem) -> 
     the problem (the page then shows none, as it would without the link)."""
     if assignment_id is None or not user.is_authenticated:
         return None
-    found = (Assignment.objects.select_related("course")
-             .filter(pk=assignment_id, items__problem=problem, course__memberships__user=user,
-                     course__memberships__role=Role.LEARNER).first())
+    found = (
+        Assignment.objects.select_related("course")
+        .filter(
+            pk=assignment_id,
+            items__problem=problem,
+            course__memberships__user=user,
+            course__memberships__role=Role.LEARNER,
+        )
+        .first()
+    )
     if found is None:
         return None
     view = assignment_view(assignment=found, user=user)
@@ -249,8 +287,11 @@ def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") ->
     rows = [Row(u, table[u.pk], rules.score(table[u.pk], len(problems)), extended.get(u.pk)) for u in everyone]
     needle = search.strip().lower()
     if needle:
-        rows = [r for r in rows if needle in " ".join((r.learner.username, r.learner.get_full_name(),
-                                                       r.learner.email)).lower()]
+        rows = [
+            r
+            for r in rows
+            if needle in " ".join((r.learner.username, r.learner.get_full_name(), r.learner.email)).lower()
+        ]
     keep = {
         "missing": lambda r: r.score.solved < r.score.out_of,
         "late": lambda r: r.score.late > 0,
@@ -270,10 +311,13 @@ CAUSE_SAMPLE = 2000
 def failure_causes(*, assignment: Assignment, problem: Problem, sample: int = CAUSE_SAMPLE) -> tuple[list, int]:
     """The causes of the course's learners' failed attempts at ``problem`` since the assignment
     opened (``causes``), and how many attempts they come from."""
-    rows = list(counted_submissions().filter(problem=problem, created_at__gte=assignment.opens_at,
-                                             user__in=learners(assignment.course).values("pk"))
-                .exclude(verdict=verdicts.ACCEPTED).order_by("-id")
-                .values_list("id", "user_id", "verdict", "message", "report__cause")[:sample])
+    rows = list(
+        counted_submissions()
+        .filter(problem=problem, created_at__gte=assignment.opens_at, user__in=learners(assignment.course).values("pk"))
+        .exclude(verdict=verdicts.ACCEPTED)
+        .order_by("-id")
+        .values_list("id", "user_id", "verdict", "message", "report__cause")[:sample]
+    )
     users = {u.pk: u for u in get_user_model().objects.filter(pk__in={row[1] for row in rows})}
     return causes.count_causes(rows, users), len(rows)
 
@@ -282,9 +326,16 @@ def course_submission(*, course: Course, submission_id: int) -> Submission:
     """A learner's submission to a problem of one of the course's assignments, for its
     instructors; anything else is a 404."""
     problem_ids = course.assignments.values_list("items__problem_id", flat=True)
-    found = (Submission.objects.select_related("problem", "version", "user")
-             .filter(pk=submission_id, problem_id__in=problem_ids, user__course_memberships__course=course,
-                     user__course_memberships__role=Role.LEARNER).first())
+    found = (
+        Submission.objects.select_related("problem", "version", "user")
+        .filter(
+            pk=submission_id,
+            problem_id__in=problem_ids,
+            user__course_memberships__course=course,
+            user__course_memberships__role=Role.LEARNER,
+        )
+        .first()
+    )
     if found is None:
         raise Http404("no such submission")
     return found
@@ -292,14 +343,20 @@ def course_submission(*, course: Course, submission_id: int) -> Submission:
 
 # --- similarity checks ----------------------------------------------------------------------------
 
+
 def similarity_sources(assignment: Assignment) -> dict[Problem, dict[int, dict[int, str]]]:
     """What a similarity check compares: for each problem of the assignment, each learner's latest
     accepted and latest submission since it opened ({learner id: {submission id: source}}; one
     submission when they are the same)."""
     problems = problems_of(assignment)
-    rows = (counted_submissions().filter(problem__in=problems, created_at__gte=assignment.opens_at,
-                                         user__in=learners(assignment.course).values("pk"))
-            .order_by("created_at", "id").values_list("id", "user_id", "problem_id", "verdict"))
+    rows = (
+        counted_submissions()
+        .filter(
+            problem__in=problems, created_at__gte=assignment.opens_at, user__in=learners(assignment.course).values("pk")
+        )
+        .order_by("created_at", "id")
+        .values_list("id", "user_id", "problem_id", "verdict")
+    )
     chosen: dict[tuple[int, int], dict[str, int]] = defaultdict(dict)
     for submission_id, user_id, problem_id, verdict in rows.iterator(chunk_size=2000):
         mine = chosen[problem_id, user_id]
@@ -329,8 +386,11 @@ def similar_pairs(check: SimilarityCheck) -> list[SimilarPair]:
 
 
 def similar_pair(*, assignment: Assignment, pair_id: int) -> SimilarPair:
-    found = (SimilarPair.objects.select_related("problem__current_version", "first__user", "second__user")
-             .filter(pk=pair_id, run__assignment=assignment).first())
+    found = (
+        SimilarPair.objects.select_related("problem__current_version", "first__user", "second__user")
+        .filter(pk=pair_id, run__assignment=assignment)
+        .first()
+    )
     if found is None:
         raise Http404("no such pair")
     return found

@@ -4,6 +4,7 @@ standings, recomputed in the transaction of whatever changed them.
 
 Who may call what is the views' business (``selectors.taught``); these functions check what the
 data must satisfy whoever calls them."""
+
 from __future__ import annotations
 
 import uuid
@@ -22,8 +23,17 @@ from webplatform.catalog.services import make_public
 from webplatform.core.queues import BACKGROUND, enqueue
 
 from . import codes, rules, selectors
-from .models import (Assignment, AssignmentProblem, Course, Extension, JoinAttempt, Membership, SimilarityCheck,
-                     SimilarPair, Standing)
+from .models import (
+    Assignment,
+    AssignmentProblem,
+    Course,
+    Extension,
+    JoinAttempt,
+    Membership,
+    SimilarityCheck,
+    SimilarPair,
+    Standing,
+)
 from .signals import standings_changed
 
 Role = Membership.Role
@@ -42,11 +52,15 @@ class JoinLimited(ValidationError):
 
 # --- courses and their roster ---------------------------------------------------------------------
 
+
 def _check_open(course: Course) -> None:
     """An archived course changes no more: every write about it is refused with this."""
     if course.archived_at is not None:
-        raise ValidationError("This course is archived: it is read-only (its gradebooks and CSVs stay "
-                              "available). Reopen it on its page to change it.", code="archived")
+        raise ValidationError(
+            "This course is archived: it is read-only (its gradebooks and CSVs stay "
+            "available). Reopen it on its page to change it.",
+            code="archived",
+        )
 
 
 def archive_course(*, course: Course, archived: bool) -> Course:
@@ -68,8 +82,9 @@ def create_course(*, user, title: str, term: str = "") -> Course:
     if not title.strip():
         raise ValidationError("a course needs a title")
     group = Group.objects.create(name=f"course-{uuid.uuid4().hex}")
-    course = Course.objects.create(title=title.strip(), term=term.strip(), audience=group, created_by=user,
-                                   **_new_code_fields())
+    course = Course.objects.create(
+        title=title.strip(), term=term.strip(), audience=group, created_by=user, **_new_code_fields()
+    )
     _enrol(course, user, Role.INSTRUCTOR)
     return course
 
@@ -120,7 +135,8 @@ def join_course(*, user, code: str, address: str = "", now: datetime | None = No
         raise ValidationError(
             f"No course has the join code {code.strip()[:40]!r}. Codes are 12 letters and digits, such as "
             f"{codes.shown('7KQ2MX9DPRWA')}: check it with your instructor, or use the join link they sent.",
-            code="unknown_code")
+            code="unknown_code",
+        )
     _check_open(course)
     with transaction.atomic():
         _enrol(course, user, Role.LEARNER)
@@ -130,8 +146,10 @@ def join_course(*, user, code: str, address: str = "", now: datetime | None = No
 def _check_join_rate(*, user, address: str, now: datetime) -> None:
     since = now - JOIN_WINDOW
     failures = JoinAttempt.objects.filter(succeeded=False, created_at__gt=since)
-    for recent, limit in ((failures.filter(user=user), JOIN_FAILURES_PER_USER),
-                          (failures.filter(address=address) if address else None, JOIN_FAILURES_PER_ADDRESS)):
+    for recent, limit in (
+        (failures.filter(user=user), JOIN_FAILURES_PER_USER),
+        (failures.filter(address=address) if address else None, JOIN_FAILURES_PER_ADDRESS),
+    ):
         if recent is None:
             continue
         times = list(recent.order_by("-created_at").values_list("created_at", flat=True)[:limit])
@@ -139,7 +157,9 @@ def _check_join_rate(*, user, address: str, now: datetime) -> None:
             wait = max(60, int((times[-1] + JOIN_WINDOW - now).total_seconds()))
             raise JoinLimited(
                 f"{limit} wrong join codes in the last hour: joining is paused for {wait // 60 + 1} minutes. "
-                f"Ask your instructor for the join link, which needs no typing.", retry_after_s=wait)
+                f"Ask your instructor for the join link, which needs no typing.",
+                retry_after_s=wait,
+            )
 
 
 def add_instructor(*, course: Course, identifier: str) -> Membership:
@@ -149,8 +169,10 @@ def add_instructor(*, course: Course, identifier: str) -> Membership:
     users = get_user_model().objects.filter(Q(username=text) | (Q(email__iexact=text) & ~Q(email="")))
     found = list(users[:2])
     if len(found) != 1:
-        raise ValidationError(f"No single user has the username or email {text!r}: they sign up first, "
-                              f"then you add them by the name shown at the top right of their pages.")
+        raise ValidationError(
+            f"No single user has the username or email {text!r}: they sign up first, "
+            f"then you add them by the name shown at the top right of their pages."
+        )
     return enrol(course=course, user=found[0], role=Role.INSTRUCTOR)
 
 
@@ -170,6 +192,7 @@ def remove_member(*, course: Course, user) -> None:
 
 # --- problems of the course -----------------------------------------------------------------------
 
+
 def publish_to_course(*, course: Course, draft) -> ProblemVersion:
     """The draft, validated, published for this course's members only."""
     _check_open(course)
@@ -186,6 +209,7 @@ def publish_to_everyone(*, course: Course, problem) -> bool:
 
 # --- assignments ------------------------------------------------------------------------------------
 
+
 def _check_times(opens_at, due_at, late_until, penalty) -> None:
     errors = {}
     if due_at <= opens_at:
@@ -199,9 +223,17 @@ def _check_times(opens_at, due_at, late_until, penalty) -> None:
 
 
 @transaction.atomic
-def save_assignment(*, course: Course, title: str, opens_at: datetime, due_at: datetime,
-                    late_until: datetime | None, late_penalty_percent: int, problems: list,
-                    assignment: Assignment | None = None) -> Assignment:
+def save_assignment(
+    *,
+    course: Course,
+    title: str,
+    opens_at: datetime,
+    due_at: datetime,
+    late_until: datetime | None,
+    late_penalty_percent: int,
+    problems: list,
+    assignment: Assignment | None = None,
+) -> Assignment:
     """Creates the assignment, or changes one (its deadlines, penalty, problems): every learner's
     standing follows at once, from the submissions' own times."""
     _check_open(course)
@@ -220,8 +252,9 @@ def save_assignment(*, course: Course, title: str, opens_at: datetime, due_at: d
     assignment.save()
     assignment.items.exclude(problem__in=problems).delete()
     for position, problem in enumerate(problems):
-        AssignmentProblem.objects.update_or_create(assignment=assignment, problem=problem,
-                                                   defaults={"position": position})
+        AssignmentProblem.objects.update_or_create(
+            assignment=assignment, problem=problem, defaults={"position": position}
+        )
     refresh_standings(assignment=assignment)
     return assignment
 
@@ -243,6 +276,7 @@ def set_extension(*, assignment: Assignment, user, due_at: datetime | None) -> N
 
 # --- standings ----------------------------------------------------------------------------------------
 
+
 def refresh_standings(*, assignment: Assignment, user_ids=None) -> list[int]:
     """Recomputes the standings of these learners (every learner of the course when None) on the
     assignment; those whose score moved are saved and announced (``standings_changed``), inside
@@ -250,8 +284,9 @@ def refresh_standings(*, assignment: Assignment, user_ids=None) -> list[int]:
     if user_ids is None:
         user_ids = selectors.learners(assignment.course).values_list("pk", flat=True)
     else:
-        user_ids = Membership.objects.filter(course=assignment.course_id, role=Role.LEARNER,
-                                             user_id__in=list(user_ids)).values_list("user_id", flat=True)
+        user_ids = Membership.objects.filter(
+            course=assignment.course_id, role=Role.LEARNER, user_id__in=list(user_ids)
+        ).values_list("user_id", flat=True)
     problems = selectors.problems_of(assignment)
     table = selectors.cells(assignment, user_ids, problems)
     known = {s.user_id: s for s in Standing.objects.filter(assignment=assignment, user_id__in=list(table))}
@@ -290,16 +325,19 @@ def refresh_standings_for_verdicts(*, pairs) -> None:
             users_by_problem.setdefault(problem_of[version_id], set()).add(user_id)
     affected: dict[int, set[int]] = {}
     items = AssignmentProblem.objects.filter(problem_id__in=list(users_by_problem)).values_list(
-        "assignment_id", "problem_id")
+        "assignment_id", "problem_id"
+    )
     for assignment_id, problem_id in items:
         affected.setdefault(assignment_id, set()).update(users_by_problem[problem_id])
     # an archived course's standings are frozen as they were when it was archived
-    for assignment in Assignment.objects.filter(pk__in=list(affected), course__archived_at__isnull=True) \
-            .select_related("course"):
+    for assignment in Assignment.objects.filter(pk__in=list(affected), course__archived_at__isnull=True).select_related(
+        "course"
+    ):
         refresh_standings(assignment=assignment, user_ids=affected[assignment.pk])
 
 
 # --- similarity checks ------------------------------------------------------------------------------
+
 
 def request_similarity_check(*, assignment: Assignment, user) -> SimilarityCheck:
     """Queues a similarity check of the assignment's submissions on the background lane (an
@@ -314,8 +352,9 @@ def claim_similarity_check(*, check_id: int) -> SimilarityCheck | None:
     """queued -> running; None for a check already done or failed (a duplicate message). A check
     left running (its worker died; the message comes back) runs again: it only replaces pairs."""
     Status = SimilarityCheck.Status
-    if not SimilarityCheck.objects.filter(pk=check_id, status__in=[Status.QUEUED, Status.RUNNING]) \
-            .update(status=Status.RUNNING):
+    if not SimilarityCheck.objects.filter(pk=check_id, status__in=[Status.QUEUED, Status.RUNNING]).update(
+        status=Status.RUNNING
+    ):
         return None
     return SimilarityCheck.objects.select_related("assignment__course").get(pk=check_id)
 
@@ -324,18 +363,30 @@ def claim_similarity_check(*, check_id: int) -> SimilarityCheck | None:
 def record_similarity(*, check: SimilarityCheck, pairs: list, submissions: int, seconds: float) -> None:
     """The check's pairs ((problem id, ``similarity.Pair``), most similar first), replacing those
     of the assignment's earlier checks."""
-    SimilarityCheck.objects.filter(assignment=check.assignment_id).exclude(pk=check.pk) \
-        .filter(status__in=[SimilarityCheck.Status.DONE, SimilarityCheck.Status.FAILED]).delete()
+    SimilarityCheck.objects.filter(assignment=check.assignment_id).exclude(pk=check.pk).filter(
+        status__in=[SimilarityCheck.Status.DONE, SimilarityCheck.Status.FAILED]
+    ).delete()
     SimilarPair.objects.filter(run=check).delete()
-    SimilarPair.objects.bulk_create([
-        SimilarPair(run=check, problem_id=problem_id, first_id=pair.first_submission,
-                    second_id=pair.second_submission, first_share=pair.first_share,
-                    second_share=pair.second_share, similarity=pair.similarity)
-        for problem_id, pair in pairs])
-    SimilarityCheck.objects.filter(pk=check.pk).update(status=SimilarityCheck.Status.DONE, submissions=submissions,
-                                                       seconds=seconds, finished_at=timezone.now())
+    SimilarPair.objects.bulk_create(
+        [
+            SimilarPair(
+                run=check,
+                problem_id=problem_id,
+                first_id=pair.first_submission,
+                second_id=pair.second_submission,
+                first_share=pair.first_share,
+                second_share=pair.second_share,
+                similarity=pair.similarity,
+            )
+            for problem_id, pair in pairs
+        ]
+    )
+    SimilarityCheck.objects.filter(pk=check.pk).update(
+        status=SimilarityCheck.Status.DONE, submissions=submissions, seconds=seconds, finished_at=timezone.now()
+    )
 
 
 def fail_similarity_check(*, check: SimilarityCheck, error: str) -> None:
-    SimilarityCheck.objects.filter(pk=check.pk).update(status=SimilarityCheck.Status.FAILED, error=error[:2000],
-                                                       finished_at=timezone.now())
+    SimilarityCheck.objects.filter(pk=check.pk).update(
+        status=SimilarityCheck.Status.FAILED, error=error[:2000], finished_at=timezone.now()
+    )

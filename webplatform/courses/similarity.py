@@ -9,6 +9,7 @@ Plain Python over sources (no database): the task that runs a check feeds it. co
 k-grams with Python's ``hash``, which differs between processes, so fingerprints are compared in
 the process that made them and never stored; the side-by-side view makes its two again.
 """
+
 from __future__ import annotations
 
 import io
@@ -61,6 +62,7 @@ def fingerprint(source: str, given: np.ndarray) -> CodeFingerprint:
 class Pair:
     """Two learners' most similar submissions: the share of each one's fingerprinted code that the
     other has too (copydetect's similarities; they differ when one program is longer)."""
+
     first_learner: int
     second_learner: int
     first_submission: int
@@ -77,8 +79,9 @@ def rank(sources: dict[int, dict[int, str]], given: np.ndarray, kept: int = KEPT
     """``sources``: {learner id: {submission id: source}} on one problem (their accepted and their
     last submission). The ``kept`` most similar pairs of learners, most similar first; a pair's
     figure is its most similar two submissions'."""
-    prints = {learner: {sid: fingerprint(text, given) for sid, text in mine.items()}
-              for learner, mine in sources.items()}
+    prints = {
+        learner: {sid: fingerprint(text, given) for sid, text in mine.items()} for learner, mine in sources.items()
+    }
     merged = {learner: set().union(*(p.hashes for p in mine.values())) for learner, mine in prints.items()}
     scored = []
     for a, b in combinations(sorted(merged), 2):

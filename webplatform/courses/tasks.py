@@ -1,6 +1,7 @@
 """The course's background work: a similarity check of an assignment (on the background lane,
 ``settings.CELERY_TASK_ROUTES``). It takes the check's id and re-reads the database; a duplicate
 message finds the check done and does nothing."""
+
 from __future__ import annotations
 
 import logging

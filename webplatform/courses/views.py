@@ -1,5 +1,6 @@
 """Thin views of the course pages: parse, call a selector or a service, render. Every page needs a
 login; a course is a 404 to anyone outside it, and its instructors' pages to its learners."""
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -46,12 +47,17 @@ def _join_refused(request, exc, form, status=400):
 @login_required
 @require_GET
 def index(request):
-    return render(request, "courses/index.html", {
-        "memberships": selectors.courses_of(request.user),
-        "due": selectors.due_soon(user=request.user),
-        "can_create": selectors.can_create_courses(request.user),
-        "join_form": JoinForm(), "course_form": CourseForm(),
-    })
+    return render(
+        request,
+        "courses/index.html",
+        {
+            "memberships": selectors.courses_of(request.user),
+            "due": selectors.due_soon(user=request.user),
+            "can_create": selectors.can_create_courses(request.user),
+            "join_form": JoinForm(),
+            "course_form": CourseForm(),
+        },
+    )
 
 
 @login_required
@@ -63,9 +69,18 @@ def create(request):
     if form.is_valid():
         course = services.create_course(user=request.user, **form.cleaned_data)
         return redirect("courses:detail", course_id=course.pk)
-    return render(request, "courses/index.html", {
-        "memberships": selectors.courses_of(request.user), "due": selectors.due_soon(user=request.user),
-        "can_create": True, "join_form": JoinForm(), "course_form": form}, status=400)
+    return render(
+        request,
+        "courses/index.html",
+        {
+            "memberships": selectors.courses_of(request.user),
+            "due": selectors.due_soon(user=request.user),
+            "can_create": True,
+            "join_form": JoinForm(),
+            "course_form": form,
+        },
+        status=400,
+    )
 
 
 @login_required
@@ -80,8 +95,12 @@ def join(request, code=""):
             return _join_refused(request, exc, form)
         messages.success(request, f"You joined {course}.")
         return redirect("courses:detail", course_id=course.pk)
-    return render(request, "courses/join.html", {"form": form, "from_link": bool(code)},
-                  status=400 if request.method == "POST" else 200)
+    return render(
+        request,
+        "courses/join.html",
+        {"form": form, "from_link": bool(code)},
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 @login_required
@@ -89,16 +108,23 @@ def join(request, code=""):
 def detail(request, course_id):
     member = selectors.membership(user=request.user, course_id=course_id)
     course, teaching = member.course, member.role == Role.INSTRUCTOR
-    context = {"course": course, "teaching": teaching, "now": timezone.now(),
-               "assignments": selectors.visible_assignments(course=course, user=request.user, instructor=teaching)}
+    context = {
+        "course": course,
+        "teaching": teaching,
+        "now": timezone.now(),
+        "assignments": selectors.visible_assignments(course=course, user=request.user, instructor=teaching),
+    }
     if teaching:
-        context.update({
-            "roster": selectors.roster(course), "instructor_form": InstructorForm(),
-            "join_code": codes.shown(course.join_code),
-            "join_link": request.build_absolute_uri(reverse("courses:join_link", args=[course.join_code])),
-            "course_problems": selectors.course_problems(course),
-            "drafts": selectors.publishable_drafts(user=request.user, course=course),
-        })
+        context.update(
+            {
+                "roster": selectors.roster(course),
+                "instructor_form": InstructorForm(),
+                "join_code": codes.shown(course.join_code),
+                "join_link": request.build_absolute_uri(reverse("courses:join_link", args=[course.join_code])),
+                "course_problems": selectors.course_problems(course),
+                "drafts": selectors.publishable_drafts(user=request.user, course=course),
+            }
+        )
     return render(request, "courses/detail.html", context)
 
 
@@ -106,8 +132,11 @@ def detail(request, course_id):
 @require_POST
 def rotate_code(request, course_id):
     course = selectors.taught(user=request.user, course_id=course_id)
-    _tell(request, lambda: services.rotate_join_code(course=course),
-          lambda _: "A new join code and link: the old ones join nothing any more.")
+    _tell(
+        request,
+        lambda: services.rotate_join_code(course=course),
+        lambda _: "A new join code and link: the old ones join nothing any more.",
+    )
     return redirect("courses:detail", course_id=course.pk)
 
 
@@ -118,8 +147,12 @@ def archive(request, course_id):
     course = selectors.taught(user=request.user, course_id=course_id)
     archived = request.POST.get("archived") == "1"
     services.archive_course(course=course, archived=archived)
-    messages.success(request, "The course is archived: read-only; its gradebooks and CSVs stay available."
-                     if archived else "The course is open again.")
+    messages.success(
+        request,
+        "The course is archived: read-only; its gradebooks and CSVs stay available."
+        if archived
+        else "The course is open again.",
+    )
     return redirect("courses:detail", course_id=course.pk)
 
 
@@ -129,8 +162,11 @@ def add_instructor(request, course_id):
     course = selectors.taught(user=request.user, course_id=course_id)
     form = InstructorForm(request.POST)
     if form.is_valid():
-        _tell(request, lambda: services.add_instructor(course=course, identifier=form.cleaned_data["identifier"]),
-              lambda member: f"{member.user.username} teaches this course now.")
+        _tell(
+            request,
+            lambda: services.add_instructor(course=course, identifier=form.cleaned_data["identifier"]),
+            lambda member: f"{member.user.username} teaches this course now.",
+        )
     return redirect(reverse("courses:detail", args=[course.pk]) + "#roster")
 
 
@@ -139,7 +175,9 @@ def add_instructor(request, course_id):
 def remove_member(request, course_id, user_id):
     course = selectors.taught(user=request.user, course_id=course_id)
     user = get_object_or_404(get_user_model(), pk=user_id)
-    _tell(request, lambda: services.remove_member(course=course, user=user), lambda _: f"{user.username} left the roster.")
+    _tell(
+        request, lambda: services.remove_member(course=course, user=user), lambda _: f"{user.username} left the roster."
+    )
     return redirect(reverse("courses:detail", args=[course.pk]) + "#roster")
 
 
@@ -157,8 +195,11 @@ def publish_draft(request, course_id):
     draft = next((d for d in drafts_for(request.user) if str(d.uuid) == request.POST.get("draft")), None)
     if draft is None:
         raise Http404("no such draft")
-    _tell(request, lambda: services.publish_to_course(course=course, draft=draft),
-          lambda version: f"{version.title} is published to this course only.")
+    _tell(
+        request,
+        lambda: services.publish_to_course(course=course, draft=draft),
+        lambda version: f"{version.title} is published to this course only.",
+    )
     return redirect(reverse("courses:detail", args=[course.pk]) + "#course-problems")
 
 
@@ -167,8 +208,11 @@ def publish_draft(request, course_id):
 def make_public(request, course_id, slug):
     course = selectors.taught(user=request.user, course_id=course_id)
     problem = get_object_or_404(selectors.course_problems(course), slug=slug)
-    _tell(request, lambda: services.publish_to_everyone(course=course, problem=problem),
-          lambda _: f"{problem.title} is public now.")
+    _tell(
+        request,
+        lambda: services.publish_to_everyone(course=course, problem=problem),
+        lambda _: f"{problem.title} is public now.",
+    )
     return redirect(reverse("courses:detail", args=[course.pk]) + "#course-problems")
 
 
@@ -179,28 +223,42 @@ def edit_assignment(request, course_id, assignment_id=None):
     assignment = selectors.assignment_of(course=course, assignment_id=assignment_id) if assignment_id else None
     initial = {}
     if assignment is not None:
-        initial = {"title": assignment.title, "opens_at": assignment.opens_at, "due_at": assignment.due_at,
-                   "late_until": assignment.late_until, "late_penalty_percent": assignment.late_penalty_percent,
-                   "problems": [p.pk for p in selectors.problems_of(assignment)]}
+        initial = {
+            "title": assignment.title,
+            "opens_at": assignment.opens_at,
+            "due_at": assignment.due_at,
+            "late_until": assignment.late_until,
+            "late_penalty_percent": assignment.late_penalty_percent,
+            "problems": [p.pk for p in selectors.problems_of(assignment)],
+        }
     else:
         initial = {"opens_at": timezone.now().replace(second=0, microsecond=0)}
-    form = AssignmentForm(request.POST or None, initial=initial, problems=selectors.assignable_problems(course),
-                          previous_due=assignment.due_at if assignment else None)
+    form = AssignmentForm(
+        request.POST or None,
+        initial=initial,
+        problems=selectors.assignable_problems(course),
+        previous_due=assignment.due_at if assignment else None,
+    )
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
         data.pop("confirm_past_due")
         chosen = {p.pk: p for p in data.pop("problems")}
         order = [pk for pk in map(parse_id, request.POST.getlist("problems")) if pk is not None and pk in chosen]
         try:
-            saved = services.save_assignment(course=course, assignment=assignment,
-                                             problems=[chosen[pk] for pk in dict.fromkeys(order)], **data)
+            saved = services.save_assignment(
+                course=course, assignment=assignment, problems=[chosen[pk] for pk in dict.fromkeys(order)], **data
+            )
         except ValidationError as exc:
             _errors_into(form, exc)
         else:
             messages.success(request, f"Saved {saved.title}; every learner's standing follows the new settings.")
             return redirect("courses:assignment", course_id=course.pk, assignment_id=saved.pk)
-    return render(request, "courses/assignment_form.html", {"course": course, "assignment": assignment, "form": form},
-                  status=400 if request.method == "POST" else 200)
+    return render(
+        request,
+        "courses/assignment_form.html",
+        {"course": course, "assignment": assignment, "form": form},
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 def _errors_into(form, exc: ValidationError) -> None:
@@ -218,9 +276,15 @@ def assignment(request, course_id, assignment_id):
     found = selectors.assignment_of(course=member.course, assignment_id=assignment_id)
     if member.role == Role.INSTRUCTOR:
         return redirect("courses:gradebook", course_id=course_id, assignment_id=assignment_id)
-    return render(request, "courses/assignment.html", {
-        "course": member.course, "view": selectors.assignment_view(assignment=found, user=request.user),
-        "now": timezone.now()})
+    return render(
+        request,
+        "courses/assignment.html",
+        {
+            "course": member.course,
+            "view": selectors.assignment_view(assignment=found, user=request.user),
+            "now": timezone.now(),
+        },
+    )
 
 
 @login_required
@@ -231,9 +295,20 @@ def gradebook(request, course_id, assignment_id):
     show = request.GET.get("show") if request.GET.get("show") in selectors.SHOW else "all"
     search = request.GET.get("q", "")[:100]
     book = selectors.gradebook(assignment=found, search=search, show=show)
-    return render(request, "courses/gradebook.html", {
-        "course": course, "assignment": found, "book": book, "show": show, "search": search,
-        "choices": selectors.SHOW, "extension_form": ExtensionForm(), "now": timezone.now()})
+    return render(
+        request,
+        "courses/gradebook.html",
+        {
+            "course": course,
+            "assignment": found,
+            "book": book,
+            "show": show,
+            "search": search,
+            "choices": selectors.SHOW,
+            "extension_form": ExtensionForm(),
+            "now": timezone.now(),
+        },
+    )
 
 
 @login_required
@@ -241,7 +316,9 @@ def gradebook(request, course_id, assignment_id):
 def gradebook_export(request, course_id, assignment_id):
     course = selectors.taught(user=request.user, course_id=course_id)
     found = selectors.assignment_of(course=course, assignment_id=assignment_id)
-    response = HttpResponse(gradebook_csv(selectors.gradebook(assignment=found)), content_type="text/csv; charset=utf-8")
+    response = HttpResponse(
+        gradebook_csv(selectors.gradebook(assignment=found)), content_type="text/csv; charset=utf-8"
+    )
     response["Content-Disposition"] = f'attachment; filename="gradebook-{course.pk}-{found.pk}.csv"'
     return response
 
@@ -254,8 +331,11 @@ def extension(request, course_id, assignment_id):
     form = ExtensionForm(request.POST)
     if form.is_valid():
         learner = get_object_or_404(selectors.learners(course), pk=form.cleaned_data["learner"])
-        _tell(request, lambda: services.set_extension(assignment=found, user=learner, due_at=form.cleaned_data["due_at"]),
-              lambda _: f"{learner.username}'s due time is saved.")
+        _tell(
+            request,
+            lambda: services.set_extension(assignment=found, user=learner, due_at=form.cleaned_data["due_at"]),
+            lambda _: f"{learner.username}'s due time is saved.",
+        )
     else:
         messages.error(request, "That is not a time: pick the date and time of the new due time.")
     return redirect("courses:gradebook", course_id=course.pk, assignment_id=found.pk)
@@ -271,9 +351,19 @@ def statistics(request, course_id, assignment_id, slug):
         raise Http404("no such problem in this assignment")
     stats = problem_statistics(problem, learners=selectors.learners(course).values("pk"), since=found.opens_at)
     causes, sampled = selectors.failure_causes(assignment=found, problem=problem)
-    return render(request, "courses/statistics.html", {"course": course, "assignment": found, "problem": problem,
-                                                       "stats": stats, "causes": causes, "cause_sample": sampled,
-                                                       "cause_limit": selectors.CAUSE_SAMPLE})
+    return render(
+        request,
+        "courses/statistics.html",
+        {
+            "course": course,
+            "assignment": found,
+            "problem": problem,
+            "stats": stats,
+            "causes": causes,
+            "cause_sample": sampled,
+            "cause_limit": selectors.CAUSE_SAMPLE,
+        },
+    )
 
 
 @login_required
@@ -281,8 +371,7 @@ def statistics(request, course_id, assignment_id, slug):
 def submission(request, course_id, submission_id):
     course = selectors.taught(user=request.user, course_id=course_id)
     found = selectors.course_submission(course=course, submission_id=submission_id)
-    return render(request, "courses/submission.html", {"course": course, "submission": found,
-                                                       "result": present(found)})
+    return render(request, "courses/submission.html", {"course": course, "submission": found, "result": present(found)})
 
 
 @login_required
@@ -296,9 +385,17 @@ def similarity_check(request, course_id, assignment_id):
         messages.success(request, "The check is queued: reload this page in a minute to see its pairs.")
         return redirect("courses:similarity", course_id=course.pk, assignment_id=found.pk)
     shown = selectors.shown_similarity_check(found)
-    return render(request, "courses/similarity.html", {
-        "course": course, "assignment": found, "latest": selectors.latest_similarity_check(found), "shown": shown,
-        "pairs": selectors.similar_pairs(shown) if shown else []})
+    return render(
+        request,
+        "courses/similarity.html",
+        {
+            "course": course,
+            "assignment": found,
+            "latest": selectors.latest_similarity_check(found),
+            "shown": shown,
+            "pairs": selectors.similar_pairs(shown) if shown else [],
+        },
+    )
 
 
 @login_required
@@ -311,8 +408,10 @@ def similar_pair(request, course_id, assignment_id, pair_id):
     version = pair.problem.current_version
     from . import similarity  # here: copydetect imports matplotlib, a second of every web process's start
 
-    shown = similarity.side_by_side(pair.first.source, pair.second.source,
-                                    similarity.given(version.starter, version.statement))
+    shown = similarity.side_by_side(
+        pair.first.source, pair.second.source, similarity.given(version.starter, version.statement)
+    )
     sides = [(pair.first, shown.first_html, shown.first_share), (pair.second, shown.second_html, shown.second_share)]
-    return render(request, "courses/similar_pair.html", {"course": course, "assignment": found, "pair": pair,
-                                                         "sides": sides})
+    return render(
+        request, "courses/similar_pair.html", {"course": course, "assignment": found, "pair": pair, "sides": sides}
+    )

@@ -3,6 +3,7 @@
 The judge's work runs in a Celery task on the background queue (``cpu.background``, as
 validations do), so an exploration never takes a learner's grading worker. The task takes the
 row's id; the claim is a guarded update, so a duplicate message does nothing."""
+
 from __future__ import annotations
 
 from django.db import transaction
@@ -69,8 +70,9 @@ def start(*, user, source: str, function: str, args: str, budget: str = "", prob
     source = (source or "").replace("\r\n", "\n")
     unreadable = source_text.unreadable(source, MAX_SOURCE)
     if unreadable is not None:
-        raise BadRequest("paste the code that defines your function" if unreadable.code == "empty_source"
-                         else unreadable.message)
+        raise BadRequest(
+            "paste the code that defines your function" if unreadable.code == "empty_source" else unreadable.message
+        )
     function = (function or "").strip()
     if not function.isidentifier():
         raise BadRequest("name the function to explore, such as mlp")
@@ -79,8 +81,14 @@ def start(*, user, source: str, function: str, args: str, budget: str = "", prob
     if Exploration.objects.filter(user=user, status__in=(Status.QUEUED, Status.RUNNING)).count() >= IN_FLIGHT:
         raise Busy(f"you have {IN_FLIGHT} explorations waiting or running: wait until one finishes")
     with transaction.atomic():
-        found = Exploration.objects.create(user=user, source=source, function=function, args=specs,
-                                           budget=budget_bytes, problem_slug=(problem_slug or "")[:100])
+        found = Exploration.objects.create(
+            user=user,
+            source=source,
+            function=function,
+            args=specs,
+            budget=budget_bytes,
+            problem_slug=(problem_slug or "")[:100],
+        )
         transaction.on_commit(lambda: enqueue(EXPLORE_TASK, found.pk, queue=QUEUE, lane=BACKGROUND))
     return found
 
@@ -88,8 +96,16 @@ def start(*, user, source: str, function: str, args: str, budget: str = "", prob
 def refused(*, user, source: str, function: str, args: list[str], budget: int | None, error: str) -> Exploration:
     """An exploration the explorer cannot run, recorded as failed with the reason (the API's way
     of answering input its schema admits: the request is taken, the exploration says why not)."""
-    return Exploration.objects.create(user=user, source=source, function=function[:100], args=args[:8], budget=budget,
-                                      status=Status.FAILED, error=error[:2000], finished_at=timezone.now())
+    return Exploration.objects.create(
+        user=user,
+        source=source,
+        function=function[:100],
+        args=args[:8],
+        budget=budget,
+        status=Status.FAILED,
+        error=error[:2000],
+        finished_at=timezone.now(),
+    )
 
 
 def claim(*, exploration_id: int, task_id: str) -> Exploration | None:
@@ -97,12 +113,18 @@ def claim(*, exploration_id: int, task_id: str) -> Exploration | None:
     holding it); None for a duplicate message or a finished exploration."""
     claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, task_id=task_id)
     updated = Exploration.objects.filter(claimable, pk=exploration_id).update(
-        status=Status.RUNNING, attempts=F("attempts") + 1, task_id=task_id)
+        status=Status.RUNNING, attempts=F("attempts") + 1, task_id=task_id
+    )
     return Exploration.objects.get(pk=exploration_id) if updated else None
 
 
 def complete(*, exploration_id: int, task_id: str, result: dict | None = None, error: str = "") -> bool:
     """Records the outcome, once, by the attempt that holds the claim."""
-    return bool(Exploration.objects.filter(pk=exploration_id, status=Status.RUNNING, task_id=task_id).update(
-        status=Status.DONE if result is not None else Status.FAILED, result=result, error=error[:2000],
-        finished_at=timezone.now()))
+    return bool(
+        Exploration.objects.filter(pk=exploration_id, status=Status.RUNNING, task_id=task_id).update(
+            status=Status.DONE if result is not None else Status.FAILED,
+            result=result,
+            error=error[:2000],
+            finished_at=timezone.now(),
+        )
+    )

@@ -1,4 +1,5 @@
 """The background task that runs an exploration: it takes an id and re-reads the database."""
+
 from __future__ import annotations
 
 import logging
@@ -26,8 +27,11 @@ def run_exploration(self, exploration_id: int) -> str:
         return "failed"
     except Exception as exc:  # the judge failed, not the learner's code: say so; they may run it again
         logger.exception("exploration %s failed", exploration_id)
-        services.complete(exploration_id=exploration_id, task_id=task_id,
-                          error=f"the judge failed while exploring ({type(exc).__name__}); run it again")
+        services.complete(
+            exploration_id=exploration_id,
+            task_id=task_id,
+            error=f"the judge failed while exploring ({type(exc).__name__}); run it again",
+        )
         return "failed"
     services.complete(exploration_id=exploration_id, task_id=task_id, result=found.to_dict())
     return "done"

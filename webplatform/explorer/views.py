@@ -2,6 +2,7 @@
 exploration's page, which refreshes itself while the worker runs and then shows the table, the
 chart and the plan within a budget (a budget changed on the page re-chooses among the stored rows
 without running anything again)."""
+
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
@@ -16,7 +17,7 @@ from webplatform.catalog.models import Problem
 from . import chart, services
 from .models import Exploration
 
-EXAMPLE = '''import jax
+EXAMPLE = """import jax
 import jax.numpy as jnp
 from jax.ad_checkpoint import checkpoint_name
 
@@ -24,7 +25,7 @@ from jax.ad_checkpoint import checkpoint_name
 def mlp(w1, w2, x):
     hidden = checkpoint_name(jnp.tanh(x @ w1), "hidden")
     return jnp.sum(jnp.tanh(hidden @ w2) ** 2)
-'''
+"""
 EXAMPLE_ARGS = "f32[128,256] f32[256,128] f32[64,128]"
 
 
@@ -38,11 +39,21 @@ def explore(request):
             return redirect(f"{reverse('accounts:login')}?next={reverse('explorer:explore')}")
         form.update({k: request.POST.get(k, "") for k in ("source", "function", "args", "budget")})
         try:
-            found = services.start(user=request.user, source=form["source"], function=form["function"],
-                                   args=form["args"], budget=form["budget"], problem_slug=form["problem"])
+            found = services.start(
+                user=request.user,
+                source=form["source"],
+                function=form["function"],
+                args=form["args"],
+                budget=form["budget"],
+                problem_slug=form["problem"],
+            )
         except services.BadRequest as exc:
-            return render(request, "explorer/form.html", {"form": form, "error": str(exc), "problem": problem},
-                          status=429 if isinstance(exc, services.Busy) else 400)
+            return render(
+                request,
+                "explorer/form.html",
+                {"form": form, "error": str(exc), "problem": problem},
+                status=429 if isinstance(exc, services.Busy) else 400,
+            )
         return redirect("explorer:detail", found.pk)
     recent = Exploration.objects.filter(user=request.user)[:5] if request.user.is_authenticated else []
     return render(request, "explorer/form.html", {"form": form, "problem": problem, "recent": recent})
@@ -61,7 +72,15 @@ def detail(request, pk: int):
     rows = result.get("rows", [])
     best = cheapest_within([r for r in map(Row.from_dict, rows) if r is not None], budget)
     problem = Problem.objects.filter(slug=found.problem_slug).first() if found.problem_slug else None
-    context = {"exploration": found, "rows": rows, "failed": result.get("failed", []), "names": result.get("names", []),
-               "budget": budget, "budget_error": budget_error, "best": best, "problem": problem,
-               "chart": chart.draw(rows, budget, best.plan if best else None) if rows else ""}
+    context = {
+        "exploration": found,
+        "rows": rows,
+        "failed": result.get("failed", []),
+        "names": result.get("names", []),
+        "budget": budget,
+        "budget_error": budget_error,
+        "best": best,
+        "problem": problem,
+        "chart": chart.draw(rows, budget, best.plan if best else None) if rows else "",
+    }
     return render(request, "explorer/detail.html", context, status=400 if budget_error else 200)

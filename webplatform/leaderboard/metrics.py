@@ -5,6 +5,7 @@ report when it is accepted). A problem ranks by the metrics its package names, m
 first (``[ranking] metrics`` in ``problem.toml``, residual bytes then FLOPs unless it says
 otherwise), as its current version recorded them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,25 +22,43 @@ class Metric:
 
 
 RESIDUAL_BYTES = Metric(
-    "residual_bytes", "Residual bytes", "bytes",
-    "What the backward pass keeps from the forward pass (first case): the memory a checkpoint saves.")
+    "residual_bytes",
+    "Residual bytes",
+    "bytes",
+    "What the backward pass keeps from the forward pass (first case): the memory a checkpoint saves.",
+)
 FLOPS = Metric(
-    "flops", "FLOPs", "flop",
+    "flops",
+    "FLOPs",
+    "flop",
     "Floating-point operations of one whole gradient step, read from the traced program: every "
-    "recomputation a checkpoint causes and every loop iteration counts.")
+    "recomputation a checkpoint causes and every loop iteration counts.",
+)
 PEAK_BYTES = Metric(
-    "peak_bytes", "Peak bytes", "bytes",
-    "The largest total size of values alive at once during a gradient step, from the traced program.")
+    "peak_bytes",
+    "Peak bytes",
+    "bytes",
+    "The largest total size of values alive at once during a gradient step, from the traced program.",
+)
 XLA_FLOPS = Metric(
-    "xla_flops", "XLA FLOPs", "flop",
+    "xla_flops",
+    "XLA FLOPs",
+    "flop",
     "XLA's cost analysis of the compiled step: it counts a loop body once and may merge recomputation, "
-    "so it is shown for reference and never ranks.")
+    "so it is shown for reference and never ranks.",
+)
 XLA_PEAK_BYTES = Metric(
-    "xla_peak_bytes", "XLA peak bytes", "bytes",
-    "XLA's memory analysis of the compiled step (buffers it allocates), for reference.")
+    "xla_peak_bytes",
+    "XLA peak bytes",
+    "bytes",
+    "XLA's memory analysis of the compiled step (buffers it allocates), for reference.",
+)
 GRADING_TIME = Metric(
-    "grading_time_s", "Grading time", "s",
-    "Wall time of the whole grading (all cases, on a shared worker): noisy, never ranks.")
+    "grading_time_s",
+    "Grading time",
+    "s",
+    "Wall time of the whole grading (all cases, on a shared worker): noisy, never ranks.",
+)
 
 SHOWN = (RESIDUAL_BYTES, FLOPS, PEAK_BYTES, XLA_FLOPS, XLA_PEAK_BYTES, GRADING_TIME)
 BY_FIELD = {metric.field: metric for metric in SHOWN}

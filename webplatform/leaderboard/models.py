@@ -7,6 +7,7 @@ submissions services send ``verdicts_changed`` and ``services.refresh_progress``
 rows named. ``manage.py rebuild_leaderboard`` recomputes it all from the submissions table (after
 a bulk import, or a change made behind the services' back); the tests check that the two never
 disagree."""
+
 from django.conf import settings
 from django.db import models
 

@@ -1,5 +1,6 @@
 """The Pareto front of the memory/recompute trade-off: both coordinates are costs (FLOPs and
 bytes kept for the backward pass), lower is better."""
+
 from __future__ import annotations
 
 from typing import Iterable, TypeVar

@@ -1,6 +1,7 @@
 """The periods the global ranking can be filtered by. A period counts the problems a learner first
 solved in it, each with the penalty it took to get there (attempts before the period included):
 accepting an old problem again is not a new solve."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta

@@ -9,6 +9,7 @@ per grading state (``core.freshness``, with the usernames read then) and the vie
 row is marked afterwards by ``mark_mine``. A learner renamed in the admin keeps the old name on
 a cached page until the next verdict or ``freshness.MAX_AGE_S``; ranks are never older than the
 grading state."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,26 +37,35 @@ class Chart:
 def chart(problem) -> Chart:
     """The problem's memory/recompute chart: its points, their Pareto front and the drawing, the
     same for everyone (``Drawing.svg`` adds the viewer's mark)."""
+
     def compute() -> Chart:
         points = chart_points(problem)
         front = front_of(points)
         return Chart(points, front, draw(points, front, title=f"Residual bytes against FLOPs: {problem.title}"))
+
     return cached(f"chart:{problem.pk}:{problem.current_version_id}", compute)
 
 
 def global_rows(page, *, key: str) -> SafeString:
     """One page of a global ranking (``key``: its period and tag) as table rows."""
+
     def render() -> SafeString:
         names, profiles = usernames(row.user_id for row in page), _profiles()
-        return mark_safe("\n".join(
-            f'{_row_start(profiles, names.get(row.user_id, ""), row.rank)}<td class="solved-count">{row.solved:d}</td>'
-            f'<td class="penalty">{row.penalty:d}</td><td>{_when(row.last_accepted)}</td></tr>' for row in page))
+        return mark_safe(
+            "\n".join(
+                f'{_row_start(profiles, names.get(row.user_id, ""), row.rank)}<td class="solved-count">{row.solved:d}</td>'
+                f'<td class="penalty">{row.penalty:d}</td><td>{_when(row.last_accepted)}</td></tr>'
+                for row in page
+            )
+        )
+
     return cached(f"rows:global:{key}:{page.number}", render)
 
 
 def problem_rows(page, metrics, *, key: str) -> SafeString:
     """One page of a problem's ranking (``key``: the problem and version) as table rows: a cell
     per metric, readable, with the exact figure in its title."""
+
     def cell(entry, metric) -> str:
         value = entry.value(metric)
         exact = "" if value is None else value
@@ -63,9 +73,14 @@ def problem_rows(page, metrics, *, key: str) -> SafeString:
 
     def render() -> SafeString:
         names, profiles = usernames(row.user_id for row in page), _profiles()
-        return mark_safe("\n".join(
-            f'{_row_start(profiles, names.get(row.user_id, ""), row.rank)}{"".join(cell(row, m) for m in metrics)}'
-            f'<td>{_when(row.created_at)}</td></tr>' for row in page))
+        return mark_safe(
+            "\n".join(
+                f"{_row_start(profiles, names.get(row.user_id, ''), row.rank)}{''.join(cell(row, m) for m in metrics)}"
+                f"<td>{_when(row.created_at)}</td></tr>"
+                for row in page
+            )
+        )
+
     return cached(f"rows:problem:{key}:{page.number}", render)
 
 
@@ -89,5 +104,7 @@ def _when(moment) -> str:
 
 def _row_start(profiles: str, name: str, rank: int) -> str:
     shown = escape(name)
-    return (f'<tr data-user="{shown}">\n  <td class="rank">{rank}</td>'
-            f'<td class="learner"><a href="{profiles}{escape(quote(name))}/">{shown}</a></td>')
+    return (
+        f'<tr data-user="{shown}">\n  <td class="rank">{rank}</td>'
+        f'<td class="learner"><a href="{profiles}{escape(quote(name))}/">{shown}</a></td>'
+    )

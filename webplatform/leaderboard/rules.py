@@ -4,6 +4,7 @@ order) into what the global ranking adds up.
 
 Counted: recorded submissions ("Submit", never "Run samples") with a verdict; a judge failure
 (``internal_error``) is never the learner's fault and counts neither way."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

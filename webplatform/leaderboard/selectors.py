@@ -6,6 +6,7 @@ a rejudge or a new version shows on the next request.
 What counts: recorded submissions with a verdict (``rules``), on the problem's current published
 version, for a problem still in the bank.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -35,11 +36,15 @@ CURRENT = Q(version_id=F("problem__current_version_id"), problem__is_active=True
 
 def counted_submissions() -> QuerySet[Submission]:
     """Recorded submissions with a verdict that counts, on any version (see ``rules``)."""
-    return (Submission.objects.filter(kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE)
-            .exclude(verdict__in=NOT_COUNTED).order_by())
+    return (
+        Submission.objects.filter(kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE)
+        .exclude(verdict__in=NOT_COUNTED)
+        .order_by()
+    )
 
 
 # --- Global ranking -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class Standing:
@@ -53,6 +58,7 @@ class Standing:
 @dataclass
 class Board:
     """A whole ranking, best first, and where each learner stands in it."""
+
     standings: list
     position: dict = field(default_factory=dict)  # user id -> index in standings
 
@@ -68,6 +74,7 @@ def global_board(*, since: datetime | None = None, tag: str | None = None) -> Bo
     """Learners by problems solved, then penalty, then their last first acceptance; RANK() gives
     equal rows the same rank. ``since`` keeps the problems first accepted from then on (a
     period), ``tag`` the problems with that tag."""
+
     def compute() -> Board:
         solved = Progress.objects.filter(CURRENT, first_accepted_at__isnull=False)
         if since is not None:
@@ -75,10 +82,13 @@ def global_board(*, since: datetime | None = None, tag: str | None = None) -> Bo
         if tag:
             solved = solved.filter(problem__tags__name=tag)
         order = [F("solved").desc(), F("penalty").asc(), F("last").asc()]
-        rows = (solved.values("user_id")
-                .annotate(solved=Count("id"), penalty=Sum("penalty_min"), last=Max("first_accepted_at"))
-                .annotate(rank=Window(Rank(), order_by=order))
-                .order_by("rank", "user_id").values_list("rank", "user_id", "solved", "penalty", "last"))
+        rows = (
+            solved.values("user_id")
+            .annotate(solved=Count("id"), penalty=Sum("penalty_min"), last=Max("first_accepted_at"))
+            .annotate(rank=Window(Rank(), order_by=order))
+            .order_by("rank", "user_id")
+            .values_list("rank", "user_id", "solved", "penalty", "last")
+        )
         return Board([Standing(*row) for row in rows])
 
     return cached(f"global:{since}:{tag}", compute)
@@ -91,17 +101,21 @@ def usernames(user_ids) -> dict[int, str]:
 def submission_counts() -> dict[int, tuple[int, int]]:
     """{problem id: (graded, accepted)} over counted submissions to every version, summed from
     Progress (a row per learner and version) rather than counted over every submission."""
+
     def compute():
         rows = Progress.objects.values_list("problem_id").annotate(graded=Sum("submissions"), accepted=Sum("accepted"))
         return {problem_id: (graded, accepted) for problem_id, graded, accepted in rows.order_by()}
+
     return cached("problem-counts", compute)
 
 
 # --- Per-problem ranking and chart --------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """A learner's best accepted submission to a problem, with its figures."""
+
     rank: int
     submission_id: int
     user_id: int
@@ -117,8 +131,17 @@ class Entry:
         return getattr(self, metric.field)
 
 
-ENTRY_FIELDS = ("id", "user_id", "created_at", "residual_bytes", "flops", "peak_bytes", "xla_flops",
-                "xla_peak_bytes", "grading_time_s")
+ENTRY_FIELDS = (
+    "id",
+    "user_id",
+    "created_at",
+    "residual_bytes",
+    "flops",
+    "peak_bytes",
+    "xla_flops",
+    "xla_peak_bytes",
+    "grading_time_s",
+)
 
 
 def ranked_problem(*, slug: str) -> Problem:
@@ -126,9 +149,12 @@ def ranked_problem(*, slug: str) -> Problem:
     ranking page shows (the catalog's ``get_problem`` loads the whole version: statement, starter ...)."""
     return get_object_or_404(
         Problem.objects.select_related("current_version").only(
-            "id", "uuid", "slug", "title", "current_version_id", "current_version__title",
-            "current_version__ranking"),
-        PUBLIC, slug=slug, current_version__isnull=False)
+            "id", "uuid", "slug", "title", "current_version_id", "current_version__title", "current_version__ranking"
+        ),
+        PUBLIC,
+        slug=slug,
+        current_version__isnull=False,
+    )
 
 
 def accepted_submissions(problem) -> QuerySet[Submission]:
@@ -143,9 +169,13 @@ def problem_board(problem) -> Board:
     order += [F("created_at").asc(), F("id").asc()]
 
     def compute() -> Board:
-        best = (accepted_submissions(problem)
-                .annotate(pick=Window(RowNumber(), partition_by=[F("user_id")], order_by=order))
-                .filter(pick=1).order_by(*order).values_list(*ENTRY_FIELDS))
+        best = (
+            accepted_submissions(problem)
+            .annotate(pick=Window(RowNumber(), partition_by=[F("user_id")], order_by=order))
+            .filter(pick=1)
+            .order_by(*order)
+            .values_list(*ENTRY_FIELDS)
+        )
         return Board([Entry(index, *row) for index, row in enumerate(best, start=1)])
 
     return cached(f"problem:{problem.pk}:{problem.current_version_id}", compute)
@@ -163,10 +193,13 @@ def chart_points(problem) -> list[Point]:
     """The distinct (FLOPs, residual bytes) pairs of accepted submissions, counted by the
     database: a strategy is one point however many learners found it. (Cached with its drawing:
     ``presenters.chart``.)"""
-    pairs = (accepted_submissions(problem).filter(flops__isnull=False, residual_bytes__isnull=False)
-             .values_list("flops", "residual_bytes")
-             .annotate(learners=Count("user_id", distinct=True), submissions=Count("id"))
-             .order_by("flops", "residual_bytes"))
+    pairs = (
+        accepted_submissions(problem)
+        .filter(flops__isnull=False, residual_bytes__isnull=False)
+        .values_list("flops", "residual_bytes")
+        .annotate(learners=Count("user_id", distinct=True), submissions=Count("id"))
+        .order_by("flops", "residual_bytes")
+    )
     return [Point(*pair) for pair in pairs]
 
 
@@ -176,13 +209,16 @@ def front_of(points: list[Point]) -> list[Point]:
 
 def median_grading_time(problem) -> float | None:
     """Of the ranked submissions (shown, never ranked: it depends on how busy the worker was)."""
+
     def compute():
         times = [entry.grading_time_s for entry in problem_board(problem).standings if entry.grading_time_s is not None]
         return statistics.median(times) if times else None
+
     return cached(f"median-time:{problem.pk}:{problem.current_version_id}", compute)
 
 
 # --- Profile ----------------------------------------------------------------------------------
+
 
 @dataclass
 class Profile:
@@ -197,16 +233,26 @@ class Profile:
 
 def profile(*, username: str) -> Profile:
     learner = get_object_or_404(get_user_model(), username=username)
-    problems = list(Progress.objects.filter(CURRENT, user=learner)
-                    .values("problem__slug", "problem__title", "submissions", "first_accepted_at")
-                    .order_by(F("first_accepted_at").asc(nulls_last=True), "problem__title"))
+    problems = list(
+        Progress.objects.filter(CURRENT, user=learner)
+        .values("problem__slug", "problem__title", "submissions", "first_accepted_at")
+        .order_by(F("first_accepted_at").asc(nulls_last=True), "problem__title")
+    )
     board = global_board()
-    recent = (Submission.objects.filter(user=learner, kind=Submission.Kind.SUBMIT, problem__is_active=True,
-                                         problem__audience__isnull=True)
-              .select_related("problem").only("id", "verdict", "status", "created_at", "problem__slug",
-                                              "problem__title", "user_id")
-              .order_by("-created_at", "-id")[:RECENT_ACTIVITY])
+    recent = (
+        Submission.objects.filter(
+            user=learner, kind=Submission.Kind.SUBMIT, problem__is_active=True, problem__audience__isnull=True
+        )
+        .select_related("problem")
+        .only("id", "verdict", "status", "created_at", "problem__slug", "problem__title", "user_id")
+        .order_by("-created_at", "-id")[:RECENT_ACTIVITY]
+    )
     return Profile(
-        learner=learner, problems=problems, submissions=sum(p["submissions"] for p in problems),
+        learner=learner,
+        problems=problems,
+        submissions=sum(p["submissions"] for p in problems),
         solved=sum(1 for p in problems if p["first_accepted_at"] is not None),
-        standing=board.standing_of(learner), ranked=len(board.standings), recent=list(recent))
+        standing=board.standing_of(learner),
+        ranked=len(board.standings),
+        recent=list(recent),
+    )

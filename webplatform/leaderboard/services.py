@@ -8,6 +8,7 @@ looking at the pages. It writes with ``bulk_create`` and bypasses ``submissions.
 purpose: 100,000 rows through the one-by-one create-and-enqueue path would take minutes and
 publish 100,000 grading messages.
 """
+
 from __future__ import annotations
 
 import random
@@ -36,8 +37,13 @@ HISTORY_DAYS = 120
 BATCH = 5000
 # How the rejected attempts of the seeded history fail (weights).
 REJECTIONS = {
-    verdicts.POLICY_VIOLATION: 40, verdicts.WRONG_ANSWER: 32, verdicts.RUNTIME_ERROR: 10,
-    verdicts.COMPILE_ERROR: 8, verdicts.FORBIDDEN: 3, verdicts.TIME_LIMIT: 3, verdicts.MEMORY_LIMIT: 2,
+    verdicts.POLICY_VIOLATION: 40,
+    verdicts.WRONG_ANSWER: 32,
+    verdicts.RUNTIME_ERROR: 10,
+    verdicts.COMPILE_ERROR: 8,
+    verdicts.FORBIDDEN: 3,
+    verdicts.TIME_LIMIT: 3,
+    verdicts.MEMORY_LIMIT: 2,
     verdicts.INTERNAL_ERROR: 2,
 }
 # Chance that a session on a problem of this difficulty ends accepted, and the mean number of
@@ -51,14 +57,19 @@ def refresh_progress(*, pairs) -> None:
     """Rewrites the Progress rows of these (user id, version id) pairs from their submissions.
     Called inside the transaction that changed them (``submissions.signals.verdicts_changed``)."""
     for user_id, version_id in pairs:
-        rows = list(counted_submissions().filter(user_id=user_id, version_id=version_id)
-                    .order_by("created_at", "id").values_list("created_at", "verdict", "problem_id"))
+        rows = list(
+            counted_submissions()
+            .filter(user_id=user_id, version_id=version_id)
+            .order_by("created_at", "id")
+            .values_list("created_at", "verdict", "problem_id")
+        )
         summary = summarize((created_at, verdict) for created_at, verdict, _ in rows)
         if summary is None:
             Progress.objects.filter(user_id=user_id, version_id=version_id).delete()
         else:
-            Progress.objects.update_or_create(user_id=user_id, version_id=version_id,
-                                              defaults={"problem_id": rows[0][2], **asdict(summary)})
+            Progress.objects.update_or_create(
+                user_id=user_id, version_id=version_id, defaults={"problem_id": rows[0][2], **asdict(summary)}
+            )
 
 
 @transaction.atomic
@@ -66,8 +77,11 @@ def rebuild_progress() -> int:
     """Every Progress row again from the submissions table, in one pass over the counted
     submissions sorted by learner, version and time; returns how many rows."""
     Progress.objects.all().delete()
-    rows = (counted_submissions().order_by("user_id", "version_id", "created_at", "id")
-            .values_list("user_id", "version_id", "problem_id", "created_at", "verdict"))
+    rows = (
+        counted_submissions()
+        .order_by("user_id", "version_id", "created_at", "id")
+        .values_list("user_id", "version_id", "problem_id", "created_at", "verdict")
+    )
     batch, made = [], 0
     for (user_id, version_id, problem_id), group in groupby(rows.iterator(chunk_size=BATCH), key=itemgetter(0, 1, 2)):
         summary = summarize((created_at, verdict) for *_, created_at, verdict in group)
@@ -82,6 +96,7 @@ def rebuild_progress() -> int:
 @dataclass(frozen=True)
 class Strategy:
     """The figures of one way to solve a problem (every accepted submission using it has them)."""
+
     residual_bytes: int
     flops: int
     peak_bytes: int
@@ -99,8 +114,9 @@ def strategies_for(rng: random.Random) -> list[Strategy]:
         work = int(flops * (1 + 0.6 / (1 + step)))
         ways.append((kept, work))
     ways += [(int(residual * 2.2), int(flops * 1.9)), (int(residual * 1.3), int(flops * 2.4))]
-    return [Strategy(kept, work, int(kept * 1.7) + 4096, int(work * 0.6), int(kept * 1.5) + 2048)
-            for kept, work in ways]
+    return [
+        Strategy(kept, work, int(kept * 1.7) + 4096, int(work * 0.6), int(kept * 1.5) + 2048) for kept, work in ways
+    ]
 
 
 @contextmanager
@@ -128,8 +144,15 @@ class _History:
         rows, when = [], start
         for _ in range(rng.choices((0, 1, 2, 3), (4, 3, 2, 1))[0]):  # "Run samples" first, sometimes
             when += timedelta(minutes=rng.expovariate(1 / 3))
-            rows.append(self._row(user_id, problem, Submission.Kind.RUN, when,
-                                  rng.choice((verdicts.ACCEPTED, verdicts.WRONG_ANSWER, verdicts.POLICY_VIOLATION))))
+            rows.append(
+                self._row(
+                    user_id,
+                    problem,
+                    Submission.Kind.RUN,
+                    when,
+                    rng.choice((verdicts.ACCEPTED, verdicts.WRONG_ANSWER, verdicts.POLICY_VIOLATION)),
+                )
+            )
         rejections = int(rng.expovariate(1 / MEAN_REJECTIONS.get(problem.difficulty, 1.5)))
         for _ in range(rejections):
             when += timedelta(minutes=rng.expovariate(1 / 7))
@@ -144,10 +167,21 @@ class _History:
     def _row(self, user_id: int, problem: Problem, kind: str, when: datetime, verdict: str) -> Submission:
         grading_s = round(self.rng.uniform(0.3, 2.5), 3)
         row = Submission(
-            user_id=user_id, problem_id=problem.pk, version_id=problem.current_version_id, kind=kind,
-            source="# seeded demo submission\n", status=Submission.Status.DONE, verdict=verdict,
-            message=verdicts.DESCRIPTIONS[verdict], attempts=1, created_at=when, enqueued_at=when,
-            started_at=when, finished_at=when + timedelta(seconds=grading_s), grading_time_s=grading_s)
+            user_id=user_id,
+            problem_id=problem.pk,
+            version_id=problem.current_version_id,
+            kind=kind,
+            source="# seeded demo submission\n",
+            status=Submission.Status.DONE,
+            verdict=verdict,
+            message=verdicts.DESCRIPTIONS[verdict],
+            attempts=1,
+            created_at=when,
+            enqueued_at=when,
+            started_at=when,
+            finished_at=when + timedelta(seconds=grading_s),
+            grading_time_s=grading_s,
+        )
         if verdict == verdicts.ACCEPTED:
             way = self.rng.choice(self.strategies[problem.pk])
             row.residual_bytes = way.residual_bytes
@@ -184,10 +218,15 @@ def seed_demo(*, users: int, submissions: int, seed: int = 1, now: datetime | No
     joined = [now - timedelta(days=rng.uniform(1, HISTORY_DAYS)) for _ in range(users)]
     with transaction.atomic():
         User.objects.bulk_create(
-            [User(username=f"{DEMO_PREFIX}{n:05d}", password=password, date_joined=joined[n - 1])
-             for n in range(1, users + 1)], batch_size=BATCH)
-        ids = list(User.objects.filter(username__startswith=DEMO_PREFIX).order_by("username")
-                   .values_list("pk", flat=True))
+            [
+                User(username=f"{DEMO_PREFIX}{n:05d}", password=password, date_joined=joined[n - 1])
+                for n in range(1, users + 1)
+            ],
+            batch_size=BATCH,
+        )
+        ids = list(
+            User.objects.filter(username__startswith=DEMO_PREFIX).order_by("username").values_list("pk", flat=True)
+        )
         created = 0
         with _explicit_created_at():
             batch: list[Submission] = []

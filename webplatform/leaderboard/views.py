@@ -1,6 +1,7 @@
 """Thin views: read the rankings from ``selectors``, page them, render. All public (a ranking
 names learners, never shows their code); the viewer's own row and point are marked when signed
 in."""
+
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
@@ -25,13 +26,22 @@ def global_ranking(request):
     since = periods.start_of(period)
     board = selectors.global_board(since=since, tag=tag)
     page = _page(request, board)
-    return render(request, "leaderboard/global.html", {
-        "page": page, "rows": presenters.mark_mine(presenters.global_rows(page, key=f"{since}:{tag}"), request.user),
-        "mine": board.standing_of(request.user), "ranked": len(board.standings),
-        "query": urlencode({"period": period, "tag": tag or ""}) + "&",
-        "period": period, "periods": periods.PERIODS, "tag": tag or "", "tags": tags_in_use(),
-        "penalty_per_rejection": PENALTY_PER_REJECTION_MIN,
-    })
+    return render(
+        request,
+        "leaderboard/global.html",
+        {
+            "page": page,
+            "rows": presenters.mark_mine(presenters.global_rows(page, key=f"{since}:{tag}"), request.user),
+            "mine": board.standing_of(request.user),
+            "ranked": len(board.standings),
+            "query": urlencode({"period": period, "tag": tag or ""}) + "&",
+            "period": period,
+            "periods": periods.PERIODS,
+            "tag": tag or "",
+            "tags": tags_in_use(),
+            "penalty_per_rejection": PENALTY_PER_REJECTION_MIN,
+        },
+    )
 
 
 @require_GET
@@ -43,12 +53,25 @@ def problem_ranking(request, slug):
     own = (mine.flops, mine.residual_bytes) if mine and None not in (mine.flops, mine.residual_bytes) else None
     page = _page(request, board)
     rows = presenters.problem_rows(page, SHOWN, key=f"{problem.pk}:{problem.current_version_id}")
-    return render(request, "leaderboard/problem.html", {
-        "problem": problem, "version": problem.current_version, "page": page, "query": "",
-        "rows": presenters.mark_mine(rows, request.user), "mine": mine, "ranked": len(board.standings),
-        "ranking": ranking_for(problem), "metrics": SHOWN, "chart": chart.drawing.svg(own), "front": chart.front,
-        "strategies": len(chart.points), "median_time_s": selectors.median_grading_time(problem),
-    })
+    return render(
+        request,
+        "leaderboard/problem.html",
+        {
+            "problem": problem,
+            "version": problem.current_version,
+            "page": page,
+            "query": "",
+            "rows": presenters.mark_mine(rows, request.user),
+            "mine": mine,
+            "ranked": len(board.standings),
+            "ranking": ranking_for(problem),
+            "metrics": SHOWN,
+            "chart": chart.drawing.svg(own),
+            "front": chart.front,
+            "strategies": len(chart.points),
+            "median_time_s": selectors.median_grading_time(problem),
+        },
+    )
 
 
 @require_GET

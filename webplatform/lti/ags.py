@@ -1,6 +1,7 @@
 """Sending one score to a platform's Assignment and Grade Services (AGS 2.0), through pylti1p3:
 an access token from the platform's token endpoint (a client-credentials grant signed with the
 tool's key), then a POST to the line item's ``/scores``."""
+
 from __future__ import annotations
 
 import requests
@@ -26,20 +27,42 @@ class TimedSession(requests.Session):
         return super().request(*args, **kwargs)
 
 
-def send_score(*, registration, link, platform_user_id: str, score_given: float, score_maximum: float,
-               timestamp: str, label: str, resource_id: str) -> None:
+def send_score(
+    *,
+    registration,
+    link,
+    platform_user_id: str,
+    score_given: float,
+    score_maximum: float,
+    timestamp: str,
+    label: str,
+    resource_id: str,
+) -> None:
     """``registration``: django-lti's ``LtiRegistration``; ``link``: an ``AssignmentLink`` (its
     endpoint). Without a line item named by the launches, the tool finds or makes its own by
     ``resource_id`` where the platform lets it manage line items."""
     connector = ServiceConnector(registration.to_registration(), requests_session=TimedSession())
-    service = AssignmentsGradesService(connector, {
-        "scope": list(link.scopes), "lineitem": link.lineitem_url, "lineitems": link.lineitems_url})
-    grade = (Grade().set_score_given(score_given).set_score_maximum(score_maximum).set_timestamp(timestamp)
-             .set_activity_progress("Completed").set_grading_progress("FullyGraded").set_user_id(platform_user_id))
+    service = AssignmentsGradesService(
+        connector, {"scope": list(link.scopes), "lineitem": link.lineitem_url, "lineitems": link.lineitems_url}
+    )
+    grade = (
+        Grade()
+        .set_score_given(score_given)
+        .set_score_maximum(score_maximum)
+        .set_timestamp(timestamp)
+        .set_activity_progress("Completed")
+        .set_grading_progress("FullyGraded")
+        .set_user_id(platform_user_id)
+    )
     lineitem = None
     if not link.lineitem_url:
-        lineitem = (LineItem().set_label(label).set_score_maximum(score_maximum).set_resource_id(resource_id)
-                    .set_tag("remat-arena"))
+        lineitem = (
+            LineItem()
+            .set_label(label)
+            .set_score_maximum(score_maximum)
+            .set_resource_id(resource_id)
+            .set_tag("remat-arena")
+        )
     try:
         service.put_grade(grade, lineitem)
     except LtiServiceException as exc:

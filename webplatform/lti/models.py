@@ -4,6 +4,7 @@ platform's course is, which assignment a placed link opens, and each score owed 
 
 Platform users are site users through ``lti_tool.LtiUser.auth_user``: the platform's ``sub``
 under its registration names one user of the site, whatever their name or email says."""
+
 from django.conf import settings
 from django.db import models
 from lti_tool.models import LtiContext, LtiResourceLink, LtiUser
@@ -13,6 +14,7 @@ from webplatform.courses.models import Assignment, Course
 
 class CourseContext(models.Model):
     """A platform's course (its context) is one of ours: made by its first instructor's launch."""
+
     context = models.OneToOneField(LtiContext, on_delete=models.CASCADE, related_name="arena_course")
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="lti_contexts")
 
@@ -20,6 +22,7 @@ class CourseContext(models.Model):
 class AssignmentLink(models.Model):
     """A link placed on the platform (by deep linking) that opens an assignment, with the
     Assignment and Grade Services endpoint its launches named (where scores go)."""
+
     resource_link = models.OneToOneField(LtiResourceLink, on_delete=models.CASCADE, related_name="arena_assignment")
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="lti_links")
     lineitem_url = models.URLField(max_length=500, blank=True)

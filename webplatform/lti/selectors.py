@@ -1,4 +1,5 @@
 """Reads of the LTI tool."""
+
 from __future__ import annotations
 
 from lti_tool.models import LtiRegistration

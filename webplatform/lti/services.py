@@ -4,6 +4,7 @@ platforms, sent by a task until accepted.
 
 Who is who comes from the launch's verified claims only (the platform signed them): ``sub``
 under the registration is the user, the context the course, the roles claim the role."""
+
 from __future__ import annotations
 
 import hashlib
@@ -42,6 +43,7 @@ def is_instructor_role(roles) -> bool:
 
 # --- launches ----------------------------------------------------------------------------------------
 
+
 def site_user(*, platform_user: LtiUser):
     """The site user the platform user is: made at their first launch, named after them (a short
     hash of their platform id keeps names apart), with no password: they come in through the
@@ -53,8 +55,11 @@ def site_user(*, platform_user: LtiUser):
             user = _new_user(platform_user)
             platform_user.auth_user = user
             platform_user.save(update_fields=["auth_user", "datetime_modified"])
-        names = {"first_name": platform_user.given_name[:150], "last_name": platform_user.family_name[:150],
-                 "email": platform_user.email}
+        names = {
+            "first_name": platform_user.given_name[:150],
+            "last_name": platform_user.family_name[:150],
+            "email": platform_user.email,
+        }
         if not names["first_name"] and platform_user.name:
             names["first_name"] = platform_user.name[:150]
         changed = [field for field, value in names.items() if value and getattr(user, field) != value]
@@ -103,13 +108,20 @@ def link_assignment(*, resource_link, assignment, endpoint: dict | None) -> Assi
     """The placed link opens this assignment; ``endpoint``: the launch's AGS claim (its line item
     and scopes), kept for passback."""
     endpoint = endpoint or {}
-    link, _ = AssignmentLink.objects.update_or_create(resource_link=resource_link, defaults={
-        "assignment": assignment, "lineitem_url": endpoint.get("lineitem", ""),
-        "lineitems_url": endpoint.get("lineitems", ""), "scopes": list(endpoint.get("scope", []))})
+    link, _ = AssignmentLink.objects.update_or_create(
+        resource_link=resource_link,
+        defaults={
+            "assignment": assignment,
+            "lineitem_url": endpoint.get("lineitem", ""),
+            "lineitems_url": endpoint.get("lineitems", ""),
+            "scopes": list(endpoint.get("scope", [])),
+        },
+    )
     return link
 
 
 # --- scores ---------------------------------------------------------------------------------------------
+
 
 def scores_changed(*, standing_ids) -> None:
     """``courses.signals.standings_changed`` receiver (inside the transaction that moved them):
@@ -117,7 +129,8 @@ def scores_changed(*, standing_ids) -> None:
     standings = Standing.objects.filter(pk__in=list(standing_ids)).select_related("assignment")
     for standing in standings:
         for link in AssignmentLink.objects.filter(assignment=standing.assignment).select_related(
-                "resource_link__context__deployment__registration"):
+            "resource_link__context__deployment__registration"
+        ):
             registration = link.resource_link.context.deployment.registration
             platform_user = LtiUser.objects.filter(registration=registration, auth_user=standing.user_id).first()
             if platform_user is not None:
@@ -130,12 +143,24 @@ def owe(*, link: AssignmentLink, standing: Standing, platform_user: LtiUser) -> 
     out_of = standing.assignment.items.count()
     fields = {"score_given": standing.score, "score_maximum": float(out_of), "timestamp": standing.updated_at}
     report = ScoreReport.objects.filter(link=link, user_id=standing.user_id).first()
-    if report is not None and report.state == ScoreReport.State.SENT and all(
-            getattr(report, name) == value for name, value in fields.items()):
+    if (
+        report is not None
+        and report.state == ScoreReport.State.SENT
+        and all(getattr(report, name) == value for name, value in fields.items())
+    ):
         return report
-    report, _ = ScoreReport.objects.update_or_create(link=link, user_id=standing.user_id, defaults={
-        **fields, "platform_user": platform_user, "state": ScoreReport.State.PENDING, "attempts": 0,
-        "last_error": "", "next_try_at": timezone.now()})
+    report, _ = ScoreReport.objects.update_or_create(
+        link=link,
+        user_id=standing.user_id,
+        defaults={
+            **fields,
+            "platform_user": platform_user,
+            "state": ScoreReport.State.PENDING,
+            "attempts": 0,
+            "last_error": "",
+            "next_try_at": timezone.now(),
+        },
+    )
     transaction.on_commit(lambda: _publish(report.pk))
     return report
 
@@ -144,8 +169,9 @@ def report_standing(*, link: AssignmentLink, user) -> None:
     """A learner's launch: their standing, if they have one, is owed to this link (a learner who
     solved problems before the link was placed gets their score at once)."""
     standing = Standing.objects.filter(assignment=link.assignment, user=user).select_related("assignment").first()
-    platform_user = LtiUser.objects.filter(registration=link.resource_link.context.deployment.registration,
-                                           auth_user=user).first()
+    platform_user = LtiUser.objects.filter(
+        registration=link.resource_link.context.deployment.registration, auth_user=user
+    ).first()
     if standing is not None and platform_user is not None:
         with transaction.atomic():
             owe(link=link, standing=standing, platform_user=platform_user)
@@ -166,29 +192,40 @@ def send_score(*, report_id: int) -> str:
     """Sends the report's score to the platform: "sent", "already" (nothing left to send),
     "changed" (a newer score arrived while sending: its own message sends it), or "retrying"
     (refused or unreachable: the task is published again after a growing delay)."""
-    report = ScoreReport.objects.filter(pk=report_id).select_related(
-        "link__assignment", "link__resource_link__context__deployment__registration", "platform_user").first()
+    report = (
+        ScoreReport.objects.filter(pk=report_id)
+        .select_related("link__assignment", "link__resource_link__context__deployment__registration", "platform_user")
+        .first()
+    )
     if report is None or report.state == ScoreReport.State.SENT:
         return "already"
     snapshot = {"score_given": report.score_given, "timestamp": report.timestamp, "state": ScoreReport.State.PENDING}
     assignment = report.link.assignment
     try:
-        ags.send_score(registration=report.link.resource_link.context.deployment.registration, link=report.link,
-                       platform_user_id=report.platform_user.sub, score_given=report.score_given,
-                       score_maximum=report.score_maximum, timestamp=report.timestamp.isoformat(),
-                       label=assignment.title, resource_id=f"assignment-{assignment.pk}")
+        ags.send_score(
+            registration=report.link.resource_link.context.deployment.registration,
+            link=report.link,
+            platform_user_id=report.platform_user.sub,
+            score_given=report.score_given,
+            score_maximum=report.score_maximum,
+            timestamp=report.timestamp.isoformat(),
+            label=assignment.title,
+            resource_id=f"assignment-{assignment.pk}",
+        )
     except ags.Refused as exc:
         attempts = report.attempts + 1
         delay = retry_delay(attempts)
         moved = ScoreReport.objects.filter(pk=report_id, **snapshot).update(
-            attempts=attempts, last_error=str(exc)[:2000], next_try_at=timezone.now() + timedelta(seconds=delay))
+            attempts=attempts, last_error=str(exc)[:2000], next_try_at=timezone.now() + timedelta(seconds=delay)
+        )
         logger.warning("score report %s refused (attempt %s, next in %s s): %s", report_id, attempts, delay, exc)
         if not moved:
             return "changed"
         _publish(report_id, countdown=delay)
         return "retrying"
     sent = ScoreReport.objects.filter(pk=report_id, **snapshot).update(
-        state=ScoreReport.State.SENT, sent_at=timezone.now(), last_error="", next_try_at=None)
+        state=ScoreReport.State.SENT, sent_at=timezone.now(), last_error="", next_try_at=None
+    )
     return "sent" if sent else "changed"
 
 
@@ -196,9 +233,11 @@ def sweep_scores(*, now=None, grace_s: float = 60) -> list[int]:
     """Publishes again the pending reports whose next try is overdue (a message lost with the
     broker, or a worker that died holding it). Returns their ids."""
     now = now or timezone.now()
-    overdue = list(ScoreReport.objects.filter(state=ScoreReport.State.PENDING,
-                                              next_try_at__lt=now - timedelta(seconds=grace_s))
-                   .values_list("pk", flat=True)[:1000])
+    overdue = list(
+        ScoreReport.objects.filter(
+            state=ScoreReport.State.PENDING, next_try_at__lt=now - timedelta(seconds=grace_s)
+        ).values_list("pk", flat=True)[:1000]
+    )
     for report_id in overdue:
         ScoreReport.objects.filter(pk=report_id).update(next_try_at=now)
         _publish(report_id)
@@ -210,8 +249,10 @@ def check_assignment(*, course, assignment_id) -> object:
     the platform, but names our ids: a link copied into another platform course names nothing)."""
     found = course.assignments.filter(pk=assignment_id).first() if str(assignment_id).isdigit() else None
     if found is None:
-        raise ValidationError("This link opens an assignment of another course, or one that was deleted: "
-                              "your instructor places it again with the platform's content selection.")
+        raise ValidationError(
+            "This link opens an assignment of another course, or one that was deleted: "
+            "your instructor places it again with the platform's content selection."
+        )
     return found
 
 
@@ -241,8 +282,9 @@ def spend_login(*, state: str, nonce: str) -> None:
         raise ValidationError("This launch was used already.", code="replayed")
     issued = cache.get(_ISSUED.format(state))
     if issued is None:
-        raise ValidationError("This launch's login was not started here, or it is older than five minutes.",
-                              code="unknown_login")
+        raise ValidationError(
+            "This launch's login was not started here, or it is older than five minutes.", code="unknown_login"
+        )
     if not cache.add(_SPENT.format(state), 1, LOGIN_TTL_S):
         raise ValidationError("This launch was used already.", code="replayed")
     cache.delete(_ISSUED.format(state))

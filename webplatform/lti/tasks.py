@@ -1,5 +1,6 @@
 """Celery tasks of grade passback: send one score (by id; idempotent: a score the platform has is
 not sent again, and sending it twice changes nothing there), and sweep the overdue ones."""
+
 import logging
 
 from celery import shared_task

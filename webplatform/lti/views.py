@@ -6,6 +6,7 @@ spends its login here (``services.spend_login``): a state and its nonce work onc
 issued for them. Whatever the libraries raise about a message is a refusal in the site's layout,
 never a 500. The check that cookies work, which pylti1p3 writes as a page of inline script, is
 our own page with a script file (``lti/cookie_check.html``): the site's CSP refuses inline script."""
+
 import base64
 import binascii
 import json
@@ -56,25 +57,33 @@ class Login(OIDCLoginInitView):
                 raise OIDCException("Missing target_link_uri parameter")
             if not selectors.is_registered(registration_uuid=registration_uuid):
                 # Said at once, before the cookie check: no platform of that name is set up here.
-                return refused(request, "The learning platform's login was refused",
-                               "This login address names no platform registered on this site. The platform's "
-                               "administrator checks the tool's login URL against what this site's "
-                               "administrator entered.", status=404)
+                return refused(
+                    request,
+                    "The learning platform's login was refused",
+                    "This login address names no platform registered on this site. The platform's "
+                    "administrator checks the tool's login URL against what this site's "
+                    "administrator entered.",
+                    status=404,
+                )
             if not params.get("lti1p3_new_window"):
                 # A framed tool whose browser refuses its cookies cannot finish a launch: the page
                 # checks, then reloads itself in place (or offers a new tab).
                 carried = {**{key: params[key] for key in LOGIN_PARAMS if params.get(key)}, "lti1p3_new_window": "1"}
                 return render(request, "lti/cookie_check.html", {"params": carried, "params_query": urlencode(carried)})
-            oidc_login = DjangoOIDCLogin(request, DjangoToolConfig(registration_uuid),
-                                         launch_data_storage=DjangoCacheDataStorage())
+            oidc_login = DjangoOIDCLogin(
+                request, DjangoToolConfig(registration_uuid), launch_data_storage=DjangoCacheDataStorage()
+            )
             redirect_to = oidc_login.get_redirect_object(self.get_redirect_url(params["target_link_uri"]))
             sent = parse_qs(urlsplit(redirect_to.get_redirect_url()).query)
             services.remember_login(state=sent["state"][0], nonce=sent["nonce"][0])
             return redirect_to.do_redirect()
         except (LtiException, OIDCException) as exc:
-            return refused(request, "The learning platform's login was refused",
-                           f"{exc}. The platform's administrator checks the tool's registration (issuer, "
-                           f"client id, login URL) against what this site's administrator entered.")
+            return refused(
+                request,
+                "The learning platform's login was refused",
+                f"{exc}. The platform's administrator checks the tool's registration (issuer, "
+                f"client id, login URL) against what this site's administrator entered.",
+            )
 
 
 def _nonce_of(id_token: str) -> str:
@@ -98,16 +107,22 @@ class Launch(LtiLaunchBaseView):
         try:
             services.spend_login(state=request.POST.get("state", ""), nonce=_nonce_of(request.POST.get("id_token", "")))
         except ValidationError as exc:
-            return refused(request, "The launch could not be verified",
-                           f"{' '.join(exc.messages)} Open the activity again from the learning platform.")
+            return refused(
+                request,
+                "The launch could not be verified",
+                f"{' '.join(exc.messages)} Open the activity again from the learning platform.",
+            )
         try:
             return super().post(request, *args, **kwargs)
         except _JoinRefused as exc:
             return refused(request, "You cannot join this course", str(exc), status=409)
         except (LtiException, OIDCException) as exc:
-            return refused(request, "The launch could not be verified",
-                           f"{exc}. Open the activity again from the learning platform; if it fails again, "
-                           f"its administrator checks the tool's registration.")
+            return refused(
+                request,
+                "The launch could not be verified",
+                f"{exc}. Open the activity again from the learning platform; if it fails again, "
+                f"its administrator checks the tool's registration.",
+            )
 
     def _enter(self, request, lti_launch):
         """The launcher as a site user, logged in, in the course this platform course is."""
@@ -115,8 +130,13 @@ class Launch(LtiLaunchBaseView):
         login(request, user, backend=BACKEND)
         teaching = services.is_instructor_role(lti_launch.roles_claim)
         claim = lti_launch.context_claim or {}
-        course = services.course_of(context=lti_launch.context, user=user, instructor=teaching,
-                                    title=claim.get("title", ""), term=claim.get("label", ""))
+        course = services.course_of(
+            context=lti_launch.context,
+            user=user,
+            instructor=teaching,
+            title=claim.get("title", ""),
+            term=claim.get("label", ""),
+        )
         if course is not None:
             try:
                 services.join(course=course, user=user, instructor=teaching)
@@ -127,20 +147,27 @@ class Launch(LtiLaunchBaseView):
     def handle_resource_launch(self, request, lti_launch):
         user, teaching, course = self._enter(request, lti_launch)
         if course is None:
-            return refused(request, "This course is not set up yet",
-                           "Your instructor opens it from the learning platform once first; try again after.",
-                           status=409)
+            return refused(
+                request,
+                "This course is not set up yet",
+                "Your instructor opens it from the learning platform once first; try again after.",
+                status=409,
+            )
         assignment_id = lti_launch.get_custom_claim("assignment_id")
         if not assignment_id:
-            messages.info(request, "This link opens the course: place a link to an assignment with the "
-                                   "platform's content selection (deep linking).")
+            messages.info(
+                request,
+                "This link opens the course: place a link to an assignment with the "
+                "platform's content selection (deep linking).",
+            )
             return redirect("courses:detail", course_id=course.pk)
         try:
             assignment = services.check_assignment(course=course, assignment_id=assignment_id)
         except ValidationError as exc:
             return refused(request, "This link opens nothing here", " ".join(exc.messages), status=404)
-        link = services.link_assignment(resource_link=lti_launch.resource_link, assignment=assignment,
-                                        endpoint=lti_launch.ags_claim)
+        link = services.link_assignment(
+            resource_link=lti_launch.resource_link, assignment=assignment, endpoint=lti_launch.ags_claim
+        )
         if not teaching:
             services.report_standing(link=link, user=user)
         return redirect("courses:assignment", course_id=course.pk, assignment_id=assignment.pk)
@@ -150,7 +177,8 @@ class Launch(LtiLaunchBaseView):
         if not teaching:
             return refused(request, "Only instructors place activities", "Ask your instructor to add it.", status=403)
         request.session[DEEP_LINK_SESSION_KEY] = {
-            "registration": lti_launch.registration.pk, "deployment": lti_launch.deployment.pk,
+            "registration": lti_launch.registration.pk,
+            "deployment": lti_launch.deployment.pk,
             "course": course.pk,
             "settings": lti_launch.get_claim("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"),
         }
@@ -164,8 +192,12 @@ def deep_link(request):
     platform as a signed deep linking response, with a line item for its scores."""
     pending = request.session.get(DEEP_LINK_SESSION_KEY)
     if not pending:
-        return refused(request, "No content selection in progress",
-                       "Start again from the learning platform's content selection.", status=404)
+        return refused(
+            request,
+            "No content selection in progress",
+            "Start again from the learning platform's content selection.",
+            status=404,
+        )
     course = courses.taught(user=request.user, course_id=pending["course"])
     assignments = list(course.assignments.order_by("due_at", "id"))
     if request.method == "POST":
@@ -176,9 +208,11 @@ def deep_link(request):
                 return _respond(request, pending, chosen)
             except (LtiException, OIDCException, ObjectDoesNotExist, KeyError, TypeError) as exc:
                 # The registration was removed meanwhile, or the platform's settings lack a field.
-                return refused(request, "The answer to the platform could not be made",
-                               f"{exc or type(exc).__name__}. Start again from the learning platform's "
-                               f"content selection.")
+                return refused(
+                    request,
+                    "The answer to the platform could not be made",
+                    f"{exc or type(exc).__name__}. Start again from the learning platform's content selection.",
+                )
         messages.error(request, "Pick one of the course's assignments.")
     return render(request, "lti/deep_link.html", {"course": course, "assignments": assignments})
 
@@ -187,11 +221,26 @@ def _respond(request, pending: dict, assignment):
     registration = LtiRegistration.objects.get(pk=pending["registration"])
     deployment = LtiDeployment.objects.get(pk=pending["deployment"])
     out_of = assignment.items.count()
-    resource = (DeepLinkResource().set_url(request.build_absolute_uri(reverse("lti:launch")))
-                .set_title(assignment.title).set_custom_params({"assignment_id": str(assignment.pk)})
-                .set_lineitem(LineItem().set_label(assignment.title).set_score_maximum(out_of)
-                              .set_resource_id(f"assignment-{assignment.pk}").set_tag("remat-arena")))
+    resource = (
+        DeepLinkResource()
+        .set_url(request.build_absolute_uri(reverse("lti:launch")))
+        .set_title(assignment.title)
+        .set_custom_params({"assignment_id": str(assignment.pk)})
+        .set_lineitem(
+            LineItem()
+            .set_label(assignment.title)
+            .set_score_maximum(out_of)
+            .set_resource_id(f"assignment-{assignment.pk}")
+            .set_tag("remat-arena")
+        )
+    )
     answer = DeepLink(registration.to_registration(), deployment.deployment_id, pending["settings"] or {})
-    return render(request, "lti/deep_link_return.html", {
-        "return_url": pending["settings"]["deep_link_return_url"], "jwt": answer.get_response_jwt([resource]),
-        "assignment": assignment})
+    return render(
+        request,
+        "lti/deep_link_return.html",
+        {
+            "return_url": pending["settings"]["deep_link_return_url"],
+            "jwt": answer.get_response_jwt([resource]),
+            "assignment": assignment,
+        },
+    )

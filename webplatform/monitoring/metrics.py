@@ -13,6 +13,7 @@ so a scrape costs one small query while nothing changed.
 - ``arena_sweep_*_total``: what the sweep republished, released and dispatched;
 - ``arena_up{part}``: whether the database and the broker answer.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,8 +44,12 @@ def _histograms(finished, expression, buckets, bound) -> list[Histogram]:
     """Per (problem, verdict): how many of ``finished`` have ``expression`` at most each bucket's
     ``bound(seconds)``, and the sum, in one grouped query."""
     counts = {f"le_{i}": Count("id", filter=Q(value__lte=bound(b))) for i, b in enumerate(buckets)}
-    rows = (finished.annotate(value=expression).values("problem__slug", "verdict")
-            .annotate(count=Count("id"), total=Sum("value"), **counts).order_by("problem__slug", "verdict"))
+    rows = (
+        finished.annotate(value=expression)
+        .values("problem__slug", "verdict")
+        .annotate(count=Count("id"), total=Sum("value"), **counts)
+        .order_by("problem__slug", "verdict")
+    )
     out = []
     for row in rows:
         total = row["total"]
@@ -56,18 +61,24 @@ def _histograms(finished, expression, buckets, bound) -> list[Histogram]:
 
 def histograms() -> dict[str, list[Histogram]]:
     """Submit-to-verdict and grading time of every finished submission, per problem and verdict."""
+
     def compute():
         done = Submission.objects.filter(status=Status.DONE, finished_at__isnull=False)
         wait = ExpressionWrapper(F("finished_at") - F("created_at"), output_field=DurationField())
-        return {"wait": _histograms(done, wait, WAIT_BUCKETS, lambda s: timedelta(seconds=s)),
-                "grading": _histograms(done.filter(grading_time_s__isnull=False), F("grading_time_s"),
-                                       GRADING_BUCKETS, float)}
+        return {
+            "wait": _histograms(done, wait, WAIT_BUCKETS, lambda s: timedelta(seconds=s)),
+            "grading": _histograms(
+                done.filter(grading_time_s__isnull=False), F("grading_time_s"), GRADING_BUCKETS, float
+            ),
+        }
+
     return freshness.cached("monitoring-histograms", compute)
 
 
 @dataclass
 class Snapshot:
     """What the staff page shows; the collector turns the same into metric families."""
+
     up: dict[str, bool]
     depths: dict[str, int]  # queue -> messages waiting (empty when the broker is away)
     gradings: dict[tuple[str, str], int]  # (lane, held/published/running) -> count
@@ -83,9 +94,12 @@ def snapshot() -> Snapshot:
     except broker.BrokerUnavailable:
         depths, up["broker"] = {}, False
     try:
-        rows = (Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
-                .values("lane", "status").annotate(held=Count("id", filter=Q(published_at__isnull=True)),
-                                                   count=Count("id")).order_by())
+        rows = (
+            Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
+            .values("lane", "status")
+            .annotate(held=Count("id", filter=Q(published_at__isnull=True)), count=Count("id"))
+            .order_by()
+        )
         gradings = {(lane, state): 0 for lane in LANES for state in ("held", "published", "running")}
         for row in rows:
             if row["status"] == Status.RUNNING:
@@ -121,8 +135,15 @@ def summary_rows(found: dict[str, list[Histogram]]) -> list[SummaryRow]:
         within = dict(wait.buckets).get("15.0", 0)
         timed = grading.get(wait.labels)
         graded = timed.buckets[-1][1] if timed else 0
-        rows.append(SummaryRow(*wait.labels, count, wait.total_s / count if count else 0.0, within,
-                               timed.total_s / graded if graded else None))
+        rows.append(
+            SummaryRow(
+                *wait.labels,
+                count,
+                wait.total_s / count if count else 0.0,
+                within,
+                timed.total_s / graded if graded else None,
+            )
+        )
     return rows
 
 
@@ -137,21 +158,30 @@ class GradingCollector(Collector):
         for queue, count in now.depths.items():
             depth.add_metric([queue], count)
         yield depth
-        gradings = GaugeMetricFamily("arena_gradings", "Gradings not finished: held by the per-learner cap, "
-                                                       "published to the broker, or running", labels=["lane", "state"])
+        gradings = GaugeMetricFamily(
+            "arena_gradings",
+            "Gradings not finished: held by the per-learner cap, published to the broker, or running",
+            labels=["lane", "state"],
+        )
         for (lane, state), count in now.gradings.items():
             gradings.add_metric([lane, state], count)
         yield gradings
-        for name, key, text in (("arena_submit_to_verdict_seconds", "wait", "From submit to a stored verdict"),
-                                ("arena_grading_seconds", "grading", "Grading time, all cases")):
+        for name, key, text in (
+            ("arena_submit_to_verdict_seconds", "wait", "From submit to a stored verdict"),
+            ("arena_grading_seconds", "grading", "Grading time, all cases"),
+        ):
             family = HistogramMetricFamily(name, text, labels=["problem", "verdict"])
             for histogram in now.histograms[key]:
                 family.add_metric(list(histogram.labels), histogram.buckets, histogram.total_s)
             yield family
-        layers = GaugeMetricFamily("arena_sandbox_layer_active", "Sandbox layer active (1) or missing (0) in the "
-                                                                 "worker's grading processes", labels=["worker", "layer"])
-        seen = GaugeMetricFamily("arena_worker_seen_timestamp_seconds", "When the worker last reported itself",
-                                 labels=["worker"])
+        layers = GaugeMetricFamily(
+            "arena_sandbox_layer_active",
+            "Sandbox layer active (1) or missing (0) in the worker's grading processes",
+            labels=["worker", "layer"],
+        )
+        seen = GaugeMetricFamily(
+            "arena_worker_seen_timestamp_seconds", "When the worker last reported itself", labels=["worker"]
+        )
         for worker in now.workers:
             for layer, state in (worker.layers or {}).items():
                 layers.add_metric([worker.name, layer], 1 if state.get("ok") else 0)

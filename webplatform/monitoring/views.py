@@ -2,6 +2,7 @@
 
 Staff only: a signed-in staff member, or a scraper sending ``Authorization: Bearer
 <METRICS_TOKEN>`` (set in the environment; without it only staff sessions get in)."""
+
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpResponse
 from django.shortcuts import render
@@ -20,8 +21,11 @@ _registry.register(GradingCollector())
 @require_GET
 def metrics(request):
     if not is_operator(request):
-        return HttpResponse("staff only: sign in as staff, or send Authorization: Bearer <METRICS_TOKEN>\n",
-                            status=403, content_type="text/plain")
+        return HttpResponse(
+            "staff only: sign in as staff, or send Authorization: Bearer <METRICS_TOKEN>\n",
+            status=403,
+            content_type="text/plain",
+        )
     return HttpResponse(generate_latest(_registry), content_type=CONTENT_TYPE_LATEST)
 
 

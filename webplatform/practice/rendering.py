@@ -1,4 +1,5 @@
 """The problem list's rows, rendered once per grading state and marked for each viewer."""
+
 from __future__ import annotations
 
 from django.template.loader import render_to_string
@@ -12,8 +13,10 @@ SOLVED_MARK = '<span class="solved" title="solved">✓</span>'
 def problem_rows(problems, *, key: str) -> SafeString:
     """The problem list's table rows (``key``: its filters), rendered once per grading state:
     with 100,000 submissions behind it, rendering the rows was most of the page's cost."""
-    return cached(f"problem-rows:{key}", lambda: mark_safe(
-        render_to_string("practice/_problem_rows.html", {"problems": problems})))
+    return cached(
+        f"problem-rows:{key}",
+        lambda: mark_safe(render_to_string("practice/_problem_rows.html", {"problems": problems})),
+    )
 
 
 def mark_solved(rows: SafeString, slugs) -> SafeString:

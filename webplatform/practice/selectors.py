@@ -1,5 +1,6 @@
 """Reads of the learner's pages: the catalog's problems with the figures and marks of the layers
 above it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ MAX_SEARCH_WORDS = 8
 @dataclass(frozen=True, slots=True)
 class ListedProblem:
     """A row of the problem list: plain values, cached and shared between requests."""
+
     pk: int
     slug: str
     title: str
@@ -43,13 +45,15 @@ def search_words(text: str | None) -> tuple[str, ...]:
 def _matching(problems, words):
     """Problems whose title, a tag or the current statement holds every word."""
     for word in words:
-        problems = problems.filter(Q(title__icontains=word) | Q(tags__name__icontains=word)
-                                   | Q(current_version__statement__icontains=word))
+        problems = problems.filter(
+            Q(title__icontains=word) | Q(tags__name__icontains=word) | Q(current_version__statement__icontains=word)
+        )
     return problems.distinct() if words else problems
 
 
-def problem_list(*, tag: str | None = None, difficulty: str | None = None,
-                 search: str | None = None) -> list[ListedProblem]:
+def problem_list(
+    *, tag: str | None = None, difficulty: str | None = None, search: str | None = None
+) -> list[ListedProblem]:
     """Active problems filtered by tag, difficulty and the words of a search (over titles, tags
     and statements), with their submission counts, in the track's order (``catalog.track``:
     section by section, then the problems off the track by title). The same for everyone and
@@ -61,8 +65,18 @@ def problem_list(*, tag: str | None = None, difficulty: str | None = None,
         problems = _matching(active_problems(tag=tag, difficulty=difficulty), words).prefetch_related("tags")
         counts = submission_counts()
         ordered = sorted(problems, key=lambda p: track.place_of(p.slug, p.title))
-        return [ListedProblem(p.pk, p.slug, p.title, p.difficulty, tuple(t.name for t in p.tags.all()),
-                              *counts.get(p.pk, (0, 0)), section=track.section_of(p.slug)) for p in ordered]
+        return [
+            ListedProblem(
+                p.pk,
+                p.slug,
+                p.title,
+                p.difficulty,
+                tuple(t.name for t in p.tags.all()),
+                *counts.get(p.pk, (0, 0)),
+                section=track.section_of(p.slug),
+            )
+            for p in ordered
+        ]
 
     return cached(f"problem-list:{tag}:{difficulty}:{' '.join(words)}", compute)
 
@@ -76,8 +90,11 @@ def next_problem(*, problem: Problem, user) -> Problem | None:
     """The problem after ``problem`` in the site's order among those ``user`` may open (the
     track's, then the rest by title), or None after the last."""
     key = track.place_of(problem.slug, problem.title)
-    later = [p for p in Problem.objects.filter(visible_to(user)).exclude(pk=problem.pk).only("slug", "title")
-             if track.place_of(p.slug, p.title) > key]
+    later = [
+        p
+        for p in Problem.objects.filter(visible_to(user)).exclude(pk=problem.pk).only("slug", "title")
+        if track.place_of(p.slug, p.title) > key
+    ]
     return min(later, key=lambda p: track.place_of(p.slug, p.title), default=None)
 
 

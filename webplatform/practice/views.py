@@ -1,4 +1,5 @@
 """Thin views of the learner's pages: parse, call selectors, render."""
+
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -24,12 +25,20 @@ def problem_list(request):
     problems = selectors.problem_list(tag=tag, difficulty=difficulty, search=search)
     solved = solved_problem_ids(user=request.user)
     rows = rendering.problem_rows(problems, key=f"{tag}:{difficulty}:{search}")
-    return render(request, "practice/problem_list.html", {
-        "rows": rendering.mark_solved(rows, [p.slug for p in problems if p.pk in solved]),
-        "tags": tags_in_use(), "difficulties": Problem.Difficulty.values,
-        "selected_tag": tag or "", "selected_difficulty": difficulty or "",
-        "search": search, "count": len(problems), "start": selectors.first_problem(),
-    })
+    return render(
+        request,
+        "practice/problem_list.html",
+        {
+            "rows": rendering.mark_solved(rows, [p.slug for p in problems if p.pk in solved]),
+            "tags": tags_in_use(),
+            "difficulties": Problem.Difficulty.values,
+            "selected_tag": tag or "",
+            "selected_difficulty": difficulty or "",
+            "search": search,
+            "count": len(problems),
+            "start": selectors.first_problem(),
+        },
+    )
 
 
 def _page_state(request, problem) -> dict:
@@ -52,11 +61,19 @@ def _page_state(request, problem) -> dict:
 @require_GET
 def problem_detail(request, slug):
     problem = get_problem(slug=slug, user=request.user)
-    context = assignment_context(user=request.user, assignment_id=parse_id(request.GET.get("assignment")),
-                                 problem=problem)
-    return render(request, "practice/problem_detail.html", {
-        **_page_state(request, problem), "statement_html": render_statement(problem.current_version.statement),
-        "assignment_context": context, "now": timezone.now()})
+    context = assignment_context(
+        user=request.user, assignment_id=parse_id(request.GET.get("assignment")), problem=problem
+    )
+    return render(
+        request,
+        "practice/problem_detail.html",
+        {
+            **_page_state(request, problem),
+            "statement_html": render_statement(problem.current_version.statement),
+            "assignment_context": context,
+            "now": timezone.now(),
+        },
+    )
 
 
 @require_GET
@@ -65,8 +82,10 @@ def problem_state(request, slug):
     asks once a grading is over: the page then needs no reload)."""
     problem = get_problem(slug=slug, user=request.user)
     context = _page_state(request, problem)
-    return JsonResponse({
-        "solved": context["solved"],
-        "solution_html": render_to_string("practice/_solution.html", context, request=request),
-        "after_verdict_html": render_to_string("practice/_after_verdict.html", context, request=request),
-    })
+    return JsonResponse(
+        {
+            "solved": context["solved"],
+            "solution_html": render_to_string("practice/_solution.html", context, request=request),
+            "after_verdict_html": render_to_string("practice/_after_verdict.html", context, request=request),
+        }
+    )

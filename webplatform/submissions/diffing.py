@@ -1,5 +1,6 @@
 """Two attempts' code side by side as a list of lines, each marked kept, removed or added
 (difflib's line matching), for the compare page: a table a screen reader reads row by row."""
+
 from __future__ import annotations
 
 import difflib

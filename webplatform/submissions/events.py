@@ -10,6 +10,7 @@ What a stream sends is read from the database, never from the announcement, whic
 "look again": an announcement lost (Redis away, a change no service announced, the place in line
 moving as other gradings start) is caught by the stream's own look every ``RECHECK_S`` seconds.
 """
+
 from __future__ import annotations
 
 import asyncio

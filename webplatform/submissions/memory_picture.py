@@ -9,6 +9,7 @@ reference's picture is drawn the same way but only as a curve (no lines, no oper
 residual lanes: nothing of its code). The SVG's ``<title>`` and ``<desc>`` say in words what it
 shows.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ MOST_LANES = 10  # the largest residuals; the rest are counted in a line
 @dataclass
 class Operation:
     """One row of the operations listed beside each other: forward, then backward."""
+
     primitive: str
     line: int | None
     live_bytes: int
@@ -41,7 +43,7 @@ def operations(timeline: Timeline | None) -> tuple[list[Operation], list[Operati
     if timeline is None:
         return [], []
     rows = [Operation(s.primitive, s.line, s.live_bytes, s.recomputed) for s in timeline.steps]
-    return rows[:timeline.backward_from], rows[timeline.backward_from:]
+    return rows[: timeline.backward_from], rows[timeline.backward_from :]
 
 
 def _bytes(n: int) -> str:
@@ -57,8 +59,10 @@ def describe(timeline: Timeline, residuals: list[Residual] | None = None) -> str
     peak_at = max(range(len(steps)), key=lambda i: steps[i].live_bytes) if steps else None
     backward = len(steps) - timeline.backward_from
     recomputed = sum(s.recomputed for s in steps)
-    text = (f"Live bytes over one gradient step: the forward pass in {timeline.backward_from} operations, "
-            f"then the backward pass in {backward}. The peak is {timeline.peak_bytes} bytes")
+    text = (
+        f"Live bytes over one gradient step: the forward pass in {timeline.backward_from} operations, "
+        f"then the backward pass in {backward}. The peak is {timeline.peak_bytes} bytes"
+    )
     if peak_at is not None:
         where = "backward" if steps[peak_at].backward else "forward"
         line = f" at line {steps[peak_at].line}" if steps[peak_at].line and residuals is not None else ""
@@ -66,12 +70,20 @@ def describe(timeline: Timeline, residuals: list[Residual] | None = None) -> str
     text += f". The backward pass recomputes {recomputed} operation{'s' if recomputed != 1 else ''}."
     if residuals is not None:
         saved = sum(span.bytes for span in timeline.residuals)
-        text += f" {len(timeline.residuals)} saved residuals hold {saved} bytes from where they are made to their last use."
+        text += (
+            f" {len(timeline.residuals)} saved residuals hold {saved} bytes from where they are made to their last use."
+        )
     return text
 
 
-def draw(timeline: Timeline | None, residuals: list[Residual] | None = None, *, title: str,
-         scale_bytes: int | None = None, ident: str = "memory") -> SafeString:
+def draw(
+    timeline: Timeline | None,
+    residuals: list[Residual] | None = None,
+    *,
+    title: str,
+    scale_bytes: int | None = None,
+    ident: str = "memory",
+) -> SafeString:
     """The SVG of ``timeline``. ``residuals`` (the learner's, in the timeline's order) adds their
     lanes and the operations' lines; None draws the curve only (the reference's). ``scale_bytes``:
     the top of the byte axis, shared by pictures drawn side by side so that they compare."""
@@ -89,15 +101,19 @@ def draw(timeline: Timeline | None, residuals: list[Residual] | None = None, *, 
     recompute_row = base + 22
     lanes_top = recompute_row + 30
     height = lanes_top + len(spans) * LANE + (18 if left_out else 0) + 8
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="memory-picture" id="{ident}" role="img" '
-             f'viewBox="0 0 {WIDTH} {height}" aria-labelledby="{ident}-title" aria-describedby="{ident}-desc">',
-             f'<title id="{ident}-title">{escape(title)}</title>',
-             f'<desc id="{ident}-desc">{escape(describe(timeline, residuals))}</desc>',
-             f'<defs><pattern id="{ident}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
-             'patternTransform="rotate(45)"><line class="mp-hatch-line" x1="0" y1="0" x2="0" y2="6"/></pattern></defs>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="memory-picture" id="{ident}" role="img" '
+        f'viewBox="0 0 {WIDTH} {height}" aria-labelledby="{ident}-title" aria-describedby="{ident}-desc">',
+        f'<title id="{ident}-title">{escape(title)}</title>',
+        f'<desc id="{ident}-desc">{escape(describe(timeline, residuals))}</desc>',
+        f'<defs><pattern id="{ident}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><line class="mp-hatch-line" x1="0" y1="0" x2="0" y2="6"/></pattern></defs>',
+    ]
     # the forward pass shaded, the backward pass plain, with their names
     split = x(timeline.backward_from)
-    parts.append(f'<rect class="mp-fwd" x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{split - PLOT_LEFT:.1f}" height="{PLOT_HEIGHT}"/>')
+    parts.append(
+        f'<rect class="mp-fwd" x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{split - PLOT_LEFT:.1f}" height="{PLOT_HEIGHT}"/>'
+    )
     parts.append(f'<text class="mp-text" x="{PLOT_LEFT + 4}" y="{PLOT_TOP - 8}">forward</text>')
     parts.append(f'<text class="mp-text" x="{split + 4:.1f}" y="{PLOT_TOP - 8}">backward →</text>')
     # the live bytes, one flat segment per operation
@@ -110,41 +126,59 @@ def draw(timeline: Timeline | None, residuals: list[Residual] | None = None, *, 
     parts.append(f'<rect class="mp-frame" x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{plot_width}" height="{PLOT_HEIGHT}"/>')
     # the peak, and the byte axis's ends
     peak_y = y(timeline.peak_bytes)
-    parts.append(f'<line class="mp-peak" x1="{PLOT_LEFT}" x2="{WIDTH - PLOT_RIGHT}" y1="{peak_y:.1f}" y2="{peak_y:.1f}"/>')
-    parts.append(f'<text class="mp-text" x="{WIDTH - PLOT_RIGHT - 4}" y="{peak_y - 4:.1f}" text-anchor="end">'
-                 f'peak {timeline.peak_bytes} bytes</text>')
-    parts.append(f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{PLOT_TOP + 10}" text-anchor="end">{_bytes(top)}</text>')
+    parts.append(
+        f'<line class="mp-peak" x1="{PLOT_LEFT}" x2="{WIDTH - PLOT_RIGHT}" y1="{peak_y:.1f}" y2="{peak_y:.1f}"/>'
+    )
+    parts.append(
+        f'<text class="mp-text" x="{WIDTH - PLOT_RIGHT - 4}" y="{peak_y - 4:.1f}" text-anchor="end">'
+        f"peak {timeline.peak_bytes} bytes</text>"
+    )
+    parts.append(
+        f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{PLOT_TOP + 10}" text-anchor="end">{_bytes(top)}</text>'
+    )
     parts.append(f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{base}" text-anchor="end">0</text>')
-    parts.append(f'<text class="mp-muted" x="{PLOT_LEFT}" y="{base + 14}">operations in the order they run; '
-                 f'below, hatched: those the backward pass recomputes</text>')
+    parts.append(
+        f'<text class="mp-muted" x="{PLOT_LEFT}" y="{base + 14}">operations in the order they run; '
+        f"below, hatched: those the backward pass recomputes</text>"
+    )
     # the recomputed operations, in a row of their own
-    parts.append(f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{recompute_row + 10}" text-anchor="end">recomp.</text>')
+    parts.append(
+        f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{recompute_row + 10}" text-anchor="end">recomp.</text>'
+    )
     for i, step in enumerate(steps):
         if step.recomputed:
             label = f"{step.primitive}, line {step.line}" if step.line and residuals is not None else "recomputed"
-            parts.append(f'<rect class="mp-recompute" fill="url(#{ident}-hatch)" x="{x(i):.1f}" y="{recompute_row}" width="{max(dx, 2):.1f}" '
-                         f'height="12"><title>{escape(label)}</title></rect>')
+            parts.append(
+                f'<rect class="mp-recompute" fill="url(#{ident}-hatch)" x="{x(i):.1f}" y="{recompute_row}" width="{max(dx, 2):.1f}" '
+                f'height="12"><title>{escape(label)}</title></rect>'
+            )
     # per saved residual: made (filled), read by the backward pass (open), the lane between
     if spans:
-        parts.append(f'<text class="mp-muted" x="{PLOT_LEFT}" y="{lanes_top - 6}">saved residuals, from where '
-                     f'they are made (●) to where the backward pass reads them (○)</text>')
+        parts.append(
+            f'<text class="mp-muted" x="{PLOT_LEFT}" y="{lanes_top - 6}">saved residuals, from where '
+            f"they are made (●) to where the backward pass reads them (○)</text>"
+        )
     for row, span in enumerate(spans):
         lane_y = lanes_top + row * LANE + LANE / 2
         residual = residuals[span.index] if span.index < len(residuals) else None
         name = f"{residual.type} {residual.origin()}" if residual is not None else f"{span.bytes} bytes"
         made = x(max(span.made, -0.5) + 0.5) if span.made >= 0 else PLOT_LEFT
         end = x(span.last_use + 0.5) if span.last_use is not None else x(len(steps))
-        parts.append(f'<g><title>{escape(name)}: {span.bytes} bytes</title>')
+        parts.append(f"<g><title>{escape(name)}: {span.bytes} bytes</title>")
         parts.append(f'<line class="mp-lane" x1="{made:.1f}" x2="{end:.1f}" y1="{lane_y}" y2="{lane_y}"/>')
         parts.append(f'<circle class="mp-made" cx="{made:.1f}" cy="{lane_y}" r="4"/>')
         for use in sorted({span.first_use, span.last_use} - {None}):
             parts.append(f'<circle class="mp-used" cx="{x(use + 0.5):.1f}" cy="{lane_y}" r="4"/>')
-        parts.append(f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{lane_y + 4}" text-anchor="end">'
-                     f'{_bytes(span.bytes)}</text></g>')
+        parts.append(
+            f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{lane_y + 4}" text-anchor="end">'
+            f"{_bytes(span.bytes)}</text></g>"
+        )
         label_x = min(made + 8, WIDTH - PLOT_RIGHT - 4)
         parts.append(f'<text class="mp-muted" x="{label_x:.1f}" y="{lane_y - 3}">{escape(name)}</text>')
     if left_out:
-        parts.append(f'<text class="mp-muted" x="{PLOT_LEFT}" y="{height - 10}">and {left_out} smaller residuals '
-                     f'(all of them in the table)</text>')
+        parts.append(
+            f'<text class="mp-muted" x="{PLOT_LEFT}" y="{height - 10}">and {left_out} smaller residuals '
+            f"(all of them in the table)</text>"
+        )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every text in it is escaped above

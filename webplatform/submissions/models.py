@@ -3,6 +3,7 @@ saves, no verdict) or a recorded submission (``submit``).
 
 ``status`` moves queued -> running -> done (or cancelled) only through guarded updates in
 ``services``; the verdict names are the judge's own (``judge.VERDICTS``)."""
+
 from django.conf import settings
 from django.db import models
 from judge import VERDICTS
@@ -107,6 +108,7 @@ class Sweep(models.Model):
     """The sweep's own record (one row): when it last ran, and what it has done in all, for the
     metrics. A gap since the last run means nothing could reach the database meanwhile, so no
     heartbeat could be written either: that run releases no claim (see services.sweep)."""
+
     last_run_at = models.DateTimeField(null=True, blank=True)
     runs = models.PositiveBigIntegerField(default=0)
     republished = models.PositiveBigIntegerField(default=0)  # queued, but their message was lost
@@ -117,6 +119,7 @@ class Sweep(models.Model):
 class Worker(models.Model):
     """A Celery worker node as it last reported itself: its queues, and the sandbox layers
     active in its grading processes (``judge doctor``'s findings), for the metrics."""
+
     name = models.CharField(max_length=200, primary_key=True)  # Celery's node name
     queues = models.CharField(max_length=200, blank=True, default="")
     started_at = models.DateTimeField()

@@ -1,4 +1,5 @@
 """Turns a stored ``judge.Report`` dict into what the verdict templates show."""
+
 from __future__ import annotations
 
 import re
@@ -15,6 +16,7 @@ from .models import Submission
 @dataclass
 class Folded:
     """One value of a row's expression beside the one the row names (a derivative rule's own)."""
+
     what: str
     type: str
     bytes: int
@@ -43,6 +45,7 @@ class ResidualView:
 class Lead:
     """The message as the page opens with it: the cause (one sentence), what to try, then the rest.
     A learner reads the first lines; a 600-character block of types and bytes hid the cause."""
+
     cause: str = ""
     advice: str = ""
     rest: str = ""
@@ -53,6 +56,7 @@ class Lead:
 class CaseView:
     """A row of the Cases table: its own message only where it says something the lead does not
     (the same message on every case, repeated per row, pushed the cause below the fold)."""
+
     name: str
     sample: bool
     verdict: str
@@ -121,8 +125,16 @@ class Result:
 
 
 def residual_row(residual: Residual, offending: bool = False, reason: str = "", missing: bool = False) -> ResidualView:
-    return ResidualView(type=residual.type, bytes=residual.bytes, saved_value=residual.origin(), line=residual.line,
-                       offending=offending, reason=reason, missing=missing, memory=residual.memory)
+    return ResidualView(
+        type=residual.type,
+        bytes=residual.bytes,
+        saved_value=residual.origin(),
+        line=residual.line,
+        offending=offending,
+        reason=reason,
+        missing=missing,
+        memory=residual.memory,
+    )
 
 
 def residual_rows(residuals: list[Residual], marked: bool = True, missing: bool = False) -> list[ResidualView]:
@@ -163,7 +175,7 @@ def _after(text: str, prefix: str) -> str | None:
     """``text`` without ``prefix`` (its final full stop optional), or None when it does not start so."""
     for candidate in (prefix, prefix.rstrip(".")):
         if candidate and text.startswith(candidate):
-            return text[len(candidate):].lstrip(" .;:")
+            return text[len(candidate) :].lstrip(" .;:")
     return None
 
 
@@ -175,7 +187,7 @@ def lead(message: str, cause: str = "", advice: str = "") -> Lead:
     body = message.strip()
     found = CASE_PREFIX.match(body)
     case = found.group(1) if found else ""
-    body = body[found.end():] if found else body
+    body = body[found.end() :] if found else body
     if cause:
         rest = _after(body, cause)
         rest = _after(_sentence_case(body), cause) if rest is None else rest
@@ -195,7 +207,7 @@ def case_rows(cases, message: str, said: Lead) -> list[CaseView]:
     the overall one says nothing more; one with the same cause and other details (another case's
     shapes) says so and folds what it adds; one with a message of its own shows it, folded when long."""
     found = CASE_PREFIX.match(message.strip())
-    overall = message.strip()[found.end():] if found else message.strip()
+    overall = message.strip()[found.end() :] if found else message.strip()
     rows = []
     for case in cases:
         row = CaseView(name=case.name, sample=case.sample, verdict=case.verdict, max_error=case.max_error)
@@ -256,8 +268,9 @@ def _with_memory(result: Result, report: Report) -> Result:
         return result
     reference = report.reference_timeline
     scale = max(timeline.peak_bytes, reference.peak_bytes if reference is not None else 0)
-    result.memory = memory_picture.draw(timeline, report.residuals, title="Your gradient step's memory",
-                                        scale_bytes=scale, ident="memory-yours")
+    result.memory = memory_picture.draw(
+        timeline, report.residuals, title="Your gradient step's memory", scale_bytes=scale, ident="memory-yours"
+    )
     result.memory_text = memory_picture.describe(timeline, report.residuals)
     result.operations = memory_picture.operations(timeline)
     result.recomputes = any(step.recomputed for step in timeline.steps)
@@ -265,8 +278,9 @@ def _with_memory(result: Result, report: Report) -> Result:
     if reference is not None:
         result.reference_peak_bytes = reference.peak_bytes
         result.recomputes = result.recomputes or any(step.recomputed for step in reference.steps)
-        result.reference_memory = memory_picture.draw(reference, None, title="The reference's memory, as a curve",
-                                                      scale_bytes=scale, ident="memory-reference")
+        result.reference_memory = memory_picture.draw(
+            reference, None, title="The reference's memory, as a curve", scale_bytes=scale, ident="memory-reference"
+        )
     return result
 
 
@@ -274,10 +288,10 @@ def _with_memory(result: Result, report: Report) -> Result:
 class Attempt:
     """A row of "Your recent attempts": six rows of policy_violation told nothing apart, so each
     says when and the first sentence of its message (the cause), cut short."""
+
     submission: Submission
     gist: str
 
 
 def attempts(submissions: list[Submission], most: int = 90) -> list[Attempt]:
     return [Attempt(s, _truncated(lead(s.message).cause, most) if s.is_done else "") for s in submissions]
-

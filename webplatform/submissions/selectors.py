@@ -1,4 +1,5 @@
 """Reads of submissions. Only the author may read a submission (and its code)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,10 +45,15 @@ def own_submissions(*, user, ids) -> list[Submission]:
     return [found[pk] for pk in ids]
 
 
-def user_history(*, user, problem=None, problem_slug: str | None = None, kind: str | None = None) -> QuerySet[Submission]:
+def user_history(
+    *, user, problem=None, problem_slug: str | None = None, kind: str | None = None
+) -> QuerySet[Submission]:
     # The version's package files (every file, as JSON) are the workers' business, not a list's.
-    submissions = Submission.objects.filter(user_id=user.pk).select_related("problem", "version") \
+    submissions = (
+        Submission.objects.filter(user_id=user.pk)
+        .select_related("problem", "version")
         .defer("source", "report", "version__files")
+    )
     if problem is not None:
         submissions = submissions.filter(problem=problem)
     if problem_slug:
@@ -62,15 +68,22 @@ def recent_attempts(*, user, problem, limit: int = 10) -> list[Submission]:
     the problem page lists them on every view)."""
     if not user.is_authenticated:
         return []
-    return list(Submission.objects.filter(user_id=user.pk, problem=problem)
-                .only("id", "kind", "status", "verdict", "message", "created_at").order_by("-created_at", "-id")[:limit])
+    return list(
+        Submission.objects.filter(user_id=user.pk, problem=problem)
+        .only("id", "kind", "status", "verdict", "message", "created_at")
+        .order_by("-created_at", "-id")[:limit]
+    )
 
 
 def solved_problem_ids(*, user) -> set[int]:
     if not user.is_authenticated:
         return set()
-    return set(Submission.objects.filter(user=user, kind=Submission.Kind.SUBMIT, verdict=verdicts.ACCEPTED)
-               .order_by().values_list("problem_id", flat=True).distinct())
+    return set(
+        Submission.objects.filter(user=user, kind=Submission.Kind.SUBMIT, verdict=verdicts.ACCEPTED)
+        .order_by()
+        .values_list("problem_id", flat=True)
+        .distinct()
+    )
 
 
 def has_solved(*, user, problem) -> bool:
@@ -84,8 +97,9 @@ def figures_to_remeasure(*, slugs=(), device: str | None = None, again: bool = F
     since (their report's cost has an older revision, or none), oldest first; with ``again``,
     every measured one. ``slugs``: of these problems only; ``device``: of problem versions graded
     on it."""
-    found = Submission.objects.filter(kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE,
-                                      report__cost__flops__isnull=False)
+    found = Submission.objects.filter(
+        kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE, report__cost__flops__isnull=False
+    )
     if not again:
         found = found.filter(Q(report__cost__revision__isnull=True) | Q(report__cost__revision__lt=COST_REVISION))
     if slugs:
@@ -100,6 +114,7 @@ class Place:
     """Where a queued grading stands: ``ahead`` gradings go before it in its queue; or, while
     it waits behind its author's own earlier gradings (the per-learner cap), ``own_ahead`` of
     those, in flight or waiting before it, and ``ahead`` None (it has no place in the queue yet)."""
+
     ahead: int | None
     own_ahead: int = 0
 
@@ -112,17 +127,31 @@ def queue_place(submission: Submission) -> Place | None:
         return None
     if submission.published_at is None:
         earlier_held = Q(status=Status.QUEUED, published_at__isnull=True) & (
-            Q(enqueued_at__lt=submission.enqueued_at) | Q(enqueued_at=submission.enqueued_at, pk__lt=submission.pk))
-        own = Submission.objects.filter(user_id=submission.user_id, lane=submission.lane).filter(
-            Q(status=Status.RUNNING) | Q(status=Status.QUEUED, published_at__isnull=False) | earlier_held).count()
+            Q(enqueued_at__lt=submission.enqueued_at) | Q(enqueued_at=submission.enqueued_at, pk__lt=submission.pk)
+        )
+        own = (
+            Submission.objects.filter(user_id=submission.user_id, lane=submission.lane)
+            .filter(Q(status=Status.RUNNING) | Q(status=Status.QUEUED, published_at__isnull=False) | earlier_held)
+            .count()
+        )
         return Place(ahead=None, own_ahead=own)
     mine = submission.published_at
     same_queue = [lane for lane in PRIORITY if (lane == BACKGROUND) == (submission.lane == BACKGROUND)]
     before = [lane for lane in same_queue if PRIORITY[lane] < PRIORITY[submission.lane]]
-    ahead = Submission.objects.filter(status=Status.QUEUED, published_at__isnull=False, lane__in=same_queue,
-                                      version__device=submission.version.device).filter(
-        Q(lane__in=before) | Q(lane=submission.lane, published_at__lt=mine)
-        | Q(lane=submission.lane, published_at=mine, pk__lt=submission.pk)).count()
+    ahead = (
+        Submission.objects.filter(
+            status=Status.QUEUED,
+            published_at__isnull=False,
+            lane__in=same_queue,
+            version__device=submission.version.device,
+        )
+        .filter(
+            Q(lane__in=before)
+            | Q(lane=submission.lane, published_at__lt=mine)
+            | Q(lane=submission.lane, published_at=mine, pk__lt=submission.pk)
+        )
+        .count()
+    )
     return Place(ahead=ahead)
 
 
@@ -133,8 +162,10 @@ def describe_place(place: Place | None) -> str:
     if place.ahead is None:
         cap = settings.GRADING["PER_LEARNER_IN_FLIGHT"]
         at_a_time = "one of your gradings runs" if cap == 1 else f"{cap} of your gradings run"
-        return (f"waits for your {place.own_ahead} earlier grading{'s' if place.own_ahead != 1 else ''} "
-                f"({at_a_time} at a time, so that everyone's get their turn)")
+        return (
+            f"waits for your {place.own_ahead} earlier grading{'s' if place.own_ahead != 1 else ''} "
+            f"({at_a_time} at a time, so that everyone's get their turn)"
+        )
     if place.ahead == 0:
         return "next in line"
     return f"{place.ahead} grading{'s' if place.ahead != 1 else ''} ahead of yours"

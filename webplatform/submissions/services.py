@@ -11,6 +11,7 @@ or running at once; the rest wait in the database (``published_at`` empty) and a
 by one as the earlier ones finish, so one learner's ten infinite loops wait behind each other,
 not in front of everyone else's submissions.
 """
+
 from __future__ import annotations
 
 import json
@@ -64,8 +65,11 @@ class RateLimited(ValidationError):
 
 # Each kind has its own limit a minute: "Run samples" and "Inspect" are how a learner iterates, so
 # they get more room, and neither uses up the submissions nor the other (nor the other way round).
-RATE_LIMITS = {Submission.Kind.SUBMIT: "PER_MINUTE", Submission.Kind.RUN: "RUNS_PER_MINUTE",
-               Submission.Kind.INSPECT: "INSPECTS_PER_MINUTE"}
+RATE_LIMITS = {
+    Submission.Kind.SUBMIT: "PER_MINUTE",
+    Submission.Kind.RUN: "RUNS_PER_MINUTE",
+    Submission.Kind.INSPECT: "INSPECTS_PER_MINUTE",
+}
 
 
 def _check_rate(*, user, kind: str, now: datetime) -> None:
@@ -90,8 +94,10 @@ def _check_rate(*, user, kind: str, now: datetime) -> None:
         what = f"You have inspected your code {times} in the last minute, the most allowed ({limit} a minute)."
     else:
         sent = "1 submission" if limit == 1 else f"{limit} submissions"
-        what = (f"You have sent {sent} in the last minute, the most allowed ({limit} a minute; "
-                f"\"Run samples\" and \"Inspect\" have their own).")
+        what = (
+            f"You have sent {sent} in the last minute, the most allowed ({limit} a minute; "
+            f'"Run samples" and "Inspect" have their own).'
+        )
     raise RateLimited(f"{what} Try again in {wait} s.", retry_after_s=wait)
 
 
@@ -113,8 +119,15 @@ def create_submission(*, user, problem, source: str, kind: str, version=None) ->
     with transaction.atomic():
         _check_rate(user=user, kind=kind, now=timezone.now())
         submission = Submission.objects.create(
-            user=user, problem=problem, version=version, kind=kind, source=source, lane=LANE_OF_KIND[kind],
-            status=Status.QUEUED, enqueued_at=timezone.now())
+            user=user,
+            problem=problem,
+            version=version,
+            kind=kind,
+            source=source,
+            lane=LANE_OF_KIND[kind],
+            status=Status.QUEUED,
+            enqueued_at=timezone.now(),
+        )
         _dispatch(user_id=user.pk, lane=submission.lane)
     return submission
 
@@ -124,8 +137,16 @@ def enqueue_grading(*, submission_id: int, version, lane: str, countdown: float 
     the others when ``resumed``); False when the broker cannot be reached (the submission stays
     queued and the sweep publishes it again later)."""
     try:
-        enqueue(GRADE_TASK, submission_id, queue=queue_for(version, lane), lane=lane, resumed=resumed,
-                countdown=countdown or None, retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        enqueue(
+            GRADE_TASK,
+            submission_id,
+            queue=queue_for(version, lane),
+            lane=lane,
+            resumed=resumed,
+            countdown=countdown or None,
+            retry=True,
+            retry_policy=PUBLISH_RETRY_POLICY,
+        )
     except OperationalError as exc:
         logger.warning("could not enqueue submission %s (%s); the sweep will retry", submission_id, exc)
         return False
@@ -133,14 +154,18 @@ def enqueue_grading(*, submission_id: int, version, lane: str, countdown: float 
 
 
 def _publish_on_commit(submission_id: int, version, lane: str, countdown: float = 0, resumed: bool = False) -> None:
-    transaction.on_commit(lambda: enqueue_grading(submission_id=submission_id, version=version, lane=lane,
-                                                  countdown=countdown, resumed=resumed))
+    transaction.on_commit(
+        lambda: enqueue_grading(
+            submission_id=submission_id, version=version, lane=lane, countdown=countdown, resumed=resumed
+        )
+    )
 
 
 def _in_flight(*, user_id: int, lane: str):
     """The learner's gradings of ``lane`` that hold a message or a worker."""
     return Submission.objects.filter(user_id=user_id, lane=lane).filter(
-        Q(status=Status.RUNNING) | Q(status=Status.QUEUED, published_at__isnull=False))
+        Q(status=Status.RUNNING) | Q(status=Status.QUEUED, published_at__isnull=False)
+    )
 
 
 def _dispatch(*, user_id: int, lane: str) -> int:
@@ -156,10 +181,12 @@ def _dispatch(*, user_id: int, lane: str) -> int:
     if free is not None and free <= 0:
         return 0
     now, published = timezone.now(), 0
-    for submission in waiting.select_related("version").only("id", "version__device").order_by(
-            "enqueued_at", "id")[:free]:
-        if Submission.objects.filter(pk=submission.pk, status=Status.QUEUED, published_at__isnull=True) \
-                .update(published_at=now):
+    for submission in (
+        waiting.select_related("version").only("id", "version__device").order_by("enqueued_at", "id")[:free]
+    ):
+        if Submission.objects.filter(pk=submission.pk, status=Status.QUEUED, published_at__isnull=True).update(
+            published_at=now
+        ):
             _publish_on_commit(submission.pk, submission.version, lane)
             published += 1
     return published
@@ -178,15 +205,23 @@ def claim_submission(*, submission_id: int, task_id: str, worker: str = "") -> S
     if worker:
         # This process's own claim that went through while its answer was lost (the database went
         # away between the commit and the reply): the same attempt, not a new one.
-        own = Submission.objects.select_related("version").filter(
-            pk=submission_id, status=Status.RUNNING, task_id=task_id, claimed_by=worker).first()
+        own = (
+            Submission.objects.select_related("version")
+            .filter(pk=submission_id, status=Status.RUNNING, task_id=task_id, claimed_by=worker)
+            .first()
+        )
         if own is not None:
             return own
     orphaned_by_this_message = Q(status=Status.RUNNING, task_id=task_id)
     now = timezone.now()
-    claimed = Submission.objects.filter(Q(status=Status.QUEUED) | orphaned_by_this_message, pk=submission_id) \
-        .update(status=Status.RUNNING, attempts=F("attempts") + 1, started_at=now, task_id=task_id,
-                claimed_by=worker, heartbeat_at=now)
+    claimed = Submission.objects.filter(Q(status=Status.QUEUED) | orphaned_by_this_message, pk=submission_id).update(
+        status=Status.RUNNING,
+        attempts=F("attempts") + 1,
+        started_at=now,
+        task_id=task_id,
+        claimed_by=worker,
+        heartbeat_at=now,
+    )
     if not claimed:
         return None
     events.announce(submission_id)
@@ -223,11 +258,17 @@ def metrics_of(report: dict) -> dict:
     stored = Report.from_dict(report)
     accepted = stored.verdict == verdicts.ACCEPTED
     cost = stored.cost or Cost()
-    sources = {"residual_bytes": stored.residual_bytes, "flops": cost.flops, "peak_bytes": cost.peak_bytes,
-               "xla_flops": cost.xla_flops, "xla_peak_bytes": cost.xla_peak_bytes}
+    sources = {
+        "residual_bytes": stored.residual_bytes,
+        "flops": cost.flops,
+        "peak_bytes": cost.peak_bytes,
+        "xla_flops": cost.xla_flops,
+        "xla_peak_bytes": cost.xla_peak_bytes,
+    }
     figures = {name: _number(value) if accepted else None for name, value in sources.items()}
     return {name: None if value is None else round(value) for name, value in figures.items()} | {
-        "grading_time_s": _number(stored.time_s)}
+        "grading_time_s": _number(stored.time_s)
+    }
 
 
 def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bool:
@@ -242,11 +283,17 @@ def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bo
         claimed = claimed.filter(kind=Submission.Kind.INSPECT)
     with transaction.atomic():
         updated = claimed.update(
-            status=Status.DONE, verdict=report["verdict"], message=report.get("message", ""), report=report,
-            finished_at=timezone.now(), **metrics_of(report))
+            status=Status.DONE,
+            verdict=report["verdict"],
+            message=report.get("message", ""),
+            report=report,
+            finished_at=timezone.now(),
+            **metrics_of(report),
+        )
         if updated:
-            user_id, version_id, lane = Submission.objects.filter(pk=submission_id).values_list(
-                "user_id", "version_id", "lane").get()
+            user_id, version_id, lane = (
+                Submission.objects.filter(pk=submission_id).values_list("user_id", "version_id", "lane").get()
+            )
             _announce({(user_id, version_id)})
             _dispatch(user_id=user_id, lane=lane)
             events.announce(submission_id)
@@ -260,8 +307,8 @@ def cancel_submission(*, user, submission_id: int) -> bool:
     already (or not theirs)."""
     with transaction.atomic():
         updated = Submission.objects.filter(
-            pk=submission_id, user_id=user.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
-            status=Status.CANCELLED, finished_at=timezone.now(), message="Cancelled before a verdict.")
+            pk=submission_id, user_id=user.pk, status__in=[Status.QUEUED, Status.RUNNING]
+        ).update(status=Status.CANCELLED, finished_at=timezone.now(), message="Cancelled before a verdict.")
         if updated:
             lane = Submission.objects.filter(pk=submission_id).values_list("lane", flat=True).get()
             _dispatch(user_id=user.pk, lane=lane)
@@ -277,14 +324,18 @@ COST_FIGURES = ("flops", "peak_bytes", "xla_flops", "xla_peak_bytes")
 class Remeasured:
     """A graded submission's cost figures (``COST_FIGURES``, rounded) before and after they were
     measured again."""
+
     before: dict
     after: dict
 
     @property
     def changed(self) -> dict:
         """{figure: (before, after)} of the figures that changed."""
-        return {name: (self.before[name], self.after[name]) for name in COST_FIGURES
-                if self.before[name] != self.after[name]}
+        return {
+            name: (self.before[name], self.after[name])
+            for name in COST_FIGURES
+            if self.before[name] != self.after[name]
+        }
 
 
 def _cost_figures(cost) -> dict:
@@ -332,9 +383,23 @@ def _requeue(submission, version, extra: Q) -> bool:
     with transaction.atomic():
         now = timezone.now()
         updated = Submission.objects.filter(extra, pk=submission.pk, status=Status.DONE).update(
-            status=Status.QUEUED, version=version, verdict="", message="", report=None, attempts=0, task_id="",
-            lane=BACKGROUND, enqueued_at=now, published_at=now, started_at=None, finished_at=None,
-            claimed_by="", heartbeat_at=None, grading_time_s=None, **dict.fromkeys(METRIC_FIELDS))
+            status=Status.QUEUED,
+            version=version,
+            verdict="",
+            message="",
+            report=None,
+            attempts=0,
+            task_id="",
+            lane=BACKGROUND,
+            enqueued_at=now,
+            published_at=now,
+            started_at=None,
+            finished_at=None,
+            claimed_by="",
+            heartbeat_at=None,
+            grading_time_s=None,
+            **dict.fromkeys(METRIC_FIELDS),
+        )
         if updated:
             _announce({(submission.user_id, submission.version_id), (submission.user_id, version.pk)})
             _publish_on_commit(submission.pk, version, BACKGROUND)
@@ -351,8 +416,9 @@ def delete_submissions(*, submission_ids) -> int:
     return count
 
 
-def record_grading_failure(*, submission_id: int, attempt: int, message: str, report: dict | None = None,
-                           worker_gone: bool = False) -> str:
+def record_grading_failure(
+    *, submission_id: int, attempt: int, message: str, report: dict | None = None, worker_gone: bool = False
+) -> str:
     """The judge failed on this attempt (it raised, or said internal_error): queue it again after
     a delay (``RETRY_DELAY_S`` times the attempt); or its worker went away (``worker_gone``):
     queue it again at once, ahead of the queue. After ``MAX_ATTEMPTS`` attempts, finish it as
@@ -372,16 +438,24 @@ def record_grading_failure(*, submission_id: int, attempt: int, message: str, re
     with transaction.atomic():
         if attempt >= config["MAX_ATTEMPTS"]:
             final = {**(jsonable(report) if report else {"verdict": verdicts.INTERNAL_ERROR}), "judge_error": message}
-            text = (f"The judge failed {attempt} times on this submission; this is not a problem with your code. "
-                    f"Please submit again later.")
-            if not owned.update(status=Status.DONE, verdict=verdicts.INTERNAL_ERROR, message=text, report=final,
-                                finished_at=now):
+            text = (
+                f"The judge failed {attempt} times on this submission; this is not a problem with your code. "
+                f"Please submit again later."
+            )
+            if not owned.update(
+                status=Status.DONE, verdict=verdicts.INTERNAL_ERROR, message=text, report=final, finished_at=now
+            ):
                 return "stale"
             _dispatch(user_id=submission.user_id, lane=submission.lane)
             events.announce(submission_id)
             return "internal_error"
-        if not owned.update(status=Status.QUEUED, published_at=now, claimed_by="", heartbeat_at=None,
-                            message="retrying after a failure of the judge"):
+        if not owned.update(
+            status=Status.QUEUED,
+            published_at=now,
+            claimed_by="",
+            heartbeat_at=None,
+            message="retrying after a failure of the judge",
+        ):
             return "stale"
         events.announce(submission_id)
         delay = 0 if worker_gone else config["RETRY_DELAY_S"] * attempt
@@ -419,11 +493,15 @@ def release_claim(*, submission_id: int, attempt: int, why: str) -> str:
 def release_claims_of_worker(*, node: str, booted_at: datetime) -> list[int]:
     """Releases what an earlier life of worker ``node`` (same name, restarted) claimed before
     ``booted_at``: that process is gone, so its claims need not wait for the heartbeat rule."""
-    gone = Submission.objects.filter(status=Status.RUNNING, claimed_by__startswith=f"{node}#",
-                                     started_at__lt=booted_at).values_list("id", "attempts")
-    return [sid for sid, attempt in gone
-            if release_claim(submission_id=sid, attempt=attempt,
-                             why=f"its worker {node} was restarted while grading it") == "retrying"]
+    gone = Submission.objects.filter(
+        status=Status.RUNNING, claimed_by__startswith=f"{node}#", started_at__lt=booted_at
+    ).values_list("id", "attempts")
+    return [
+        sid
+        for sid, attempt in gone
+        if release_claim(submission_id=sid, attempt=attempt, why=f"its worker {node} was restarted while grading it")
+        == "retrying"
+    ]
 
 
 def sweep(*, now: datetime | None = None) -> SweepResult:
@@ -455,7 +533,8 @@ def sweep(*, now: datetime | None = None) -> SweepResult:
         Submission.objects.filter(status=Status.RUNNING, heartbeat_at__lt=now).update(heartbeat_at=now)
     else:
         stale = Submission.objects.filter(
-            status=Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=config["CLAIM_TIMEOUT_S"]))
+            status=Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=config["CLAIM_TIMEOUT_S"])
+        )
         for sid, attempt in stale.values_list("id", "attempts"):
             outcome = release_claim(submission_id=sid, attempt=attempt, why="its worker stopped sending heartbeats")
             if outcome == "retrying":
@@ -467,20 +546,28 @@ def sweep(*, now: datetime | None = None) -> SweepResult:
     except broker.BrokerUnavailable as exc:
         result.broker = str(exc)
     else:
-        lost = Submission.objects.filter(
-            status=Status.QUEUED, published_at__lt=now - timedelta(seconds=config["REPUBLISH_AFTER_S"])) \
-            .exclude(pk__in=waiting).select_related("version").only("id", "lane", "published_at", "version__device")
+        lost = (
+            Submission.objects.filter(
+                status=Status.QUEUED, published_at__lt=now - timedelta(seconds=config["REPUBLISH_AFTER_S"])
+            )
+            .exclude(pk__in=waiting)
+            .select_related("version")
+            .only("id", "lane", "published_at", "version__device")
+        )
         for submission in lost:
-            if Submission.objects.filter(pk=submission.pk, status=Status.QUEUED,
-                                         published_at=submission.published_at).update(published_at=now):
+            if Submission.objects.filter(
+                pk=submission.pk, status=Status.QUEUED, published_at=submission.published_at
+            ).update(published_at=now):
                 enqueue_grading(submission_id=submission.pk, version=submission.version, lane=submission.lane)
                 result.republished.append(submission.pk)
     for user_id, lane in _held_with_room():
         with transaction.atomic():
             result.dispatched += _dispatch(user_id=user_id, lane=lane)
-    Sweep.objects.filter(pk=1).update(republished=F("republished") + len(result.republished),
-                                      released=F("released") + len(result.released) + len(result.failed),
-                                      dispatched=F("dispatched") + result.dispatched)
+    Sweep.objects.filter(pk=1).update(
+        republished=F("republished") + len(result.republished),
+        released=F("released") + len(result.released) + len(result.failed),
+        dispatched=F("dispatched") + result.dispatched,
+    )
     return result
 
 
@@ -488,18 +575,25 @@ def _held_with_room() -> set[tuple[int, str]]:
     """(learner, lane) pairs with gradings held by the cap although fewer are in flight: normally
     none (each finished grading publishes the next), unless a worker died between the two."""
     cap = _grading_settings()["PER_LEARNER_IN_FLIGHT"]
-    held = set(Submission.objects.filter(status=Status.QUEUED, published_at__isnull=True)
-               .values_list("user_id", "lane").distinct().order_by())
+    held = set(
+        Submission.objects.filter(status=Status.QUEUED, published_at__isnull=True)
+        .values_list("user_id", "lane")
+        .distinct()
+        .order_by()
+    )
     if not held or cap <= 0:
         return held
-    busy = Counter(Submission.objects.filter(Q(status=Status.RUNNING) | Q(status=Status.QUEUED,
-                                                                          published_at__isnull=False))
-                   .values_list("user_id", "lane").order_by())
+    busy = Counter(
+        Submission.objects.filter(Q(status=Status.RUNNING) | Q(status=Status.QUEUED, published_at__isnull=False))
+        .values_list("user_id", "lane")
+        .order_by()
+    )
     return {pair for pair in held if pair[1] == BACKGROUND or busy[pair] < cap}
 
 
-def record_worker(*, name: str, queues: str = "", started_at: datetime | None = None,
-                  layers: dict | None = None) -> None:
+def record_worker(
+    *, name: str, queues: str = "", started_at: datetime | None = None, layers: dict | None = None
+) -> None:
     """A worker node says it is alive (and, once its grading process has probed them, which
     sandbox layers it has)."""
     now = timezone.now()

@@ -5,6 +5,7 @@ submission a verdict, takes its verdict away (a rejudge), moves it to another pr
 deletes it, with ``pairs``: the set of (user id, problem version id) whose submissions changed. Whatever
 summarises submissions (the leaderboard's progress table) listens, and its own writes commit or
 roll back with the change."""
+
 from django.dispatch import Signal
 
 verdicts_changed = Signal()

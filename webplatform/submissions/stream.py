@@ -17,6 +17,7 @@ fine for one developer, not for a class.
 The stream sends the current status at least every ``HEARTBEAT_S``: the page falls back to
 polling when it hears nothing for longer, or when the stream breaks.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -50,8 +51,11 @@ MAX_STREAM_S = 600.0  # then the browser's EventSource opens a new one by itself
 WSGI_LOOK_S = 0.2
 DATABASE_RETRY_S = 0.5
 BATCH_MAX = 500  # gradings in one look of many (SQLite takes far more variables in a query)
-HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
-           (b"x-accel-buffering", b"no")]  # a proxy in front must pass each event on at once
+HEADERS = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]  # a proxy in front must pass each event on at once
 
 
 def _event(payload: dict) -> bytes:
@@ -79,12 +83,14 @@ def _look_many(looks: list[tuple]) -> list:
 def _in_pool(function):
     """``function`` in a thread of the event loop's pool, which no request start or end passes
     through: its database connection is closed after it once past its age, as a request would."""
+
     def run(*args):
         close_old_connections()
         try:
             return function(*args)
         finally:
             close_old_connections()
+
     return sync_to_async(run, thread_sensitive=False)
 
 
@@ -190,8 +196,9 @@ async def serve(scope, receive, send, submission_id: int) -> None:
         return await _plain(send, 404, "No such submission.", scope)
     except DatabaseError as exc:
         log.warning("event stream of submission %s: %s", submission_id, exc)
-        return await _plain(send, 503, "The database is unavailable; the page polls meanwhile.", scope,
-                            [(b"retry-after", b"10")])
+        return await _plain(
+            send, 503, "The database is unavailable; the page polls meanwhile.", scope, [(b"retry-after", b"10")]
+        )
 
     async def stream():
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
@@ -230,8 +237,9 @@ def _looked(request, submission_id: int, first: dict):
 @require_GET
 def events(request, submission_id):
     """The same stream under a WSGI server (see the module's docstring)."""
-    response = StreamingHttpResponse(_looked(request, submission_id, _look(request, submission_id)),
-                                     content_type="text/event-stream")
+    response = StreamingHttpResponse(
+        _looked(request, submission_id, _look(request, submission_id)), content_type="text/event-stream"
+    )
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

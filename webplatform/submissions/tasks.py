@@ -6,6 +6,7 @@ waits for a database that went away instead of failing the task (a failed task's
 acknowledged and gone): the claim is tried again, and a verdict that could not be stored is
 stored when the database is back, never graded twice. While it grades, the worker beats on its
 claim; a cancelled grading stops at the next beat."""
+
 from __future__ import annotations
 
 import logging
@@ -43,29 +44,37 @@ def _patiently(step, what: str):
         raise Reject(str(exc), requeue=True) from exc
 
 
-@shared_task(name=services.GRADE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True,
-             ignore_result=True)
+@shared_task(name=services.GRADE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def grade_submission(self, submission_id: int) -> str:
     node = self.request.hostname or "worker"
-    submission = _patiently(lambda: services.claim_submission(
-        submission_id=submission_id, task_id=self.request.id, worker=f"{node}#{os.getpid()}"),
-        f"claiming submission {submission_id}")
+    submission = _patiently(
+        lambda: services.claim_submission(
+            submission_id=submission_id, task_id=self.request.id, worker=f"{node}#{os.getpid()}"
+        ),
+        f"claiming submission {submission_id}",
+    )
     if submission is None:
         return "skipped"  # done, cancelled, or held by another worker: a duplicate message
     attempt = submission.attempts
 
     def fail(message: str, report: dict | None = None) -> str:
-        return _patiently(lambda: services.record_grading_failure(
-            submission_id=submission_id, attempt=attempt, message=message, report=report),
-            f"recording a failure of submission {submission_id}")
+        return _patiently(
+            lambda: services.record_grading_failure(
+                submission_id=submission_id, attempt=attempt, message=message, report=report
+            ),
+            f"recording a failure of submission {submission_id}",
+        )
 
     if attempt > settings.GRADING["MAX_ATTEMPTS"]:
         # Only a message whose workers kept dying gets here: stop instead of looping.
         return fail("the worker died while grading it")
     runner = worker_runner()
     _report_layers(node, runner)
-    beat = Heartbeat(lambda: services.heartbeat(submission_id=submission_id, attempt=attempt),
-                     every_s=settings.GRADING["HEARTBEAT_EVERY_S"], on_lost=getattr(runner, "close", lambda: None))
+    beat = Heartbeat(
+        lambda: services.heartbeat(submission_id=submission_id, attempt=attempt),
+        every_s=settings.GRADING["HEARTBEAT_EVERY_S"],
+        on_lost=getattr(runner, "close", lambda: None),
+    )
     try:
         with beat:
             problem = problem_for_version(submission.version)
@@ -75,8 +84,14 @@ def grade_submission(self, submission_id: int) -> str:
             else:
                 # A recorded submission is also measured (FLOPs, peak memory) for the leaderboard;
                 # a "Run samples" is a quick check and skips that.
-                report = grade(problem, submission.source, samples_only=not recorded, fwd_bwd=True,
-                               measure_cost=recorded, runner=runner)
+                report = grade(
+                    problem,
+                    submission.source,
+                    samples_only=not recorded,
+                    fwd_bwd=True,
+                    measure_cost=recorded,
+                    runner=runner,
+                )
     except Exception as exc:  # a failure of the judge, never the submission's (its code runs in a child)
         if beat.lost:
             return "stopped"  # cancelled (or released) while grading: the child was killed on purpose
@@ -88,9 +103,10 @@ def grade_submission(self, submission_id: int) -> str:
     logger.info("graded submission %s, attempt %s: %s", submission_id, attempt, report.verdict or "inspected")
     if report.verdict == verdicts.INTERNAL_ERROR:
         return fail(report.message, report.to_dict())
-    stored = _patiently(lambda: services.complete_submission(
-        submission_id=submission_id, attempt=attempt, report=report.to_dict()),
-        f"storing the verdict of submission {submission_id}")
+    stored = _patiently(
+        lambda: services.complete_submission(submission_id=submission_id, attempt=attempt, report=report.to_dict()),
+        f"storing the verdict of submission {submission_id}",
+    )
     return (report.verdict or "inspected") if stored else "stale"
 
 
@@ -115,8 +131,13 @@ def sweep() -> dict:
         logger.warning("sweep skipped: the database is unavailable (%s)", exc)
         return {"skipped": str(exc)}
     if result.republished or result.released or result.failed or result.dispatched:
-        logger.warning("sweep: republished %s, released %s, failed %s, dispatched %s", result.republished,
-                       result.released, result.failed, result.dispatched)
+        logger.warning(
+            "sweep: republished %s, released %s, failed %s, dispatched %s",
+            result.republished,
+            result.released,
+            result.failed,
+            result.dispatched,
+        )
     return result.__dict__
 
 
@@ -136,8 +157,9 @@ def _take_over_from_past_life(sender, **_):
         services.record_worker(name=node, queues=queues, started_at=_booted_at or timezone.now())
         released = services.release_claims_of_worker(node=node, booted_at=_booted_at or timezone.now())
         if released:
-            logger.warning("released %s submission(s) claimed by this worker's previous run: %s", len(released),
-                           released)
+            logger.warning(
+                "released %s submission(s) claimed by this worker's previous run: %s", len(released), released
+            )
     except Exception as exc:  # noqa: BLE001 - the heartbeat rule will release them instead
         logger.warning("could not release the claims of %s's previous run: %s", node, exc)
     finally:

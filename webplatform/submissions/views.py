@@ -1,5 +1,6 @@
 """Thin views: parse, call a service or selector, render. Running or submitting needs a login;
 a submission (and its code) is visible to its author only."""
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import JsonResponse
@@ -24,7 +25,8 @@ def create(request, slug, kind):
     try:
         version = version_opened(problem=problem, number=request.POST.get("version"))
         submission = services.create_submission(
-            user=request.user, problem=problem, source=request.POST.get("source", ""), kind=kind, version=version)
+            user=request.user, problem=problem, source=request.POST.get("source", ""), kind=kind, version=version
+        )
     except ValidationError as exc:
         return _refused(request, problem, exc)
     if wants_json(request):
@@ -45,9 +47,17 @@ def _refused(request, problem, exc: ValidationError):
                 payload.update(latest_id=latest.pk, latest_url=reverse("submissions:detail", args=[latest.pk]))
         response = JsonResponse(payload, status=429 if limited else 400)
     else:
-        response = render(request, "submissions/refused.html", {
-            "problem": problem, "errors": exc.messages, "limited": limited, "latest": latest,
-        }, status=429 if limited else 400)
+        response = render(
+            request,
+            "submissions/refused.html",
+            {
+                "problem": problem,
+                "errors": exc.messages,
+                "limited": limited,
+                "latest": latest,
+            },
+            status=429 if limited else 400,
+        )
     if limited:
         response["Retry-After"] = str(exc.retry_after_s)
     return response
@@ -57,8 +67,12 @@ def status_payload(request, submission: Submission) -> dict:
     """What the page knows of a grading: polled (``status``) and pushed (``stream.events``) alike."""
     place = selectors.queue_place(submission)
     payload = {
-        "id": submission.pk, "kind": submission.kind, "status": submission.status, "verdict": submission.verdict,
-        "message": submission.message, "done": submission.is_finished,
+        "id": submission.pk,
+        "kind": submission.kind,
+        "status": submission.status,
+        "verdict": submission.verdict,
+        "message": submission.message,
+        "done": submission.is_finished,
         "position": None if place is None or place.ahead is None else place.ahead + 1,
         "place": selectors.describe_place(place),
         "url": reverse("submissions:detail", args=[submission.pk]),
@@ -68,7 +82,8 @@ def status_payload(request, submission: Submission) -> dict:
     }
     if submission.is_finished:
         payload["result_html"] = render_to_string(
-            "submissions/_result.html", {"submission": submission, "result": present(submission)}, request=request)
+            "submissions/_result.html", {"submission": submission, "result": present(submission)}, request=request
+        )
     return payload
 
 
@@ -81,8 +96,9 @@ def cancel(request, submission_id):
     cancelled = services.cancel_submission(user=request.user, submission_id=submission.pk)
     if wants_json(request):
         submission.refresh_from_db()
-        return JsonResponse({**status_payload(request, submission), "cancelled": cancelled},
-                            status=200 if cancelled else 409)
+        return JsonResponse(
+            {**status_payload(request, submission), "cancelled": cancelled}, status=200 if cancelled else 409
+        )
     return redirect("submissions:detail", submission_id=submission.pk)
 
 
@@ -97,9 +113,15 @@ def status(request, submission_id):
 @require_GET
 def detail(request, submission_id):
     submission = selectors.get_own_submission(user=request.user, submission_id=submission_id)
-    return render(request, "submissions/detail.html", {
-        "submission": submission, "result": present(submission),
-        "place": selectors.describe_place(selectors.queue_place(submission))})
+    return render(
+        request,
+        "submissions/detail.html",
+        {
+            "submission": submission,
+            "result": present(submission),
+            "place": selectors.describe_place(selectors.queue_place(submission)),
+        },
+    )
 
 
 @login_required
@@ -117,19 +139,31 @@ def compare(request):
     (``?id=A&id=B``, as the recent attempts' checkboxes send them)."""
     ids = sorted({parse_id(i) for i in request.GET.getlist("id")}, key=lambda i: i or 0)
     if len(ids) != 2 or None in ids:
-        return render(request, "submissions/compare.html", {"error": "Choose exactly two attempts to compare."},
-                      status=400)
+        return render(
+            request, "submissions/compare.html", {"error": "Choose exactly two attempts to compare."}, status=400
+        )
     older, newer = selectors.own_submissions(user=request.user, ids=ids)
     lines = diffing.diff_lines(older.source, newer.source)
-    return render(request, "submissions/compare.html", {
-        "older": older, "newer": newer, "lines": lines,
-        "removed": sum(line.change == diffing.REMOVED for line in lines),
-        "added": sum(line.change == diffing.ADDED for line in lines)})
+    return render(
+        request,
+        "submissions/compare.html",
+        {
+            "older": older,
+            "newer": newer,
+            "lines": lines,
+            "removed": sum(line.change == diffing.REMOVED for line in lines),
+            "added": sum(line.change == diffing.ADDED for line in lines),
+        },
+    )
 
 
 @login_required
 @require_GET
 def history(request):
-    return render(request, "submissions/history.html", {
-        "submissions": selectors.user_history(user=request.user, kind=request.GET.get("kind") or None)[:200],
-    })
+    return render(
+        request,
+        "submissions/history.html",
+        {
+            "submissions": selectors.user_history(user=request.user, kind=request.GET.get("kind") or None)[:200],
+        },
+    )

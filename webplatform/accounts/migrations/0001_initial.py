@@ -4,21 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='SignInFailures',
+            name="SignInFailures",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=200, unique=True)),
-                ('failures', models.PositiveIntegerField(default=0)),
-                ('since', models.DateTimeField()),
-                ('locked_until', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("key", models.CharField(max_length=200, unique=True)),
+                ("failures", models.PositiveIntegerField(default=0)),
+                ("since", models.DateTimeField()),
+                ("locked_until", models.DateTimeField(blank=True, null=True)),
             ],
         ),
     ]

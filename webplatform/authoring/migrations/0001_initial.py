@@ -6,84 +6,152 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('catalog', '0002_problem_origin'),
-        ('submissions', '0001_initial'),
+        ("catalog", "0002_problem_origin"),
+        ("submissions", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Draft',
+            name="Draft",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('uuid', models.UUIDField(unique=True)),
-                ('slug', models.SlugField(max_length=100, unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('files', models.JSONField()),
-                ('content_hash', models.CharField(max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='drafts', to=settings.AUTH_USER_MODEL)),
-                ('problem', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='draft', to='catalog.problem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("uuid", models.UUIDField(unique=True)),
+                ("slug", models.SlugField(max_length=100, unique=True)),
+                ("title", models.CharField(max_length=200)),
+                ("files", models.JSONField()),
+                ("content_hash", models.CharField(max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="drafts", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "problem",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="draft",
+                        to="catalog.problem",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated_at'],
-                'permissions': [('author_problems', 'Can write, validate, import and export problems in the browser'), ('publish_problems', 'Can publish problem versions and rejudge submissions')],
+                "ordering": ["-updated_at"],
+                "permissions": [
+                    ("author_problems", "Can write, validate, import and export problems in the browser"),
+                    ("publish_problems", "Can publish problem versions and rejudge submissions"),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Rejudge',
+            name="Rejudge",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('requeued', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('requested_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='rejudges', to='catalog.problemversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("requeued", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="rejudges",
+                        to="catalog.problemversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='ValidationRun',
+            name="ValidationRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done')], default='queued', max_length=8)),
-                ('content_hash', models.CharField(blank=True, default='', max_length=64)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('rows', models.JSONField(default=list)),
-                ('errors', models.JSONField(default=list)),
-                ('reference_residuals', models.JSONField(default=list)),
-                ('reference_checkpoints', models.JSONField(default=list)),
-                ('ok', models.BooleanField(null=True)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('task_id', models.CharField(blank=True, default='', max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('draft', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='validations', to='authoring.draft')),
-                ('requested_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done")],
+                        default="queued",
+                        max_length=8,
+                    ),
+                ),
+                ("content_hash", models.CharField(blank=True, default="", max_length=64)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("rows", models.JSONField(default=list)),
+                ("errors", models.JSONField(default=list)),
+                ("reference_residuals", models.JSONField(default=list)),
+                ("reference_checkpoints", models.JSONField(default=list)),
+                ("ok", models.BooleanField(null=True)),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("task_id", models.CharField(blank=True, default="", max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "draft",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="validations", to="authoring.draft"
+                    ),
+                ),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='RejudgeItem',
+            name="RejudgeItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('previous_verdict', models.CharField(max_length=32)),
-                ('previous_version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='catalog.problemversion')),
-                ('rejudge', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='authoring.rejudge')),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='submissions.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("previous_verdict", models.CharField(max_length=32)),
+                (
+                    "previous_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="catalog.problemversion"
+                    ),
+                ),
+                (
+                    "rejudge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="items", to="authoring.rejudge"
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="submissions.submission"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('rejudge', 'submission'), name='one_item_per_submission')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("rejudge", "submission"), name="one_item_per_submission")
+                ],
             },
         ),
     ]

@@ -5,84 +5,96 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Problem',
+            name="Problem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('uuid', models.UUIDField(unique=True)),
-                ('slug', models.SlugField(max_length=100, unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('difficulty', models.CharField(choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=16)),
-                ('device', models.CharField(choices=[('cpu', 'Cpu'), ('gpu', 'Gpu')], default='cpu', max_length=8)),
-                ('is_active', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("uuid", models.UUIDField(unique=True)),
+                ("slug", models.SlugField(max_length=100, unique=True)),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "difficulty",
+                    models.CharField(choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")], max_length=16),
+                ),
+                ("device", models.CharField(choices=[("cpu", "Cpu"), ("gpu", "Gpu")], default="cpu", max_length=8)),
+                ("is_active", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['title'],
+                "ordering": ["title"],
             },
         ),
         migrations.CreateModel(
-            name='Tag',
+            name="Tag",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64, unique=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=64, unique=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='ProblemVersion',
+            name="ProblemVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('content_hash', models.CharField(max_length=64)),
-                ('slug', models.SlugField(max_length=100)),
-                ('title', models.CharField(max_length=200)),
-                ('difficulty', models.CharField(max_length=16)),
-                ('device', models.CharField(max_length=8)),
-                ('tags', models.JSONField(default=list)),
-                ('entry', models.CharField(max_length=100)),
-                ('args', models.JSONField(default=list)),
-                ('samples', models.JSONField(default=list)),
-                ('case_count', models.PositiveIntegerField()),
-                ('statement', models.TextField()),
-                ('starter', models.TextField()),
-                ('reference', models.TextField()),
-                ('explanation', models.TextField(blank=True)),
-                ('hints', models.JSONField(default=list)),
-                ('files', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('problem', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='catalog.problem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                ("content_hash", models.CharField(max_length=64)),
+                ("slug", models.SlugField(max_length=100)),
+                ("title", models.CharField(max_length=200)),
+                ("difficulty", models.CharField(max_length=16)),
+                ("device", models.CharField(max_length=8)),
+                ("tags", models.JSONField(default=list)),
+                ("entry", models.CharField(max_length=100)),
+                ("args", models.JSONField(default=list)),
+                ("samples", models.JSONField(default=list)),
+                ("case_count", models.PositiveIntegerField()),
+                ("statement", models.TextField()),
+                ("starter", models.TextField()),
+                ("reference", models.TextField()),
+                ("explanation", models.TextField(blank=True)),
+                ("hints", models.JSONField(default=list)),
+                ("files", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "problem",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="versions", to="catalog.problem"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['problem', '-number'],
+                "ordering": ["problem", "-number"],
             },
         ),
         migrations.AddField(
-            model_name='problem',
-            name='current_version',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='catalog.problemversion'),
+            model_name="problem",
+            name="current_version",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="catalog.problemversion",
+            ),
         ),
         migrations.AddField(
-            model_name='problem',
-            name='tags',
-            field=models.ManyToManyField(blank=True, related_name='problems', to='catalog.tag'),
+            model_name="problem",
+            name="tags",
+            field=models.ManyToManyField(blank=True, related_name="problems", to="catalog.tag"),
         ),
         migrations.AddConstraint(
-            model_name='problemversion',
-            constraint=models.UniqueConstraint(fields=('problem', 'content_hash'), name='one_version_per_content'),
+            model_name="problemversion",
+            constraint=models.UniqueConstraint(fields=("problem", "content_hash"), name="one_version_per_content"),
         ),
         migrations.AddConstraint(
-            model_name='problemversion',
-            constraint=models.UniqueConstraint(fields=('problem', 'number'), name='version_numbers_unique'),
+            model_name="problemversion",
+            constraint=models.UniqueConstraint(fields=("problem", "number"), name="version_numbers_unique"),
         ),
     ]

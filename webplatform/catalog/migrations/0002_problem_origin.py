@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('catalog', '0001_initial'),
+        ("catalog", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='problem',
-            name='origin',
-            field=models.CharField(choices=[('bank', 'a folder of problems/ (sync_problems)'), ('authoring', 'published in the browser')], default='bank', max_length=16),
+            model_name="problem",
+            name="origin",
+            field=models.CharField(
+                choices=[("bank", "a folder of problems/ (sync_problems)"), ("authoring", "published in the browser")],
+                default="bank",
+                max_length=16,
+            ),
         ),
     ]

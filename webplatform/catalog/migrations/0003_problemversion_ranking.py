@@ -8,13 +8,13 @@ class Migration(migrations.Migration):
     package that names others comes in as a new version with the next sync."""
 
     dependencies = [
-        ('catalog', '0002_problem_origin'),
+        ("catalog", "0002_problem_origin"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='problemversion',
-            name='ranking',
+            model_name="problemversion",
+            name="ranking",
             field=models.JSONField(default=webplatform.catalog.models.default_ranking),
         ),
     ]

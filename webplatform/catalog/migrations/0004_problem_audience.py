@@ -5,16 +5,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('auth', '0012_alter_user_first_name_max_length'),
-        ('catalog', '0003_problemversion_ranking'),
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("catalog", "0003_problemversion_ranking"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='problem',
-            name='audience',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='auth.group'),
+            model_name="problem",
+            name="audience",
+            field=models.ForeignKey(
+                blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name="+", to="auth.group"
+            ),
         ),
     ]

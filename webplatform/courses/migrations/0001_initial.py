@@ -6,150 +6,223 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('auth', '0012_alter_user_first_name_max_length'),
-        ('catalog', '0004_problem_audience'),
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("catalog", "0004_problem_audience"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('opens_at', models.DateTimeField()),
-                ('due_at', models.DateTimeField()),
-                ('late_until', models.DateTimeField(blank=True, null=True)),
-                ('late_penalty_percent', models.PositiveSmallIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("title", models.CharField(max_length=200)),
+                ("opens_at", models.DateTimeField()),
+                ("due_at", models.DateTimeField()),
+                ("late_until", models.DateTimeField(blank=True, null=True)),
+                ("late_penalty_percent", models.PositiveSmallIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['due_at', 'id'],
+                "ordering": ["due_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='AssignmentProblem',
+            name="AssignmentProblem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='courses.assignment')),
-                ('problem', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='catalog.problem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveSmallIntegerField()),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="items", to="courses.assignment"
+                    ),
+                ),
+                (
+                    "problem",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="catalog.problem"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'id'],
-            },
-        ),
-        migrations.AddField(
-            model_name='assignment',
-            name='problems',
-            field=models.ManyToManyField(related_name='+', through='courses.AssignmentProblem', to='catalog.problem'),
-        ),
-        migrations.CreateModel(
-            name='Course',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('term', models.CharField(blank=True, max_length=100)),
-                ('join_code', models.CharField(max_length=32)),
-                ('join_key', models.CharField(max_length=64, unique=True)),
-                ('join_code_rotated_at', models.DateTimeField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('audience', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='course', to='auth.group')),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-            ],
-            options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='course',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='courses.course'),
+            model_name="assignment",
+            name="problems",
+            field=models.ManyToManyField(related_name="+", through="courses.AssignmentProblem", to="catalog.problem"),
         ),
         migrations.CreateModel(
-            name='Extension',
+            name="Course",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('due_at', models.DateTimeField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='extensions', to='courses.assignment')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-            ],
-        ),
-        migrations.CreateModel(
-            name='JoinAttempt',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('address', models.CharField(blank=True, max_length=64)),
-                ('succeeded', models.BooleanField()),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-            ],
-        ),
-        migrations.CreateModel(
-            name='Membership',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('instructor', 'Instructor'), ('learner', 'Learner')], max_length=16)),
-                ('joined_at', models.DateTimeField(auto_now_add=True)),
-                ('course', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='courses.course')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='course_memberships', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("title", models.CharField(max_length=200)),
+                ("term", models.CharField(blank=True, max_length=100)),
+                ("join_code", models.CharField(max_length=32)),
+                ("join_key", models.CharField(max_length=64, unique=True)),
+                ("join_code_rotated_at", models.DateTimeField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "audience",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="course", to="auth.group"
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['role', 'user__username'],
+                "ordering": ["-created_at", "-id"],
+            },
+        ),
+        migrations.AddField(
+            model_name="assignment",
+            name="course",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="courses.course"
+            ),
+        ),
+        migrations.CreateModel(
+            name="Extension",
+            fields=[
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("due_at", models.DateTimeField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="extensions", to="courses.assignment"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+            ],
+        ),
+        migrations.CreateModel(
+            name="JoinAttempt",
+            fields=[
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("address", models.CharField(blank=True, max_length=64)),
+                ("succeeded", models.BooleanField()),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+            ],
+        ),
+        migrations.CreateModel(
+            name="Membership",
+            fields=[
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "role",
+                    models.CharField(choices=[("instructor", "Instructor"), ("learner", "Learner")], max_length=16),
+                ),
+                ("joined_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "course",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="memberships", to="courses.course"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="course_memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+            ],
+            options={
+                "ordering": ["role", "user__username"],
             },
         ),
         migrations.CreateModel(
-            name='Standing',
+            name="Standing",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('score', models.FloatField()),
-                ('solved', models.PositiveSmallIntegerField()),
-                ('late', models.PositiveSmallIntegerField()),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='standings', to='courses.assignment')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("score", models.FloatField()),
+                ("solved", models.PositiveSmallIntegerField()),
+                ("late", models.PositiveSmallIntegerField()),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="standings", to="courses.assignment"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='assignmentproblem',
-            constraint=models.UniqueConstraint(fields=('assignment', 'problem'), name='problem_once_per_assignment'),
+            model_name="assignmentproblem",
+            constraint=models.UniqueConstraint(fields=("assignment", "problem"), name="problem_once_per_assignment"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.CheckConstraint(condition=models.Q(('due_at__gt', models.F('opens_at'))), name='due_after_opening'),
+            model_name="assignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("due_at__gt", models.F("opens_at"))), name="due_after_opening"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.CheckConstraint(condition=models.Q(('late_until__isnull', True), ('late_until__gt', models.F('due_at')), _connector='OR'), name='late_window_after_due'),
+            model_name="assignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("late_until__isnull", True), ("late_until__gt", models.F("due_at")), _connector="OR"
+                ),
+                name="late_window_after_due",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.CheckConstraint(condition=models.Q(('late_penalty_percent__lte', 100)), name='penalty_at_most_100'),
+            model_name="assignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("late_penalty_percent__lte", 100)), name="penalty_at_most_100"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='extension',
-            constraint=models.UniqueConstraint(fields=('assignment', 'user'), name='one_extension_per_learner'),
+            model_name="extension",
+            constraint=models.UniqueConstraint(fields=("assignment", "user"), name="one_extension_per_learner"),
         ),
         migrations.AddIndex(
-            model_name='joinattempt',
-            index=models.Index(fields=['user', 'succeeded', 'created_at'], name='join_user_recent'),
+            model_name="joinattempt",
+            index=models.Index(fields=["user", "succeeded", "created_at"], name="join_user_recent"),
         ),
         migrations.AddIndex(
-            model_name='joinattempt',
-            index=models.Index(fields=['address', 'succeeded', 'created_at'], name='join_address_recent'),
+            model_name="joinattempt",
+            index=models.Index(fields=["address", "succeeded", "created_at"], name="join_address_recent"),
         ),
         migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.UniqueConstraint(fields=('course', 'user'), name='one_membership_per_course'),
+            model_name="membership",
+            constraint=models.UniqueConstraint(fields=("course", "user"), name="one_membership_per_course"),
         ),
         migrations.AddConstraint(
-            model_name='standing',
-            constraint=models.UniqueConstraint(fields=('assignment', 'user'), name='one_standing_per_learner'),
+            model_name="standing",
+            constraint=models.UniqueConstraint(fields=("assignment", "user"), name="one_standing_per_learner"),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('courses', '0002_similarity_checks'),
+        ("courses", "0002_similarity_checks"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='course',
-            name='archived_at',
+            model_name="course",
+            name="archived_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

@@ -1,4 +1,5 @@
 """Times (in the reader's zone, the current one: ``core.timezones``) and points on the course pages."""
+
 from datetime import timezone as dt_timezone
 
 from django import template
@@ -19,8 +20,11 @@ def local_time(moment):
     if moment is None:
         return ""
     local = timezone.localtime(moment)
-    return format_html('<time datetime="{}" data-local>{}</time>', moment.astimezone(dt_timezone.utc).isoformat(),
-                       date_format(local, SHOWN))
+    return format_html(
+        '<time datetime="{}" data-local>{}</time>',
+        moment.astimezone(dt_timezone.utc).isoformat(),
+        date_format(local, SHOWN),
+    )
 
 
 @register.simple_tag
@@ -44,6 +48,7 @@ def points(value) -> str:
 def publish_targets(user, draft):
     """The courses the validation page (an authoring page, below courses) offers to publish to."""
     from webplatform.courses.selectors import publish_targets as targets
+
     return targets(user=user, draft=draft)
 
 

@@ -16,9 +16,12 @@ def summarise_existing_submissions(apps, schema_editor):
     ``services.rebuild_progress``, on this migration's models; ``rules`` is plain Python)."""
     Submission = apps.get_model("submissions", "Submission")
     Progress = apps.get_model("leaderboard", "Progress")
-    rows = (Submission.objects.filter(kind="submit", status="done").exclude(verdict__in=NOT_COUNTED)
-            .order_by("user_id", "version_id", "created_at", "id")
-            .values_list("user_id", "version_id", "problem_id", "created_at", "verdict"))
+    rows = (
+        Submission.objects.filter(kind="submit", status="done")
+        .exclude(verdict__in=NOT_COUNTED)
+        .order_by("user_id", "version_id", "created_at", "id")
+        .values_list("user_id", "version_id", "problem_id", "created_at", "verdict")
+    )
     batch = []
     for (user_id, version_id, problem_id), group in groupby(rows.iterator(chunk_size=5000), key=itemgetter(0, 1, 2)):
         summary = summarize((created_at, verdict) for *_, created_at, verdict in group)
@@ -27,33 +30,47 @@ def summarise_existing_submissions(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('catalog', '0001_initial'),
-        ('submissions', '0002_leaderboard_metrics'),  # read by the RunPython below
+        ("catalog", "0001_initial"),
+        ("submissions", "0002_leaderboard_metrics"),  # read by the RunPython below
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Progress',
+            name="Progress",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('submissions', models.PositiveIntegerField()),
-                ('accepted', models.PositiveIntegerField()),
-                ('first_submitted_at', models.DateTimeField()),
-                ('first_accepted_at', models.DateTimeField(blank=True, null=True)),
-                ('rejected_before', models.PositiveIntegerField()),
-                ('penalty_min', models.PositiveIntegerField(blank=True, null=True)),
-                ('problem', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='catalog.problem')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='catalog.problemversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("submissions", models.PositiveIntegerField()),
+                ("accepted", models.PositiveIntegerField()),
+                ("first_submitted_at", models.DateTimeField()),
+                ("first_accepted_at", models.DateTimeField(blank=True, null=True)),
+                ("rejected_before", models.PositiveIntegerField()),
+                ("penalty_min", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "problem",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="catalog.problem"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="catalog.problemversion"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['version', 'first_accepted_at'], name='progress_version_solved')],
-                'constraints': [models.UniqueConstraint(fields=('user', 'version'), name='progress_per_user_version')],
+                "indexes": [models.Index(fields=["version", "first_accepted_at"], name="progress_version_solved")],
+                "constraints": [models.UniqueConstraint(fields=("user", "version"), name="progress_per_user_version")],
             },
         ),
         migrations.RunPython(summarise_existing_submissions, migrations.RunPython.noop),

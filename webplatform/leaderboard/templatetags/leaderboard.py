@@ -1,4 +1,5 @@
 """``{{ value|human:"bytes" }}`` shows a figure for people (3.5 KiB, 161 kFLOP)."""
+
 from django import template
 
 from ..metrics import humanize

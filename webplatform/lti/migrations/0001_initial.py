@@ -6,54 +6,99 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('courses', '0001_initial'),
-        ('lti_tool', '0008_ltideployment_pns_url_and_more'),
+        ("courses", "0001_initial"),
+        ("lti_tool", "0008_ltideployment_pns_url_and_more"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AssignmentLink',
+            name="AssignmentLink",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('lineitem_url', models.URLField(blank=True, max_length=500)),
-                ('lineitems_url', models.URLField(blank=True, max_length=500)),
-                ('scopes', models.JSONField(default=list)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lti_links', to='courses.assignment')),
-                ('resource_link', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='arena_assignment', to='lti_tool.ltiresourcelink')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("lineitem_url", models.URLField(blank=True, max_length=500)),
+                ("lineitems_url", models.URLField(blank=True, max_length=500)),
+                ("scopes", models.JSONField(default=list)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="lti_links", to="courses.assignment"
+                    ),
+                ),
+                (
+                    "resource_link",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="arena_assignment",
+                        to="lti_tool.ltiresourcelink",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='CourseContext',
+            name="CourseContext",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('context', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='arena_course', to='lti_tool.lticontext')),
-                ('course', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lti_contexts', to='courses.course')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "context",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="arena_course",
+                        to="lti_tool.lticontext",
+                    ),
+                ),
+                (
+                    "course",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="lti_contexts", to="courses.course"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ScoreReport',
+            name="ScoreReport",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('score_given', models.FloatField()),
-                ('score_maximum', models.FloatField()),
-                ('timestamp', models.DateTimeField()),
-                ('state', models.CharField(choices=[('pending', 'Pending'), ('sent', 'Sent')], default='pending', max_length=8)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('last_error', models.TextField(blank=True)),
-                ('next_try_at', models.DateTimeField(blank=True, null=True)),
-                ('sent_at', models.DateTimeField(blank=True, null=True)),
-                ('link', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reports', to='lti.assignmentlink')),
-                ('platform_user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='lti_tool.ltiuser')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("score_given", models.FloatField()),
+                ("score_maximum", models.FloatField()),
+                ("timestamp", models.DateTimeField()),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("sent", "Sent")], default="pending", max_length=8
+                    ),
+                ),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("last_error", models.TextField(blank=True)),
+                ("next_try_at", models.DateTimeField(blank=True, null=True)),
+                ("sent_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "link",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="reports", to="lti.assignmentlink"
+                    ),
+                ),
+                (
+                    "platform_user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="lti_tool.ltiuser"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['state', 'next_try_at'], name='report_due')],
-                'constraints': [models.UniqueConstraint(fields=('link', 'user'), name='one_report_per_learner_and_link')],
+                "indexes": [models.Index(fields=["state", "next_try_at"], name="report_due")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("link", "user"), name="one_report_per_learner_and_link")
+                ],
             },
         ),
     ]

@@ -6,38 +6,86 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('catalog', '0001_initial'),
+        ("catalog", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('run', 'run samples'), ('submit', 'submit')], max_length=8)),
-                ('source', models.TextField()),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done')], default='queued', max_length=8)),
-                ('verdict', models.CharField(blank=True, choices=[('accepted', 'Accepted'), ('wrong_answer', 'Wrong Answer'), ('policy_violation', 'Policy Violation'), ('compile_error', 'Compile Error'), ('forbidden', 'Forbidden'), ('runtime_error', 'Runtime Error'), ('time_limit', 'Time Limit'), ('memory_limit', 'Memory Limit'), ('output_limit', 'Output Limit'), ('internal_error', 'Internal Error')], default='', max_length=32)),
-                ('message', models.TextField(blank=True, default='')),
-                ('report', models.JSONField(blank=True, null=True)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('task_id', models.CharField(blank=True, default='', max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('enqueued_at', models.DateTimeField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('problem', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='catalog.problem')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='submissions', to=settings.AUTH_USER_MODEL)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='catalog.problemversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("kind", models.CharField(choices=[("run", "run samples"), ("submit", "submit")], max_length=8)),
+                ("source", models.TextField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done")],
+                        default="queued",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "verdict",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("accepted", "Accepted"),
+                            ("wrong_answer", "Wrong Answer"),
+                            ("policy_violation", "Policy Violation"),
+                            ("compile_error", "Compile Error"),
+                            ("forbidden", "Forbidden"),
+                            ("runtime_error", "Runtime Error"),
+                            ("time_limit", "Time Limit"),
+                            ("memory_limit", "Memory Limit"),
+                            ("output_limit", "Output Limit"),
+                            ("internal_error", "Internal Error"),
+                        ],
+                        default="",
+                        max_length=32,
+                    ),
+                ),
+                ("message", models.TextField(blank=True, default="")),
+                ("report", models.JSONField(blank=True, null=True)),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("task_id", models.CharField(blank=True, default="", max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("enqueued_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "problem",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="submissions", to="catalog.problem"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="submissions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="catalog.problemversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['user', 'problem', '-created_at'], name='sub_user_problem'), models.Index(fields=['status', 'enqueued_at'], name='sub_status_enqueued'), models.Index(fields=['problem', 'kind', 'verdict'], name='sub_problem_verdict')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(fields=["user", "problem", "-created_at"], name="sub_user_problem"),
+                    models.Index(fields=["status", "enqueued_at"], name="sub_status_enqueued"),
+                    models.Index(fields=["problem", "kind", "verdict"], name="sub_problem_verdict"),
+                ],
             },
         ),
     ]

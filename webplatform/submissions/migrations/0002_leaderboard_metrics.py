@@ -27,59 +27,58 @@ def figures_from_reports(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('catalog', '0001_initial'),
-        ('submissions', '0001_initial'),
+        ("catalog", "0001_initial"),
+        ("submissions", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='submission',
-            name='flops',
+            model_name="submission",
+            name="flops",
             field=models.BigIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='grading_time_s',
+            model_name="submission",
+            name="grading_time_s",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='peak_bytes',
+            model_name="submission",
+            name="peak_bytes",
             field=models.BigIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='residual_bytes',
+            model_name="submission",
+            name="residual_bytes",
             field=models.BigIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='xla_flops',
+            model_name="submission",
+            name="xla_flops",
             field=models.BigIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='xla_peak_bytes',
+            model_name="submission",
+            name="xla_peak_bytes",
             field=models.BigIntegerField(blank=True, null=True),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['user', '-created_at'], name='sub_user_recent'),
+            model_name="submission",
+            index=models.Index(fields=["user", "-created_at"], name="sub_user_recent"),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['user', 'problem', 'kind', 'verdict'], name='sub_user_problem_verdict'),
+            model_name="submission",
+            index=models.Index(fields=["user", "problem", "kind", "verdict"], name="sub_user_problem_verdict"),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['finished_at'], name='sub_finished'),
+            model_name="submission",
+            index=models.Index(fields=["finished_at"], name="sub_finished"),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['enqueued_at'], name='sub_enqueued'),
+            model_name="submission",
+            index=models.Index(fields=["enqueued_at"], name="sub_enqueued"),
         ),
         migrations.RunPython(figures_from_reports, migrations.RunPython.noop),
     ]

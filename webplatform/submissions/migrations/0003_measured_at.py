@@ -4,19 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('submissions', '0002_leaderboard_metrics'),
+        ("submissions", "0002_leaderboard_metrics"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='submission',
-            name='measured_at',
+            model_name="submission",
+            name="measured_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['measured_at'], name='sub_measured'),
+            model_name="submission",
+            index=models.Index(fields=["measured_at"], name="sub_measured"),
         ),
     ]

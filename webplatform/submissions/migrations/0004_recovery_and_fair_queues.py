@@ -5,70 +5,77 @@ from django.db import migrations, models
 
 
 def lanes_and_messages(apps, schema_editor):
-    """"Run samples" in the quick lane; everything queued or running then had a message."""
+    """ "Run samples" in the quick lane; everything queued or running then had a message."""
     Submission = apps.get_model("submissions", "Submission")
     Submission.objects.filter(kind="run").update(lane="quick")
     Submission.objects.filter(status__in=["queued", "running"]).update(published_at=models.F("enqueued_at"))
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('catalog', '0002_problem_origin'),
-        ('submissions', '0003_measured_at'),
+        ("catalog", "0002_problem_origin"),
+        ("submissions", "0003_measured_at"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Sweep',
+            name="Sweep",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('last_run_at', models.DateTimeField(blank=True, null=True)),
-                ('runs', models.PositiveBigIntegerField(default=0)),
-                ('republished', models.PositiveBigIntegerField(default=0)),
-                ('released', models.PositiveBigIntegerField(default=0)),
-                ('dispatched', models.PositiveBigIntegerField(default=0)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("last_run_at", models.DateTimeField(blank=True, null=True)),
+                ("runs", models.PositiveBigIntegerField(default=0)),
+                ("republished", models.PositiveBigIntegerField(default=0)),
+                ("released", models.PositiveBigIntegerField(default=0)),
+                ("dispatched", models.PositiveBigIntegerField(default=0)),
             ],
         ),
         migrations.CreateModel(
-            name='Worker',
+            name="Worker",
             fields=[
-                ('name', models.CharField(max_length=200, primary_key=True, serialize=False)),
-                ('queues', models.CharField(blank=True, default='', max_length=200)),
-                ('started_at', models.DateTimeField()),
-                ('seen_at', models.DateTimeField()),
-                ('layers', models.JSONField(default=dict)),
+                ("name", models.CharField(max_length=200, primary_key=True, serialize=False)),
+                ("queues", models.CharField(blank=True, default="", max_length=200)),
+                ("started_at", models.DateTimeField()),
+                ("seen_at", models.DateTimeField()),
+                ("layers", models.JSONField(default=dict)),
             ],
         ),
         migrations.AddField(
-            model_name='submission',
-            name='claimed_by',
-            field=models.CharField(blank=True, default='', max_length=200),
+            model_name="submission",
+            name="claimed_by",
+            field=models.CharField(blank=True, default="", max_length=200),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='heartbeat_at',
+            model_name="submission",
+            name="heartbeat_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='lane',
-            field=models.CharField(choices=[('quick', 'Quick'), ('submit', 'Submit'), ('background', 'Background')], default='submit', max_length=12),
+            model_name="submission",
+            name="lane",
+            field=models.CharField(
+                choices=[("quick", "Quick"), ("submit", "Submit"), ("background", "Background")],
+                default="submit",
+                max_length=12,
+            ),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='published_at',
+            model_name="submission",
+            name="published_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='submission',
-            name='status',
-            field=models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('cancelled', 'Cancelled')], default='queued', max_length=12),
+            model_name="submission",
+            name="status",
+            field=models.CharField(
+                choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done"), ("cancelled", "Cancelled")],
+                default="queued",
+                max_length=12,
+            ),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['status', 'lane', 'user'], name='sub_status_lane_user'),
+            model_name="submission",
+            index=models.Index(fields=["status", "lane", "user"], name="sub_status_lane_user"),
         ),
         migrations.RunPython(lanes_and_messages, migrations.RunPython.noop),
     ]

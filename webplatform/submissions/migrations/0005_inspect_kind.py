@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('submissions', '0004_recovery_and_fair_queues'),
+        ("submissions", "0004_recovery_and_fair_queues"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='submission',
-            name='kind',
-            field=models.CharField(choices=[('run', 'run samples'), ('submit', 'submit'), ('inspect', 'inspect')], max_length=8),
+            model_name="submission",
+            name="kind",
+            field=models.CharField(
+                choices=[("run", "run samples"), ("submit", "submit"), ("inspect", "inspect")], max_length=8
+            ),
         ),
     ]

@@ -11,14 +11,27 @@
 ``fn_or_source``: the module's text, a ``pathlib.Path`` to a file, or a function (the module is
 written around it: see ``arena.source``).
 """
+
 __version__ = "0.1.0"
 
 from .client import ArenaError, Client  # noqa: E402
 from .result import Result, render_exploration  # noqa: E402
 from .source import SourceError, source_text  # noqa: E402
 
-__all__ = ["ArenaError", "Client", "Exploration", "Result", "SourceError", "configure", "explore", "inspect", "problem",
-           "problems", "run", "submit"]
+__all__ = [
+    "ArenaError",
+    "Client",
+    "Exploration",
+    "Result",
+    "SourceError",
+    "configure",
+    "explore",
+    "inspect",
+    "problem",
+    "problems",
+    "run",
+    "submit",
+]
 _client: Client | None = None
 
 
@@ -56,8 +69,7 @@ def submit(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300, 
     return _send("submit", slug, fn_or_source, wait=wait, timeout=timeout, version=version)
 
 
-def inspect(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300,
-            version: int | None = None) -> Result:
+def inspect(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300, version: int | None = None) -> Result:
     """What the code saves for the backward pass, its checkpoints and its memory over a gradient
     step, on the first sample case (as the page's "Inspect"): no verdict, not recorded."""
     return _send("inspect", slug, fn_or_source, wait=wait, timeout=timeout, version=version)
@@ -80,8 +92,9 @@ class Exploration:
         return render_exploration(self.data)
 
 
-def explore(fn_or_source, *shapes: str, function: str | None = None, budget: int | None = None,
-            timeout: float = 300) -> Exploration:
+def explore(
+    fn_or_source, *shapes: str, function: str | None = None, budget: int | None = None, timeout: float = 300
+) -> Exploration:
     """Every checkpoint policy of a function, measured by the site as verdicts are: a function
     (its module is written around it), or code as text or a path with ``function`` naming the
     function in it; ``shapes``: each argument's dtype and shape, such as ``"f32[64,128]"``."""

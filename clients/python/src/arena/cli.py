@@ -4,6 +4,7 @@ Exit status: 0 when the code was accepted (`run`, `submit --wait`, `status`), in
 (`inspect`: it ran, there is no verdict) or the command did what it says; 1 for any other verdict; 2 when the site refused or could not be reached (the
 reason is printed); 3 when a submission is queued but not graded yet (`submit` without
 `--wait`)."""
+
 from __future__ import annotations
 
 import argparse
@@ -52,16 +53,21 @@ def cmd_login(args) -> int:
     with Client(url, token) as site:
         me = site.me()
     path = config.save(url=url, token=token)
-    print(f"Logged in to {url} as {me['username']}{' (instructor)' if me['instructor'] else ''}. "
-          f"The token is in {path}, readable only by you.")
+    print(
+        f"Logged in to {url} as {me['username']}{' (instructor)' if me['instructor'] else ''}. "
+        f"The token is in {path}, readable only by you."
+    )
     if os.environ.get(config.URL_VARIABLE) or os.environ.get(config.TOKEN_VARIABLE):
         print(f"Note: {config.URL_VARIABLE}/{config.TOKEN_VARIABLE} are set in this environment and take precedence.")
     return 0
 
 
 def cmd_logout(args) -> int:
-    print("The stored token is deleted (revoke it on the site too if it may have leaked)." if config.forget()
-          else "No token was stored.")
+    print(
+        "The stored token is deleted (revoke it on the site too if it may have leaked)."
+        if config.forget()
+        else "No token was stored."
+    )
     return 0
 
 
@@ -75,8 +81,9 @@ def cmd_whoami(args) -> int:
 def cmd_problems(args) -> int:
     with _client() as site:
         problems = site.problems(tag=args.tag, difficulty=args.difficulty)
-    rows = [["✓" if p["solved"] else "", p["slug"], p["difficulty"], p["title"], ", ".join(p["tags"])]
-            for p in problems]
+    rows = [
+        ["✓" if p["solved"] else "", p["slug"], p["difficulty"], p["title"], ", ".join(p["tags"])] for p in problems
+    ]
     print(table(["", "slug", "difficulty", "title", "tags"], rows))
     return 0
 
@@ -106,8 +113,10 @@ def _send(args, kind: str, wait: bool) -> int:
     with _client() as site:
         created = site.create(args.slug, source, kind=kind)
         if not wait:
-            print(f"Submitted as #{created['id']} ({created['status']}). "
-                  f"The verdict: arena status {created['id']} --wait, or {site.url}{created['url']}")
+            print(
+                f"Submitted as #{created['id']} ({created['status']}). "
+                f"The verdict: arena status {created['id']} --wait, or {site.url}{created['url']}"
+            )
             return PENDING
         doing = {"run": "Running the samples", "inspect": "Inspecting"}.get(kind, "Submitted")
         print(f"{doing} as #{created['id']}", file=sys.stderr)
@@ -163,8 +172,12 @@ def cmd_status(args) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    main = argparse.ArgumentParser(prog="arena", description="Run and submit solutions to Remat Arena.",
-                                   epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    main = argparse.ArgumentParser(
+        prog="arena",
+        description="Run and submit solutions to Remat Arena.",
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     main.add_argument("--version", action="version", version=f"arena {__version__}")
     sub = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -186,10 +199,16 @@ def parser() -> argparse.ArgumentParser:
     show.add_argument("--force", action="store_true", help="replace the file if it exists")
     show.set_defaults(func=cmd_show)
 
-    for name, func, text in (("run", cmd_run, "grade FILE on the sample cases (not recorded)"),
-                             ("inspect", cmd_inspect, "what FILE saves for the backward pass, its checkpoints and "
-                                                      "its peak memory, on a sample case (no verdict, not recorded)"),
-                             ("submit", cmd_submit, "submit FILE: every case, recorded and ranked")):
+    for name, func, text in (
+        ("run", cmd_run, "grade FILE on the sample cases (not recorded)"),
+        (
+            "inspect",
+            cmd_inspect,
+            "what FILE saves for the backward pass, its checkpoints and "
+            "its peak memory, on a sample case (no verdict, not recorded)",
+        ),
+        ("submit", cmd_submit, "submit FILE: every case, recorded and ranked"),
+    ):
         command = sub.add_parser(name, help=text)
         command.add_argument("slug")
         command.add_argument("file")
@@ -198,11 +217,14 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--timeout", type=float, default=300, help="seconds to wait (default: %(default)s)")
         command.set_defaults(func=func)
 
-    explore = sub.add_parser("explore", help="every checkpoint policy of a function in FILE: memory, FLOPs, and "
-                                             "the plan that fits a budget")
+    explore = sub.add_parser(
+        "explore", help="every checkpoint policy of a function in FILE: memory, FLOPs, and the plan that fits a budget"
+    )
     explore.add_argument("file")
     explore.add_argument("--function", help="the function to explore (default: the file's last top-level one)")
-    explore.add_argument("--args", nargs="+", required=True, help="each argument's dtype and shape, such as f32[64,128]")
+    explore.add_argument(
+        "--args", nargs="+", required=True, help="each argument's dtype and shape, such as f32[64,128]"
+    )
     explore.add_argument("--budget", type=int, help="bytes the plan may hold on the device between the passes")
     explore.add_argument("--timeout", type=float, default=300, help="seconds to wait (default: %(default)s)")
     explore.set_defaults(func=cmd_explore)

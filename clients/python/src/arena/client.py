@@ -1,5 +1,6 @@
 """The site's JSON API over HTTP (``/api/v1``), with httpx. Every refusal becomes an
 ``ArenaError`` carrying the site's stable ``code`` and its message."""
+
 from __future__ import annotations
 
 import time
@@ -41,8 +42,9 @@ class Client:
         """The site and token of ``ARENA_URL``/``ARENA_TOKEN``, else of ``arena login``."""
         settings = config.load()
         if not settings.url:
-            raise ArenaError("not_configured", "No site to talk to: run `arena login URL` first "
-                                               "(or set ARENA_URL and ARENA_TOKEN).")
+            raise ArenaError(
+                "not_configured", "No site to talk to: run `arena login URL` first (or set ARENA_URL and ARENA_TOKEN)."
+            )
         return cls(settings.url, settings.token)
 
     def close(self) -> None:
@@ -64,15 +66,19 @@ class Client:
         try:
             body = response.json()
         except ValueError:
-            raise ArenaError("unexpected_response", f"{self.url} answered {response.status_code} without JSON: "
-                                                    f"is it a Remat Arena site?", status=response.status_code) from None
+            raise ArenaError(
+                "unexpected_response",
+                f"{self.url} answered {response.status_code} without JSON: is it a Remat Arena site?",
+                status=response.status_code,
+            ) from None
         if response.is_success:
             return body
         code = body.get("code", "http_error") if isinstance(body, dict) else "http_error"
         message = body.get("message", response.reason_phrase) if isinstance(body, dict) else response.reason_phrase
         retry = response.headers.get("Retry-After")
-        raise ArenaError(code, message, status=response.status_code,
-                         retry_after_s=int(retry) if retry and retry.isdigit() else None)
+        raise ArenaError(
+            code, message, status=response.status_code, retry_after_s=int(retry) if retry and retry.isdigit() else None
+        )
 
     def me(self) -> dict:
         return self._call("GET", "/me")
@@ -121,8 +127,11 @@ class Client:
             if data["done"]:
                 return data
             if time.monotonic() >= deadline:
-                raise ArenaError("timeout", f"Exploration {exploration_id} is still {data['status']} after "
-                                            f"{timeout:.0f} s; see {self.url}{data['url']}.")
+                raise ArenaError(
+                    "timeout",
+                    f"Exploration {exploration_id} is still {data['status']} after "
+                    f"{timeout:.0f} s; see {self.url}{data['url']}.",
+                )
             time.sleep(delay)
             delay = min(delay * 1.5, POLL_MAX_S)
 
@@ -137,8 +146,11 @@ class Client:
             if data["done"]:
                 return Result(data, site=self.url)
             if time.monotonic() >= deadline:
-                raise ArenaError("timeout", f"Submission {submission_id} is still {data['status']} after "
-                                            f"{timeout:.0f} s; see {self.url}{data['url']} (or `arena status "
-                                            f"{submission_id} --wait`).")
+                raise ArenaError(
+                    "timeout",
+                    f"Submission {submission_id} is still {data['status']} after "
+                    f"{timeout:.0f} s; see {self.url}{data['url']} (or `arena status "
+                    f"{submission_id} --wait`).",
+                )
             time.sleep(delay)
             delay = min(delay * 1.5, POLL_MAX_S)

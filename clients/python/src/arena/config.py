@@ -1,6 +1,7 @@
 """Where the site's address and the token live: ``ARENA_URL`` and ``ARENA_TOKEN`` in the
 environment first, then what ``arena login`` stored in the user's config folder (a file only its
 owner can read: mode 0600, in a folder of mode 0700)."""
+
 from __future__ import annotations
 
 import json

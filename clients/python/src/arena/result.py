@@ -1,6 +1,7 @@
 """A graded submission, for people: ``str(result)`` for a terminal, ``_repr_html_`` for a
 notebook (the verdict, the message, the cases and the residual table; for an inspection, what
 the code saves, its checkpoints and its memory, with the site's picture in a notebook)."""
+
 from __future__ import annotations
 
 import html
@@ -22,10 +23,17 @@ def table(headers: list[str], rows: list[list], *, width: int | None = None, not
         line = "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
         lines.append(line[: width - 1] + "…" if width and len(line) > width else line)
         if index == 0:
-            lines.append("  ".join("-" * w for w in widths)[:width or None])
+            lines.append("  ".join("-" * w for w in widths)[: width or None])
         elif notes and notes[index - 1]:
-            lines.append(textwrap.fill(notes[index - 1], width or 100, initial_indent=NOTE_INDENT,
-                                       subsequent_indent=NOTE_INDENT, break_long_words=False))
+            lines.append(
+                textwrap.fill(
+                    notes[index - 1],
+                    width or 100,
+                    initial_indent=NOTE_INDENT,
+                    subsequent_indent=NOTE_INDENT,
+                    break_long_words=False,
+                )
+            )
     return "\n".join(lines)
 
 
@@ -71,17 +79,32 @@ class Result:
     # --- terminal -------------------------------------------------------------------------------
 
     def _residual_rows(self) -> list[list]:
-        return [["missing" if r["missing"] else "!!" if r["offending"] else "", r["type"], r["bytes"],
-                 r["saved_value"], r["line"]] for r in self.residuals]
+        return [
+            [
+                "missing" if r["missing"] else "!!" if r["offending"] else "",
+                r["type"],
+                r["bytes"],
+                r["saved_value"],
+                r["line"],
+            ]
+            for r in self.residuals
+        ]
 
     def bytes_line(self) -> str:
         if self.kind == "inspect":
             return f"Saved for the backward pass: {self.memory.get('residual_bytes', 0)} bytes."
         yours, required = self.memory.get("residual_bytes", 0), self.memory.get("required_residual_bytes", 0)
         over = yours - required
-        comparison = (f"{over} bytes more than needed" if over > 0 else
-                      f"{-over} bytes fewer (and more recomputation)" if over < 0 else "the same")
-        return f"Saved for the backward pass: yours {yours} bytes, the required policy's {required} bytes: {comparison}."
+        comparison = (
+            f"{over} bytes more than needed"
+            if over > 0
+            else f"{-over} bytes fewer (and more recomputation)"
+            if over < 0
+            else "the same"
+        )
+        return (
+            f"Saved for the backward pass: yours {yours} bytes, the required policy's {required} bytes: {comparison}."
+        )
 
     def cost_line(self) -> str:
         """The measured gradient step (recorded submissions and inspections: a sample run is not
@@ -108,13 +131,29 @@ class Result:
             out += ["", self.message]
         if self.cases:
             # One line a case (the first failing case's message is whole above).
-            rows = [[c["name"], "yes" if c["sample"] else "", c["verdict"],
-                     "" if c["max_error"] is None else f"{c['max_error']:.2e}", c["message"]] for c in self.cases]
+            rows = [
+                [
+                    c["name"],
+                    "yes" if c["sample"] else "",
+                    c["verdict"],
+                    "" if c["max_error"] is None else f"{c['max_error']:.2e}",
+                    c["message"],
+                ]
+                for c in self.cases
+            ]
             out += ["", table(["case", "sample", "verdict", "max error", "message"], rows, width=width)]
         if self.residuals or self.required_residuals:
-            out += ["", self.bytes_line(), "",
-                    table(["", "type", "bytes", "saved value", "line"], self._residual_rows(), width=width,
-                          notes=[r["reason"] for r in self.residuals])]
+            out += [
+                "",
+                self.bytes_line(),
+                "",
+                table(
+                    ["", "type", "bytes", "saved value", "line"],
+                    self._residual_rows(),
+                    width=width,
+                    notes=[r["reason"] for r in self.residuals],
+                ),
+            ]
             if self.required_residuals:
                 rows = [[r["type"], r["bytes"], r["saved_value"]] for r in self.required_residuals]
                 out += ["", "What the required policy keeps:", table(["type", "bytes", "saved value"], rows)]
@@ -135,35 +174,48 @@ class Result:
     def _repr_html_(self) -> str:
         e = html.escape
         good = self.accepted
-        badge = (f'<span style="padding:0 .4em;border-radius:4px;color:#fff;font-weight:700;'
-                 f'background:{"#1d7a46" if good else "#b3261e"}">{e(self.verdict or "")}</span>')
+        badge = (
+            f'<span style="padding:0 .4em;border-radius:4px;color:#fff;font-weight:700;'
+            f'background:{"#1d7a46" if good else "#b3261e"}">{e(self.verdict or "")}</span>'
+        )
         if self.inspected:
             badge = '<span style="font-weight:700">inspected</span> (no verdict)'
-        
-        parts = ['<div class="arena-result"><style>.arena-result th, .arena-result td {text-align: left !important}</style>',
-                 f'<p>{e(self.problem)} #{self.id}: {badge} '
-                 f'<span style="color:#5e6b78">{e(self.description)}</span></p>']
+
+        parts = [
+            '<div class="arena-result"><style>.arena-result th, .arena-result td {text-align: left !important}</style>',
+            f'<p>{e(self.problem)} #{self.id}: {badge} <span style="color:#5e6b78">{e(self.description)}</span></p>',
+        ]
         if self.message:
-            parts.append(f'<p style="border-left:3px solid {"#1d7a46" if good else "#b3261e"};padding-left:.5em">'
-                         f'{e(self.message)}</p>')
+            parts.append(
+                f'<p style="border-left:3px solid {"#1d7a46" if good else "#b3261e"};padding-left:.5em">'
+                f"{e(self.message)}</p>"
+            )
         if self.residuals or self.required_residuals:
             parts.append(f"<p>{e(self.bytes_line())} {e(self.cost_line())}</p>")
             rows = []
             for r in self.residuals:
                 shade = "#fff4e0" if r["missing"] else "#fdecea" if r["offending"] else "transparent"
                 mark = "missing" if r["missing"] else "!!" if r["offending"] else ""
-                rows.append(f'<tr style="background:{shade}"><td>{mark}</td><td><code>{e(r["type"])}</code></td>'
-                            f'<td>{r["bytes"]}</td><td>{e(r["saved_value"])}</td><td>{r["line"] or ""}</td>'
-                            f'<td>{e(r["reason"])}</td></tr>')
-            parts.append('<table><caption style="text-align:left">Saved residuals</caption><thead><tr><th></th>'
-                         '<th>type</th><th>bytes</th><th>saved value</th><th>line</th><th>why it is marked</th>'
-                         f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
-            required = "".join(f'<tr><td><code>{e(r["type"])}</code></td><td>{r["bytes"]}</td>'
-                               f'<td>{e(r["saved_value"])}</td></tr>' for r in self.required_residuals)
+                rows.append(
+                    f'<tr style="background:{shade}"><td>{mark}</td><td><code>{e(r["type"])}</code></td>'
+                    f"<td>{r['bytes']}</td><td>{e(r['saved_value'])}</td><td>{r['line'] or ''}</td>"
+                    f"<td>{e(r['reason'])}</td></tr>"
+                )
+            parts.append(
+                '<table><caption style="text-align:left">Saved residuals</caption><thead><tr><th></th>'
+                "<th>type</th><th>bytes</th><th>saved value</th><th>line</th><th>why it is marked</th>"
+                f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            )
+            required = "".join(
+                f"<tr><td><code>{e(r['type'])}</code></td><td>{r['bytes']}</td><td>{e(r['saved_value'])}</td></tr>"
+                for r in self.required_residuals
+            )
             if required:
-                parts.append('<table><caption style="text-align:left">What the required policy keeps</caption>'
-                             f'<thead><tr><th>type</th><th>bytes</th><th>saved value</th></tr></thead>'
-                             f'<tbody>{required}</tbody></table>')
+                parts.append(
+                    '<table><caption style="text-align:left">What the required policy keeps</caption>'
+                    f"<thead><tr><th>type</th><th>bytes</th><th>saved value</th></tr></thead>"
+                    f"<tbody>{required}</tbody></table>"
+                )
         for checkpoint in self.checkpoints:
             where = f" at line {checkpoint['line']}" if checkpoint.get("line") else ""
             parts.append(f"<p>checkpoint{where}: policy <code>{e(checkpoint['policy'])}</code></p>")
@@ -181,12 +233,23 @@ def render_exploration(data: dict) -> str:
     if data.get("error"):
         return f"The exploration did not run: {data['error']}"
     best = (data.get("best") or {}).get("plan")
-    rows = [["*" if r["plan"] == best else ("-" if r["dominated"] else ""), r["plan"], r["held_bytes"],
-             r["host_bytes"] or "", r["peak_bytes"], f"{r['flops']:.4g}", f"{r['recomputed_flops']:.4g}"]
-            for r in data["rows"]]
-    lines = [f"{data['function']}({', '.join(data['args'])}): {len(rows)} plans",
-             table(["", "plan", "held (device)", "held (host)", "peak", "FLOPs", "recomputed FLOPs"], rows),
-             "-: beaten by another plan on device memory, host memory and FLOPs"]
+    rows = [
+        [
+            "*" if r["plan"] == best else ("-" if r["dominated"] else ""),
+            r["plan"],
+            r["held_bytes"],
+            r["host_bytes"] or "",
+            r["peak_bytes"],
+            f"{r['flops']:.4g}",
+            f"{r['recomputed_flops']:.4g}",
+        ]
+        for r in data["rows"]
+    ]
+    lines = [
+        f"{data['function']}({', '.join(data['args'])}): {len(rows)} plans",
+        table(["", "plan", "held (device)", "held (host)", "peak", "FLOPs", "recomputed FLOPs"], rows),
+        "-: beaten by another plan on device memory, host memory and FLOPs",
+    ]
     for failure in data.get("failed", []):
         lines.append(f"{failure.get('plan')}: did not run: {failure.get('message')}")
     if data.get("budget") is not None:

@@ -6,6 +6,7 @@ problem's entry point, an alias (``policy_mlp = my_try``).
 
 What cannot be written back as source (a closure's variables, an array built in another cell, an
 object of the notebook's) is refused with the name that needs it: pass the code as text then."""
+
 from __future__ import annotations
 
 import ast
@@ -45,8 +46,12 @@ def _functions_code(code: types.CodeType):
 def _decorator_names(source: str) -> list[str]:
     """Names the decorators use: they run where the function is defined, not in its code."""
     definition = ast.parse(source).body[0]
-    return [node.id for decorator in getattr(definition, "decorator_list", [])
-            for node in ast.walk(decorator) if isinstance(node, ast.Name)]
+    return [
+        node.id
+        for decorator in getattr(definition, "decorator_list", [])
+        for node in ast.walk(decorator)
+        if isinstance(node, ast.Name)
+    ]
 
 
 def _global_names(function: types.FunctionType, source: str) -> list[str]:
@@ -94,8 +99,10 @@ def _own_source(function: types.FunctionType) -> str:
     try:
         return textwrap.dedent(inspect.getsource(function))
     except (OSError, TypeError):
-        raise SourceError(f"cannot read the source of {function.__name__!r} (defined where Python keeps no "
-                          f"source, such as a plain interactive prompt): pass the code as a string") from None
+        raise SourceError(
+            f"cannot read the source of {function.__name__!r} (defined where Python keeps no "
+            f"source, such as a plain interactive prompt): pass the code as a string"
+        ) from None
 
 
 def module_source(fn, *, entry: str | None = None) -> str:
@@ -111,8 +118,10 @@ def module_source(fn, *, entry: str | None = None) -> str:
     def visit(function: types.FunctionType) -> None:
         if function.__code__.co_freevars:
             names = ", ".join(function.__code__.co_freevars)
-            raise SourceError(f"{function.__name__!r} reads variables of an enclosing function ({names}); "
-                              f"define it at the top level, or pass the code as text")
+            raise SourceError(
+                f"{function.__name__!r} reads variables of an enclosing function ({names}); "
+                f"define it at the top level, or pass the code as text"
+            )
         functions[function.__name__] = _own_source(function)
         for name in _global_names(function, functions[function.__name__]):
             value = function.__globals__[name]
@@ -121,21 +130,24 @@ def module_source(fn, *, entry: str | None = None) -> str:
             local = inspect.unwrap(value) if callable(value) else value
             if isinstance(local, types.FunctionType) and local.__module__ == top.__module__:
                 if local.__name__ != name:
-                    raise SourceError(f"{function.__name__!r} calls {name!r}, which is {local.__name__!r} under "
-                                      f"another name: call it by its own name, or pass the code as text")
+                    raise SourceError(
+                        f"{function.__name__!r} calls {name!r}, which is {local.__name__!r} under "
+                        f"another name: call it by its own name, or pass the code as text"
+                    )
                 visit(local)
             elif (line := _import_line(name, value)) is not None:
                 imports[name] = line
             elif _is_literal(value):
                 constants[name] = f"{name} = {value!r}"
             else:
-                raise SourceError(f"{function.__name__!r} uses {name!r} ({type(value).__name__}), which cannot be "
-                                  f"written as source: compute it inside the function, or pass the code as text")
+                raise SourceError(
+                    f"{function.__name__!r} uses {name!r} ({type(value).__name__}), which cannot be "
+                    f"written as source: compute it inside the function, or pass the code as text"
+                )
 
     visit(top)
     entry_source = functions.pop(top.__name__)
-    pieces = ["\n".join(sorted(imports.values())), "\n".join(constants.values()),
-              *functions.values(), entry_source]
+    pieces = ["\n".join(sorted(imports.values())), "\n".join(constants.values()), *functions.values(), entry_source]
     if entry and entry != top.__name__:
         pieces.append(f"{entry} = {top.__name__}\n")
     return "\n\n".join(piece.strip("\n") for piece in pieces if piece.strip()) + "\n"

@@ -1,6 +1,7 @@
 """``python manage.py create_api_token USER [--name NAME]``: prints a new API token of USER (the
 account page does the same in the browser). Only the token goes to stdout, for scripts:
 ``export ARENA_TOKEN=$(python manage.py create_api_token learner)``."""
+
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError

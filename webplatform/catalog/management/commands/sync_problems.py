@@ -11,8 +11,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--root", type=Path, default=settings.PROBLEMS_DIR)
-        parser.add_argument("--keep-missing", action="store_true",
-                            help="do not hide problems whose folder is no longer in the bank")
+        parser.add_argument(
+            "--keep-missing", action="store_true", help="do not hide problems whose folder is no longer in the bank"
+        )
 
     def handle(self, *args, root, keep_missing, **options):
         result = sync_problems(root=root, retire_missing=not keep_missing)

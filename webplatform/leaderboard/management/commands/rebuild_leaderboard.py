@@ -1,6 +1,7 @@
 """``python manage.py rebuild_leaderboard``: the Progress summaries again from the submissions
 table. Verdict changes keep them in step; this is for data written behind the services' back
 (a bulk import, a hand-made SQL fix)."""
+
 from django.core.management.base import BaseCommand
 
 from webplatform.leaderboard.services import rebuild_progress

@@ -1,5 +1,6 @@
 """``python manage.py seed_demo --users 2000 --submissions 100000``: demo learners and a graded
 history for the leaderboard pages and ``make bench`` (see ``leaderboard.services.seed_demo``)."""
+
 import time
 
 from django.core.management.base import BaseCommand, CommandError
@@ -29,4 +30,5 @@ class Command(BaseCommand):
         self.stdout.write(
             f"created {made['users']} learners ({DEMO_PREFIX}00001 ..., password {DEMO_PASSWORD}) and "
             f"{made['submissions']} submissions on {made['problems']} problems "
-            f"in {time.monotonic() - started:.1f} s")
+            f"in {time.monotonic() - started:.1f} s"
+        )

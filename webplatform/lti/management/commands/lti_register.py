@@ -5,6 +5,7 @@ platform's administrator enters on their side.
         --client-id 12345 --auth-url https://lms.example.edu/auth --token-url https://lms.example.edu/token \\
         --keyset-url https://lms.example.edu/jwks --deployment-id 1 --site-url https://arena.example.edu
 """
+
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.urls import reverse
@@ -27,17 +28,27 @@ class Command(BaseCommand):
     @transaction.atomic
     def handle(self, *args, **options):
         registration, _ = LtiRegistration.objects.update_or_create(
-            issuer=options["issuer"], client_id=options["client_id"],
-            defaults={"name": options["name"], "auth_url": options["auth_url"], "token_url": options["token_url"],
-                      "keyset_url": options["keyset_url"], "is_active": True})
+            issuer=options["issuer"],
+            client_id=options["client_id"],
+            defaults={
+                "name": options["name"],
+                "auth_url": options["auth_url"],
+                "token_url": options["token_url"],
+                "keyset_url": options["keyset_url"],
+                "is_active": True,
+            },
+        )
         for deployment_id in options["deployment_id"]:
-            LtiDeployment.objects.update_or_create(registration=registration, deployment_id=deployment_id,
-                                                   defaults={"is_active": True})
+            LtiDeployment.objects.update_or_create(
+                registration=registration, deployment_id=deployment_id, defaults={"is_active": True}
+            )
         if not Key.objects.active().exists():
             Key.objects.generate()  # the tool's signing key, published at the JWKS URL
         site = options["site_url"].rstrip("/")
-        self.stdout.write(f"registration {registration.uuid}\n"
-                          f"login (OIDC initiation) URL: {site}{reverse('lti:login', args=[registration.uuid])}\n"
-                          f"launch (redirect) URL:       {site}{reverse('lti:launch')}\n"
-                          f"deep linking URL:            {site}{reverse('lti:launch')}\n"
-                          f"public keyset (JWKS) URL:    {site}{reverse('lti:jwks')}\n")
+        self.stdout.write(
+            f"registration {registration.uuid}\n"
+            f"login (OIDC initiation) URL: {site}{reverse('lti:login', args=[registration.uuid])}\n"
+            f"launch (redirect) URL:       {site}{reverse('lti:launch')}\n"
+            f"deep linking URL:            {site}{reverse('lti:launch')}\n"
+            f"public keyset (JWKS) URL:    {site}{reverse('lti:jwks')}\n"
+        )

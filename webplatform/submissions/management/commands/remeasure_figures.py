@@ -9,6 +9,7 @@ reported, for staff to rejudge (a verdict changes only with a rejudge, which lea
 figures counted by older rules are measured, so a second run finds nothing to do (``--again``
 measures every graded submission once more).
 """
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
@@ -23,12 +24,21 @@ class Command(BaseCommand):
     help = "Measures again the cost figures (FLOPs, peak bytes) of graded submissions counted by older rules."
 
     def add_arguments(self, parser):
-        parser.add_argument("--problem", action="append", default=[], metavar="SLUG",
-                            help="only this problem (repeat for more); every problem by default")
-        parser.add_argument("--device", default="cpu",
-                            help="measure the problem versions graded on this device, as its workers would (cpu)")
-        parser.add_argument("--again", action="store_true",
-                            help="also the submissions already measured by the current rules")
+        parser.add_argument(
+            "--problem",
+            action="append",
+            default=[],
+            metavar="SLUG",
+            help="only this problem (repeat for more); every problem by default",
+        )
+        parser.add_argument(
+            "--device",
+            default="cpu",
+            help="measure the problem versions graded on this device, as its workers would (cpu)",
+        )
+        parser.add_argument(
+            "--again", action="store_true", help="also the submissions already measured by the current rules"
+        )
 
     def handle(self, *args, problem, device, again, **options):
         pending = selectors.figures_to_remeasure(slugs=problem, device=device, again=again)
@@ -44,33 +54,48 @@ class Command(BaseCommand):
                     continue
                 outcome, line = self._remeasure(submission, runner)
                 tally[outcome] += 1
-                self.stdout.write(f"submission {submission.pk} ({submission.user.username}, "
-                                  f"{submission.problem.slug}, {submission.verdict}): {line}")
+                self.stdout.write(
+                    f"submission {submission.pk} ({submission.user.username}, "
+                    f"{submission.problem.slug}, {submission.verdict}): {line}"
+                )
         finally:
             close = getattr(runner, "close", None)
             if close is not None:
                 close()
         summary = ", ".join(f"{count} {what}" for what, count in tally.items())
-        self.stdout.write(f"remeasure_figures: {summary}"
-                          + (f"; {elsewhere} on other devices, left for a host that grades them" if elsewhere else ""))
+        self.stdout.write(
+            f"remeasure_figures: {summary}"
+            + (f"; {elsewhere} on other devices, left for a host that grades them" if elsewhere else "")
+        )
         if tally["judge failed"]:
             raise CommandError(f"the judge failed on {tally['judge failed']} submission(s); run the command again")
 
     def _remeasure(self, submission, runner) -> tuple[str, str]:
         try:
-            report = grade(problem_for_version(submission.version), submission.source, fwd_bwd=True,
-                           measure_cost=True, runner=runner)
+            report = grade(
+                problem_for_version(submission.version),
+                submission.source,
+                fwd_bwd=True,
+                measure_cost=True,
+                runner=runner,
+            )
         except Exception as exc:  # noqa: BLE001 - the judge's own failure: reported, and the next one goes on
             return "judge failed", f"the judge failed ({type(exc).__name__}: {exc}); left as it was"
         if report.verdict == verdicts.INTERNAL_ERROR:
             return "judge failed", f"the judge failed ({report.message}); left as it was"
-        disagreement = "" if report.verdict == submission.verdict else (
-            f"; graded again it is {report.verdict} ({report.message[:200]}): its verdict is kept, rejudge it "
-            f"to change that")
+        disagreement = (
+            ""
+            if report.verdict == submission.verdict
+            else (
+                f"; graded again it is {report.verdict} ({report.message[:200]}): its verdict is kept, rejudge it "
+                f"to change that"
+            )
+        )
         if report.cost is None:
             return "not measured", f"not measured{disagreement}"
-        found = services.record_figures(submission_id=submission.pk, finished_at=submission.finished_at,
-                                        cost=report.cost.to_dict())
+        found = services.record_figures(
+            submission_id=submission.pk, finished_at=submission.finished_at, cost=report.cost.to_dict()
+        )
         if found is None:
             return "moved on", "rejudged while it was measured: left to its new grading"
         if not found.changed:

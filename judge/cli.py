@@ -134,7 +134,7 @@ def cmd_explore(args) -> int:
 
 def cmd_doctor(args) -> int:
     """Which sandbox layers hold on this machine, and why any does not."""
-    from .grader import REQUIRE_ALL_LAYERS, require_all_layers
+    from .pipeline import REQUIRE_ALL_LAYERS, require_all_layers
     from .sandbox import layers
 
     try:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import gate, pipeline, verdicts
+from . import pipeline, verdicts
 from .boundary import Runner
 from .evidence import DEVICE
 from .package import Arg, Case, CostRules, Limits, Problem, ResidualRules, StructureRules
@@ -291,9 +291,10 @@ def explore(
     if budget is not None and budget <= 0:
         raise ExploreError("the budget is a number of bytes above zero")
     parsed = parse_args(specs)
-    refusal = gate.check(source)
-    if refusal:
-        raise ExploreError(f"{verdicts.DESCRIPTIONS.get(refusal.verdict, refusal.verdict)}: {refusal.message}")
+    refused = pipeline.admit(source, runner)
+    if refused:
+        verdict, message = refused
+        raise ExploreError(f"{verdicts.DESCRIPTIONS.get(verdict, verdict)}: {message}")
     names = labelled_names(source)
     arg_names = parameter_names(source, function, len(parsed))
     chosen = plans(names, offload)

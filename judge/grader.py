@@ -9,26 +9,24 @@ on hidden ones), saved residuals, checkpoint structure.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from dataclasses import replace
 
 import numpy as np
 
-from . import compare, explain, gate, rules, runtime_hints, source_reading, trusted, verdicts
+from . import compare, explain, rules, runtime_hints, source_reading, trusted, verdicts
 from .boundary import Runner
 from .learner_terms import Source, in_terms, missing_in_terms
 from .expected import ExpectedCache, ReferenceError_, default_directory
 from .evidence import DEVICE
 from .messages import TracedCase
 from .package import Problem
+from .pipeline import admit
 from .pipeline import run as run_pipeline
 from .report import CaseRow, Report
 
 __all__ = ["grade", "Report", "ExpectedCache", "ReferenceError_", "default_runner", "EXPECTED"]
-
-REQUIRE_ALL_LAYERS = "JUDGE_REQUIRE_ALL_LAYERS"
 
 HIDDEN = "on hidden inputs of the same shapes"
 
@@ -41,10 +39,6 @@ def default_runner() -> Runner:
 
 
 EXPECTED = ExpectedCache(default_directory())
-
-
-def require_all_layers() -> bool:
-    return os.environ.get(REQUIRE_ALL_LAYERS, "") not in ("", "0")
 
 
 def grade(
@@ -63,27 +57,11 @@ def grade(
         report.time_s = round(time.monotonic() - started, 4)
         return report
 
-    refusal = gate.check(source)
-    if refusal:  # decided before any process starts
-        return finish(Report(problem.slug, refusal.verdict, refusal.message))
-    runner = runner or default_runner()
-    try:
-        notes = list(runner.notes())
-        missing = runner.missing_layers()
-    except RuntimeError as exc:  # the sandbox itself would not start
-        return finish(Report(problem.slug, verdicts.INTERNAL_ERROR, f"the judge's sandbox is unavailable: {exc}"))
-    if missing and require_all_layers():
-        names = ", ".join(f"{name} ({why})" for name, why in missing.items())
-        return finish(
-            Report(
-                problem.slug,
-                verdicts.INTERNAL_ERROR,
-                notes=notes,
-                message=(
-                    f"refusing to grade: {REQUIRE_ALL_LAYERS} is set and these sandbox layers are missing: {names}"
-                ),
-            )
-        )
+    runner = runner or default_runner()  # started on first use: a source the gate refuses starts nothing
+    refused = admit(source, runner)
+    if refused:
+        return finish(Report(problem.slug, *refused))
+    notes = list(runner.notes())
     cases = problem.samples if samples_only else problem.cases
     try:
         expected = (expected_cache or EXPECTED).get(problem, cases, runner)

@@ -13,7 +13,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from . import gate, messages, pipeline, verdicts
+from . import messages, pipeline, verdicts
 from .boundary import Runner
 from .evidence import DEVICE, ResidualRow
 from .learner_terms import Source, in_terms
@@ -34,9 +34,9 @@ class Look:
 
 def look(request: ChildRequest, runner: Runner, limits: Limits) -> Look:
     """The first case of ``request``, traced in a child of ``runner``: nothing is compared."""
-    refusal = gate.check(request.source)
-    if refusal:
-        return Look((refusal.verdict, refusal.message))
+    refused = pipeline.admit(request.source, runner)
+    if refused:
+        return Look(refused)
     result = runner.run(request.to_wire(), limits)
     if result.outcome != "ok":
         return Look(limit_failure(result), stdout=result.stdout)
@@ -60,9 +60,9 @@ def inspect(problem: Problem, source: str, runner: Runner) -> Report:
     started = time.monotonic()
     sample = problem.samples[0] if problem.samples else problem.cases[0]
     report = Report(problem.slug, "", "")
-    refusal = gate.check(source)
-    if refusal:
-        report.verdict, report.message = refusal.verdict, refusal.message
+    refused = pipeline.admit(source, runner)
+    if refused:
+        report.verdict, report.message = refused
         return report
     outcome = pipeline.run(problem, source, [sample], runner, salt=secrets.randbits(62), fwd_bwd=True, cost=True)
     report.stdout = outcome.stdout

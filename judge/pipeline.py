@@ -8,11 +8,12 @@ programs (see ``judge.verify``). What comes back from either is checked before i
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import compare, messages, verdicts, verify
+from . import compare, gate, messages, verdicts, verify
 from .boundary import ChildResult, Runner
 from .evidence import COST_REVISION, Aval, Cost
 from .messages import CaseError, CaseInput, ChildRequest, TracedCase, VerifyCase, VerifyRequest
@@ -24,6 +25,34 @@ CONTRADICTED = (
     "the report of your program's trace does not match the program the judge ran, so the judge "
     "decided on what it measured itself"
 )
+
+
+# Set (to anything but 0) where every sandbox layer must hold: code then runs nowhere else.
+REQUIRE_ALL_LAYERS = "JUDGE_REQUIRE_ALL_LAYERS"
+
+
+def require_all_layers() -> bool:
+    return os.environ.get(REQUIRE_ALL_LAYERS, "") not in ("", "0")
+
+
+def admit(source: str, runner: Runner) -> tuple[str, str] | None:
+    """Whether ``source`` may run in a child of ``runner`` at all, asked first by every way code
+    gets run (a grading, Inspect, a look from the command line, the explorer): None, or why not as
+    (verdict, message): the static gate refused it (before any process starts), the sandbox would
+    not start, or a layer is missing where REQUIRE_ALL_LAYERS asks for all of them."""
+    refusal = gate.check(source)
+    if refusal:
+        return refusal.verdict, refusal.message
+    try:
+        missing = runner.missing_layers()
+    except RuntimeError as exc:  # the sandbox itself would not start
+        return verdicts.INTERNAL_ERROR, f"the judge's sandbox is unavailable: {exc}"
+    if missing and require_all_layers():
+        names = ", ".join(f"{name} ({why})" for name, why in missing.items())
+        return verdicts.INTERNAL_ERROR, (
+            f"refusing to grade: {REQUIRE_ALL_LAYERS} is set and these sandbox layers are missing: {names}"
+        )
+    return None
 
 
 @dataclass

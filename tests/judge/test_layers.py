@@ -8,7 +8,9 @@ import pytest
 
 from judge import grade, load_problem
 from judge.expected import ExpectedCache
+from judge.explore import ExploreError, explore
 from judge.fresh_runner import FreshInterpreterRunner
+from judge.inspecting import inspect
 from judge.sandbox import layers
 from judge.zygote_runner import shared_runner
 
@@ -50,6 +52,16 @@ def test_requiring_all_layers_refuses_to_grade_without_them(problem, monkeypatch
         "refusing to grade: JUDGE_REQUIRE_ALL_LAYERS is set and these sandbox layers are missing: zygote"
     )
     assert "seccomp (" in report.message
+
+
+def test_inspect_and_the_explorer_refuse_like_a_grading_without_every_layer(problem, monkeypatch):
+    """They run a learner's code too: before, Inspect ran it where a grading would have refused."""
+    monkeypatch.setenv("JUDGE_REQUIRE_ALL_LAYERS", "1")
+    refusal = "refusing to grade: JUDGE_REQUIRE_ALL_LAYERS is set and these sandbox layers are missing: zygote"
+    report = inspect(problem, ACCEPTED, FreshInterpreterRunner())
+    assert report.verdict == "internal_error" and report.message.startswith(refusal)
+    with pytest.raises(ExploreError, match=refusal):
+        explore(ACCEPTED, "checkpoint_dot_policy", ["f32[4,8]", "f32[8,4]", "f32[3,4]"], FreshInterpreterRunner())
 
 
 def test_requiring_all_layers_grades_where_all_hold(problem, monkeypatch):

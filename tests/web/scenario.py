@@ -3,6 +3,7 @@ complete with a judge-shaped report) and dated where the scenario needs them."""
 
 from datetime import datetime, timedelta, timezone
 
+from judge.report import Report
 from webplatform.submissions import services
 from webplatform.submissions.models import Submission
 
@@ -46,7 +47,9 @@ def graded(
             "xla_peak_bytes": peak_bytes and peak_bytes + 100,
         },
     }
-    assert services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts, report=report)
+    assert services.complete_submission(
+        submission_id=submission.pk, attempt=claimed.attempts, report=Report.from_dict(report)
+    )
     submission.refresh_from_db()
     return submission
 
@@ -55,7 +58,9 @@ def regrade(submission: Submission, verdict: str, **figures) -> Submission:
     """What the worker does with a rejudged submission: claim it and store the new verdict."""
     claimed = services.claim_submission(submission_id=submission.pk, task_id=f"rejudge-{submission.pk}")
     report = {"verdict": verdict, "message": f"regraded {verdict}", "time_s": 1.0, **figures}
-    assert services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts, report=report)
+    assert services.complete_submission(
+        submission_id=submission.pk, attempt=claimed.attempts, report=Report.from_dict(report)
+    )
     submission.refresh_from_db()
     return submission
 

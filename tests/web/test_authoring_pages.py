@@ -8,6 +8,7 @@ from html import unescape as html_unescape
 
 import pytest
 from django.urls import URLPattern, reverse
+from judge.report import Report
 from judge.archive import folder_files, read_zip
 
 from webplatform.authoring import services
@@ -56,7 +57,7 @@ def world(instructor, learner, tmp_path):
     submission_services.complete_submission(
         submission_id=submission.pk,
         attempt=claimed.attempts,
-        report={"verdict": "wrong_answer", "message": "case bigger: no"},
+        report=Report.from_dict({"verdict": "wrong_answer", "message": "case bigger: no"}),
     )
     published = services.update_draft(draft=published, files=dict(published.files, **{"statement.md": "# v2\n"}))
     record_validation(published)

@@ -8,6 +8,7 @@ import zipfile
 
 import pytest
 from django.core.exceptions import ValidationError
+from judge.report import Report
 from judge import PackageError, load_problem
 from judge.archive import files_hash, folder_files, write_zip
 from judge.package import content_hash
@@ -239,7 +240,9 @@ def graded(user, problem, verdict, kind="submit", version=None):
     )
     claimed = submission_services.claim_submission(submission_id=submission.pk, task_id=f"t{submission.pk}")
     submission_services.complete_submission(
-        submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": verdict}
+        submission_id=submission.pk,
+        attempt=claimed.attempts,
+        report=Report.from_dict({"verdict": verdict, "message": verdict}),
     )
     return submission
 
@@ -288,7 +291,9 @@ def test_a_rejudge_requeues_earlier_submissions_on_the_new_version_once(
     for submission, verdict in ((accepted, "policy_violation"), (violation, "policy_violation")):
         claimed = submission_services.claim_submission(submission_id=submission.pk, task_id=f"re{submission.pk}")
         submission_services.complete_submission(
-            submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": ""}
+            submission_id=submission.pk,
+            attempt=claimed.attempts,
+            report=Report.from_dict({"verdict": verdict, "message": ""}),
         )
     rejudge.refresh_from_db()
     progress = rejudge_progress(rejudge)

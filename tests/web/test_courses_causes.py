@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.urls import reverse
+from judge.report import Report
 from judge import grade, load_problem
 
 from webplatform.courses.causes import cause_of
@@ -33,7 +34,9 @@ def reports():
 def submitted(user, problem, report):
     made = submissions.create_submission(user=user, problem=problem, source="# graded below", kind="submit")
     claimed = submissions.claim_submission(submission_id=made.pk, task_id=f"t-{made.pk}")
-    assert submissions.complete_submission(submission_id=made.pk, attempt=claimed.attempts, report=report)
+    assert submissions.complete_submission(
+        submission_id=made.pk, attempt=claimed.attempts, report=Report.from_dict(report)
+    )
     return made
 
 

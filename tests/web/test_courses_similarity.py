@@ -9,6 +9,7 @@ import time
 import pytest
 from django.urls import reverse
 
+from judge.report import Report
 from webplatform.courses import services, similarity
 from webplatform.courses.models import SimilarityCheck, SimilarPair
 from webplatform.courses.tasks import check_similarity
@@ -59,7 +60,7 @@ def submitted(user, problem, source, verdict="accepted"):
     made = submissions.create_submission(user=user, problem=problem, source=source, kind="submit")
     claimed = submissions.claim_submission(submission_id=made.pk, task_id=f"t-{made.pk}")
     assert submissions.complete_submission(
-        submission_id=made.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": ""}
+        submission_id=made.pk, attempt=claimed.attempts, report=Report.from_dict({"verdict": verdict, "message": ""})
     )
     return made
 

@@ -4,6 +4,7 @@ their place in line and can cancel a grading."""
 
 import pytest
 
+from judge.report import Report
 from webplatform.submissions import selectors, services
 from webplatform.submissions.models import Submission
 
@@ -20,7 +21,9 @@ def submit(user, problem, kind="submit"):
 def finish(submission, verdict="accepted"):
     claimed = services.claim_submission(submission_id=submission.pk, task_id=f"m{submission.pk}")
     assert services.complete_submission(
-        submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": ""}
+        submission_id=submission.pk,
+        attempt=claimed.attempts,
+        report=Report.from_dict({"verdict": verdict, "message": ""}),
     )
 
 

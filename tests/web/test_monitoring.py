@@ -6,6 +6,7 @@ import pytest
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
+from judge.report import Report
 from webplatform.submissions import services
 from webplatform.submissions.models import Submission
 
@@ -46,7 +47,9 @@ def test_the_numbers_follow_the_queue_the_gradings_the_workers_and_the_sweep(
     Submission.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(seconds=3))
     with django_capture_on_commit_callbacks(execute=True):  # publishes her second
         services.complete_submission(
-            submission_id=first.pk, attempt=1, report={"verdict": "accepted", "message": "", "time_s": 0.4}
+            submission_id=first.pk,
+            attempt=1,
+            report=Report.from_dict({"verdict": "accepted", "message": "", "time_s": 0.4}),
         )
     services.record_worker(
         name="w1@host",

@@ -5,6 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from judge.report import Report
 from webplatform.catalog.rendering import render_markdown
 from webplatform.submissions import services
 from webplatform.submissions.models import Submission
@@ -20,7 +21,7 @@ def finish(submission, verdict, **report):
     services.complete_submission(
         submission_id=submission.pk,
         attempt=claimed.attempts,
-        report={"verdict": verdict, "message": f"{verdict}!", **report},
+        report=Report.from_dict({"verdict": verdict, "message": f"{verdict}!", **report}),
     )
 
 

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from judge.report import Report
 from webplatform.submissions import services
 
 from .helpers import correct_source
@@ -48,14 +49,18 @@ def test_the_reference_and_explanation_open_only_after_solving(learner_client, l
         )
         claimed = services.claim_submission(submission_id=submission.pk, task_id=str(submission.pk))
         services.complete_submission(
-            submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": verdict, "message": ""}
+            submission_id=submission.pk,
+            attempt=claimed.attempts,
+            report=Report.from_dict({"verdict": verdict, "message": ""}),
         )
     still_locked = problem_page(learner_client)  # an accepted *sample run* is not a solve
     assert reference_line not in still_locked
     submission = services.create_submission(user=learner, problem=dot_policy, source=correct_source(), kind="submit")
     claimed = services.claim_submission(submission_id=submission.pk, task_id="solve")
     services.complete_submission(
-        submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": "accepted", "message": ""}
+        submission_id=submission.pk,
+        attempt=claimed.attempts,
+        report=Report.from_dict({"verdict": "accepted", "message": ""}),
     )
     after = problem_page(learner_client)
     assert reference_line in after and explanation_text in after and "✓ solved" in after
@@ -72,6 +77,8 @@ def test_another_learners_solve_does_not_unlock_mine(learner_client, other_learn
     )
     claimed = services.claim_submission(submission_id=submission.pk, task_id="theirs")
     services.complete_submission(
-        submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": "accepted", "message": ""}
+        submission_id=submission.pk,
+        attempt=claimed.attempts,
+        report=Report.from_dict({"verdict": "accepted", "message": ""}),
     )
     assert 'id="reference"' not in problem_page(learner_client)

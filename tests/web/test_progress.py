@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from django.contrib.auth import get_user_model
 
+from judge.report import Report
 from webplatform.catalog.services import sync_problems
 from webplatform.leaderboard.models import Progress
 from webplatform.leaderboard.rules import summarize
@@ -118,7 +119,9 @@ def test_a_failed_verdict_change_leaves_no_progress_behind(dot_policy, learner, 
     monkeypatch.setattr(leaderboard_services, "refresh_progress", broken)
     with pytest.raises(RuntimeError):
         services.complete_submission(
-            submission_id=submission.pk, attempt=claimed.attempts, report={"verdict": "accepted", "message": "ok"}
+            submission_id=submission.pk,
+            attempt=claimed.attempts,
+            report=Report.from_dict({"verdict": "accepted", "message": "ok"}),
         )
     submission.refresh_from_db()
     assert submission.status == "running" and submission.verdict == "" and not Progress.objects.exists()

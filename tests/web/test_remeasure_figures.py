@@ -5,6 +5,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from judge.report import Report
 from judge.evidence import COST_REVISION
 
 from webplatform.leaderboard.models import Progress
@@ -97,7 +98,9 @@ def test_a_submission_the_judge_now_refuses_keeps_its_verdict_and_figures_and_is
             "xla_peak_bytes": 9000,
         },
     }
-    assert services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts, report=report)
+    assert services.complete_submission(
+        submission_id=submission.pk, attempt=claimed.attempts, report=Report.from_dict(report)
+    )
     before = Submission.objects.get(pk=submission.pk)
 
     out = remeasure("--problem", "checkpoint_dot_policy")

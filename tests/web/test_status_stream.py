@@ -14,6 +14,7 @@ from django.test import Client
 from django.db import OperationalError
 from django.urls import reverse
 
+from judge.report import Report
 from webplatform.asgi import application
 from webplatform.submissions import services, stream
 
@@ -102,7 +103,7 @@ def grade_as_accepted(submission) -> None:
         lambda: services.complete_submission(
             submission_id=submission.pk,
             attempt=claimed.attempts,
-            report={"verdict": "accepted", "message": "accepted!"},
+            report=Report.from_dict({"verdict": "accepted", "message": "accepted!"}),
         )
     )
 

@@ -6,6 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from judge.report import Report
 from webplatform.catalog.models import Problem
 from webplatform.catalog.services import sync_problems
 from webplatform.submissions import services
@@ -117,9 +118,11 @@ def test_only_the_attempt_that_claimed_it_may_finish_it(learner, dot_policy):
     services.claim_submission(submission_id=submission.pk, task_id="m")
     services.claim_submission(submission_id=submission.pk, task_id="m")  # attempt 2 took over
     report = {"verdict": "accepted", "message": "ok"}
-    assert not services.complete_submission(submission_id=submission.pk, attempt=1, report=report)
-    assert services.complete_submission(submission_id=submission.pk, attempt=2, report=report)
-    assert not services.complete_submission(submission_id=submission.pk, attempt=2, report=report)  # done already
+    assert not services.complete_submission(submission_id=submission.pk, attempt=1, report=Report.from_dict(report))
+    assert services.complete_submission(submission_id=submission.pk, attempt=2, report=Report.from_dict(report))
+    assert not services.complete_submission(
+        submission_id=submission.pk, attempt=2, report=Report.from_dict(report)
+    )  # done already
     submission.refresh_from_db()
     assert (submission.status, submission.verdict) == (Status.DONE, "accepted")
 
@@ -128,7 +131,7 @@ def test_a_report_must_carry_a_verdict_of_the_judge(learner, dot_policy):
     submission = submit(learner, dot_policy)
     services.claim_submission(submission_id=submission.pk, task_id="m")
     with pytest.raises(ValueError, match="not a verdict"):
-        services.complete_submission(submission_id=submission.pk, attempt=1, report={"verdict": "ok"})
+        services.complete_submission(submission_id=submission.pk, attempt=1, report=Report.from_dict({"verdict": "ok"}))
 
 
 def test_a_failed_attempt_is_queued_again_until_the_attempts_run_out(
@@ -209,7 +212,9 @@ def test_a_claim_whose_heartbeat_stopped_is_released_within_seconds(
     assert message["args"] == [stuck.pk] and message["eta"] is None and message["priority"] == 0
     # The released worker, were it only slow, can no longer finish it nor keep it.
     assert not services.heartbeat(submission_id=stuck.pk, attempt=1)
-    assert not services.complete_submission(submission_id=stuck.pk, attempt=1, report={"verdict": "accepted"})
+    assert not services.complete_submission(
+        submission_id=stuck.pk, attempt=1, report=Report.from_dict({"verdict": "accepted"})
+    )
 
 
 def test_after_a_gap_in_the_sweeps_no_claim_is_released_until_heartbeats_could_resume(

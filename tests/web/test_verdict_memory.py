@@ -49,7 +49,7 @@ def kept_on_the_device() -> dict:
 def graded(user, problem, report: dict):
     submission = services.create_submission(user=user, problem=problem, source=correct_source(), kind="submit")
     claimed = services.claim_submission(submission_id=submission.pk, task_id=f"t{submission.pk}")
-    services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts, report=report)
+    services.complete_submission(submission_id=submission.pk, attempt=claimed.attempts, report=Report.from_dict(report))
     return submission
 
 

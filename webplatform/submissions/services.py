@@ -271,13 +271,13 @@ def metrics_of(report: dict) -> dict:
     }
 
 
-def complete_submission(*, submission_id: int, attempt: int, report: dict) -> bool:
+def complete_submission(*, submission_id: int, attempt: int, report: Report) -> bool:
     """running -> done with the judge's verdict and the leaderboard's figures; only the attempt
     that claimed it may finish it. An inspection that ran has no verdict (empty): only an
-    inspection may end so."""
-    report = jsonable(report)
-    if report.get("verdict") not in verdicts.VERDICTS and report.get("verdict") != "":
-        raise ValueError(f"not a verdict: {report.get('verdict')!r}")
+    inspection may end so. The judge's typed report is written to JSON here, once."""
+    if report.verdict not in verdicts.VERDICTS and report.verdict != "":
+        raise ValueError(f"not a verdict: {report.verdict!r}")
+    report = jsonable(report.to_dict())
     claimed = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt)
     if report["verdict"] == "":
         claimed = claimed.filter(kind=Submission.Kind.INSPECT)
@@ -417,7 +417,7 @@ def delete_submissions(*, submission_ids) -> int:
 
 
 def record_grading_failure(
-    *, submission_id: int, attempt: int, message: str, report: dict | None = None, worker_gone: bool = False
+    *, submission_id: int, attempt: int, message: str, report: Report | None = None, worker_gone: bool = False
 ) -> str:
     """The judge failed on this attempt (it raised, or said internal_error): queue it again after
     a delay (``RETRY_DELAY_S`` times the attempt); or its worker went away (``worker_gone``):
@@ -437,7 +437,10 @@ def record_grading_failure(
     now = timezone.now()
     with transaction.atomic():
         if attempt >= config["MAX_ATTEMPTS"]:
-            final = {**(jsonable(report) if report else {"verdict": verdicts.INTERNAL_ERROR}), "judge_error": message}
+            final = {
+                **(jsonable(report.to_dict()) if report else {"verdict": verdicts.INTERNAL_ERROR}),
+                "judge_error": message,
+            }
             text = (
                 f"The judge failed {attempt} times on this submission; this is not a problem with your code. "
                 f"Please submit again later."

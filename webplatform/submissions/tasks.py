@@ -20,6 +20,7 @@ from django.db import connection
 from django.utils import timezone
 from judge import grade, verdicts
 from judge.inspecting import inspect
+from judge.report import Report
 
 from webplatform.catalog.package_cache import problem_for_version
 from webplatform.core.database import DatabaseUnavailable, is_unavailable, patiently
@@ -57,7 +58,7 @@ def grade_submission(self, submission_id: int) -> str:
         return "skipped"  # done, cancelled, or held by another worker: a duplicate message
     attempt = submission.attempts
 
-    def fail(message: str, report: dict | None = None) -> str:
+    def fail(message: str, report: Report | None = None) -> str:
         return _patiently(
             lambda: services.record_grading_failure(
                 submission_id=submission_id, attempt=attempt, message=message, report=report
@@ -102,9 +103,9 @@ def grade_submission(self, submission_id: int) -> str:
     # One line per grading that ran to its end (the burst benchmark counts them: never two).
     logger.info("graded submission %s, attempt %s: %s", submission_id, attempt, report.verdict or "inspected")
     if report.verdict == verdicts.INTERNAL_ERROR:
-        return fail(report.message, report.to_dict())
+        return fail(report.message, report)
     stored = _patiently(
-        lambda: services.complete_submission(submission_id=submission_id, attempt=attempt, report=report.to_dict()),
+        lambda: services.complete_submission(submission_id=submission_id, attempt=attempt, report=report),
         f"storing the verdict of submission {submission_id}",
     )
     return (report.verdict or "inspected") if stored else "stale"

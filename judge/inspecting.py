@@ -13,13 +13,13 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from . import messages, pipeline, verdicts
+from . import pipeline, verdicts
 from .boundary import Runner
 from .evidence import DEVICE, ResidualRow
 from .learner_terms import Source, in_terms
 from .messages import ChildRequest, TracedCase
 from .package import Limits, Problem
-from .pipeline import MALFORMED, limit_failure
+from .pipeline import MALFORMED
 from .report import Report
 
 
@@ -37,17 +37,13 @@ def look(request: ChildRequest, runner: Runner, limits: Limits) -> Look:
     refused = pipeline.admit(request.source, runner)
     if refused:
         return Look(refused)
-    result = runner.run(request.to_wire(), limits)
-    if result.outcome != "ok":
-        return Look(limit_failure(result), stdout=result.stdout)
-    try:
-        response = messages.parse_child_response(result.response, [c.name for c in request.cases])
-    except messages.Malformed:
-        return Look((verdicts.RUNTIME_ERROR, MALFORMED), stdout=result.stdout)
-    error = response.error or response.cases[0].error
-    if error is not None:
-        return Look((error.verdict, error.text()), stdout=result.stdout)
-    return Look(case=response.cases[0], stdout=result.stdout)
+    child = pipeline.trace(request, runner, limits)
+    if child.failure is not None:
+        return Look(child.failure, stdout=child.stdout)
+    case = child.response.cases[0]
+    if case.error is not None:
+        return Look((case.error.verdict, case.error.text()), stdout=child.stdout)
+    return Look(case=case, stdout=child.stdout)
 
 
 def inspect(problem: Problem, source: str, runner: Runner) -> Report:

@@ -16,8 +16,8 @@ import numpy as np
 from . import compare, gate, messages, verdicts, verify
 from .boundary import ChildResult, Runner
 from .evidence import COST_REVISION, Aval, Cost
-from .messages import CaseError, CaseInput, ChildRequest, TracedCase, VerifyCase, VerifyRequest
-from .package import Case, Problem
+from .messages import CaseError, CaseInput, ChildRequest, ChildResponse, TracedCase, VerifyCase, VerifyRequest
+from .package import Case, Limits, Problem
 from .specs import generate
 
 MALFORMED = "the submission's process sent back a malformed result"
@@ -117,19 +117,11 @@ def run(
     request = child_request(problem, source, cases, fwd_bwd=fwd_bwd, cost=cost, baseline=baseline)
     verifier = runner.prepare(problem.limits, role="verify")
     try:
-        result = runner.run(request.to_wire(), problem.limits)
-        outcome = Outcome(stdout=result.stdout)
-        if result.outcome != "ok":
-            outcome.failure = limit_failure(result)
+        child = trace(request, runner, problem.limits)
+        outcome = Outcome(failure=child.failure, stdout=child.stdout)
+        if child.failure is not None:
             return outcome
-        try:
-            response = messages.parse_child_response(result.response, [c.name for c in cases])
-        except messages.Malformed:
-            outcome.failure = (verdicts.RUNTIME_ERROR, MALFORMED)
-            return outcome
-        if response.error is not None:
-            outcome.failure = (response.error.verdict, response.error.text())
-            return outcome
+        response = child.response
         outcome.cases = response.cases
         traced = [c for c in response.cases if c.error is None]
         if not traced:
@@ -147,6 +139,30 @@ def run(
         return outcome
     finally:
         verifier.discard()
+
+
+@dataclass
+class Child:
+    """What the submission's child answered: its response, checked, or why there is none to use."""
+
+    response: ChildResponse | None
+    failure: tuple[str, str] | None  # (verdict, message)
+    stdout: str
+
+
+def trace(request: ChildRequest, runner: Runner, limits: Limits) -> Child:
+    """One round trip to a child of ``runner``: the request sent, its answer read and checked (every
+    way a source is run goes through here: a grading, Inspect, a look from the command line)."""
+    result = runner.run(request.to_wire(), limits)
+    if result.outcome != "ok":
+        return Child(None, limit_failure(result), result.stdout)
+    try:
+        response = messages.parse_child_response(result.response, [c.name for c in request.cases])
+    except messages.Malformed:
+        return Child(None, (verdicts.RUNTIME_ERROR, MALFORMED), result.stdout)
+    if response.error is not None:
+        return Child(response, (response.error.verdict, response.error.text()), result.stdout)
+    return Child(response, None, result.stdout)
 
 
 def _verify_case(problem: Problem, case: Case, request: ChildRequest, outputs: list[Aval], salt: int) -> VerifyCase:

@@ -38,10 +38,15 @@ run: setup system-deps
 # The suite on TEST_PROCESSES processes (pytest-xdist; tests/conftest.py keeps what is set up once on
 # one of them), after the lint and the docs; then the site's tests again on PostgreSQL, as a pass of
 # their own, when one is reachable (tests/postgres_pass.py says how to name one).
+# Each pass has a temporary folder of its own: pytest keeps only its last three sessions' folders
+# under /tmp/pytest-of-$$USER, so another pytest run meanwhile would delete this one's (its Redis,
+# its site's database) under it.
 TEST_PROCESSES ?= 2
 test: setup system-deps-test lint docs
-	$(PY) -m pytest -n $(TEST_PROCESSES)
-	$(PY) -m tests.postgres_pass -n $(TEST_PROCESSES)
+	@tmp=$$(mktemp -d -t remat-arena-tests.XXXXXX) && \
+	$(PY) -m pytest -n $(TEST_PROCESSES) --basetemp=$$tmp/main && \
+	$(PY) -m tests.postgres_pass -n $(TEST_PROCESSES) --basetemp=$$tmp/postgresql; \
+	status=$$?; rm -rf $$tmp; exit $$status
 
 # Ruff, configured in pyproject.toml: the lint, and the format checked (`.venv/bin/ruff format .` applies it).
 lint: setup

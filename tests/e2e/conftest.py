@@ -121,10 +121,11 @@ def site(tmp_path_factory):
     site.redis.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """For the whole session (every end-to-end browser test shares it; they run after every test
-    that uses the database: pytest-django orders those first)."""
+    """For a module's tests. Not the session's: while it runs, this thread has Playwright's event
+    loop running, and Django refuses its ORM beside one; the longest groups (these among them)
+    run first, so the site's tests come after them in the same process."""
     with chromium() as browser:
         yield browser
 

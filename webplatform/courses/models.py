@@ -13,6 +13,9 @@ from django.db import models
 from webplatform.catalog.models import Problem
 
 
+MAX_WEIGHT = 100  # a problem's weight in an assignment: 0 (counts nothing) to this
+
+
 class Course(models.Model):
     title = models.CharField(max_length=200)
     term = models.CharField(max_length=100, blank=True)
@@ -103,10 +106,15 @@ class AssignmentProblem(models.Model):
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
     problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="+")
     position = models.PositiveSmallIntegerField()
+    # What the problem counts for in the assignment's total (its credit times this): 0 to 100.
+    weight = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
         ordering = ["position", "id"]
-        constraints = [models.UniqueConstraint(fields=["assignment", "problem"], name="problem_once_per_assignment")]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "problem"], name="problem_once_per_assignment"),
+            models.CheckConstraint(condition=models.Q(weight__lte=MAX_WEIGHT), name="weight_at_most_100"),
+        ]
 
 
 class Extension(models.Model):

@@ -80,7 +80,22 @@ def roster(course: Course) -> list[Membership]:
 
 
 def problems_of(assignment: Assignment) -> list[Problem]:
-    return [item.problem for item in assignment.items.select_related("problem").order_by("position", "id")]
+    """The assignment's problems in its order, each with its ``weight`` in it (``weights``)."""
+    found = []
+    for item in assignment.items.select_related("problem").order_by("position", "id"):
+        item.problem.weight = item.weight
+        found.append(item.problem)
+    return found
+
+
+def weights(problems: list[Problem]) -> list[int]:
+    """The weights of ``problems_of``'s problems, in their order."""
+    return [problem.weight for problem in problems]
+
+
+def points_possible(assignment: Assignment) -> int:
+    """What the assignment is out of: its problems' weights added (what grade passback reports)."""
+    return sum(assignment.items.values_list("weight", flat=True))
 
 
 def assignable_problems(course: Course) -> QuerySet[Problem]:
@@ -194,7 +209,7 @@ def assignment_view(*, assignment: Assignment, user) -> AssignmentView:
         deadlines_for(assignment, extended_to),
         extended_to is not None,
         list(zip(problems, row)),
-        rules.score(row, len(problems)),
+        rules.score(row, weights(problems)),
     )
 
 
@@ -241,7 +256,7 @@ def due_soon(*, user, now: datetime | None = None) -> list[tuple[Course, Assignm
         if member.role != Role.LEARNER or member.course.archived:
             continue
         for view in visible_assignments(course=member.course, user=user, instructor=False):
-            if view.state(now) in ("open", "late") and view.score.solved < view.score.out_of:
+            if view.state(now) in ("open", "late") and view.score.solved < view.score.problems:
                 found.append((member.course, view))
     return sorted(found, key=lambda pair: pair[1].deadlines.due_at)
 
@@ -284,7 +299,7 @@ def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") ->
     everyone = list(learners(assignment.course))
     table = cells(assignment, [u.pk for u in everyone], problems)
     extended = extensions(assignment)
-    rows = [Row(u, table[u.pk], rules.score(table[u.pk], len(problems)), extended.get(u.pk)) for u in everyone]
+    rows = [Row(u, table[u.pk], rules.score(table[u.pk], weights(problems)), extended.get(u.pk)) for u in everyone]
     needle = search.strip().lower()
     if needle:
         rows = [
@@ -293,9 +308,9 @@ def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") ->
             if needle in " ".join((r.learner.username, r.learner.get_full_name(), r.learner.email)).lower()
         ]
     keep = {
-        "missing": lambda r: r.score.solved < r.score.out_of,
+        "missing": lambda r: r.score.solved < r.score.problems,
         "late": lambda r: r.score.late > 0,
-        "complete": lambda r: r.score.out_of and r.score.solved == r.score.out_of,
+        "complete": lambda r: r.score.problems and r.score.solved == r.score.problems,
         "none": lambda r: not any(c.attempts for c in r.cells),
     }.get(show)
     if keep is not None:

@@ -24,6 +24,7 @@ from webplatform.core.queues import BACKGROUND, enqueue
 
 from . import codes, rules, selectors
 from .models import (
+    MAX_WEIGHT,
     Assignment,
     AssignmentProblem,
     Course,
@@ -222,6 +223,27 @@ def _check_times(opens_at, due_at, late_until, penalty) -> None:
         raise ValidationError(errors)
 
 
+def _check_weights(problems: list, chosen: dict) -> None:
+    wrong = [
+        f"{p.title}: {chosen[p.pk]!r} is not a whole number from 0 to {MAX_WEIGHT}"
+        for p in problems
+        if isinstance(chosen[p.pk], bool) or not isinstance(chosen[p.pk], int) or not 0 <= chosen[p.pk] <= MAX_WEIGHT
+    ]
+    if wrong:
+        raise ValidationError(
+            {"weights": [f"A problem's weight is a whole number from 0 to {MAX_WEIGHT}. " + "; ".join(wrong) + "."]}
+        )
+    if sum(chosen.values()) < 1:
+        # a total of 0 grades nothing, and a platform takes no score out of 0
+        raise ValidationError(
+            {
+                "weights": [
+                    "At least one problem weighs 1 or more: with every weight 0 the assignment counts for nothing."
+                ]
+            }
+        )
+
+
 @transaction.atomic
 def save_assignment(
     *,
@@ -233,13 +255,18 @@ def save_assignment(
     late_penalty_percent: int,
     problems: list,
     assignment: Assignment | None = None,
+    weights: dict | None = None,
 ) -> Assignment:
-    """Creates the assignment, or changes one (its deadlines, penalty, problems): every learner's
-    standing follows at once, from the submissions' own times."""
+    """Creates the assignment, or changes one (its deadlines, penalty, problems, their weights):
+    every learner's standing follows at once, from the submissions' own times. ``weights``:
+    {problem id: weight}; a problem it does not name keeps its weight (1 when new)."""
     _check_open(course)
     _check_times(opens_at, due_at, late_until, late_penalty_percent)
     if not problems:
         raise ValidationError({"problems": "An assignment sets at least one problem."})
+    kept = dict(assignment.items.values_list("problem_id", "weight")) if assignment is not None else {}
+    chosen = {p.pk: (weights or {}).get(p.pk, kept.get(p.pk, 1)) for p in problems}
+    _check_weights(problems, chosen)
     allowed = set(selectors.assignable_problems(course).values_list("pk", flat=True))
     if any(p.pk not in allowed for p in problems):
         raise ValidationError({"problems": "An assignment sets public problems and this course's own."})
@@ -253,7 +280,7 @@ def save_assignment(
     assignment.items.exclude(problem__in=problems).delete()
     for position, problem in enumerate(problems):
         AssignmentProblem.objects.update_or_create(
-            assignment=assignment, problem=problem, defaults={"position": position}
+            assignment=assignment, problem=problem, defaults={"position": position, "weight": chosen[problem.pk]}
         )
     refresh_standings(assignment=assignment)
     return assignment
@@ -292,7 +319,7 @@ def refresh_standings(*, assignment: Assignment, user_ids=None) -> list[int]:
     known = {s.user_id: s for s in Standing.objects.filter(assignment=assignment, user_id__in=list(table))}
     changed = []
     for user_id, row in table.items():
-        score = rules.score(row, len(problems))
+        score = rules.score(row, selectors.weights(problems))
         standing = known.get(user_id)
         if standing is None:
             if not any(c.attempts for c in row):

@@ -231,13 +231,16 @@ def edit_assignment(request, course_id, assignment_id=None):
             "late_penalty_percent": assignment.late_penalty_percent,
             "problems": [p.pk for p in selectors.problems_of(assignment)],
         }
+        weights = {p.pk: p.weight for p in selectors.problems_of(assignment)}
     else:
         initial = {"opens_at": timezone.now().replace(second=0, microsecond=0)}
+        weights = {}
     form = AssignmentForm(
         request.POST or None,
         initial=initial,
         problems=selectors.assignable_problems(course),
         previous_due=assignment.due_at if assignment else None,
+        weights=weights,
     )
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)

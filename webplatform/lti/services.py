@@ -22,6 +22,7 @@ from kombu.exceptions import OperationalError
 from lti_tool.models import LtiContext, LtiUser
 
 from webplatform.core.queues import enqueue
+from webplatform.courses import selectors as courses_selectors
 from webplatform.courses import services as courses
 from webplatform.courses.models import Membership, Standing
 
@@ -140,7 +141,7 @@ def scores_changed(*, standing_ids) -> None:
 def owe(*, link: AssignmentLink, standing: Standing, platform_user: LtiUser) -> ScoreReport:
     """Records the score the platform is owed and sends it once committed; nothing new to send
     when it already has this very score."""
-    out_of = standing.assignment.items.count()
+    out_of = courses_selectors.points_possible(standing.assignment)  # the weights' total
     fields = {"score_given": standing.score, "score_maximum": float(out_of), "timestamp": standing.updated_at}
     report = ScoreReport.objects.filter(link=link, user_id=standing.user_id).first()
     if (

@@ -220,7 +220,7 @@ def deep_link(request):
 def _respond(request, pending: dict, assignment):
     registration = LtiRegistration.objects.get(pk=pending["registration"])
     deployment = LtiDeployment.objects.get(pk=pending["deployment"])
-    out_of = assignment.items.count()
+    out_of = courses.points_possible(assignment)  # the problems' weights added
     resource = (
         DeepLinkResource()
         .set_url(request.build_absolute_uri(reverse("lti:launch")))

@@ -44,7 +44,7 @@ def gradebook_csv(book: Gradebook) -> str:
             f"{title}: attempts",
             f"{title}: accepted at (UTC)",
         ]
-    header += ["points", "out of", "percent", "solved", "late", "extended due (UTC)"]
+    header += ["points", "out of", "percent", "solved", "late", "extended due (UTC)", "left the course (UTC)"]
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow([text(h) for h in header])
@@ -61,6 +61,7 @@ def gradebook_csv(book: Gradebook) -> str:
             row.score.solved,
             row.score.late,
             utc(row.extended_to),
+            utc(getattr(learner, "inactive_since", None)),
         ]
         writer.writerow(line)
     return out.getvalue()

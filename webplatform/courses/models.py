@@ -50,6 +50,10 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="course_memberships")
     role = models.CharField(max_length=16, choices=Role.choices)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # Set when a roster sync found them no longer on the learning platform's course: they lose
+    # the course's pages and their standings stop moving, but keep their attempts and stay in the
+    # gradebook (marked). A launch or a later sync that lists them again makes them active.
+    inactive_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["role", "user__username"]
@@ -57,6 +61,10 @@ class Membership(models.Model):
 
     def __str__(self):
         return f"{self.user_id} in {self.course_id} as {self.role}"
+
+    @property
+    def active(self) -> bool:
+        return self.inactive_since is None
 
 
 class JoinAttempt(models.Model):

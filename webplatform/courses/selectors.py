@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db.models import Case, Q, QuerySet, Value, When
+from django.db.models import Case, F, Q, QuerySet, Value, When
 from django.http import Http404
 from django.utils import timezone
 from judge import verdicts
@@ -35,15 +35,22 @@ def can_create_courses(user) -> bool:
 
 
 def courses_of(user) -> list[Membership]:
+    """The courses the user is an active member of (one who left the platform's course is not)."""
     if not user.is_authenticated:
         return []
-    return list(Membership.objects.filter(user=user).select_related("course").order_by("-course__created_at"))
+    return list(
+        Membership.objects.filter(user=user, inactive_since__isnull=True)
+        .select_related("course")
+        .order_by("-course__created_at")
+    )
 
 
 def membership(*, user, course_id: int) -> Membership:
-    """The user's membership of the course, or 404."""
+    """The user's active membership of the course, or 404."""
     found = (
-        Membership.objects.select_related("course").filter(course_id=course_id, user_id=user.pk).first()
+        Membership.objects.select_related("course")
+        .filter(course_id=course_id, user_id=user.pk, inactive_since__isnull=True)
+        .first()
         if user.is_authenticated
         else None
     )
@@ -67,16 +74,28 @@ def assignment_of(*, course: Course, assignment_id: int) -> Assignment:
     return found
 
 
-def learners(course: Course) -> QuerySet:
+def learners(course: Course, *, active_only: bool = False) -> QuerySet:
+    """The course's learners, each with ``inactive_since`` (None while active); those a roster
+    sync made inactive too unless ``active_only``: their attempts still count in the gradebook."""
+    found = {"course_memberships__course": course, "course_memberships__role": Role.LEARNER}
+    if active_only:
+        found["course_memberships__inactive_since__isnull"] = True
+    # one filter() call: its conditions and the annotation are about the same membership
     return (
         get_user_model()
-        .objects.filter(course_memberships__course=course, course_memberships__role=Role.LEARNER)
+        .objects.filter(**found)
+        .annotate(inactive_since=F("course_memberships__inactive_since"))
         .order_by("username")
     )
 
 
 def roster(course: Course) -> list[Membership]:
-    return list(course.memberships.select_related("user").order_by("role", "user__username"))
+    """Members, active ones first."""
+    return list(
+        course.memberships.select_related("user").order_by(
+            F("inactive_since").asc(nulls_first=True), "role", "user__username"
+        )
+    )
 
 
 def problems_of(assignment: Assignment) -> list[Problem]:
@@ -238,6 +257,7 @@ def assignment_context(*, user, assignment_id: int | None, problem: Problem) -> 
             items__problem=problem,
             course__memberships__user=user,
             course__memberships__role=Role.LEARNER,
+            course__memberships__inactive_since__isnull=True,
         )
         .first()
     )

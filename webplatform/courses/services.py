@@ -102,11 +102,73 @@ def rotate_join_code(*, course: Course) -> Course:
 
 def _enrol(course: Course, user, role: str) -> Membership:
     member, created = Membership.objects.get_or_create(course=course, user=user, defaults={"role": role})
+    changed = []
     if not created and role == Role.INSTRUCTOR and member.role != role:
         member.role = role
-        member.save(update_fields=["role"])
+        changed.append("role")
+    if member.inactive_since is not None:  # back on the platform's roster, or joined again
+        member.inactive_since = None
+        changed.append("inactive_since")
+    if changed:
+        member.save(update_fields=changed)
     user.groups.add(course.audience)
+    if "inactive_since" in changed:
+        _catch_up(course, user)
     return member
+
+
+def _catch_up(course: Course, user) -> None:
+    """A learner active again: their standings, frozen while they were away, follow their
+    verdicts again (what they submitted meanwhile counts as the rules say)."""
+    for assignment in course.assignments.all():
+        refresh_standings(assignment=assignment, user_ids=[user.pk])
+
+
+def _last_active_instructor(course: Course, member: Membership) -> bool:
+    others = course.memberships.filter(role=Role.INSTRUCTOR, inactive_since__isnull=True).exclude(pk=member.pk)
+    return member.role == Role.INSTRUCTOR and member.inactive_since is None and not others.exists()
+
+
+def sync_member(*, course: Course, user, role: str) -> tuple[str | None, str]:
+    """A member as a learning platform's roster lists them (inside the sync's transaction): added,
+    made active again, or given the platform's role. Returns ("added" | "updated" | None, a note:
+    why a change was not made). The course's last active instructor stays one."""
+    _check_open(course)
+    member = Membership.objects.select_for_update().filter(course=course, user=user).first()
+    if member is None:
+        _enrol(course, user, role)
+        return "added", ""
+    changed, note = [], ""
+    if member.inactive_since is not None:
+        member.inactive_since = None
+        changed.append("inactive_since")
+        user.groups.add(course.audience)
+    if member.role != role:
+        if _last_active_instructor(course, member):
+            note = "kept as an instructor: the course's last one"
+        else:
+            member.role = role
+            changed.append("role")
+    if changed:
+        member.save(update_fields=changed)
+    if changed and member.role == Role.LEARNER:
+        _catch_up(course, user)
+    return ("updated" if changed else None), note
+
+
+def deactivate_member(*, course: Course, user, now: datetime | None = None) -> tuple[bool, str]:
+    """The member is no longer on the platform's roster: inactive from now (nothing of theirs is
+    deleted). Returns (whether they were made inactive, a note: why not)."""
+    _check_open(course)
+    member = Membership.objects.select_for_update().filter(course=course, user=user).first()
+    if member is None or member.inactive_since is not None:
+        return False, ""
+    if _last_active_instructor(course, member):
+        return False, "kept: the course's last instructor"
+    member.inactive_since = now or timezone.now()
+    member.save(update_fields=["inactive_since"])
+    user.groups.remove(course.audience)  # the problems kept for the course are no longer theirs to see
+    return True, ""
 
 
 def enrol(*, course: Course, user, role: str) -> Membership:
@@ -305,14 +367,15 @@ def set_extension(*, assignment: Assignment, user, due_at: datetime | None) -> N
 
 
 def refresh_standings(*, assignment: Assignment, user_ids=None) -> list[int]:
-    """Recomputes the standings of these learners (every learner of the course when None) on the
+    """Recomputes the standings of these learners (every active learner of the course when None) on the
     assignment; those whose score moved are saved and announced (``standings_changed``), inside
     the caller's transaction. Returns their ids."""
     if user_ids is None:
-        user_ids = selectors.learners(assignment.course).values_list("pk", flat=True)
+        # an inactive learner's standing stays as it was: the platform no longer has them
+        user_ids = selectors.learners(assignment.course, active_only=True).values_list("pk", flat=True)
     else:
         user_ids = Membership.objects.filter(
-            course=assignment.course_id, role=Role.LEARNER, user_id__in=list(user_ids)
+            course=assignment.course_id, role=Role.LEARNER, inactive_since__isnull=True, user_id__in=list(user_ids)
         ).values_list("user_id", flat=True)
     problems = selectors.problems_of(assignment)
     table = selectors.cells(assignment, user_ids, problems)

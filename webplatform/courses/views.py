@@ -17,6 +17,7 @@ from webplatform.submissions.presenters import present
 
 from . import codes, selectors, services
 from .export import gradebook_csv
+from .signals import course_panels
 from .forms import AssignmentForm, CourseForm, ExtensionForm, InstructorForm, JoinForm
 
 Role = selectors.Role
@@ -123,6 +124,11 @@ def detail(request, course_id):
                 "join_link": request.build_absolute_uri(reverse("courses:join_link", args=[course.join_code])),
                 "course_problems": selectors.course_problems(course),
                 "drafts": selectors.publishable_drafts(user=request.user, course=course),
+                "panels": [
+                    panel
+                    for _, panel in course_panels.send(sender=type(course), course=course, user=request.user)
+                    if panel
+                ],
             }
         )
     return render(request, "courses/detail.html", context)

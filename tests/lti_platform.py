@@ -5,8 +5,11 @@ It does what a school's platform does with a tool: initiates OIDC logins, answer
 authorisation request with a signed launch (resource link or deep linking), takes deep linking
 responses (placing the link they name, with a line item when they ask for one), issues access
 tokens for a signed client-credentials grant and takes scores on its line items, checking the
-token and scope with lti1p3platform's own Assignment and Grade Services handler. What it took is
-kept for the test to read: ``placed``, ``scores``."""
+token and scope with lti1p3platform's own Assignment and Grade Services handler, and lists its
+course's members (Names and Role Provisioning: the launches carry the memberships endpoint, whose
+pages link the next with ``Link: <...>; rel="next"``), checking the token and scope with
+lti1p3platform's own NRPS handler. What it took is kept for the test to read: ``placed``,
+``scores``, ``roster_reads``; what it does wrong on purpose is set in ``roster_fault``."""
 
 from __future__ import annotations
 
@@ -24,7 +27,8 @@ from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
 from lti1p3platform.request import Request
 from lti1p3platform.score import UpdateScoreStatus
-from lti1p3platform.service_connector import AssignmentsGradesService
+from lti1p3platform.membership import Context
+from lti1p3platform.service_connector import AssignmentsGradesService, NamesRoleProvisioningService
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request as WsgiRequest
 from werkzeug.wrappers import Response
@@ -68,6 +72,15 @@ class PlatformState:
     scores: dict = field(default_factory=dict)  # line item id -> [score JSON, ...] as received
     refuse_scores: int = 0  # answer 503 to this many score posts first (a platform down for a while)
     refused: int = 0
+    offer_roster: bool = True  # launches carry the NRPS claim
+    roster_page_size: int = 2
+    off_roster: set = field(default_factory=set)  # people of the platform its roster leaves out
+    roster_status: dict = field(default_factory=dict)  # sub -> "Inactive" / "Deleted" (else Active)
+    # "down" (503), "revoked" (401 for any token), "not_json" (page 2 is not JSON), "elsewhere"
+    # (page 1 links its next page on another site)
+    roster_fault: str = ""
+    roster_reads: list = field(default_factory=list)  # the pages asked for, as (page, Authorization)
+    refuse_tokens: bool = False  # the tool's client was withdrawn: its grants are refused
 
 
 class WerkzeugRequest(Request):
@@ -141,6 +154,40 @@ class Grades(AssignmentsGradesService):
         raise NotImplementedError("the tests' platform keeps scores, not results")
 
 
+class Memberships(NamesRoleProvisioningService):
+    """The platform course's members, a page at a time, behind lti1p3platform's authenticated
+    handler (a token from this platform with the NRPS scope, or a 401)."""
+
+    def __init__(self, request, config, platform: "Platform"):
+        super().__init__(request, config, platform.memberships_url)
+        self.platform = platform
+
+    def listed(self) -> list:
+        state = self.platform.state
+        return [
+            {
+                "user_id": p.sub,
+                "name": p.name,
+                "given_name": p.name.split()[0],
+                "family_name": p.name.split()[-1],
+                "email": p.email,
+                "roles": p.roles,
+                "status": state.roster_status.get(p.sub, "Active"),
+            }
+            for p in state.people.values()
+            if p.sub not in state.off_roster
+        ]
+
+    def get_member_data_page(self, page=1, **kwargs):
+        size, page = self.platform.state.roster_page_size, int(page)
+        everyone = self.listed()
+        content = everyone[(page - 1) * size : page * size]
+        return {"content": content, "has_next": page * size < len(everyone)}
+
+    def get_context_by_id(self) -> Context:
+        return Context(CONTEXT["id"], CONTEXT["label"], CONTEXT["title"])
+
+
 def autopost(action: str, fields: dict) -> Response:
     inputs = "".join(
         f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">' for k, v in fields.items()
@@ -206,6 +253,11 @@ class Platform:
         self.state.people[sub] = found
         return found
 
+    @property
+    def memberships_url(self) -> str:
+        # Mixed case, as Moodle's are: a tool must keep the address as the platform wrote it.
+        return f"{self.url}/CourseSection/{CONTEXT['id']}/bindings/Tool-1/memberships"
+
     def launch_url(self, sub: str, placed: Placed) -> str:
         return f"{self.url}/start?" + urlencode({"user": sub, "link": placed.resource_link_id})
 
@@ -229,6 +281,8 @@ class Platform:
         }.get(request.path)
         if route is None and request.path.startswith("/lineitems/") and request.path.endswith("/scores"):
             route = self.score
+        if route is None and request.path == self.memberships_url.removeprefix(self.url):
+            route = self.memberships
         response = route(request) if route else Response("not found", status=404)
         return response(environ, start_response)
 
@@ -258,6 +312,8 @@ class Platform:
             context_label=CONTEXT["label"],
             context_types=["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"],
         )
+        if self.state.offer_roster:
+            launch.set_nrps(self.memberships_url)
         if hint["deep_link"]:
             launch.set_dl(f"{self.url}/deep_link_return", title="Add an activity", accept_types={"ltiResourceLink"})
         else:
@@ -273,6 +329,12 @@ class Platform:
         return Response(json.dumps(self.config().get_jwks()), content_type="application/json")
 
     def token(self, request) -> Response:
+        if self.state.refuse_tokens:
+            return Response(
+                json.dumps({"error": "invalid_client", "error_description": "this tool's access was withdrawn"}),
+                status=401,
+                content_type="application/json",
+            )
         config = self.config()
         try:
             answer = config.get_access_token(request.form.to_dict())
@@ -317,3 +379,27 @@ class Platform:
             status = getattr(exc, "status_code", 401)
             return Response(json.dumps({"error": str(exc)}), status=status, content_type="application/json")
         return Response(json.dumps({"message": answer.message}), status=answer.code, content_type="application/json")
+
+    def memberships(self, request) -> Response:
+        state = self.state
+        page = int(request.args.get("page", "1"))
+        state.roster_reads.append((page, request.headers.get("Authorization", "")))
+        if state.roster_fault == "down":
+            return Response("down for maintenance", status=503)
+        if state.roster_fault == "not_json" and page == 2:
+            return Response("<html>Service Unavailable</html>", status=200, content_type="application/json")
+        if state.roster_fault == "revoked":
+            return Response(json.dumps({"error": "invalid token"}), status=401, content_type="application/json")
+        service = Memberships(WerkzeugRequest(request), self.config(), self)
+        try:
+            answer = service.handle_get_members()
+        except Exception as exc:  # lti1p3platform raises on a bad token instead of answering
+            status = getattr(exc, "status_code", 401)
+            return Response(json.dumps({"error": str(exc)}), status=status, content_type="application/json")
+        headers = {}
+        if service.get_member_data_page(page)["has_next"]:
+            following = f"{self.memberships_url}?page={page + 1}"
+            if state.roster_fault == "elsewhere":
+                following = f"http://elsewhere.example/steal?page={page + 1}"
+            headers["Link"] = f'<{following}>; rel="next"'
+        return Response(json.dumps(answer.result), status=answer.code, headers=headers, content_type=answer.media_type)

@@ -265,6 +265,8 @@ CACHES = {
 # Grade passback to learning platforms is background work: nobody waits for it on a page.
 CELERY_TASK_ROUTES["lti.send_score"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
 CELERY_TASK_ROUTES["lti.sweep_scores"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
+# and a roster sync from a platform: an instructor asks, and reads what changed on the course page
+CELERY_TASK_ROUTES["lti.sync_roster"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
 # So is a course's similarity check: an instructor asks, and reads the ranking when it is ready.
 CELERY_TASK_ROUTES["courses.similarity"] = {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"}
 CELERY_BEAT_SCHEDULE["sweep-scores"] = {

@@ -1,6 +1,7 @@
 """What counts on an assignment (courses.rules), as plain Python: no database."""
 
 from datetime import datetime, timedelta, timezone
+import pytest
 
 from webplatform.courses import rules
 
@@ -63,6 +64,14 @@ def test_an_extension_moves_the_due_time_and_the_late_window_keeps_its_length():
 
 def test_a_score_adds_the_credits_over_the_assignments_problems():
     cells = [rules.cell([(1, at(1), "accepted")], RULES), rules.cell([(2, at(8), "accepted")], RULES), rules.EMPTY]
-    score = rules.score(cells, 3)
+    score = rules.score(cells)
     assert (score.points, score.out_of, score.solved, score.late) == (1.7, 3, 2, 1)
     assert round(score.percent, 1) == 56.7
+
+
+def test_a_weighted_score_counts_each_problem_times_its_weight_out_of_the_weights_total():
+    cells = [rules.cell([(1, at(1), "accepted")], RULES), rules.cell([(2, at(8), "accepted")], RULES), rules.EMPTY]
+    score = rules.score(cells, [5, 2, 0])
+    assert (score.points, score.out_of, score.solved, score.problems) == (6.4, 7, 2, 3)  # 5 + 2 x 0.7
+    with pytest.raises(ValueError):
+        rules.score(cells, [1, 1])

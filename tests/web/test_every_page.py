@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from django.db import OperationalError, connections
+from django.db import OperationalError, connections, transaction
 from django.utils import timezone
 from judge.archive import folder_files
+from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 from playwright.sync_api import expect
 
 from webplatform.authoring import services as authoring
@@ -28,6 +29,7 @@ from webplatform.courses import services as courses
 from webplatform.courses.models import SimilarPair
 from webplatform.courses.tasks import check_similarity
 from webplatform.explorer import services as explorer
+from webplatform.lti.models import CourseContext, RosterSync
 from webplatform.explorer.tasks import run_exploration
 from webplatform.explorer.views import EXAMPLE, EXAMPLE_ARGS
 from webplatform.authoring.tasks import validate_draft
@@ -132,6 +134,7 @@ def people(make_user, staff):
         "other": make_user("grace"),
         "instructor": make_user("iris", instructor=True),
         "staff": staff,
+        "gone": make_user("lin"),
     }
 
 
@@ -154,6 +157,49 @@ def scenario(bank, people, broker, tmp_path):
         problems=[dot, bank["checkpoint_names"]],
     )
     ids["course"], ids["assignment"], ids["join_code"] = course.pk, assignment.pk, course.join_code
+    # The course came from a learning platform: its roster synced once (one added, one who left)...
+    registration = LtiRegistration.objects.create(
+        name="LMS",
+        issuer="https://lms.example",
+        client_id="arena",
+        auth_url="https://lms.example/auth",
+        token_url="https://lms.example/token",
+        keyset_url="https://lms.example/jwks",
+    )
+    deployment = LtiDeployment.objects.create(registration=registration, deployment_id="1", is_active=True)
+
+    def from_platform(course, context_id):
+        context = LtiContext.objects.create(
+            deployment=deployment,
+            id_on_platform=context_id,
+            title=course.title,
+            memberships_url=f"https://lms.example/CourseSection/{context_id}/memberships",
+        )
+        CourseContext.objects.create(context=context, course=course)
+
+    from_platform(course, "remat-101")
+    gone = people["gone"]
+    courses.join_course(user=gone, code=course.join_code)
+    with transaction.atomic():
+        courses.deactivate_member(course=course, user=gone)
+    RosterSync.objects.create(
+        course=course,
+        status="done",
+        added=["Grace Hopper (grace)"],
+        left=["Lin Left (lin)"],
+        listed=3,
+        finished_at=now,
+    )
+    # ...and another whose platform could not be reached.
+    unreachable = courses.create_course(user=people["instructor"], title="Remat 102", term="Spring 2026")
+    from_platform(unreachable, "remat-102")
+    RosterSync.objects.create(
+        course=unreachable,
+        status="failed",
+        error="the platform answered 503 for page 1 of the roster",
+        finished_at=now,
+    )
+    ids["unreachable"] = unreachable.pk
     last_term = courses.create_course(user=people["instructor"], title="Remat 100", term="Fall 2025")
     ids["archived"] = courses.archive_course(course=last_term, archived=True).pk
     for name, source in (("accepted", correct_source()), ("violation", no_checkpoint_source())):
@@ -288,6 +334,22 @@ def visits(url, ids, settings) -> list[Visit]:
             page.locator("#save-assignment").click()
         return navigation.value.status
 
+    def sync_roster(page):
+        page.goto(url(f"/courses/{ids['unreachable']}/"))
+        with page.expect_navigation() as navigation:
+            page.locator("#sync-roster").click()
+        expect(page.locator("#roster-sync-state")).to_have_attribute("data-status", "queued")
+        return navigation.value.status
+
+    def weight_out_of_range(page):
+        page.goto(url(f"{assignment}edit/"))
+        page.locator("#problem-list li:has(input:checked) input[type=number]").first.fill("101")
+        # the browser itself refuses 101 (max="100"); the site's own answer is what is audited
+        page.evaluate("() => { document.getElementById('assignment-form').noValidate = true; }")
+        with page.expect_navigation() as navigation:
+            page.locator("#save-assignment").click()
+        return navigation.value.status
+
     return [
         Visit("problem list", "signed out", go("/"), 200),
         Visit("problem page", "signed out", go(f"/problems/{DOT}/"), 200),
@@ -356,6 +418,9 @@ def visits(url, ids, settings) -> list[Visit]:
         Visit("courses", "instructor", go("/courses/"), 200),
         Visit("course: code, roster, problems", "instructor", go(course), 200),
         Visit("course, archived", "instructor", go(f"/courses/{ids['archived']}/"), 200),
+        Visit("course, the roster sync failed", "instructor", go(f"/courses/{ids['unreachable']}/"), 200),
+        Visit("course, a roster sync queued", "instructor", sync_roster, 200),
+        Visit("assignment form, a weight out of range", "instructor", weight_out_of_range, 400),
         Visit("gradebook", "instructor", go(f"{assignment}gradebook/"), 200),
         Visit("assignment form", "instructor", go(f"{assignment}edit/"), 200),
         Visit("new assignment form, problems found by search", "instructor", search_problems, 200),

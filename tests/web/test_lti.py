@@ -109,8 +109,9 @@ class Browser:
         )
 
 
-def place_assignment(platform, live_server, bank) -> tuple:
-    """The instructor's deep linking launch, an assignment made for it, the link placed."""
+def place_assignment(platform, live_server, bank, weights=None) -> tuple:
+    """The instructor's deep linking launch, an assignment made for it (``weights``: {bank
+    name: weight typed on the form}), the link placed."""
     teacher = Browser()
     platform.person("t-1", "Tess Teacher", instructor=True)
     chooser = teacher.open(platform.deep_link_url("t-1"))
@@ -125,6 +126,7 @@ def place_assignment(platform, live_server, bank) -> tuple:
             "due_at": (opens + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"),
             "late_penalty_percent": "0",
             "problems": [str(bank["checkpoint_dot_policy"].pk), str(bank["checkpoint_names"].pk)],
+            **{f"weight-{bank[name].pk}": value for name, value in (weights or {}).items()},
         },
     )
     assert made.status_code == 200, made.text[-2000:]
@@ -166,6 +168,20 @@ def test_deep_link_launch_and_a_score_that_arrives(platform, live_server, bank, 
     # Idempotent: the same message again sends nothing new.
     assert services.send_score(report_id=report.pk) == "already"
     assert len(platform.state.scores[placed.lineitem_id]) == 1
+
+
+def test_a_weighted_assignment_is_out_of_its_weights_on_the_platform(platform, live_server, bank, broker):
+    course, assignment, placed = place_assignment(
+        platform, live_server, bank, weights={"checkpoint_dot_policy": "3", "checkpoint_names": "1"}
+    )
+    assert platform.state.lineitems[placed.lineitem_id]["scoreMaximum"] == 4
+    platform.person("s-9", "Wes Weighted")
+    Browser().open(platform.launch_url("s-9", placed))
+    graded(LtiUser.objects.get(sub="s-9").auth_user, bank["checkpoint_dot_policy"], "accepted")
+    report = ScoreReport.objects.get()
+    assert services.send_score(report_id=report.pk) == "sent"
+    (score,) = platform.state.scores[placed.lineitem_id]
+    assert (score["scoreGiven"], score["scoreMaximum"]) == (3.0, 4.0)
 
 
 def test_a_score_the_platform_refuses_is_tried_again_later_until_it_is_taken(platform, live_server, bank, broker):

@@ -1,4 +1,5 @@
-"""The gradebook as CSV: one row per learner, the columns a spreadsheet needs.
+"""The gradebook as CSV: one row per learner, the columns a spreadsheet needs. A problem's points
+are its credit times its weight; "points" and "out of" are the weighted total and the weights'.
 
 Every text cell comes from users (names, titles) and so is escaped against formula injection: a
 cell a spreadsheet would read as a formula (starting with ``= + - @``, a tab or a carriage return)
@@ -36,16 +37,23 @@ def gradebook_csv(book: Gradebook) -> str:
     header = ["username", "name", "email"]
     for problem in book.problems:
         title = problem.title
-        header += [f"{title}: points", f"{title}: status", f"{title}: attempts", f"{title}: accepted at (UTC)"]
-    header += ["points", "out of", "percent", "solved", "late", "extended due (UTC)"]
+        header += [
+            f"{title}: weight",
+            f"{title}: points",
+            f"{title}: status",
+            f"{title}: attempts",
+            f"{title}: accepted at (UTC)",
+        ]
+    header += ["points", "out of", "percent", "solved", "late", "extended due (UTC)", "left the course (UTC)"]
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow([text(h) for h in header])
     for row in book.rows:
         learner = row.learner
         line = [text(learner.username), text(learner.get_full_name()), text(learner.email)]
-        for cell in row.cells:
-            line += [cell.credit, status(cell, penalty), cell.attempts, utc(cell.accepted_at)]
+        for problem, cell in zip(book.problems, row.cells):
+            points = round(cell.credit * problem.weight, 4)
+            line += [problem.weight, points, status(cell, penalty), cell.attempts, utc(cell.accepted_at)]
         line += [
             row.score.points,
             row.score.out_of,
@@ -53,6 +61,7 @@ def gradebook_csv(book: Gradebook) -> str:
             row.score.solved,
             row.score.late,
             utc(row.extended_to),
+            utc(getattr(learner, "inactive_since", None)),
         ]
         writer.writerow(line)
     return out.getvalue()

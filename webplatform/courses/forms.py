@@ -6,6 +6,8 @@ from django.utils import timezone
 
 from webplatform.catalog.models import Problem
 
+from .models import MAX_WEIGHT
+
 LOCAL = "%Y-%m-%dT%H:%M"
 
 
@@ -56,18 +58,51 @@ class AssignmentForm(forms.Form):
         help_text="Learners can then only submit late, or not at all.",
     )
 
-    def __init__(self, *args, problems=None, previous_due=None, now=None, **kwargs):
+    def __init__(self, *args, problems=None, previous_due=None, now=None, weights=None, **kwargs):
         """``previous_due``: the assignment's due time before this edit (a past one kept as it was
-        needs no confirming again); ``now``: the time the due time is compared with."""
+        needs no confirming again); ``now``: the time the due time is compared with;
+        ``weights``: {problem id: weight} of the assignment being edited. Each problem's weight
+        is typed in a field of its own, ``weight-<problem id>``, beside its box."""
         super().__init__(*args, **kwargs)
+        self.weights = weights or {}
         if problems is not None:
             self.fields["problems"].queryset = problems
         self.fields["problems"].label_from_instance = lambda p: f"{p.title} ({p.slug}, {p.difficulty})"
         self.previous_due, self.now = previous_due, now or timezone.now()
         self.asks_past_due = False  # the page shows the confirming box once a past due time was typed
 
+    def weight_typed(self, problem_id: int) -> str:
+        """What the problem's weight field shows: what was typed, else the saved weight, else 1."""
+        if self.is_bound and f"weight-{problem_id}" in self.data:
+            return self.data[f"weight-{problem_id}"]
+        return str(self.weights.get(problem_id, 1))
+
+    @property
+    def problem_choices(self):
+        """(the problem's box, its weight as shown) for the page."""
+        return [(choice, self.weight_typed(choice.data["value"].value)) for choice in self["problems"]]
+
+    def _clean_weights(self, problems) -> dict:
+        found, wrong = {}, []
+        for problem in problems:
+            typed = self.weight_typed(problem.pk).strip()
+            if typed == "":
+                found[problem.pk] = 1  # left empty: the default
+            elif typed.isascii() and typed.isdigit() and int(typed) <= MAX_WEIGHT:
+                found[problem.pk] = int(typed)
+            else:
+                wrong.append(f"{problem.title}: {typed[:20]!r}")
+        if wrong:
+            self.add_error(
+                None,
+                f"A problem's weight is a whole number from 0 to {MAX_WEIGHT} (1 if left empty); "
+                f"not {'; '.join(wrong)}.",
+            )
+        return found
+
     def clean(self):
         data = super().clean()
+        data["weights"] = self._clean_weights(data.get("problems") or [])
         due = data.get("due_at")
         if due is not None and due <= self.now and due != self.previous_due:
             self.asks_past_due = True

@@ -13,6 +13,9 @@ from django.db import models
 from webplatform.catalog.models import Problem
 
 
+MAX_WEIGHT = 100  # a problem's weight in an assignment: 0 (counts nothing) to this
+
+
 class Course(models.Model):
     title = models.CharField(max_length=200)
     term = models.CharField(max_length=100, blank=True)
@@ -47,6 +50,10 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="course_memberships")
     role = models.CharField(max_length=16, choices=Role.choices)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # Set when a roster sync found them no longer on the learning platform's course: they lose
+    # the course's pages and their standings stop moving, but keep their attempts and stay in the
+    # gradebook (marked). A launch or a later sync that lists them again makes them active.
+    inactive_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["role", "user__username"]
@@ -54,6 +61,10 @@ class Membership(models.Model):
 
     def __str__(self):
         return f"{self.user_id} in {self.course_id} as {self.role}"
+
+    @property
+    def active(self) -> bool:
+        return self.inactive_since is None
 
 
 class JoinAttempt(models.Model):
@@ -103,10 +114,15 @@ class AssignmentProblem(models.Model):
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
     problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="+")
     position = models.PositiveSmallIntegerField()
+    # What the problem counts for in the assignment's total (its credit times this): 0 to 100.
+    weight = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
         ordering = ["position", "id"]
-        constraints = [models.UniqueConstraint(fields=["assignment", "problem"], name="problem_once_per_assignment")]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "problem"], name="problem_once_per_assignment"),
+            models.CheckConstraint(condition=models.Q(weight__lte=MAX_WEIGHT), name="weight_at_most_100"),
+        ]
 
 
 class Extension(models.Model):

@@ -3,7 +3,7 @@ place.
 
 For each problem of an assignment a learner's counted submissions (recorded, with a verdict that
 counts: ``leaderboard.rules``), in time order, fold into a ``Cell``: the first acceptance made by
-the due time earns the problem's point; failing that, the first made in the late window earns it
+the due time earns the problem's points (its weight: 1 unless the instructor set another); failing that, the first made in the late window earns it
 less the penalty; failing that, the cell shows the verdict that came closest. A submission's time
 is when it was made (``created_at``): a rejudge, graded later, keeps it. Submissions before the
 assignment opened or after its last deadline do not count.
@@ -93,21 +93,28 @@ def cell(attempts: Iterable[tuple[int, datetime, str]], rules: Deadlines) -> Cel
 
 @dataclass(frozen=True)
 class Score:
-    points: float
-    out_of: int
+    points: float  # the weighted credits
+    out_of: int  # the weights' total
     solved: int
     late: int
+    problems: int  # how many problems the assignment sets (what ``solved`` is out of)
 
     @property
     def percent(self) -> float:
         return 100 * self.points / self.out_of if self.out_of else 0.0
 
 
-def score(cells: Iterable[Cell], out_of: int) -> Score:
+def score(cells: Iterable[Cell], weights: Iterable[int] | None = None) -> Score:
+    """``weights``: each problem's weight, in the cells' order (1 each when None): a problem
+    earns its credit times its weight, out of the weights' total."""
     cells = list(cells)
+    weights = [1] * len(cells) if weights is None else list(weights)
+    if len(weights) != len(cells):
+        raise ValueError(f"{len(cells)} cells but {len(weights)} weights")
     return Score(
-        round(sum(c.credit for c in cells), 4),
-        out_of,
+        round(sum(c.credit * w for c, w in zip(cells, weights)), 4),
+        sum(weights),
         sum(c.solved for c in cells),
         sum(c.solved and c.late for c in cells),
+        len(cells),
     )

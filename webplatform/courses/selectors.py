@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db.models import Case, Q, QuerySet, Value, When
+from django.db.models import Case, F, Q, QuerySet, Value, When
 from django.http import Http404
 from django.utils import timezone
 from judge import verdicts
@@ -35,15 +35,22 @@ def can_create_courses(user) -> bool:
 
 
 def courses_of(user) -> list[Membership]:
+    """The courses the user is an active member of (one who left the platform's course is not)."""
     if not user.is_authenticated:
         return []
-    return list(Membership.objects.filter(user=user).select_related("course").order_by("-course__created_at"))
+    return list(
+        Membership.objects.filter(user=user, inactive_since__isnull=True)
+        .select_related("course")
+        .order_by("-course__created_at")
+    )
 
 
 def membership(*, user, course_id: int) -> Membership:
-    """The user's membership of the course, or 404."""
+    """The user's active membership of the course, or 404."""
     found = (
-        Membership.objects.select_related("course").filter(course_id=course_id, user_id=user.pk).first()
+        Membership.objects.select_related("course")
+        .filter(course_id=course_id, user_id=user.pk, inactive_since__isnull=True)
+        .first()
         if user.is_authenticated
         else None
     )
@@ -67,20 +74,47 @@ def assignment_of(*, course: Course, assignment_id: int) -> Assignment:
     return found
 
 
-def learners(course: Course) -> QuerySet:
+def learners(course: Course, *, active_only: bool = False) -> QuerySet:
+    """The course's learners, each with ``inactive_since`` (None while active); those a roster
+    sync made inactive too unless ``active_only``: their attempts still count in the gradebook."""
+    found = {"course_memberships__course": course, "course_memberships__role": Role.LEARNER}
+    if active_only:
+        found["course_memberships__inactive_since__isnull"] = True
+    # one filter() call: its conditions and the annotation are about the same membership
     return (
         get_user_model()
-        .objects.filter(course_memberships__course=course, course_memberships__role=Role.LEARNER)
+        .objects.filter(**found)
+        .annotate(inactive_since=F("course_memberships__inactive_since"))
         .order_by("username")
     )
 
 
 def roster(course: Course) -> list[Membership]:
-    return list(course.memberships.select_related("user").order_by("role", "user__username"))
+    """Members, active ones first."""
+    return list(
+        course.memberships.select_related("user").order_by(
+            F("inactive_since").asc(nulls_first=True), "role", "user__username"
+        )
+    )
 
 
 def problems_of(assignment: Assignment) -> list[Problem]:
-    return [item.problem for item in assignment.items.select_related("problem").order_by("position", "id")]
+    """The assignment's problems in its order, each with its ``weight`` in it (``weights``)."""
+    found = []
+    for item in assignment.items.select_related("problem").order_by("position", "id"):
+        item.problem.weight = item.weight
+        found.append(item.problem)
+    return found
+
+
+def weights(problems: list[Problem]) -> list[int]:
+    """The weights of ``problems_of``'s problems, in their order."""
+    return [problem.weight for problem in problems]
+
+
+def points_possible(assignment: Assignment) -> int:
+    """What the assignment is out of: its problems' weights added (what grade passback reports)."""
+    return sum(assignment.items.values_list("weight", flat=True))
 
 
 def assignable_problems(course: Course) -> QuerySet[Problem]:
@@ -194,7 +228,7 @@ def assignment_view(*, assignment: Assignment, user) -> AssignmentView:
         deadlines_for(assignment, extended_to),
         extended_to is not None,
         list(zip(problems, row)),
-        rules.score(row, len(problems)),
+        rules.score(row, weights(problems)),
     )
 
 
@@ -223,6 +257,7 @@ def assignment_context(*, user, assignment_id: int | None, problem: Problem) -> 
             items__problem=problem,
             course__memberships__user=user,
             course__memberships__role=Role.LEARNER,
+            course__memberships__inactive_since__isnull=True,
         )
         .first()
     )
@@ -241,7 +276,7 @@ def due_soon(*, user, now: datetime | None = None) -> list[tuple[Course, Assignm
         if member.role != Role.LEARNER or member.course.archived:
             continue
         for view in visible_assignments(course=member.course, user=user, instructor=False):
-            if view.state(now) in ("open", "late") and view.score.solved < view.score.out_of:
+            if view.state(now) in ("open", "late") and view.score.solved < view.score.problems:
                 found.append((member.course, view))
     return sorted(found, key=lambda pair: pair[1].deadlines.due_at)
 
@@ -284,7 +319,7 @@ def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") ->
     everyone = list(learners(assignment.course))
     table = cells(assignment, [u.pk for u in everyone], problems)
     extended = extensions(assignment)
-    rows = [Row(u, table[u.pk], rules.score(table[u.pk], len(problems)), extended.get(u.pk)) for u in everyone]
+    rows = [Row(u, table[u.pk], rules.score(table[u.pk], weights(problems)), extended.get(u.pk)) for u in everyone]
     needle = search.strip().lower()
     if needle:
         rows = [
@@ -293,9 +328,9 @@ def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") ->
             if needle in " ".join((r.learner.username, r.learner.get_full_name(), r.learner.email)).lower()
         ]
     keep = {
-        "missing": lambda r: r.score.solved < r.score.out_of,
+        "missing": lambda r: r.score.solved < r.score.problems,
         "late": lambda r: r.score.late > 0,
-        "complete": lambda r: r.score.out_of and r.score.solved == r.score.out_of,
+        "complete": lambda r: r.score.problems and r.score.solved == r.score.problems,
         "none": lambda r: not any(c.attempts for c in r.cells),
     }.get(show)
     if keep is not None:

@@ -24,6 +24,7 @@ from webplatform.core.queues import BACKGROUND, enqueue
 
 from . import codes, rules, selectors
 from .models import (
+    MAX_WEIGHT,
     Assignment,
     AssignmentProblem,
     Course,
@@ -101,11 +102,73 @@ def rotate_join_code(*, course: Course) -> Course:
 
 def _enrol(course: Course, user, role: str) -> Membership:
     member, created = Membership.objects.get_or_create(course=course, user=user, defaults={"role": role})
+    changed = []
     if not created and role == Role.INSTRUCTOR and member.role != role:
         member.role = role
-        member.save(update_fields=["role"])
+        changed.append("role")
+    if member.inactive_since is not None:  # back on the platform's roster, or joined again
+        member.inactive_since = None
+        changed.append("inactive_since")
+    if changed:
+        member.save(update_fields=changed)
     user.groups.add(course.audience)
+    if "inactive_since" in changed:
+        _catch_up(course, user)
     return member
+
+
+def _catch_up(course: Course, user) -> None:
+    """A learner active again: their standings, frozen while they were away, follow their
+    verdicts again (what they submitted meanwhile counts as the rules say)."""
+    for assignment in course.assignments.all():
+        refresh_standings(assignment=assignment, user_ids=[user.pk])
+
+
+def _last_active_instructor(course: Course, member: Membership) -> bool:
+    others = course.memberships.filter(role=Role.INSTRUCTOR, inactive_since__isnull=True).exclude(pk=member.pk)
+    return member.role == Role.INSTRUCTOR and member.inactive_since is None and not others.exists()
+
+
+def sync_member(*, course: Course, user, role: str) -> tuple[str | None, str]:
+    """A member as a learning platform's roster lists them (inside the sync's transaction): added,
+    made active again, or given the platform's role. Returns ("added" | "updated" | None, a note:
+    why a change was not made). The course's last active instructor stays one."""
+    _check_open(course)
+    member = Membership.objects.select_for_update().filter(course=course, user=user).first()
+    if member is None:
+        _enrol(course, user, role)
+        return "added", ""
+    changed, note = [], ""
+    if member.inactive_since is not None:
+        member.inactive_since = None
+        changed.append("inactive_since")
+        user.groups.add(course.audience)
+    if member.role != role:
+        if _last_active_instructor(course, member):
+            note = "kept as an instructor: the course's last one"
+        else:
+            member.role = role
+            changed.append("role")
+    if changed:
+        member.save(update_fields=changed)
+    if changed and member.role == Role.LEARNER:
+        _catch_up(course, user)
+    return ("updated" if changed else None), note
+
+
+def deactivate_member(*, course: Course, user, now: datetime | None = None) -> tuple[bool, str]:
+    """The member is no longer on the platform's roster: inactive from now (nothing of theirs is
+    deleted). Returns (whether they were made inactive, a note: why not)."""
+    _check_open(course)
+    member = Membership.objects.select_for_update().filter(course=course, user=user).first()
+    if member is None or member.inactive_since is not None:
+        return False, ""
+    if _last_active_instructor(course, member):
+        return False, "kept: the course's last instructor"
+    member.inactive_since = now or timezone.now()
+    member.save(update_fields=["inactive_since"])
+    user.groups.remove(course.audience)  # the problems kept for the course are no longer theirs to see
+    return True, ""
 
 
 def enrol(*, course: Course, user, role: str) -> Membership:
@@ -222,6 +285,27 @@ def _check_times(opens_at, due_at, late_until, penalty) -> None:
         raise ValidationError(errors)
 
 
+def _check_weights(problems: list, chosen: dict) -> None:
+    wrong = [
+        f"{p.title}: {chosen[p.pk]!r} is not a whole number from 0 to {MAX_WEIGHT}"
+        for p in problems
+        if isinstance(chosen[p.pk], bool) or not isinstance(chosen[p.pk], int) or not 0 <= chosen[p.pk] <= MAX_WEIGHT
+    ]
+    if wrong:
+        raise ValidationError(
+            {"weights": [f"A problem's weight is a whole number from 0 to {MAX_WEIGHT}. " + "; ".join(wrong) + "."]}
+        )
+    if sum(chosen.values()) < 1:
+        # a total of 0 grades nothing, and a platform takes no score out of 0
+        raise ValidationError(
+            {
+                "weights": [
+                    "At least one problem weighs 1 or more: with every weight 0 the assignment counts for nothing."
+                ]
+            }
+        )
+
+
 @transaction.atomic
 def save_assignment(
     *,
@@ -233,13 +317,18 @@ def save_assignment(
     late_penalty_percent: int,
     problems: list,
     assignment: Assignment | None = None,
+    weights: dict | None = None,
 ) -> Assignment:
-    """Creates the assignment, or changes one (its deadlines, penalty, problems): every learner's
-    standing follows at once, from the submissions' own times."""
+    """Creates the assignment, or changes one (its deadlines, penalty, problems, their weights):
+    every learner's standing follows at once, from the submissions' own times. ``weights``:
+    {problem id: weight}; a problem it does not name keeps its weight (1 when new)."""
     _check_open(course)
     _check_times(opens_at, due_at, late_until, late_penalty_percent)
     if not problems:
         raise ValidationError({"problems": "An assignment sets at least one problem."})
+    kept = dict(assignment.items.values_list("problem_id", "weight")) if assignment is not None else {}
+    chosen = {p.pk: (weights or {}).get(p.pk, kept.get(p.pk, 1)) for p in problems}
+    _check_weights(problems, chosen)
     allowed = set(selectors.assignable_problems(course).values_list("pk", flat=True))
     if any(p.pk not in allowed for p in problems):
         raise ValidationError({"problems": "An assignment sets public problems and this course's own."})
@@ -253,7 +342,7 @@ def save_assignment(
     assignment.items.exclude(problem__in=problems).delete()
     for position, problem in enumerate(problems):
         AssignmentProblem.objects.update_or_create(
-            assignment=assignment, problem=problem, defaults={"position": position}
+            assignment=assignment, problem=problem, defaults={"position": position, "weight": chosen[problem.pk]}
         )
     refresh_standings(assignment=assignment)
     return assignment
@@ -278,21 +367,22 @@ def set_extension(*, assignment: Assignment, user, due_at: datetime | None) -> N
 
 
 def refresh_standings(*, assignment: Assignment, user_ids=None) -> list[int]:
-    """Recomputes the standings of these learners (every learner of the course when None) on the
+    """Recomputes the standings of these learners (every active learner of the course when None) on the
     assignment; those whose score moved are saved and announced (``standings_changed``), inside
     the caller's transaction. Returns their ids."""
     if user_ids is None:
-        user_ids = selectors.learners(assignment.course).values_list("pk", flat=True)
+        # an inactive learner's standing stays as it was: the platform no longer has them
+        user_ids = selectors.learners(assignment.course, active_only=True).values_list("pk", flat=True)
     else:
         user_ids = Membership.objects.filter(
-            course=assignment.course_id, role=Role.LEARNER, user_id__in=list(user_ids)
+            course=assignment.course_id, role=Role.LEARNER, inactive_since__isnull=True, user_id__in=list(user_ids)
         ).values_list("user_id", flat=True)
     problems = selectors.problems_of(assignment)
     table = selectors.cells(assignment, user_ids, problems)
     known = {s.user_id: s for s in Standing.objects.filter(assignment=assignment, user_id__in=list(table))}
     changed = []
     for user_id, row in table.items():
-        score = rules.score(row, len(problems))
+        score = rules.score(row, selectors.weights(problems))
         standing = known.get(user_id)
         if standing is None:
             if not any(c.attempts for c in row):

@@ -17,6 +17,7 @@ from webplatform.submissions.presenters import present
 
 from . import codes, selectors, services
 from .export import gradebook_csv
+from .signals import course_panels
 from .forms import AssignmentForm, CourseForm, ExtensionForm, InstructorForm, JoinForm
 
 Role = selectors.Role
@@ -123,6 +124,11 @@ def detail(request, course_id):
                 "join_link": request.build_absolute_uri(reverse("courses:join_link", args=[course.join_code])),
                 "course_problems": selectors.course_problems(course),
                 "drafts": selectors.publishable_drafts(user=request.user, course=course),
+                "panels": [
+                    panel
+                    for _, panel in course_panels.send(sender=type(course), course=course, user=request.user)
+                    if panel
+                ],
             }
         )
     return render(request, "courses/detail.html", context)
@@ -231,13 +237,16 @@ def edit_assignment(request, course_id, assignment_id=None):
             "late_penalty_percent": assignment.late_penalty_percent,
             "problems": [p.pk for p in selectors.problems_of(assignment)],
         }
+        weights = {p.pk: p.weight for p in selectors.problems_of(assignment)}
     else:
         initial = {"opens_at": timezone.now().replace(second=0, microsecond=0)}
+        weights = {}
     form = AssignmentForm(
         request.POST or None,
         initial=initial,
         problems=selectors.assignable_problems(course),
         previous_due=assignment.due_at if assignment else None,
+        weights=weights,
     )
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)

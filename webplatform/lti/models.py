@@ -62,3 +62,33 @@ class ScoreReport(models.Model):
 
     def __str__(self):
         return f"{self.user_id} on {self.link_id}: {self.score_given}/{self.score_maximum} ({self.state})"
+
+
+class RosterSync(models.Model):
+    """A roster sync of a course from its learning platform (Names and Role Provisioning): asked
+    on the course page, run on the background lane, and what it changed (names as shown) or why
+    it changed nothing."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        DONE = "done"
+        FAILED = "failed"
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="roster_syncs")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    added = models.JSONField(default=list)
+    updated = models.JSONField(default=list)
+    left = models.JSONField(default=list)
+    notes = models.JSONField(default=list)  # changes the sync did not make, and why
+    listed = models.PositiveIntegerField(default=0)  # members the platform listed
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.left)

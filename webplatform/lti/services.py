@@ -19,17 +19,20 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
-from lti_tool.models import LtiContext, LtiUser
+from lti_tool.models import LtiContext, LtiMembership, LtiUser
 
-from webplatform.core.queues import enqueue
+from webplatform.core.queues import BACKGROUND, enqueue
+from webplatform.courses import selectors as courses_selectors
 from webplatform.courses import services as courses
-from webplatform.courses.models import Membership, Standing
+from webplatform.courses.models import Course, Membership, Standing
 
 from . import ags
-from .models import AssignmentLink, CourseContext, ScoreReport
+from . import nrps
+from .models import AssignmentLink, CourseContext, RosterSync, ScoreReport
 
 logger = logging.getLogger(__name__)
 SEND_TASK = "lti.send_score"  # the task (tasks.py) these services enqueue, by name
+SYNC_TASK = "lti.sync_roster"  # a course's roster sync, by course id (background lane)
 INSTRUCTOR_ROLES = ("#Instructor", "#Administrator", "#ContentDeveloper", "#TeachingAssistant")
 # Waits between tries of a score the platform did not take: 10 s, 20 s, ... at most an hour.
 FIRST_RETRY_S, LONGEST_RETRY_S = 10, 3600
@@ -140,7 +143,7 @@ def scores_changed(*, standing_ids) -> None:
 def owe(*, link: AssignmentLink, standing: Standing, platform_user: LtiUser) -> ScoreReport:
     """Records the score the platform is owed and sends it once committed; nothing new to send
     when it already has this very score."""
-    out_of = standing.assignment.items.count()
+    out_of = courses_selectors.points_possible(standing.assignment)  # the weights' total
     fields = {"score_given": standing.score, "score_maximum": float(out_of), "timestamp": standing.updated_at}
     report = ScoreReport.objects.filter(link=link, user_id=standing.user_id).first()
     if (
@@ -290,3 +293,142 @@ def spend_login(*, state: str, nonce: str) -> None:
     cache.delete(_ISSUED.format(state))
     if not hmac.compare_digest(str(issued), nonce):
         raise ValidationError("This launch's token was issued for another login.", code="transplanted")
+
+
+# --- roster sync (Names and Role Provisioning) -------------------------------------------------
+
+
+def request_roster_sync(*, course, user) -> RosterSync:
+    """Queues a sync of the course's roster from its platform (background lane). Refused for a
+    course no platform launch has linked to a roster, and for an archived one."""
+    if course.archived:
+        raise ValidationError("This course is archived: its roster stays as it is. Reopen it to sync it.")
+    if not CourseContext.objects.filter(course=course).exclude(context__memberships_url="").exists():
+        raise ValidationError(
+            "No learning platform has offered this course's roster: an instructor launches the tool "
+            "from the platform's course, with Names and Role Provisioning enabled for the tool, first."
+        )
+    with transaction.atomic():
+        sync = RosterSync.objects.create(course=course, requested_by=user)
+        transaction.on_commit(lambda: _publish_sync(course.pk))
+    return sync
+
+
+def _publish_sync(course_id: int) -> None:
+    try:
+        enqueue(SYNC_TASK, course_id, lane=BACKGROUND)
+    except OperationalError as exc:
+        logger.warning("could not enqueue the roster sync of course %s (%s)", course_id, exc)
+        RosterSync.objects.filter(course=course_id, status=RosterSync.Status.QUEUED).update(
+            status=RosterSync.Status.FAILED,
+            error="the sync could not be queued (the site's queue is unavailable): try again in a minute",
+            finished_at=timezone.now(),
+        )
+
+
+def sync_roster(*, course_id: int) -> RosterSync | None:
+    """Reads the course's roster from each platform course linked to it and brings the course's
+    members in line: those listed are added or updated (role, name, email), those of that
+    platform course no longer listed (or listed as not active) are made inactive, never deleted.
+    The whole roster is read before anything is written: a roster that could not be read whole
+    changes nothing (the sync says why). Idempotent: run again, it finds nothing to change. The
+    record it fills is the course's queued sync (a new one when none waits). None: no such course."""
+    course = Course.objects.filter(pk=course_id).first()
+    if course is None:
+        return None
+    sync = RosterSync.objects.filter(course=course, status=RosterSync.Status.QUEUED).order_by("created_at").first()
+    if sync is None:
+        sync = RosterSync.objects.create(course=course)
+    links = list(
+        CourseContext.objects.filter(course=course)
+        .exclude(context__memberships_url="")
+        .select_related("context__deployment__registration")
+    )
+    try:
+        if course.archived:
+            raise nrps.Unavailable("the course is archived: its roster stays as it is")
+        if not links:
+            raise nrps.Unavailable("no platform course linked to this course offers its roster")
+        rosters = [
+            (
+                link.context,
+                nrps.fetch_members(registration=link.context.deployment.registration, url=link.context.memberships_url),
+            )
+            for link in links
+        ]
+    except nrps.Unavailable as exc:
+        logger.warning("roster sync of course %s failed: %s", course_id, exc)
+        return _finish(sync, error=str(exc))
+    outcome = {"added": [], "updated": [], "left": [], "notes": [], "listed": 0}
+    with transaction.atomic():
+        Course.objects.select_for_update().filter(pk=course.pk).first()  # one sync of a course at a time
+        for context, members in rosters:
+            _apply_roster(course, context, members, outcome)
+    return _finish(sync, **outcome)
+
+
+def _finish(sync: RosterSync, **fields) -> RosterSync:
+    """Closes this sync and any other queued for the course (asked twice: one read serves both)."""
+    status = RosterSync.Status.FAILED if fields.get("error") else RosterSync.Status.DONE
+    fields = {**fields, "status": status, "finished_at": timezone.now()}
+    RosterSync.objects.filter(pk=sync.pk).update(**fields)
+    RosterSync.objects.filter(course=sync.course_id, status=RosterSync.Status.QUEUED).update(**fields)
+    sync.refresh_from_db()
+    return sync
+
+
+def _shown(user) -> str:
+    name = user.get_full_name()
+    return f"{name} ({user.username})" if name else user.username
+
+
+def _apply_roster(course, context, members: list[dict], outcome: dict) -> None:
+    registration = context.deployment.registration
+    active_subs = set()
+    for member in members:
+        sub = member["user_id"]
+        active = member.get("status", "Active") == "Active"
+        outcome["listed"] += 1
+        fields = {
+            key: str(member[claim])[:500]
+            for key, claim in (("given_name", "given_name"), ("family_name", "family_name"), ("name", "name"))
+            if isinstance(member.get(claim), str)
+        }
+        if isinstance(member.get("email"), str) and "@" in member["email"]:
+            fields["email"] = member["email"][:254]
+        platform_user, _ = LtiUser.objects.update_or_create(registration=registration, sub=sub, defaults=fields)
+        teaching = is_instructor_role(member["roles"])
+        LtiMembership.objects.update_or_create(
+            context=context,
+            user=platform_user,
+            defaults={"is_instructor": teaching, "is_learner": not teaching, "is_active": active},
+        )
+        if not active:
+            continue  # made inactive below, with those not listed
+        active_subs.add(sub)
+        before = platform_user.auth_user
+        # what a reader sees: a name split anew into given and family names is no change
+        was = (before.get_full_name(), before.email) if before else None
+        user = site_user(platform_user=platform_user)
+        change, note = courses.sync_member(course=course, user=user, role=Role.INSTRUCTOR if teaching else Role.LEARNER)
+        if change is None and was is not None and was != (user.get_full_name(), user.email):
+            change = "updated"
+        if change:
+            outcome[change].append(_shown(user))
+        if note:
+            outcome["notes"].append(f"{_shown(user)}: {note}")
+    # Who came from this platform course (a launch or an earlier sync) and is not listed as active.
+    gone = (
+        LtiMembership.objects.filter(context=context, user__auth_user__isnull=False)
+        .exclude(user__sub__in=active_subs)
+        .select_related("user__auth_user")
+    )
+    for record in gone:
+        if record.is_active:
+            LtiMembership.objects.filter(pk=record.pk).update(is_active=False)
+        user = record.user.auth_user
+        left, note = courses.deactivate_member(course=course, user=user)
+        if left:
+            outcome["left"].append(_shown(user))
+        if note:
+            outcome["notes"].append(f"{_shown(user)}: {note}")

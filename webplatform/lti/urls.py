@@ -1,5 +1,7 @@
 from django.urls import path
 
+from webplatform.core import params  # noqa: F401 - registers <id:...>
+
 from . import views
 
 app_name = "lti"
@@ -8,4 +10,5 @@ urlpatterns = [
     path("login/<uuid:registration_uuid>/", views.Login.as_view(), name="login"),
     path("launch/", views.Launch.as_view(), name="launch"),
     path("deep-link/", views.deep_link, name="deep_link"),
+    path("courses/<id:course_id>/roster/sync/", views.sync_roster, name="sync_roster"),
 ]

@@ -32,7 +32,7 @@ from webplatform.courses import selectors as courses
 
 from . import selectors, services
 
-__all__ = ["jwks", "Login", "Launch", "deep_link"]
+__all__ = ["jwks", "Login", "Launch", "deep_link", "sync_roster"]
 DEEP_LINK_SESSION_KEY = "lti-deep-link"
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 # What an OIDC login initiation may carry, passed on by the cookie check's reload (pylti1p3's list).
@@ -220,7 +220,7 @@ def deep_link(request):
 def _respond(request, pending: dict, assignment):
     registration = LtiRegistration.objects.get(pk=pending["registration"])
     deployment = LtiDeployment.objects.get(pk=pending["deployment"])
-    out_of = assignment.items.count()
+    out_of = courses.points_possible(assignment)  # the problems' weights added
     resource = (
         DeepLinkResource()
         .set_url(request.build_absolute_uri(reverse("lti:launch")))
@@ -244,3 +244,18 @@ def _respond(request, pending: dict, assignment):
             "assignment": assignment,
         },
     )
+
+
+@login_required
+@require_http_methods(["POST"])
+def sync_roster(request, course_id):
+    """The course page's "Sync the roster": queued on the background lane; the page says what
+    changed once it ran."""
+    course = courses.taught(user=request.user, course_id=course_id)
+    try:
+        services.request_roster_sync(course=course, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, "The roster sync is queued: reload the page in a moment to see what changed.")
+    return redirect(reverse("courses:detail", args=[course.pk]) + "#roster")

@@ -56,3 +56,9 @@ def publish_targets(user, draft):
 def track_section(slug):
     """The track's section of a problem (``catalog.track``), as the assignment picker groups them."""
     return track.section_of(slug)
+
+
+@register.filter
+def mul(value, factor):
+    """A problem's credit times its weight: the points it earns in the assignment."""
+    return value * factor

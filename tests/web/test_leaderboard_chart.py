@@ -5,7 +5,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from webplatform.leaderboard.chart import nice_axis, render_chart
+from webplatform.core.svg_chart import nice_axis
+from webplatform.leaderboard.chart import render_chart
 from webplatform.leaderboard.metrics import humanize
 from webplatform.leaderboard.pareto import pareto_front
 from webplatform.leaderboard.selectors import Point

@@ -8,11 +8,10 @@ from __future__ import annotations
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from webplatform.leaderboard.chart import nice_axis
+from webplatform.core.svg_chart import LEFT, RIGHT, WIDTH, Frame, legend, nice_axis
 from webplatform.leaderboard.metrics import humanize
 
-WIDTH, HEIGHT = 720, 440
-LEFT, RIGHT, TOP, BOTTOM = 86, 44, 16, 72
+HEIGHT = 440
 FRONT, DOMINATED, CHOSEN, BUDGET = "#2f5fd0", "#9aa6b2", "#d2691e", "#b3261e"
 
 
@@ -23,13 +22,8 @@ def draw(rows: list[dict], budget: int | None, best: str | None) -> SafeString:
     for row in rows:  # plans with the same figures share a point
         points.setdefault((row["flops"], row["held_bytes"]), []).append(row)
     memories = [m for _, m in points] + ([budget] if budget is not None else [])
-    x_axis, y_axis = nice_axis([f for f, _ in points], base=1000), nice_axis(memories, base=1024)
-
-    def x(value):
-        return round(x_axis.scale(value, LEFT, WIDTH - RIGHT), 1)
-
-    def y(value):
-        return round(y_axis.scale(value, HEIGHT - BOTTOM, TOP), 1)
+    frame = Frame(nice_axis([f for f, _ in points], base=1000), nice_axis(memories, base=1024), HEIGHT)
+    x, y = frame.x, frame.y
 
     parts = [
         format_html(
@@ -38,40 +32,12 @@ def draw(rows: list[dict], budget: int | None, best: str | None) -> SafeString:
             _description(points, budget, best),
         )
     ]
-    for tick in x_axis.ticks:
-        parts.append(
-            format_html(
-                '<line class="grid-line" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e6e9ee"/>'
-                '<text class="tick" x="{0}" y="{3}" text-anchor="middle" font-size="11" fill="#5e6b78">{4}</text>',
-                x(tick),
-                HEIGHT - BOTTOM,
-                TOP,
-                HEIGHT - BOTTOM + 16,
-                humanize(tick, "flop"),
-            )
-        )
-    for tick in y_axis.ticks:
-        parts.append(
-            format_html(
-                '<line class="grid-line" x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#e6e9ee"/>'
-                '<text class="tick" x="{3}" y="{4}" text-anchor="end" font-size="11" fill="#5e6b78">{5}</text>',
-                LEFT,
-                y(tick),
-                WIDTH - RIGHT,
-                LEFT - 6,
-                y(tick) + 4,
-                humanize(tick, "bytes"),
-            )
-        )
     parts.append(
-        format_html(
-            '<text class="ink" x="{}" y="{}" text-anchor="middle" font-size="12" fill="#1d232b">FLOPs per gradient step '
-            "(recomputation included) \u2192 fewer is better</text>"
-            '<text class="ink" transform="translate(16 {}) rotate(-90)" text-anchor="middle" font-size="12" '
-            'fill="#1d232b">Held on the device between the passes</text>',
-            (LEFT + WIDTH - RIGHT) / 2,
-            HEIGHT - 30,
-            (TOP + HEIGHT - BOTTOM) / 2,
+        frame.grid(
+            lambda tick: humanize(tick, "flop"),
+            lambda tick: humanize(tick, "bytes"),
+            "FLOPs per gradient step (recomputation included) \u2192 fewer is better",
+            "Held on the device between the passes",
         )
     )
     if budget is not None:
@@ -122,7 +88,7 @@ def draw(rows: list[dict], budget: int | None, best: str | None) -> SafeString:
                 held,
             )
         )
-    parts.append(_legend())
+    parts.append(LEGEND)
     return format_html(
         '<svg id="explore-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {} {}" width="100%" role="img" '
         'aria-labelledby="explore-chart-title explore-chart-desc" font-family="system-ui, sans-serif">{}</svg>',
@@ -144,25 +110,12 @@ def _description(points: dict, budget: int | None, best: str | None) -> str:
     return text
 
 
-def _legend() -> str:
-    base = HEIGHT - 8
-    items = (
+LEGEND = legend(
+    HEIGHT,
+    (
         (FRONT, "none", 0, "not beaten"),
         (DOMINATED, "none", 0, "beaten (greyed)"),
         ("none", CHOSEN, 3, "the plan within the budget"),
-    )
-    cells = [
-        format_html(
-            '<circle cx="{}" cy="{}" r="6" fill="{}" stroke="{}" stroke-width="{}"/><text x="{}" y="{}">{}</text>',
-            LEFT + 170 * n + 6,
-            base - 4,
-            fill,
-            stroke,
-            width,
-            LEFT + 170 * n + 18,
-            base,
-            label,
-        )
-        for n, (fill, stroke, width, label) in enumerate(items)
-    ]
-    return format_html('<g class="legend ink" font-size="12" fill="#1d232b">{}</g>', mark_safe("".join(cells)))
+    ),
+    spacing=170,
+)

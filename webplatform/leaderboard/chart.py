@@ -15,41 +15,12 @@ from dataclasses import dataclass
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from webplatform.core.svg_chart import WIDTH, Frame, legend, nice_axis
+
 from .metrics import FLOPS, RESIDUAL_BYTES, humanize
 
-WIDTH, HEIGHT = 720, 420
-LEFT, RIGHT, TOP, BOTTOM = 86, 44, 16, 72
+HEIGHT = 420
 FRONT_COLOUR, OTHER_COLOUR, OWN_COLOUR = "#2f5fd0", "#9aa6b2", "#d2691e"
-
-
-@dataclass(frozen=True)
-class Axis:
-    low: float
-    high: float
-    ticks: list
-
-    def scale(self, value: float, start: float, end: float) -> float:
-        """``value`` mapped from [low, high] onto [start, end] (pixels)."""
-        return start + (value - self.low) / (self.high - self.low) * (end - start)
-
-
-def nice_axis(values: list[float], *, base: int = 1000, count: int = 5) -> Axis:
-    """An axis over ``values`` whose ticks are round numbers of the unit they are shown in (1, 2,
-    2.5 or 5 times a power of ten of KiB for bytes, ``base`` 1024; of kFLOP, MFLOP ... for FLOPs,
-    ``base`` 1000), with ticks at both ends. A single value gets room around it."""
-    low, high = min(values), max(values)
-    if low == high:
-        pad = max(abs(low) * 0.1, 1.0)
-        low, high = low - pad, high + pad
-    unit = float(base) ** max(0, math.floor(math.log(max(abs(high), 1), base)))
-    raw = (high - low) / unit / count
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw) * unit
-    start, end = math.floor(low / step) * step, math.ceil(high / step) * step
-    if start < 0 <= low:  # costs are never negative: no negative tick for the padding
-        start = 0.0
-    ticks = [start + i * step for i in range(int(round((end - start) / step)) + 1)]
-    return Axis(start, end, ticks)
 
 
 @dataclass(frozen=True)
@@ -57,20 +28,14 @@ class Drawing:
     """A chart drawn for everyone; ``svg(own)`` adds the viewer's mark. Kept whole between
     requests (it changes only with a verdict), so a page view only places one marker."""
 
-    x_axis: Axis | None
-    y_axis: Axis | None
+    frame: Frame | None
     body: str  # title, description, grid, front, points: escaped markup
-
-    def x(self, value: float) -> float:
-        return round(self.x_axis.scale(value, LEFT, WIDTH - RIGHT), 1)
-
-    def y(self, value: float) -> float:
-        return round(self.y_axis.scale(value, HEIGHT - BOTTOM, TOP), 1)
 
     def svg(self, own: tuple[int, int] | None = None) -> SafeString:
         """The SVG, with the viewer's best submission, (flops, residual_bytes), marked "you"."""
-        if self.x_axis is None:
+        if self.frame is None:
             return mark_safe("")
+        x, y = self.frame.x, self.frame.y
         mark = (
             ""
             if own is None
@@ -80,11 +45,11 @@ class Drawing:
                 "</g>",
                 own[0],
                 own[1],
-                self.x(own[0]),
-                self.y(own[1]),
+                x(own[0]),
+                y(own[1]),
                 OWN_COLOUR,
-                self.x(own[0]) + 18,
-                self.y(own[1]) - 10,
+                x(own[0]) + 18,
+                y(own[1]) - 10,
                 OWN_COLOUR,
             )
         )
@@ -95,30 +60,37 @@ class Drawing:
             HEIGHT,
             mark_safe(self.body),
             mark,
-            _legend(),
+            LEGEND,
         )
 
 
 def draw(points, front, *, title: str) -> Drawing:
     """``points`` and ``front`` are ``selectors.Point``s (the front a subset of the points)."""
     if not points:
-        return Drawing(None, None, "")
-    drawing = Drawing(
-        nice_axis([p.flops for p in points], base=1000), nice_axis([p.residual_bytes for p in points], base=1024), ""
+        return Drawing(None, "")
+    frame = Frame(
+        nice_axis([p.flops for p in points], base=1000),
+        nice_axis([p.residual_bytes for p in points], base=1024),
+        HEIGHT,
     )
-    x, y = drawing.x, drawing.y
+    x, y = frame.x, frame.y
     on_front = {(p.flops, p.residual_bytes) for p in front}
     most = max(p.learners for p in points)
     body = "".join(
         [
             format_html('<title id="chart-title">{}</title>', title),
             format_html('<desc id="chart-desc">{}</desc>', _description(points, front)),
-            _grid(drawing.x_axis, drawing.y_axis, x, y),
+            frame.grid(
+                lambda tick: humanize(tick, FLOPS.unit),
+                lambda tick: humanize(tick, RESIDUAL_BYTES.unit),
+                "FLOPs per gradient step (traced: every recomputation counts) \u2192 fewer is better",
+                "Residual bytes kept for the backward pass \u2192 fewer is better",
+            ),
             _staircase(front, x, y),
             *(_dot(p, x, y, most, (p.flops, p.residual_bytes) in on_front) for p in points),
         ]
     )
-    return Drawing(drawing.x_axis, drawing.y_axis, body)
+    return Drawing(frame, body)
 
 
 def render_chart(points, front, own=None, *, title: str) -> SafeString:
@@ -134,48 +106,6 @@ def _description(points, front) -> str:
         f"{len(points)} distinct strategies among accepted submissions. Pareto front (no strategy uses "
         f"both fewer FLOPs and fewer residual bytes): {best}."
     )
-
-
-def _grid(x_axis: Axis, y_axis: Axis, x, y) -> str:
-    bottom, top = HEIGHT - BOTTOM, TOP
-    lines = []
-    for tick in x_axis.ticks:
-        lines.append(
-            format_html(
-                '<line class="grid-line" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e6e9ee"/>'
-                '<text class="tick" x="{0}" y="{3}" text-anchor="middle" font-size="11" fill="#5e6b78">{4}</text>',
-                x(tick),
-                bottom,
-                top,
-                bottom + 16,
-                humanize(tick, FLOPS.unit),
-            )
-        )
-    for tick in y_axis.ticks:
-        lines.append(
-            format_html(
-                '<line class="grid-line" x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#e6e9ee"/>'
-                '<text class="tick" x="{3}" y="{4}" text-anchor="end" font-size="11" fill="#5e6b78">{5}</text>',
-                LEFT,
-                y(tick),
-                WIDTH - RIGHT,
-                LEFT - 6,
-                y(tick) + 4,
-                humanize(tick, RESIDUAL_BYTES.unit),
-            )
-        )
-    lines.append(
-        format_html(
-            '<text class="ink" x="{}" y="{}" text-anchor="middle" font-size="12" fill="#1d232b">FLOPs per gradient step '
-            "(traced: every recomputation counts) \u2192 fewer is better</text>"
-            '<text class="ink" transform="translate(16 {}) rotate(-90)" text-anchor="middle" font-size="12" fill="#1d232b">'
-            "Residual bytes kept for the backward pass \u2192 fewer is better</text>",
-            (LEFT + WIDTH - RIGHT) / 2,
-            HEIGHT - 30,
-            (TOP + HEIGHT - BOTTOM) / 2,
-        )
-    )
-    return "".join(lines)
 
 
 def _staircase(front, x, y) -> str:
@@ -217,26 +147,12 @@ def _dot(point, x, y, most: int, on_front: bool) -> str:
     )
 
 
-def _legend() -> str:
-    """One row under the axis title, outside the plot: inside it would hide the costliest points."""
-    base = HEIGHT - 8
-    items = (
+LEGEND = legend(
+    HEIGHT,
+    (
         (FRONT_COLOUR, "none", 0, "on the Pareto front"),
         (OTHER_COLOUR, "none", 0, "beaten on both axes"),
         ("none", OWN_COLOUR, 3, "your best submission"),
-    )
-    cells = [
-        format_html(
-            '<circle cx="{}" cy="{}" r="6" fill="{}" stroke="{}" stroke-width="{}"/><text x="{}" y="{}">{}</text>',
-            LEFT + 180 * n + 6,
-            base - 4,
-            fill,
-            stroke,
-            width,
-            LEFT + 180 * n + 18,
-            base,
-            label,
-        )
-        for n, (fill, stroke, width, label) in enumerate(items)
-    ]
-    return format_html('<g class="legend ink" font-size="12" fill="#1d232b">{}</g>', mark_safe("".join(cells)))
+    ),
+    spacing=180,
+)

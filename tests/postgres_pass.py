@@ -72,8 +72,32 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     print(f"The site's tests on PostgreSQL ({url}):", flush=True)
-    env = {**os.environ, "DATABASE_URL": url, "TEST_DATABASE_NAME": f"test_arena_{os.getpid()}"}
-    return subprocess.run(command(extra), cwd=ROOT, env=env).returncode
+    name = f"test_arena_{os.getpid()}"
+    env = {**os.environ, "DATABASE_URL": url, "TEST_DATABASE_NAME": name}
+    try:
+        return subprocess.run(command(extra), cwd=ROOT, env=env).returncode
+    finally:
+        _drop_leftovers(url, name)
+
+
+def _drop_leftovers(url: str, name: str) -> None:
+    """Drops this pass's test databases that Django's teardown could not: it refuses while a
+    connection is open, and the event streams' pool threads keep theirs for CONN_MAX_AGE.
+    Only ours (named after this process), so a server shared with others keeps theirs."""
+    import psycopg
+
+    conninfo = url.replace("postgres://", "postgresql://", 1).rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(conninfo, autocommit=True, connect_timeout=3) as connection:
+        left = [
+            row[0]
+            for row in connection.execute(
+                "SELECT datname FROM pg_database WHERE datname = %s OR datname LIKE %s", (name, name + r"\_gw%")
+            )
+        ]
+        for database in left:
+            connection.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
+    if left:
+        print(f"Dropped the test databases Django's teardown left behind: {', '.join(left)}", flush=True)
 
 
 if __name__ == "__main__":

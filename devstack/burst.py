@@ -306,15 +306,15 @@ class Burst:
         fault.injected_at = time.time()
         if fault.name.startswith("worker pool"):
             worker = self.pid_of("worker")
-            pool = sorted(_children(worker))
-            grading = {pid: observer.running_on(f"{self.worker_node()}%#{pid}") for pid in pool}
-            victim = next((pid for pid in pool if grading[pid]), pool[0])
+            victim, held = self._pool_process_grading(worker, observer)
             os.kill(victim, signal.SIGKILL)
-            # What it held as it died: read again at once (it may have claimed one since), before
-            # its redelivered message is taken over by another process.
-            fault.interrupted = sorted(
-                set(grading[victim]) | set(observer.running_on(f"{self.worker_node()}%#{victim}"))
-            )
+            # What it held as it died: a claim it committed just before (the server may finish that
+            # commit after the client is gone) shows a moment later, and stays "running" under its
+            # name until the sweep finds its heartbeats stopped: read twice more within a second.
+            for pause in (0.3, 0.7):
+                time.sleep(pause)
+                held |= set(observer.running_on(f"{self.worker_node()}%#{victim}"))
+            fault.interrupted = sorted(held)
             wait_until(
                 lambda: len(set(_children(worker)) - {victim}) >= self.concurrency,
                 60,
@@ -340,6 +340,19 @@ class Burst:
             time.sleep(DB_OUTAGE_S)
             self.proxy.up()
         fault.back_at = time.time()
+
+    def _pool_process_grading(self, worker: int, observer: Observer) -> tuple[int, set[int]]:
+        """A pool process of ``worker`` with a grading under way, and what it holds: waits a few
+        seconds for one (a kill between two gradings would test nothing), then takes the first."""
+        deadline = time.monotonic() + 10
+        while True:
+            pool = sorted(_children(worker))
+            grading = {pid: set(observer.running_on(f"{self.worker_node()}%#{pid}")) for pid in pool}
+            busy = [pid for pid in pool if grading[pid]]
+            if busy or time.monotonic() > deadline:
+                victim = (busy or pool)[0]
+                return victim, grading[victim]
+            time.sleep(0.05)
 
     # ------------------------------------------------------------------ the burst
 

@@ -39,6 +39,17 @@
       box.removeAttribute("tabindex");
       delete box.dataset.scrollFocus;
     }
+    markMore(box);
+  }
+
+  // Which sides hold more than the box shows: the CSS fades those edges, so that a column cut at
+  // the edge of a phone reads as "scroll for more", not as the end of the table.
+  function markMore(box) {
+    var left = box.scrollLeft > 1;
+    var right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    var more = left && right ? "both" : left ? "left" : right ? "right" : "";
+    if (more) box.dataset.more = more;
+    else delete box.dataset.more;
   }
 
   function enhance(root) {
@@ -46,6 +57,7 @@
     root.querySelectorAll(SCROLL_BOXES).forEach(function (box) {
       markScrollable(box);
       if (resizes) resizes.observe(box);
+      box.addEventListener("scroll", function () { markMore(box); }, { passive: true });
     });
     if (MAC) root.querySelectorAll("kbd.mod").forEach(function (key) { key.textContent = "Cmd"; });
   }

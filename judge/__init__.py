@@ -5,7 +5,9 @@
 """
 
 from .grader import grade
-from .package import PackageError, Problem, load_problem
+from .package import Problem
+from .package_loader import load_problem
+from .package_reader import PackageError
 from .report import Report
 from .verdicts import VERDICTS
 

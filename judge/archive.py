@@ -1,7 +1,7 @@
 """Problem packages held in memory: ``{relative path: text}`` dictionaries and zip archives.
 
 The authoring site keeps a package as such a dictionary, exports it as a zip of the package
-folder, and imports zips. Everything here agrees with ``package.content_hash`` and
+folder, and imports zips. Everything here agrees with ``package_hash.content_hash`` and
 ``load_problem`` on the folder the dictionary describes, so a package hashes the same whether it
 came from ``problems/``, a zip or the browser. Archives come from users: a path that escapes the
 folder, a link, a huge file or a zip bomb is refused with a ``PackageError`` before anything is
@@ -19,7 +19,9 @@ import tomllib
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from .package import MAX_PACKAGE_FILE_BYTES, SLUG, PackageError, Problem, load_problem
+from .package import SLUG, Problem
+from .package_loader import load_problem
+from .package_reader import MAX_PACKAGE_FILE_BYTES, PackageError
 
 MAX_FILES = 256
 MAX_TOTAL_BYTES = 8 << 20
@@ -68,7 +70,7 @@ def folder_files(folder: Path) -> dict[str, str]:
 
 
 def files_hash(files: dict[str, str]) -> str:
-    """``package.content_hash`` of the folder these files would make, without writing it."""
+    """``package_hash.content_hash`` of the folder these files would make, without writing it."""
     digest = hashlib.sha256()
     # content_hash walks sorted Paths, which order by their parts ('a/b' before 'a.txt').
     for name in sorted(files, key=lambda n: PurePosixPath(n).parts):

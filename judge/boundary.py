@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from . import protocol
-from .package import Limits
+from .limits import Limits
 from .paths import PROJECT_ROOT
 from .sandbox import layers
 

@@ -273,7 +273,7 @@ def main(argv: list[str]) -> int:
     if "--limits" in argv:  # first of all: the parent may not run code between fork and exec
         import json
 
-        from .package import Limits
+        from .limits import Limits
         from .sandbox.rlimits import apply_rlimits
 
         apply_rlimits(Limits(**json.loads(argv[argv.index("--limits") + 1])))

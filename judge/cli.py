@@ -9,7 +9,9 @@ from pathlib import Path
 
 from . import inspecting, messages, text
 from .grader import grade
-from .package import ArraySpec, PackageError, load_problem
+from .package_loader import load_problem
+from .package_reader import PackageError
+from .specs import ArraySpec
 from .specs import SpecError, generate
 
 
@@ -64,7 +66,7 @@ def cmd_validate(args) -> int:
 def cmd_inspect(args) -> int:
     import numpy as np
 
-    from .package import Limits
+    from .limits import Limits
 
     file, _, function = args.target.rpartition(":")
     if not file or not function:

@@ -28,7 +28,8 @@ import numpy as np
 from . import pipeline, verdicts
 from .boundary import Runner
 from .evidence import DEVICE
-from .package import Arg, Case, CostRules, Limits, Problem, ResidualRules, StructureRules
+from .limits import Limits
+from .package import Arg, Case, CostRules, Problem, ResidualRules, StructureRules
 from .specs import ArraySpec, SpecError
 
 # Within the site's limits: the arguments together, and how many names get a plan of their own.

@@ -17,7 +17,7 @@ import time
 
 from . import protocol
 from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump
-from .package import Limits
+from .limits import Limits
 from .paths import PROJECT_ROOT
 from .sandbox import layers
 

@@ -18,7 +18,8 @@ from .boundary import Runner
 from .evidence import DEVICE, ResidualRow
 from .learner_terms import Source, in_terms
 from .messages import ChildRequest, TracedCase
-from .package import Limits, Problem
+from .limits import Limits
+from .package import Problem
 from .pipeline import MALFORMED
 from .report import Report
 

@@ -17,7 +17,8 @@ from . import compare, gate, messages, verdicts, verify
 from .boundary import ChildResult, Runner
 from .evidence import COST_REVISION, Aval, Cost
 from .messages import CaseError, CaseInput, ChildRequest, ChildResponse, TracedCase, VerifyCase, VerifyRequest
-from .package import Case, Limits, Problem
+from .limits import Limits
+from .package import Case, Problem
 from .specs import generate
 
 MALFORMED = "the submission's process sent back a malformed result"

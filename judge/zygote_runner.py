@@ -22,7 +22,7 @@ import threading
 import time
 
 from . import protocol
-from .package import Limits
+from .limits import Limits
 from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump, remat3_chosen
 from .paths import PROJECT_ROOT
 from .sandbox import layers

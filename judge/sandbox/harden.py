@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..package import Limits
+from ..limits import Limits
 from . import filesystem, layers, linux, seccomp
 from .rlimits import MAX_OPEN_FILES, MAX_THREADS, apply_rlimits
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import resource
 
-from ..package import Limits
+from ..limits import Limits
 
 MIB = 1 << 20
 MAX_THREADS = 64  # RLIMIT_NPROC for a child's own uid: XLA's thread pools fit, a thread bomb does not

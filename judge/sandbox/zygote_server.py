@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 
-from ..package import Limits
+from ..limits import Limits
 from ..paths import PROJECT_ROOT
 from . import filesystem, layers
 from .harden import HARDENED_FD, RESULT_FD, SANDBOX_EXIT, Plan, SandboxError, harden

@@ -23,7 +23,7 @@ if __name__ == "__main__":  # inside the wall before anything else starts
 
 from judge import gate, grade, load_problem  # noqa: E402
 from judge.expected import ExpectedCache  # noqa: E402
-from judge.package import Limits  # noqa: E402
+from judge.limits import Limits  # noqa: E402
 from judge.zygote_runner import ZygoteRunner  # noqa: E402
 from tests.hostile.corpus import CORPUS  # noqa: E402
 

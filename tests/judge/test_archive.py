@@ -18,7 +18,8 @@ from judge.archive import (
     write_files,
     write_zip,
 )
-from judge.package import MAX_PACKAGE_FILE_BYTES, content_hash
+from judge.package_hash import content_hash
+from judge.package_reader import MAX_PACKAGE_FILE_BYTES
 from judge.validate import NO_ACCEPTED, package_errors, steps
 
 ROOT = Path(__file__).resolve().parents[2]

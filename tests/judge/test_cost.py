@@ -1,4 +1,4 @@
-"""The FLOP counter (``judge.inspection.cost``): every primitive counts, by a rule XLA agrees with.
+"""The FLOP counter (``judge.inspection.flops``): every primitive counts, by a rule XLA agrees with.
 
 Before, only ``dot_general`` and ``scan`` counted: convolutions (a matrix product written as a
 1x1 convolution included), elementwise recomputation and ``while`` bodies cost nothing, and the
@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from judge import grade, load_problem
-from judge.inspection import cost, replay
+from judge.inspection import cost, flops, replay
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWERED_BOUND = 0.02
@@ -55,7 +55,7 @@ def _with_cotangent(args) -> list:
 
 
 def _ours(function, args) -> float:
-    return cost._count_flops(jax.make_jaxpr(function)(*args).jaxpr)
+    return flops.count_flops(jax.make_jaxpr(function)(*args).jaxpr)
 
 
 def _xla(function, args) -> tuple[float, float]:
@@ -155,7 +155,7 @@ def test_a_convolution_counts_the_products_that_land_on_the_input_not_on_padding
     # 5 outputs of a 3-tap kernel over padding 1 both sides: 3 taps each, but the first and the
     # last have one tap on the padding: 13 products, two operations each.
     found = jax.make_jaxpr(lambda w, x: jax.lax.conv_general_dilated(x, w, (1,), ((1, 1),)))(w, x).jaxpr
-    assert cost._count_flops(found) == 2 * 13
+    assert flops.count_flops(found) == 2 * 13
 
 
 def test_a_while_loop_that_counts_runs_its_body_each_time():
@@ -217,7 +217,7 @@ def test_every_primitive_named_in_the_rules_is_one_of_the_pinned_jax():
     known = {
         o.name for o in gc.get_objects() if issubclass(type(o), jex_core.Primitive)
     }  # type(): a lazy object is not evaluated
-    named = set(cost.RULES) | cost.FREE
+    named = set(flops.RULES) | flops.FREE
     assert named - known == set()
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from judge import grade, load_problem
 from judge.grader import ExpectedCache
-from judge.package import Limits
+from judge.limits import Limits
 from tests.escape import escaping
 from tests.judge.runners import Wrapping
 

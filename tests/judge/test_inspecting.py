@@ -1,5 +1,5 @@
 """Inspect before submitting (``judge.inspecting``) and the memory of one gradient step over time
-(``judge.inspection.cost.step_timeline``): the walk that counts the step's peak bytes, written
+(``judge.inspection.timeline.step_timeline``): the walk that counts the step's peak bytes, written
 down operation by operation."""
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ LAYERS = [
         "specs",
         "protocol",
         "package",
+        "package_reader",
+        "package_loader",
+        "package_hash",
+        "limits",
         "track",
         "evidence",
         "messages",
@@ -55,6 +59,9 @@ LAYERS = [
         "inspection.memory",
         "inspection.programs",
         "inspection.cost",
+        "inspection.flops",
+        "inspection.loop_trips",
+        "inspection.timeline",
         "inspection.reading",
         "inspection.program_cost",
     },
@@ -82,6 +89,14 @@ LAYERS = [
     {"validate", "bench", "cli", "__main__", "__init__"},
 ]
 LAYER = {module: index for index, layer in enumerate(LAYERS) for module in layer}
+
+
+def layer_of(name: str) -> int | None:
+    """A module's layer: its own entry, or else its folder's (``sandbox.seccomp`` is in ``sandbox``'s
+    layer when only the folder is listed); None where neither is placed."""
+    if name in LAYER:
+        return LAYER[name]
+    return LAYER.get(name.split(".")[0]) if "." in name else None
 
 
 def _name(path: Path) -> str:
@@ -121,15 +136,19 @@ def _graph() -> dict[str, set[str]]:
 
 
 def test_every_module_has_a_layer():
-    assert set(_modules()) == set(LAYER), "place new modules in LAYERS (and in docs/design/architecture.md's drawing)"
+    modules = set(_modules())
+    unplaced = sorted(name for name in modules if layer_of(name) is None)
+    assert unplaced == [], "place new modules in LAYERS (and in docs/design/architecture.md's drawing)"
+    folders = {name.split(".")[0] for name in modules if "." in name}
+    assert set(LAYER) <= modules | folders, "LAYERS names a module or folder that is gone"
 
 
 def test_no_module_imports_from_a_layer_above_its_own():
     upward = [
-        f"{name} (layer {LAYER[name]}) imports {target} (layer {LAYER[target]})"
+        f"{name} (layer {layer_of(name)}) imports {target} (layer {layer_of(target)})"
         for name, targets in _graph().items()
         for target in targets
-        if LAYER[target] > LAYER[name]
+        if layer_of(target) > layer_of(name)
     ]
     assert upward == []
 

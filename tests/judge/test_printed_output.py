@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
-from judge.package import Limits
+from judge.limits import Limits
 from judge.text import render_report
 
 DOT = Path(__file__).resolve().parents[2] / "problems" / "checkpoint_dot_policy"

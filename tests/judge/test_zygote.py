@@ -12,7 +12,7 @@ import pytest
 from judge import grade, load_problem
 from judge.expected import ExpectedCache
 from judge.grader import default_runner
-from judge.package import Limits
+from judge.limits import Limits
 from judge.zygote_runner import ZygoteRunner, shared_runner
 from tests.escape import escaping
 

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from judge.report import Report
 from judge import PackageError, load_problem
 from judge.archive import files_hash, folder_files, write_zip
-from judge.package import content_hash
+from judge.package_hash import content_hash
 from judge.validate import NO_ACCEPTED
 
 from webplatform.authoring import services

@@ -126,12 +126,13 @@ def serve(message: dict) -> dict:
         compiled = lowered.compile()
         # dispatched, not waited for: the costs are walked while XLA runs the program
         runs = [(compiled(*bundle.arguments(r, False)), compiled(*bundle.arguments(r, True))) for r in bundle.rounds]
-        costs = _costs(lowered, layout, bundle, request) if request.cost else [None] * len(layout)
-        runs = jax.device_get(runs)
     except Exception as exc:  # noqa: BLE001 - XLA's runtime errors, out of memory above all
-        text = f"{type(exc).__name__}: {exc}"
-        kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
-        return {"status": "error", "error": {"kind": kind, "message": text.splitlines()[0][:500]}}
+        return _failed(exc)
+    costs = _costs(lowered, layout, bundle, request) if request.cost else [None] * len(layout)
+    try:
+        runs = jax.device_get(runs)
+    except Exception as exc:  # noqa: BLE001 - as above: raised where the results are awaited
+        return _failed(exc)
     if request.cost and request.estimates and cases:
         costs[0] |= _xla_estimates(program, bundle)
     response_cases = []
@@ -163,6 +164,12 @@ def serve(message: dict) -> dict:
             | ({"cost": dict(costs[p])} if costs[p] is not None else {})
         )
     return {"status": "ok", "checked": True, "cases": response_cases}
+
+
+def _failed(exc: Exception) -> dict:
+    text = f"{type(exc).__name__}: {exc}"
+    kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
+    return {"status": "error", "error": {"kind": kind, "message": text.splitlines()[0][:500]}}
 
 
 class _Bundle:

@@ -124,8 +124,10 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
     """Trace one case once, and read from that trace its output types, what it saves, its
     checkpoints and, when asked, its cost (``judge.inspection.reading``).
 
-    Nothing is evaluated here. A case that traces cleanly adds its programs to ``exports``, those
-    that go to the verifier. Cases of the same shapes and static values share one trace.
+    Nothing is evaluated here. Cases of the same shapes and static values share one trace
+    (``CaseInput.program_key``), and so one program: each trace that succeeds adds its programs to
+    ``exports``, those that go to the verifier, once (``messages.program_indices`` says which case
+    runs which).
     """
     import numpy as np
 
@@ -139,7 +141,7 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
     array_names = [n for n, s in zip(request.arg_names, static_mask) if not s]
     result = {"name": case.name}
     try:
-        key = (tuple((a.shape, str(a.dtype)) for a in arrays), tuple(repr(v) for v, s in zip(values, static_mask) if s))
+        key = case.program_key()
         if key not in cache:
             # the memory picture is drawn for the first sample case only (the page shows that one)
             picture = request.cost and case.sample and not cache
@@ -158,10 +160,9 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
                 found["cost"] = reading.cost
             if reading.programs is not None:
                 found["programs"] = reading.programs
-            cache[key] = (found, reading.derivative)
-        found, derivative = cache[key]
-        result.update(found)
-        exports.append(derivative)
+            cache[key] = found
+            exports.append(reading.derivative)
+        result.update(cache[key])
     except _BadOutput as exc:
         result["error"] = _error("bad_output", str(exc))
     except NotAPolicy as exc:

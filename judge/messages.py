@@ -51,6 +51,32 @@ class CaseInput:
     args: list  # the generated arrays and the static values, in the entry point's order
     sample: bool = False  # shown to learners: what the submission prints on it is shown (see child._PrintedOutput)
 
+    def program_key(self) -> tuple:
+        """Cases with equal keys (the same arrays' shapes and dtypes, the same static values) share
+        one trace in the child, and so one program in the bundle it exports. The same on either
+        side of the wire: static values are compared as JSON carries them (a tuple as a list)."""
+        arrays = tuple(
+            (tuple(np.shape(v)), np.asarray(v).dtype.name) for v, s in zip(self.args, self.static_mask) if not s
+        )
+        return arrays, tuple(repr(_as_sent(v)) for v, s in zip(self.args, self.static_mask) if s)
+
+
+def _as_sent(value):
+    if isinstance(value, (list, tuple)):
+        return [_as_sent(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _as_sent(v) for k, v in value.items()}
+    if isinstance(value, (np.ndarray, np.generic)):
+        return ("array", value.dtype.name, np.shape(value), np.asarray(value).tobytes())
+    return value
+
+
+def program_indices(cases: list[CaseInput]) -> list[int]:
+    """Per case, which program of the exported bundle is its own: the bundle holds one program per
+    distinct ``program_key``, in the order of the cases that first have it."""
+    first: dict = {}
+    return [first.setdefault(case.program_key(), len(first)) for case in cases]
+
 
 @dataclass
 class ChildRequest:
@@ -96,6 +122,9 @@ class VerifyCase:
     cotangent: list[np.ndarray]  # one per output leaf
     hidden_inputs: list[np.ndarray]  # same shapes, other values: never seen by the child
     hidden_cotangent: list[np.ndarray]
+    # which program of the bundle runs this case (``program_indices``): cases of the same shapes
+    # share one, so that it is exported, compiled and costed once
+    program: int = 0
 
 
 @dataclass

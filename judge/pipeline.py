@@ -130,7 +130,12 @@ def run(
         by_case = {c.name: c for c in cases}
         outputs = expected_outputs or {c.name: c.outputs for c in traced}
         fwd, bwd = response.programs
-        verify_cases = [_verify_case(problem, by_case[c.name], request, outputs[c.name], salt) for c in traced]
+        sent = {c.name: c for c in request.cases}
+        bundle = messages.program_indices([sent[c.name] for c in traced])  # the child traced the same way
+        verify_cases = [
+            _verify_case(problem, by_case[c.name], request, outputs[c.name], salt, program)
+            for c, program in zip(traced, bundle)
+        ]
         # the verifier's own output (XLA's, on hidden cases too) is not the learner's: not kept
         checked = verifier.run(
             VerifyRequest(fwd, bwd, request.wrt, verify_cases, cost=request.cost, estimates=cost).to_wire(),
@@ -166,7 +171,9 @@ def trace(request: ChildRequest, runner: Runner, limits: Limits) -> Child:
     return Child(response, None, result.stdout)
 
 
-def _verify_case(problem: Problem, case: Case, request: ChildRequest, outputs: list[Aval], salt: int) -> VerifyCase:
+def _verify_case(
+    problem: Problem, case: Case, request: ChildRequest, outputs: list[Aval], salt: int, program: int
+) -> VerifyCase:
     public = next(c for c in request.cases if c.name == case.name).args
     hidden = case_inputs(problem, case, salt)
     arrays = [a for a, arg in zip(public, problem.args) if not arg.static]
@@ -177,6 +184,7 @@ def _verify_case(problem: Problem, case: Case, request: ChildRequest, outputs: l
         verify.cotangent(outputs, case.seed),
         hidden_arrays,
         verify.cotangent(outputs, case.seed, salt),
+        program,
     )
 
 

@@ -7,7 +7,9 @@ program (residuals and cotangents -> gradients) with ``jax.export``; a second ch
 verifier, forked from the zygote and given only those two serialized programs and inputs,
 deserializes them, refuses any that call out of XLA (``inspection.programs.load_program`` and
 ``check_lowered``), checks that they take the case's inputs and that the backward program takes
-exactly the residuals the forward one produces, compiles the pair as one XLA program and runs it twice:
+exactly the residuals the forward one produces, compiles the pair as one XLA program (one forward
+and one backward program per distinct shape of the cases: cases of the same shapes share one,
+run in turn) and runs it on each case twice:
 
 * on the case's own inputs, for the learner-facing comparison;
 * on hidden inputs of the same shapes (drawn with a salt that never leaves the parent) with a
@@ -90,7 +92,8 @@ def serve(message: dict) -> dict:
     try:  # nothing of these bytes is compiled or run before every check below has passed
         fwd = programs.load_program(np.asarray(request.fwd, dtype=np.uint8).tobytes())
         bwd = programs.load_program(np.asarray(request.bwd, dtype=np.uint8).tobytes())
-        layout = _layout(fwd, bwd, request.cases, request.wrt)
+        bundle = _Bundle(request.cases)
+        layout = _layout(fwd, bwd, bundle, request.wrt)
     except programs.ProgramRefused as exc:
         return {
             "status": "error",
@@ -104,15 +107,15 @@ def serve(message: dict) -> dict:
         }
 
     def program(inputs, cotangents):
-        per_case = fwd.call(inputs)
-        outs = [out for out, _ in per_case]
-        residuals = [res for _, res in per_case]
+        per_program = fwd.call(inputs)
+        outs = [out for out, _ in per_program]
+        residuals = [res for _, res in per_program]
         grads = bwd.call(residuals, cotangents)
         return outs, grads, residuals
 
     cases = request.cases
     try:
-        lowered = jax.jit(program).lower([c.inputs for c in cases], [c.cotangent for c in cases])
+        lowered = jax.jit(program).lower(*bundle.arguments(0, hidden=False))
         programs.check_lowered(lowered)
     except programs.ProgramRefused as exc:
         return {
@@ -121,54 +124,97 @@ def serve(message: dict) -> dict:
         }
     try:
         compiled = lowered.compile()
-        public = compiled([c.inputs for c in cases], [c.cotangent for c in cases])
-        hidden = compiled([c.hidden_inputs for c in cases], [c.hidden_cotangent for c in cases])
-        (outs, grads, res), (hidden_outs, hidden_grads, hidden_res) = jax.device_get((public, hidden))
+        # dispatched, not waited for: the costs are walked while XLA runs the program
+        runs = [(compiled(*bundle.arguments(r, False)), compiled(*bundle.arguments(r, True))) for r in bundle.rounds]
     except Exception as exc:  # noqa: BLE001 - XLA's runtime errors, out of memory above all
-        text = f"{type(exc).__name__}: {exc}"
-        kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
-        return {"status": "error", "error": {"kind": kind, "message": text.splitlines()[0][:500]}}
-    costs = _costs(lowered, layout, request) if request.cost else [None] * len(cases)
+        return _failed(exc)
+    costs = _costs(lowered, layout, bundle, request) if request.cost else [None] * len(layout)
+    try:
+        runs = jax.device_get(runs)
+    except Exception as exc:  # noqa: BLE001 - as above: raised where the results are awaited
+        return _failed(exc)
     if request.cost and request.estimates and cases:
-        costs[0] |= _xla_estimates(program, cases)
+        costs[0] |= _xla_estimates(program, bundle)
     response_cases = []
     for i, case in enumerate(cases):
+        p, r = case.program, bundle.round_of[i]
+        (outs, grads, res), (hidden_outs, hidden_grads, hidden_res) = runs[r]
+        entry = layout[p]
         response_cases.append(
             {
                 "name": case.name,
-                "outputs": layout[i]["outputs"],
-                "residuals": layout[i]["residuals"],
-                "value": [np.asarray(v) for v in outs[i]],
-                "grads": [np.asarray(g) for g in grads[i]],
-                "hidden_value": [np.asarray(v) for v in hidden_outs[i]],
-                "hidden_grads": [np.asarray(g) for g in hidden_grads[i]],
+                "outputs": entry["outputs"],
+                "residuals": entry["residuals"],
+                "value": [np.asarray(v) for v in outs[p]],
+                "grads": [np.asarray(g) for g in grads[p]],
+                "hidden_value": [np.asarray(v) for v in hidden_outs[p]],
+                "hidden_grads": [np.asarray(g) for g in hidden_grads[p]],
                 "saved": [
                     saved_values.SavedValue(
                         a["dtype"],
-                        int(np.size(p)),
+                        int(np.size(v)),
                         a["bytes"],
                         a["memory"],
-                        saved_values.fingerprint(p),
+                        saved_values.fingerprint(v),
                         saved_values.fingerprint(h),
                     ).to_wire()
-                    for a, p, h in zip(layout[i]["residuals"], res[i], hidden_res[i])
+                    for a, v, h in zip(entry["residuals"], res[p], hidden_res[p])
                 ],
             }
-            | ({"cost": costs[i]} if costs[i] is not None else {})
+            | ({"cost": dict(costs[p])} if costs[p] is not None else {})
         )
     return {"status": "ok", "checked": True, "cases": response_cases}
 
 
-def _costs(lowered, layout: list[dict], request: VerifyRequest) -> list[dict]:
-    """Per case, its gradient step's FLOPs and bytes, walked over the module XLA compiled
-    (``judge.inspection.program_cost``): the case's results only, whatever else the module holds."""
+def _failed(exc: Exception) -> dict:
+    text = f"{type(exc).__name__}: {exc}"
+    kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
+    return {"status": "error", "error": {"kind": kind, "message": text.splitlines()[0][:500]}}
+
+
+class _Bundle:
+    """The cases grouped by the program of the bundle that runs them (``VerifyCase.program``: cases
+    of the same shapes share one). The compiled bundle takes one case per program at a time; it
+    runs in rounds, round ``r`` on each program's ``r``-th case (its first again where it has fewer)."""
+
+    def __init__(self, cases: list[VerifyCase]):
+        from .inspection.programs import ProgramRefused
+
+        count = max((c.program for c in cases), default=-1) + 1
+        if sorted({c.program for c in cases}) != list(range(count)):
+            raise ProgramRefused("the cases do not name the bundle's programs one by one")
+        self.cases = cases
+        self.members: list[list[VerifyCase]] = [[] for _ in range(count)]
+        self.round_of = []
+        for case in cases:
+            self.round_of.append(len(self.members[case.program]))
+            self.members[case.program].append(case)
+        self.rounds = range(max((len(m) for m in self.members), default=0))
+
+    @property
+    def first(self) -> list[VerifyCase]:
+        """One case per program: the one whose types the program is checked against."""
+        return [m[0] for m in self.members]
+
+    def arguments(self, r: int, hidden: bool) -> tuple[list, list]:
+        chosen = [m[r] if r < len(m) else m[0] for m in self.members]
+        if hidden:
+            return [c.hidden_inputs for c in chosen], [c.hidden_cotangent for c in chosen]
+        return [c.inputs for c in chosen], [c.cotangent for c in chosen]
+
+
+def _costs(lowered, layout: list[dict], bundle: _Bundle, request: VerifyRequest) -> list[dict]:
+    """Per program of the bundle, its gradient step's FLOPs and bytes, walked over the module XLA
+    compiled (``judge.inspection.program_cost``): that program's results only, whatever else the
+    module holds."""
     from .inspection import program_cost
 
     module = lowered.compiler_ir("stablehlo")
     n_out = [len(entry["outputs"]) for entry in layout]
     n_grad = [len(request.wrt)] * len(layout)
     n_res = [len(entry["residuals"]) for entry in layout]
-    flags = [{"r", "i"} for c in request.cases for _ in c.inputs] + [{"t"} for c in request.cases for _ in c.cotangent]
+    first = bundle.first
+    flags = [{"r", "i"} for c in first for _ in c.inputs] + [{"t"} for c in first for _ in c.cotangent]
     figures = []
     for i, entry in enumerate(layout):
         mine = lambda counts: [k == i for k, n in enumerate(counts) for _ in range(n)]  # noqa: E731
@@ -179,9 +225,9 @@ def _costs(lowered, layout: list[dict], request: VerifyRequest) -> list[dict]:
     return figures
 
 
-def _xla_estimates(program, cases) -> dict:
+def _xla_estimates(program, bundle: _Bundle) -> dict:
     """XLA's own figures of the first case's step (the one that stands for the program on the
-    leaderboard), shown beside ours for reference: the step compiled alone, the other cases'
+    leaderboard), shown beside ours for reference: the step compiled alone, the other programs'
     work dropped as dead code. Ours rank; XLA's count a loop body once and reschedule freely."""
     import jax
 
@@ -191,7 +237,7 @@ def _xla_estimates(program, cases) -> dict:
         outs, grads, _ = program(inputs, cotangents)
         return outs[0], grads[0]
 
-    compiled = jax.jit(first_step).lower([c.inputs for c in cases], [c.cotangent for c in cases]).compile()
+    compiled = jax.jit(first_step).lower(*bundle.arguments(0, hidden=False)).compile()
     analysis = compiled.cost_analysis()
     if isinstance(analysis, (list, tuple)):
         analysis = analysis[0] if analysis else {}
@@ -222,29 +268,33 @@ def _same(avals, arrays) -> bool:
     )
 
 
-def _layout(fwd, bwd, cases: list[VerifyCase], wrt: list[int]) -> list[dict]:
-    """Check the two programs' signatures against the inputs the parent sent; per case, the
-    outputs' and residuals' types. Refuses (``ProgramRefused``) a pair that does not fit together."""
+def _layout(fwd, bwd, bundle: _Bundle, wrt: list[int]) -> list[dict]:
+    """Check the two programs' signatures against the inputs the parent sent; per program of the
+    bundle, the outputs' and residuals' types. Refuses (``ProgramRefused``) a pair that does not
+    fit together, or a program that does not take each of its cases' inputs."""
     import jax
 
     from .inspection.programs import ProgramRefused
 
-    inputs = [c.inputs for c in cases]
+    first = bundle.first
+    inputs = [c.inputs for c in first]
     if fwd.in_tree != jax.tree_util.tree_structure(((inputs,), {})) or not _same(
         fwd.in_avals, jax.tree_util.tree_leaves(inputs)
     ):
         raise ProgramRefused("the forward program does not take the case's inputs")
+    if not all(_same(fwd.in_avals, jax.tree_util.tree_leaves(bundle.arguments(r, False)[0])) for r in bundle.rounds):
+        raise ProgramRefused("the forward program does not take the case's inputs")
     try:
-        per_case = jax.tree_util.tree_unflatten(fwd.out_tree, list(range(len(fwd.out_avals))))
-        split = [(list(out), list(res)) for out, res in per_case]
+        per_program = jax.tree_util.tree_unflatten(fwd.out_tree, list(range(len(fwd.out_avals))))
+        split = [(list(out), list(res)) for out, res in per_program]
     except (TypeError, ValueError):
         raise ProgramRefused("the forward program's results are not outputs and residuals per case") from None
-    if len(split) != len(cases) or not all(isinstance(i, int) for out, res in split for i in out + res):
+    if len(split) != len(first) or not all(isinstance(i, int) for out, res in split for i in out + res):
         raise ProgramRefused("the forward program's results are not outputs and residuals per case")
     layout, mismatch = [], False
-    for case, (out, res) in zip(cases, split):
+    for members, (out, res) in zip(bundle.members, split):
         outputs = [_aval(fwd.out_avals[i]) for i in out]
-        mismatch |= not _same([fwd.out_avals[i] for i in out], case.cotangent)
+        mismatch |= not all(_same([fwd.out_avals[i] for i in out], c.cotangent) for c in members)
         layout.append(
             {
                 "outputs": outputs,
@@ -253,9 +303,9 @@ def _layout(fwd, bwd, cases: list[VerifyCase], wrt: list[int]) -> list[dict]:
             }
         )
     if mismatch:
-        raise _Mismatch([entry["outputs"] for entry in layout])
+        raise _Mismatch([layout[c.program]["outputs"] for c in bundle.cases])
     residuals = [entry["res_avals"] for entry in layout]
-    cotangents = [c.cotangent for c in cases]
+    cotangents = [c.cotangent for c in first]
     expected_in = jax.tree_util.tree_structure(((residuals, cotangents), {}))
     flat_in = [a for r in residuals for a in r] + [a for c in cotangents for a in c]
     if (
@@ -267,7 +317,7 @@ def _layout(fwd, bwd, cases: list[VerifyCase], wrt: list[int]) -> list[dict]:
         )
     ):
         raise ProgramRefused("the backward program does not take exactly the forward program's residuals")
-    grads = [[c.inputs[i] for i in wrt] for c in cases]
+    grads = [[c.inputs[i] for i in wrt] for c in first]
     if bwd.out_tree != jax.tree_util.tree_structure(grads) or not _same(
         bwd.out_avals, jax.tree_util.tree_leaves(grads)
     ):

@@ -27,6 +27,8 @@ two are compiled together.
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,7 +87,7 @@ def _bytes(value) -> int:
         width = 2 * ir.ComplexType(element).element_type.width
     except (ValueError, TypeError):
         width = getattr(element, "width", None) or _width(element)
-    return int(np.prod(t.shape, dtype=np.int64)) * max(width // 8, 1)
+    return math.prod(t.shape) * max(width // 8, 1)
 
 
 def _width(element) -> int:
@@ -96,7 +98,7 @@ def _width(element) -> int:
 
 
 def _size(value) -> int:
-    return int(np.prod(_shape(value), dtype=np.int64))
+    return math.prod(_shape(value))
 
 
 def _callee(op) -> str:
@@ -188,9 +190,11 @@ class Walk:
         peak, flops = current, 0.0
         alive = {a for a in block.arguments if size[a]}
         until = {}  # buffer -> last use
+        ending = defaultdict(list)  # index -> buffers whose last use it was, when last set
 
         def extend(v, buf):
             until[buf] = max(until.get(buf, -1), last.get(v, -1))
+            ending[until[buf]].append(buf)
 
         for a in block.arguments:
             extend(a, a)
@@ -231,10 +235,13 @@ class Walk:
                 made += size[r]
             peak = max(peak, current + max(made, inner.above if inner is not None else 0))
             current += made
-            alive.update(buffer[r] for r in op.results if r in buffer and buffer[r] == r)
-            for buf in [b for b in alive if until.get(b, -1) <= index]:
-                alive.discard(buf)
-                current -= size.get(buf, 0)
+            made_here = [r for r in op.results if r in buffer and buffer[r] == r]
+            alive.update(made_here)
+            # freed: every live buffer whose last use this was (an alias may have moved it later)
+            for buf in ending.pop(index, []) + made_here:
+                if buf in alive and until.get(buf, -1) <= index:
+                    alive.discard(buf)
+                    current -= size.get(buf, 0)
             peak = max(peak, current)
         outputs = [flags.get(v, frozenset()) for v in terminator.operands]
         return Found(flops, max(peak - start, 0), start=start, outputs=outputs)

@@ -16,12 +16,14 @@ class ProgramRefused(ValueError):
 
 
 def export_programs(derivatives) -> dict:
-    """Export, for all cases at once (their ``replay.Derivative``), the forward program (inputs ->
-    outputs and residuals) and the backward program (residuals, cotangents -> gradients): the
-    very programs the case's readings were taken from.
+    """Export, for all distinct programs at once (their ``replay.Derivative``, one per trace: cases
+    of the same shapes share one), the forward program (inputs -> outputs and residuals) and the
+    backward program (residuals, cotangents -> gradients): the very programs the cases' readings
+    were taken from.
 
-    One bundle for all cases keeps the cost of lowering (here) and of compiling (in the verifier)
-    to one of each. Returns the two serialized programs as byte arrays.
+    One bundle keeps the cost of lowering (here) and of compiling (in the verifier) to one of
+    each, and a program shared by several cases is exported and compiled once. Returns the two
+    serialized programs as byte arrays.
     """
     from jax import export
 

@@ -298,7 +298,8 @@ def test_the_verifier_gets_programs_and_inputs_but_no_source(problem):
     assert request["mode"] == "verify" and set(request) == {"mode", "fwd", "bwd", "wrt", "cases", "cost", "estimates"}
     assert "source" not in repr(request) and problem.reference not in repr(request)
     for case in request["cases"]:
-        assert set(case) == {"name", "inputs", "cotangent", "hidden_inputs", "hidden_cotangent"}
+        # "program": which of the bundle's programs runs it (cases of the same shapes share one)
+        assert set(case) == {"name", "inputs", "cotangent", "hidden_inputs", "hidden_cotangent", "program"}
         # the hidden inputs have the case's shapes but other values
         assert [a.shape for a in case["inputs"]] == [a.shape for a in case["hidden_inputs"]]
         assert not any((a == b).all() for a, b in zip(case["inputs"], case["hidden_inputs"]))

@@ -108,6 +108,14 @@ def test_a_request_reads_back_as_it_was_built():
     assert messages.ChildRequest.from_wire(request.to_wire()) == request
 
 
+def test_cases_share_a_program_when_their_shapes_and_static_values_are_the_same_as_sent():
+    case = lambda name, shape, static: messages.CaseInput(name, 0, [False, True], [np.ones(shape), static])  # noqa: E731
+    cases = [case("a", (2, 3), (1, 2)), case("b", (4,), (1, 2)), case("c", (2, 3), [1, 2]), case("d", (2, 3), 3)]
+    # a tuple reaches the child as a list: the same static value on either side of the wire
+    assert messages.program_indices(cases) == [0, 1, 0, 2]
+    assert messages.program_indices([case("e", (2, 3), 3), *cases]) == [0, 1, 2, 1, 0]
+
+
 def test_a_residual_is_described_once_for_messages_and_tables():
     stacked = Residual(**RELU, stacked=4)
     assert stacked.phrase() == "f32[8,16] output of relu, stacked over 4 scan steps at line 6"

@@ -124,7 +124,7 @@ def cmd_explore(args) -> int:
     if not function:
         raise SystemExit(f"explore: {file} defines no function; name one as FILE.py:FUNCTION")
     try:
-        found = explore.explore(source, function, args.args, _runner(), budget=args.budget)
+        found = explore.explore(source, function, args.args, _runner(), budget=args.budget, budget_on=args.budget_on)
     except explore.ExploreError as exc:
         print(f"explore: {exc}", file=sys.stderr)
         return 1
@@ -304,7 +304,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("target", help="FILE.py or FILE.py:FUNCTION (default: the file's last top-level function)")
     e.add_argument("--args", nargs="+", required=True, help="each argument's dtype and shape, such as f32[64,128]")
-    e.add_argument("--budget", type=int, help="bytes the plan may keep on the device between the passes")
+    e.add_argument("--budget", type=int, help="bytes the plan may use (see --budget-on)")
+    e.add_argument(
+        "--budget-on",
+        choices=("held", "peak"),
+        default="held",
+        help="what the budget bounds: the bytes kept on the device between the passes (default), or the step's peak",
+    )
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_explore)
     d = sub.add_parser("doctor", help="which sandbox layers are active on this machine, and why any is not")

@@ -124,7 +124,9 @@ def cmd_explore(args) -> int:
     if not function:
         raise SystemExit(f"explore: {file} defines no function; name one as FILE.py:FUNCTION")
     try:
-        found = explore.explore(source, function, args.args, _runner(), budget=args.budget, budget_on=args.budget_on)
+        found = explore.explore(
+            source, function, args.args, _runner(), budget=args.budget, budget_on=args.budget_on, wrt=args.wrt
+        )
     except explore.ExploreError as exc:
         print(f"explore: {exc}", file=sys.stderr)
         return 1
@@ -311,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="held",
         help="what the budget bounds: the bytes kept on the device between the passes (default), or the step's peak",
     )
+    e.add_argument("--wrt", nargs="+", help="the arguments differentiated, by name (default: every argument)")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_explore)
     d = sub.add_parser("doctor", help="which sandbox layers are active on this machine, and why any is not")

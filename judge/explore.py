@@ -409,7 +409,7 @@ def plans(names: list[str], offload: bool = True, blocks: bool = False) -> list[
 
 
 def _problem(
-    function: str, arg_names: list[str], specs: list[ArraySpec], chosen: list[Plan], limits: Limits
+    function: str, arg_names: list[str], specs: list[ArraySpec], chosen: list[Plan], limits: Limits, wrt: list[str]
 ) -> Problem:
     """A problem of the judge's making around the learner's function: one case per plan."""
     args = (Arg(POLICY_ARG, None),) + tuple(Arg(n, s) for n, s in zip(arg_names, specs))
@@ -424,7 +424,7 @@ def _problem(
         device="cpu",
         entry=function,
         args=args,
-        wrt=tuple(arg_names),
+        wrt=tuple(wrt),
         cases=cases,
         rtol=0.0,
         atol=0.0,
@@ -454,9 +454,11 @@ def explore(
     limits: Limits | None = None,
     offload: bool = True,
     budget_on: str = HELD,
+    wrt: list[str] | None = None,
 ) -> Exploration:
     """Every plan of ``function`` measured as a verdict measures it; ``ExploreError`` for input it
-    cannot use (a refused source among them, with the gate's message)."""
+    cannot use (a refused source among them, with the gate's message). ``wrt``: the arguments
+    differentiated, by name (all of them when None), as a problem's ``[gradients]`` names them."""
     if not function.isidentifier():
         raise ExploreError(f"{function!r} is not a function name")
     if budget is not None and budget <= 0:
@@ -470,10 +472,17 @@ def explore(
         raise ExploreError(f"{verdicts.DESCRIPTIONS.get(verdict, verdict)}: {message}")
     names = labelled_names(source)
     arg_names = parameter_names(source, function, len(parsed))
+    if wrt is not None:
+        unknown = [name for name in wrt if name not in arg_names]
+        if unknown or not wrt:
+            raise ExploreError(
+                f"differentiate some of the arguments {', '.join(arg_names)}"
+                + (f", not {', '.join(unknown)}" if unknown else "")
+            )
     block = scanned_block(source)
     chosen = plans(names, offload, blocks=block is not None)
     limits = limits or Limits(wall_s=60.0, cpu_s=60)
-    problem = _problem(function, arg_names, parsed, chosen, limits)
+    problem = _problem(function, arg_names, parsed, chosen, limits, list(wrt or arg_names))
     outcome = pipeline.run(problem, source, problem.cases, runner, salt=secrets.randbits(62), numbers=False)
     found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)
     if outcome.failure is not None:

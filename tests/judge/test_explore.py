@@ -302,3 +302,34 @@ def test_a_twelve_block_transformer_step_every_plan_in_under_twenty_seconds():
         times.append(time.monotonic() - started)
     assert len(found.rows) == 11 and found.failed == []  # as written, 5 policies, 5 placements
     assert min(times) < 20.0, f"{min(times):.1f} s"
+
+
+def test_the_bank_problem_of_the_explorer_has_its_reference_on_the_plan_within_its_budget():
+    """fit_the_budget is solved by reading the explorer: on the starter, with the problem's shapes,
+    its weights differentiated and its peak budget, the plan named is the reference's placement,
+    with the figures its grading records (and so its leaderboard shows)."""
+    problem = load_problem(ROOT / "problems" / "fit_the_budget")
+    graded = grade(problem, problem.reference, samples_only=True, measure_cost=True)
+    shapes = ["f32[12,32,128]", "f32[12,128,32]", "f32[64,32]", "f32[64,32]"]
+    found = explore(
+        problem.starter,
+        "train_loss",
+        shapes,
+        default_runner(),
+        budget=problem.cost_rules.max_peak_bytes,
+        budget_on="peak",
+        wrt=list(problem.wrt),
+    )
+    assert found.best.plan == "checkpoint every block" and found.best.flops <= problem.cost_rules.max_flops
+    assert (found.best.held_bytes, found.best.peak_bytes, found.best.flops, found.best.held_peak_bytes) == (
+        graded.residual_bytes,
+        graded.cost.peak_bytes,
+        graded.cost.flops,
+        graded.cost.held_peak_bytes,
+    )
+    # the other placements within the peak budget are over its FLOPs budget: the learner's choice is real
+    fits = [r for r in found.rows if r.peak_bytes <= problem.cost_rules.max_peak_bytes]
+    assert {r.plan for r in fits} >= {"checkpoint every 2 blocks", "nested: sqrt(N) segments, every block in them"}
+    assert [r.plan for r in fits if r.flops <= problem.cost_rules.max_flops] == ["checkpoint every block"]
+    with pytest.raises(ExploreError, match="differentiate some of the arguments W_in, W_out, x, y, not w"):
+        explore(problem.starter, "train_loss", shapes, default_runner(), wrt=["w"])

@@ -133,13 +133,20 @@ def _placed(placement):
     return scan
 
 
+def _unjitted(learner):
+    # a jitted function keeps the trace of its first call, the plan as written: under a placement
+    # the function it wraps is called instead (inside the gradient step the jit changes nothing)
+    try:
+        return learner.__dict__.get("__wrapped__") or learner
+    except AttributeError:
+        return learner
+
+
 def _namespace(learner):
-    for function in (learner, learner.__dict__.get("__wrapped__")):  # a jitted function: what it wraps
-        try:
-            return function.__globals__
-        except AttributeError:
-            continue
-    return {}
+    try:
+        return learner.__globals__
+    except AttributeError:
+        return {}
 
 
 def _scan_owners(namespace):
@@ -160,6 +167,7 @@ def run(learner, plan, *arrays):
     if kind == "as written":
         return learner(*arrays)
     if kind == "blocks":
+        learner = _unjitted(learner)
         owners = _scan_owners(_namespace(learner))
         for owner, key in owners:
             owner[key] = _placed(names)

@@ -333,3 +333,19 @@ def test_the_bank_problem_of_the_explorer_has_its_reference_on_the_plan_within_i
     assert [r.plan for r in fits if r.flops <= problem.cost_rules.max_flops] == ["checkpoint every block"]
     with pytest.raises(ExploreError, match="differentiate some of the arguments W_in, W_out, x, y, not w"):
         explore(problem.starter, "train_loss", shapes, default_runner(), wrt=["w"])
+
+
+def test_a_jitted_function_is_placed_like_the_function_it_wraps():
+    """jax.jit keeps the trace of its first call (the plan as written): the harness places
+    checkpoints in the function it wraps, so the rows are those of the same function unjitted."""
+    plain = STACK.replace("def transformer(", "def plain(")
+    jitted = STACK.replace("def transformer(", "@jax.jit\ndef transformer(")
+    shapes = _stack(4, 16, 32, 16)
+    found = {
+        name: {r.plan: r for r in explore(source, name, shapes, default_runner()).rows}
+        for source, name in ((plain, "plain"), (jitted, "transformer"))
+    }
+    for plan in PLACEMENTS:
+        mine, theirs = found["transformer"][plan], found["plain"][plan]
+        assert (mine.held_bytes, mine.peak_bytes, mine.flops) == (theirs.held_bytes, theirs.peak_bytes, theirs.flops)
+    assert found["transformer"][PLACEMENTS[0]].peak_bytes < found["transformer"]["as written"].peak_bytes

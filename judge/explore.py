@@ -94,7 +94,7 @@ def _segments(f, init, xs, length, k, inner, kw):
     n = _blocks(xs, length)
     body = jax.checkpoint(f) if inner else f
     k = max(1, min(k, n))
-    whole, ys = (n // k) * k, []
+    whole = (n // k) * k  # the blocks in whole segments; the rest, if any, one shorter segment
 
     def segment(size):
         return jax.checkpoint(lambda carry, part: _scan(body, carry, part, length=size, **kw))

@@ -68,6 +68,7 @@ docs: setup
 # Chromium, pushed and polled (see devstack/waiting.py).
 bench: setup system-deps-bench
 	$(PY) -m judge bench
+	$(PY) -m judge bench --explorer
 	$(PY) -m devstack bench
 	$(PY) -m devstack bench --burst
 	$(PY) -m devstack bench --waiting

@@ -126,7 +126,9 @@ def cmd_explore(args) -> int:
     if not function:
         raise SystemExit(f"explore: {file} defines no function; name one as FILE.py:FUNCTION")
     try:
-        found = explore.explore(source, function, args.args, _runner(), budget=args.budget)
+        found = explore.explore(
+            source, function, args.args, _runner(), budget=args.budget, budget_on=args.budget_on, wrt=args.wrt
+        )
     except explore.ExploreError as exc:
         print(f"explore: {exc}", file=sys.stderr)
         return 1
@@ -184,9 +186,36 @@ def _doctor_could_not_start(args, exc: Exception, strict: bool) -> int:
     return 2
 
 
+def _bench_explorer() -> int:
+    """Medians of 3 rounds against the targets; exits 1 when one is missed (as ``make bench`` reads it)."""
+    from . import bench_explorer
+
+    timings = bench_explorer.measure(_runner())
+    print(
+        text.table(
+            ["explorer", "plans", "median s", "rounds s", "target s", "met", "load average"],
+            [
+                [
+                    t.workload,
+                    str(t.plans),
+                    f"{t.median_s:.2f}",
+                    " ".join(f"{r:.2f}" for r in t.rounds),
+                    f"{t.target_s:.0f}",
+                    "yes" if t.met else "NO",
+                    "{:.1f} -> {:.1f}".format(*t.load_average),
+                ]
+                for t in timings
+            ],
+        )
+    )
+    return 0 if all(t.met for t in timings) else 1
+
+
 def cmd_bench(args) -> int:
     from . import bench
 
+    if args.explorer:
+        return _bench_explorer()
     folders = [Path(p) for p in args.problems] or bench.problem_folders(
         Path(__file__).resolve().parent.parent / "problems"
     )
@@ -306,7 +335,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("target", help="FILE.py or FILE.py:FUNCTION (default: the file's last top-level function)")
     e.add_argument("--args", nargs="+", required=True, help="each argument's dtype and shape, such as f32[64,128]")
-    e.add_argument("--budget", type=int, help="bytes the plan may keep on the device between the passes")
+    e.add_argument("--budget", type=int, help="bytes the plan may use (see --budget-on)")
+    e.add_argument(
+        "--budget-on",
+        choices=("held", "peak"),
+        default="held",
+        help="what the budget bounds: the bytes kept on the device between the passes (default), or the step's peak",
+    )
+    e.add_argument("--wrt", nargs="+", help="the arguments differentiated, by name (default: every argument)")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_explore)
     d = sub.add_parser("doctor", help="which sandbox layers are active on this machine, and why any is not")
@@ -318,6 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--runs", type=int, default=20, help="warm gradings per problem")
     b.add_argument("--cold-runs", type=int, default=3, help="gradings with a fresh interpreter per child")
     b.add_argument("--throughput-runs", type=int, default=24, help="gradings shared by two concurrent graders")
+    b.add_argument("--explorer", action="store_true", help="the policy explorer's time on its target functions instead")
     b.set_defaults(func=cmd_bench)
     c = sub.add_parser("catalog", help="list the problem bank with packaged submissions per verdict")
     c.add_argument("root", nargs="?", default=str(Path(__file__).resolve().parent.parent / "problems"))

@@ -33,22 +33,32 @@ from .package import Arg, Case, CostRules, Problem, ResidualRules, StructureRule
 from .specs import ArraySpec, SpecError
 
 # Within the site's limits: the arguments together, and how many names get a plan of their own.
-# Every plan is a case of its own: the child's request carries a copy of the arguments per plan
-# (64 MiB at most), and the verifier sends back every plan's gradients, public and hidden (32 MiB
-# at most). 256 Ki elements (1 MiB of float32) for a dozen plans stays within both. Measured: a
-# GPT-2-small MLP sublayer (4.8 Mi elements) overflowed the request, one of 1.1 Mi the results.
-MAX_ELEMENTS = 1 << 18
+# Every plan is a case of its own, but the plans share their inputs, which a request then carries
+# once (``protocol.encode``), and the verifier reads each plan's figures from the programs without
+# running them: no hidden inputs go, no gradients come back (``pipeline.run(numbers=False)``).
+# What bounds the arguments is a request's cap (64 MiB, ``judge.child``): 8 Mi elements (32 MiB
+# of float32) make 43 MiB of base64, with room for the programs. A GPT-2 small block (7.1 Mi
+# weights) fits.
+MAX_ELEMENTS = 1 << 23
 MAX_ARGS = 8
 MAX_NAMES = 6
 AS_WRITTEN = "as written"
 POLICY_ARG = "__plan"
+HELD, PEAK = "held", "peak"
+BUDGET_MEASURES = {
+    HELD: "bytes kept on the device between the passes",
+    PEAK: "the step's peak bytes",
+}
 
 # The judge's own code, run in the child next to the learner's: it applies a plan by name. Only
 # JAX's own policy objects are used, so the child's reading recognises them as JAX's.
 HARNESS = """
+import math
+
 import jax
 
 _cp = jax.checkpoint_policies
+_scan = jax.lax.scan  # bound before the learner's function runs: the harness's own scan
 
 
 def _policy(kind, names):
@@ -68,10 +78,105 @@ def _policy(kind, names):
     raise ValueError("unknown plan " + kind)
 
 
+def _blocks(xs, length):
+    if length is not None:
+        return length
+    return jax.tree_util.tree_leaves(xs)[0].shape[0]
+
+
+def _split(xs, start, stop, k):
+    # blocks start..stop of the stack, as (stop - start) // k segments of k
+    return jax.tree_util.tree_map(lambda a: a[start:stop].reshape((stop - start) // k, k, *a.shape[1:]), xs)
+
+
+def _segments(f, init, xs, length, k, inner, kw):
+    # the stack in segments of k blocks (the last one shorter when k does not divide it), each
+    # segment one checkpoint; inner: every block inside a segment a checkpoint of its own too
+    n = _blocks(xs, length)
+    body = jax.checkpoint(f) if inner else f
+    k = max(1, min(k, n))
+    whole = (n // k) * k  # the blocks in whole segments; the rest, if any, one shorter segment
+
+    def segment(size):
+        return jax.checkpoint(lambda carry, part: _scan(body, carry, part, length=size, **kw))
+
+    order = [(0, whole, k), (whole, n, n - whole)] if not kw.get("reverse") else [(whole, n, n - whole), (0, whole, k)]
+    carry, pieces = init, {}
+    for start, stop, size in order:
+        if stop == start:
+            continue
+        part = None if xs is None else _split(xs, start, stop, size)
+        carry, y = _scan(segment(size), carry, part, length=(stop - start) // size, reverse=kw.get("reverse", False))
+        pieces[start] = jax.tree_util.tree_map(lambda a: a.reshape(-1, *a.shape[2:]), y)
+    parts = [pieces[s] for s in sorted(pieces)]
+    ys = parts[0] if len(parts) == 1 else jax.tree_util.tree_map(lambda *a: jax.numpy.concatenate(a), *parts)
+    return carry, ys
+
+
+def _placed(placement):
+    # jax.lax.scan as the learner's outermost scans see it during this plan's trace
+    depth = [0]
+
+    def scan(f, init, xs=None, length=None, **kw):
+        if depth[0]:  # a scan inside a block: the block's own business
+            return _scan(f, init, xs, length, **kw)
+        depth[0] += 1
+        try:
+            if placement == "every":
+                return _scan(jax.checkpoint(f), init, xs, length, **kw)
+            n = _blocks(xs, length)
+            if placement == "nested":
+                return _segments(f, init, xs, length, max(1, round(math.sqrt(n))), True, kw)
+            return _segments(f, init, xs, length, int(placement), False, kw)
+        finally:
+            depth[0] -= 1
+
+    return scan
+
+
+def _unjitted(learner):
+    # a jitted function keeps the trace of its first call, the plan as written: under a placement
+    # the function it wraps is called instead (inside the gradient step the jit changes nothing)
+    try:
+        return learner.__dict__.get("__wrapped__") or learner
+    except AttributeError:
+        return learner
+
+
+def _namespace(learner):
+    try:
+        return learner.__globals__
+    except AttributeError:
+        return {}
+
+
+def _scan_owners(namespace):
+    # where the learner's module finds scan: itself (scan imported alone), or the views of jax and
+    # jax.lax it imported (a submission's modules are views of its own, see judge.guard)
+    owners = [namespace]
+    for value in list(namespace.values()):
+        if isinstance(value, type(math)):
+            owners.append(value.__dict__)
+            inner = value.__dict__.get("lax")
+            if isinstance(inner, type(math)):
+                owners.append(inner.__dict__)
+    return [(owner, key) for owner in owners for key, value in list(owner.items()) if value is _scan]
+
+
 def run(learner, plan, *arrays):
     kind, _, names = plan.partition(":")
     if kind == "as written":
         return learner(*arrays)
+    if kind == "blocks":
+        learner = _unjitted(learner)
+        owners = _scan_owners(_namespace(learner))
+        for owner, key in owners:
+            owner[key] = _placed(names)
+        try:
+            return learner(*arrays)
+        finally:
+            for owner, key in owners:
+                owner[key] = _scan
     return jax.checkpoint(learner, policy=_policy(kind, tuple(n for n in names.split(",") if n)))(*arrays)
 """
 
@@ -80,27 +185,41 @@ class ExploreError(ValueError):
     """Input the explorer cannot use: the message says what to change."""
 
 
+BLOCKS = "blocks"  # a plan that places checkpoints in the learner's scan over its blocks
+SEGMENT_SIZES = (2, 3, 4)  # "every k blocks": a few k, the sizes a stack of a dozen blocks splits into
+
+
 @dataclass(frozen=True)
 class Plan:
-    kind: str  # AS_WRITTEN or a name in jax.checkpoint_policies
+    kind: str  # AS_WRITTEN, BLOCKS or a name in jax.checkpoint_policies
     names: tuple[str, ...] = ()
+    placement: str = ""  # BLOCKS only: "every", a segment size such as "3", or "nested"
 
     @property
     def key(self) -> str:
+        if self.kind == BLOCKS:
+            return f"{BLOCKS}:{self.placement}"
         return f"{self.kind}:{','.join(self.names)}"
 
     @property
     def label(self) -> str:
+        if self.kind == BLOCKS:
+            return {
+                "every": "checkpoint every block",
+                "nested": "nested: sqrt(N) segments, every block in them",
+            }.get(self.placement, f"checkpoint every {self.placement} blocks")
         return self.kind if not self.names else f"{self.kind}({', '.join(repr(n) for n in self.names)})"
 
     @property
     def offloads(self) -> bool:
         return self.kind.startswith(("offload", "save_and_offload"))
 
-    def code(self, function: str) -> str:
-        """The change that applies the plan to ``function``."""
+    def code(self, function: str, block: str = "block") -> str:
+        """The change that applies the plan to ``function`` (``block``: the function its scan runs)."""
         if self.kind == AS_WRITTEN:
             return f"{function}  # as written: no checkpoint added"
+        if self.kind == BLOCKS:
+            return placement_code(self.placement, block)
         cp = "jax.checkpoint_policies"
         names = ", ".join(repr(n) for n in self.names)
         policy = {
@@ -113,6 +232,27 @@ class Plan:
             ),
         }.get(self.kind, f"{cp}.{self.kind}")
         return f"jax.checkpoint({function}, policy={policy})"
+
+
+def placement_code(placement: str, block: str) -> str:
+    """The scan over the blocks rewritten for a placement, in the learner's terms (``h`` the
+    carry, ``layers`` the stacked weights: the learner's own names are theirs to put back)."""
+    if placement == "every":
+        return f"h, ys = jax.lax.scan(jax.checkpoint({block}), h, layers)"
+    nested = placement == "nested"
+    inner = f"jax.checkpoint({block})" if nested else block
+    lines = ["k = round(math.sqrt(n_blocks))  # blocks per segment" if nested else f"k = {placement}"]
+    lines += [
+        "",
+        "@jax.checkpoint",
+        "def segment(h, part):  # k blocks, rebuilt together on the way back",
+        f"    return jax.lax.scan({inner}, h, part)",
+        "",
+        "# (with a number of blocks k does not divide, run the rest as one more segment)",
+        "parts = jax.tree.map(lambda a: a.reshape(-1, k, *a.shape[1:]), layers)",
+        "h, ys = jax.lax.scan(segment, h, parts)",
+    ]
+    return "\n".join(lines)
 
 
 @dataclass
@@ -148,6 +288,7 @@ class Exploration:
     failed: list[dict] = field(default_factory=list)  # plans that did not run: {"plan", "verdict", "message"}
     budget: int | None = None
     best: Row | None = None  # the cheapest plan within the budget
+    budget_on: str = HELD  # what the budget is compared with: HELD or PEAK
 
     def to_dict(self) -> dict:
         return {
@@ -155,6 +296,7 @@ class Exploration:
             "args": self.args,
             "names": self.names,
             "budget": self.budget,
+            "budget_on": self.budget_on,
             "rows": [asdict(r) for r in self.rows],
             "failed": self.failed,
             "best": self.best.plan if self.best is not None else None,
@@ -219,9 +361,43 @@ def parameter_names(source: str, function: str, count: int) -> list[str]:
     return [f"arg{i}" for i in range(count)]
 
 
-def plans(names: list[str], offload: bool = True) -> list[Plan]:
+def scanned_block(source: str) -> str | None:
+    """What the source's first ``jax.lax.scan`` runs (its first argument, as written), or None if
+    the source calls no scan: then no placement plan is tried. Read from the text, never run; the
+    harness places checkpoints in every outermost scan the function really calls."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    bare = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "jax.lax"
+        for alias in node.names
+        if alias.name == "scan"
+    }
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        called = (
+            isinstance(func, ast.Attribute)
+            and func.attr == "scan"
+            and ast.unparse(func.value).split(".")[-1] == "lax"
+            or isinstance(func, ast.Name)
+            and func.id in bare
+        )
+        if called:
+            return ast.unparse(node.args[0])
+    return None
+
+
+def plans(names: list[str], offload: bool = True, blocks: bool = False) -> list[Plan]:
     """Every plan tried: the function as written, each policy JAX ships that takes no arguments,
-    and, per labelled name, saving only it and saving all but it (and all of them, offloaded).
+    and, per labelled name, saving only it and saving all but it (and all of them, offloaded);
+    for a function that scans over its blocks, checkpoints placed in that scan: every block,
+    segments of a few blocks, and segments of sqrt(N) with every block inside checkpointed too.
+    (No placement is the function as written, for a scan whose blocks have no checkpoint.)
     ``save_anything_except_these_names`` is left out: in JAX 0.10.2 it drops its names and saves
     everything, the same row as everything_saveable."""
     found = [Plan(AS_WRITTEN)] + [
@@ -236,11 +412,13 @@ def plans(names: list[str], offload: bool = True) -> list[Plan]:
         found.append(Plan("offload_dot_with_no_batch_dims"))
         if names:
             found.append(Plan("save_and_offload_only_these_names", tuple(names)))
+    if blocks:
+        found += [Plan(BLOCKS, placement=p) for p in ("every", *map(str, SEGMENT_SIZES), "nested")]
     return found
 
 
 def _problem(
-    function: str, arg_names: list[str], specs: list[ArraySpec], chosen: list[Plan], limits: Limits
+    function: str, arg_names: list[str], specs: list[ArraySpec], chosen: list[Plan], limits: Limits, wrt: list[str]
 ) -> Problem:
     """A problem of the judge's making around the learner's function: one case per plan."""
     args = (Arg(POLICY_ARG, None),) + tuple(Arg(n, s) for n, s in zip(arg_names, specs))
@@ -255,7 +433,7 @@ def _problem(
         device="cpu",
         entry=function,
         args=args,
-        wrt=tuple(arg_names),
+        wrt=tuple(wrt),
         cases=cases,
         rtol=0.0,
         atol=0.0,
@@ -284,13 +462,18 @@ def explore(
     budget: int | None = None,
     limits: Limits | None = None,
     offload: bool = True,
+    budget_on: str = HELD,
+    wrt: list[str] | None = None,
 ) -> Exploration:
     """Every plan of ``function`` measured as a verdict measures it; ``ExploreError`` for input it
-    cannot use (a refused source among them, with the gate's message)."""
+    cannot use (a refused source among them, with the gate's message). ``wrt``: the arguments
+    differentiated, by name (all of them when None), as a problem's ``[gradients]`` names them."""
     if not function.isidentifier():
         raise ExploreError(f"{function!r} is not a function name")
     if budget is not None and budget <= 0:
         raise ExploreError("the budget is a number of bytes above zero")
+    if budget_on not in BUDGET_MEASURES:
+        raise ExploreError(f"the budget is on one of {', '.join(BUDGET_MEASURES)}, not {budget_on!r}")
     parsed = parse_args(specs)
     refused = pipeline.admit(source, runner)
     if refused:
@@ -298,11 +481,19 @@ def explore(
         raise ExploreError(f"{verdicts.DESCRIPTIONS.get(verdict, verdict)}: {message}")
     names = labelled_names(source)
     arg_names = parameter_names(source, function, len(parsed))
-    chosen = plans(names, offload)
+    if wrt is not None:
+        unknown = [name for name in wrt if name not in arg_names]
+        if unknown or not wrt:
+            raise ExploreError(
+                f"differentiate some of the arguments {', '.join(arg_names)}"
+                + (f", not {', '.join(unknown)}" if unknown else "")
+            )
+    block = scanned_block(source)
+    chosen = plans(names, offload, blocks=block is not None)
     limits = limits or Limits(wall_s=60.0, cpu_s=60)
-    problem = _problem(function, arg_names, parsed, chosen, limits)
-    outcome = pipeline.run(problem, source, problem.cases, runner, salt=secrets.randbits(62))
-    found = Exploration(function, [s.strip() for s in specs], names, budget=budget)
+    problem = _problem(function, arg_names, parsed, chosen, limits, list(wrt or arg_names))
+    outcome = pipeline.run(problem, source, problem.cases, runner, salt=secrets.randbits(62), numbers=False)
+    found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)
     if outcome.failure is not None:
         raise ExploreError(f"{outcome.failure[0]}: {outcome.failure[1]}")
     by_name = {c.name: c for c in outcome.cases}
@@ -314,13 +505,14 @@ def explore(
                 raise ExploreError(why)
             found.failed.append({"plan": plan.label, "message": why})
             continue
+
         device = sum(r.bytes for r in traced.residual_types if r.memory == DEVICE)
         found.rows.append(
             Row(
                 plan.label,
                 plan.kind,
                 list(plan.names),
-                plan.code(function),
+                plan.code(function, block or "block"),
                 device,
                 sum(r.bytes for r in traced.residual_types if r.memory != DEVICE),
                 len(traced.residual_types),
@@ -335,23 +527,27 @@ def explore(
         for row in found.rows:
             row.recomputed_flops = max(row.flops - base, 0.0)
     mark_frontier(found.rows)
-    found.best = cheapest_within(found.rows, budget)
+    found.best = cheapest_within(found.rows, budget, budget_on)
     return found
 
 
-def memory(row: Row) -> int:
-    """What a plan keeps on the device between the passes: the figure a budget is compared with."""
-    return row.held_bytes
+def memory(row: Row, on: str = HELD) -> int:
+    """The figure a budget is compared with: what a plan keeps on the device between the passes
+    (``held``), or the most the whole step holds at once (``peak``): where checkpoints go in a
+    chain of blocks shows in the peak, which counts what the backward pass rebuilds."""
+    return row.peak_bytes if on == PEAK else row.held_bytes
 
 
 def _costs(row: Row) -> tuple:
-    # host memory counts too: an offloading plan frees the device at the price of the host's
-    return memory(row), row.host_bytes, row.flops
+    # host memory counts too: an offloading plan frees the device at the price of the host's;
+    # and the peak: checkpointing the whole function holds least between the passes, but rebuilds
+    # everything at once, where a checkpoint per block rebuilds one block at a time
+    return row.held_bytes, row.host_bytes, row.peak_bytes, row.flops
 
 
 def mark_frontier(rows: list[Row]) -> None:
-    """A row is dominated when another is no worse in device memory, host memory and FLOPs, and
-    better in one of them."""
+    """A row is dominated when another is no worse in held device memory, host memory, peak and
+    FLOPs, and better in one of them."""
     for row in rows:
         mine = _costs(row)
         row.dominated = any(all(a <= b for a, b in zip(_costs(o), mine)) and _costs(o) != mine for o in rows)
@@ -387,22 +583,26 @@ def render(found: Exploration) -> str:
         f"{found.function}({', '.join(found.args)}): {len(found.rows)} plans, measured on the verified program",
         text.table(headers, rows),
         "",
-        "-: dominated (another plan holds no more on the device or the host and computes no more)",
+        "-: dominated (another plan holds no more on the device or the host, peaks no higher and computes no more)",
     ]
     for failure in found.failed:
         lines.append(f"{failure['plan']}: did not run: {failure['message']}")
     if found.budget is not None:
         if found.best is None:
-            lines.append(f"no plan keeps at most {found.budget} bytes on the device between the passes")
+            lines.append(f"no plan fits {found.budget} bytes ({BUDGET_MEASURES[found.budget_on]})")
         else:
-            lines += [f"*: the cheapest plan within {found.budget} bytes: {found.best.plan}", f"    {found.best.code}"]
+            lines += [
+                f"*: the cheapest plan within {found.budget} bytes ({BUDGET_MEASURES[found.budget_on]}): {found.best.plan}",
+                *(f"    {line}" if line else "" for line in found.best.code.splitlines()),
+            ]
     return "\n".join(lines)
 
 
-def cheapest_within(rows: list[Row], budget: int | None) -> Row | None:
-    """The plan that fits the budget with the least work; between equals, the one that moves least
-    to the host (a transfer each way), then the one that holds least. None if none fits."""
+def cheapest_within(rows: list[Row], budget: int | None, on: str = HELD) -> Row | None:
+    """The plan that fits the budget (``on``: the figure compared with it) with the least work;
+    between equals, the one that moves least to the host (a transfer each way), then the one that
+    holds least. None if none fits."""
     if budget is None:
         return None
-    fits = [r for r in rows if memory(r) <= budget]
-    return min(fits, key=lambda r: (r.flops, r.host_bytes, memory(r))) if fits else None
+    fits = [r for r in rows if memory(r, on) <= budget]
+    return min(fits, key=lambda r: (r.flops, r.host_bytes, memory(r, on), r.peak_bytes)) if fits else None

@@ -74,7 +74,7 @@ class FreshInterpreterRunner(Runner):
                 {"stdout": proc.stdout.fileno(), "result": result_r},
                 started + limits.wall_s,
                 {"stdout": limits.output_kb * 1024, "result": RESULT_CAP},
-                send=(proc.stdin.fileno(), protocol.encode(request)),
+                send=(proc.stdin.fileno(), protocol.encode(request, share=True)),
             )
             proc.stdin.detach()  # pump closed it
             if reason:

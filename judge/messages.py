@@ -139,6 +139,9 @@ class VerifyRequest:
     # and XLA's estimates of the first case's step (a second compilation): for a recorded grading,
     # whose figures the leaderboard shows; no rule reads them
     estimates: bool = False
+    # False: the figures only (types, residuals, cost), read from the programs without running
+    # them: no values, gradients or saved values (the explorer's many plans of one function)
+    numbers: bool = True
 
     def to_wire(self) -> dict:
         return {
@@ -148,6 +151,7 @@ class VerifyRequest:
             "wrt": list(self.wrt),
             "cost": self.cost,
             "estimates": self.estimates,
+            "numbers": self.numbers,
             "cases": [vars(case) for case in self.cases],
         }
 
@@ -160,6 +164,7 @@ class VerifyRequest:
             [VerifyCase(**case) for case in message["cases"]],
             bool(message.get("cost")),
             bool(message.get("estimates")),
+            bool(message.get("numbers", True)),
         )
 
 
@@ -291,8 +296,8 @@ def parse_child_response(message: dict, requested: list[str]) -> ChildResponse:
     return ChildResponse(None, cases, programs)
 
 
-def parse_verify_response(message: dict, names: list[str]) -> VerifyResponse:
-    """The verifier's answer for the cases named ``names``."""
+def parse_verify_response(message: dict, names: list[str], numbers: bool = True) -> VerifyResponse:
+    """The verifier's answer for the cases named ``names`` (``numbers``: as the request asked)."""
     if message.get("status") == "error":
         return VerifyResponse(_error(message.get("error")), False, [])
     checked = message.get("checked")
@@ -309,9 +314,10 @@ def parse_verify_response(message: dict, names: list[str]) -> VerifyResponse:
         found = VerifiedCase(case["name"], _avals(case.get("outputs"), sized=False))
         if checked:
             found.residuals = _avals(case.get("residuals"), sized=True)
-            for key in ("value", "grads", "hidden_value", "hidden_grads"):
-                setattr(found, key, _arrays(case.get(key)))
-            found.saved = _saved(case.get("saved"), len(found.residuals))
+            if numbers:
+                for key in ("value", "grads", "hidden_value", "hidden_grads"):
+                    setattr(found, key, _arrays(case.get(key)))
+                found.saved = _saved(case.get("saved"), len(found.residuals))
             if "cost" in case:
                 found.cost = _verified_cost(case["cost"])
         cases.append(found)

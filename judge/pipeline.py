@@ -65,18 +65,27 @@ class Outcome:
     stdout: str = ""
 
 
-def case_inputs(problem: Problem, case: Case, salt: int | None = None) -> list:
+def case_inputs(problem: Problem, case: Case, salt: int | None = None, drawn: dict | None = None) -> list:
     """The case's arguments, generated from its seed (each argument from a stream of its own).
 
-    With a ``salt``, the hidden inputs of the same shapes that only the verifier sees.
+    With a ``salt``, the hidden inputs of the same shapes that only the verifier sees. ``drawn``:
+    the arrays already drawn for this run; cases of the same seed and sizes (the explorer's plans)
+    get the same array objects, which a request then carries once (``protocol.encode``).
     """
     values = []
     for index, arg in enumerate(problem.args):
         if arg.static:
             values.append(case.static.get(arg.name, arg.default))
-        else:
+            continue
+        key = (case.seed, index, salt, tuple(arg.spec.shape(case.dims)))
+        if drawn is None or key not in drawn:
             rng = np.random.default_rng([case.seed, index] if salt is None else [case.seed, index, salt])
-            values.append(generate(arg.spec, arg.spec.shape(case.dims), arg.init, arg.scale, rng))
+            array = generate(arg.spec, arg.spec.shape(case.dims), arg.init, arg.scale, rng)
+            if drawn is None:
+                values.append(array)
+                continue
+            drawn[key] = array
+        values.append(drawn[key])
     return values
 
 
@@ -85,12 +94,15 @@ def child_request(
 ) -> ChildRequest:
     static_mask = [a.static for a in problem.args]
     array_positions = [i for i, a in enumerate(problem.args) if not a.static]
+    drawn: dict = {}
     return ChildRequest(
         source=source,
         entry=problem.entry,
         arg_names=[a.name for a in problem.args],
         wrt=[array_positions.index(i) for i in problem.wrt_indices],
-        cases=[CaseInput(c.name, c.seed, static_mask, case_inputs(problem, c), sample=c.sample) for c in cases],
+        cases=[
+            CaseInput(c.name, c.seed, static_mask, case_inputs(problem, c, drawn=drawn), sample=c.sample) for c in cases
+        ],
         fwd_bwd=fwd_bwd,
         cost=cost or problem.cost_rules.active,
         baseline=baseline and problem.cost_rules.saves_memory,
@@ -110,10 +122,14 @@ def run(
     fwd_bwd: bool = False,
     cost: bool = False,
     baseline: bool = False,
+    numbers: bool = True,
 ) -> Outcome:
     """Run ``source`` on ``cases``. ``expected_outputs`` (per case name, the reference's output
     types) shapes the cotangents; without it (the reference itself) the child's own are used.
-    ``baseline``: the reference's run, which also measures the memory it holds without checkpoints."""
+    ``baseline``: the reference's run, which also measures the memory it holds without checkpoints.
+    ``numbers``: False where no values are compared (the explorer): the verifier reads each case's
+    figures from the programs and runs nothing, so it needs no hidden inputs and sends back no
+    values or gradients."""
     cases = sorted(cases, key=lambda c: not c.sample)  # samples first: their printed output is shown
     request = child_request(problem, source, cases, fwd_bwd=fwd_bwd, cost=cost, baseline=baseline)
     verifier = runner.prepare(problem.limits, role="verify")
@@ -132,16 +148,19 @@ def run(
         fwd, bwd = response.programs
         sent = {c.name: c for c in request.cases}
         bundle = messages.program_indices([sent[c.name] for c in traced])  # the child traced the same way
+        drawn: dict = {}
         verify_cases = [
-            _verify_case(problem, by_case[c.name], request, outputs[c.name], salt, program)
+            _verify_case(problem, by_case[c.name], request, outputs[c.name], salt if numbers else None, drawn, program)
             for c, program in zip(traced, bundle)
         ]
         # the verifier's own output (XLA's, on hidden cases too) is not the learner's: not kept
         checked = verifier.run(
-            VerifyRequest(fwd, bwd, request.wrt, verify_cases, cost=request.cost, estimates=cost).to_wire(),
+            VerifyRequest(
+                fwd, bwd, request.wrt, verify_cases, cost=request.cost, estimates=cost, numbers=numbers
+            ).to_wire(),
             problem.limits,
         )
-        _merge(outcome, checked, traced, outputs)
+        _merge(outcome, checked, traced, outputs, numbers)
         return outcome
     finally:
         verifier.discard()
@@ -172,29 +191,43 @@ def trace(request: ChildRequest, runner: Runner, limits: Limits) -> Child:
 
 
 def _verify_case(
-    problem: Problem, case: Case, request: ChildRequest, outputs: list[Aval], salt: int, program: int
+    problem: Problem,
+    case: Case,
+    request: ChildRequest,
+    outputs: list[Aval],
+    salt: int | None,
+    drawn: dict,
+    program: int,
 ) -> VerifyCase:
+    """``drawn``: what this run has drawn already, shared by cases of the same seed and sizes.
+    Without a ``salt`` (nothing will run: ``run``'s ``numbers``), no hidden inputs. ``program``:
+    the bundle's program this case runs (cases of the same shapes share one)."""
     public = next(c for c in request.cases if c.name == case.name).args
-    hidden = case_inputs(problem, case, salt)
     arrays = [a for a, arg in zip(public, problem.args) if not arg.static]
+    types = tuple((o.dtype, tuple(o.shape)) for o in outputs)
+    if (case.seed, types) not in drawn:
+        drawn[(case.seed, types)] = verify.cotangent(outputs, case.seed)
+    if salt is None:
+        return VerifyCase(case.name, arrays, drawn[(case.seed, types)], [], [], program)
+    hidden = case_inputs(problem, case, salt)
     hidden_arrays = [a for a, arg in zip(hidden, problem.args) if not arg.static]
     return VerifyCase(
         case.name,
         arrays,
-        verify.cotangent(outputs, case.seed),
+        drawn[(case.seed, types)],
         hidden_arrays,
         verify.cotangent(outputs, case.seed, salt),
         program,
     )
 
 
-def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs: dict) -> None:
+def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs: dict, numbers: bool) -> None:
     """Put the verifier's numbers into the child's cases, or turn its failure into the outcome's."""
     if checked.outcome != "ok":
         outcome.failure = limit_failure(checked)
         return
     try:
-        response = messages.parse_verify_response(checked.response, [c.name for c in traced])
+        response = messages.parse_verify_response(checked.response, [c.name for c in traced], numbers)
     except messages.Malformed:
         outcome.failure = (verdicts.INTERNAL_ERROR, "the verifier sent back a malformed result")
         return

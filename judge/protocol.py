@@ -1,7 +1,11 @@
 """Messages between the grader and the child that runs submitted code.
 
 A message is an 8-byte big-endian length followed by that many bytes of JSON. Arrays travel as
-``{"__array__": [dtype, shape, base64]}``. The reader refuses a length above its cap before
+``{"__array__": [dtype, shape, base64]}``. In a request (the parent's, read by a child: ``encode``
+with ``share``), an array object that appears again travels once, and then as ``{"__shared__": k}``,
+the k-th array of the message: the explorer's plans all take the same inputs. What a child sends
+back may not share (``parse_buffer`` refuses it), so that a small answer cannot stand for many
+large arrays. The reader refuses a length above its cap before
 reading the body, and decoding checks every array (known dtype, sane shape, exact byte count),
 so a hostile child can make a message wrong but cannot make the parent allocate or trust
 something it did not ask for. Nothing here unpickles.
@@ -46,12 +50,16 @@ class MessageTooLarge(ProtocolError):
         super().__init__(f"message of {size} bytes exceeds the cap of {cap} bytes")
 
 
-def _to_jsonable(obj):
+def _to_jsonable(obj, shared: dict | None = None):
     if isinstance(obj, dict):
-        return {str(k): _to_jsonable(v) for k, v in obj.items()}
+        return {str(k): _to_jsonable(v, shared) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_to_jsonable(v) for v in obj]
+        return [_to_jsonable(v, shared) for v in obj]
     if isinstance(obj, np.ndarray) or type(obj).__module__.startswith("jax"):
+        if shared is not None:
+            if id(obj) in shared:
+                return {"__shared__": shared[id(obj)]}
+            shared[id(obj)] = len(shared)  # the k-th array met, in the order the reader meets them
         arr = np.asarray(obj)
         return {"__array__": [arr.dtype.name, list(arr.shape), base64.b64encode(arr.tobytes()).decode()]}
     if isinstance(obj, np.generic):
@@ -80,24 +88,33 @@ def _decode_array(payload) -> np.ndarray:
     return np.frombuffer(raw, dtype=dt).reshape(shape)
 
 
-def _from_jsonable(obj):
+def _from_jsonable(obj, arrays: list | None):
     if isinstance(obj, dict):
         if set(obj) == {"__array__"}:
-            return _decode_array(obj["__array__"])
-        return {k: _from_jsonable(v) for k, v in obj.items()}
+            array = _decode_array(obj["__array__"])
+            if arrays is not None:
+                arrays.append(array)
+            return array
+        if set(obj) == {"__shared__"}:
+            index = obj["__shared__"]
+            if arrays is None or not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(arrays):
+                raise ProtocolError("malformed shared array")
+            return arrays[index]
+        return {k: _from_jsonable(v, arrays) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_from_jsonable(v) for v in obj]
+        return [_from_jsonable(v, arrays) for v in obj]
     return obj
 
 
-def encode(obj) -> bytes:
-    body = json.dumps(_to_jsonable(obj), allow_nan=True).encode()
+def encode(obj, share: bool = False) -> bytes:
+    """``share``: a request, in which an array object met again is sent once (see above)."""
+    body = json.dumps(_to_jsonable(obj, {} if share else None), allow_nan=True).encode()
     return HEADER.pack(len(body)) + body
 
 
-def decode_body(body: bytes):
+def decode_body(body: bytes, shared: bool = False):
     try:
-        return _from_jsonable(json.loads(body))
+        return _from_jsonable(json.loads(body), [] if shared else None)
     except (ValueError, TypeError, RecursionError) as exc:
         if isinstance(exc, ProtocolError):
             raise
@@ -116,10 +133,11 @@ def _read_exact(fd: int, size: int) -> bytes:
 
 
 def read_message(fd: int, cap: int):
+    """A request from the parent (its arrays may be shared)."""
     (size,) = HEADER.unpack(_read_exact(fd, HEADER.size))
     if size > cap:
         raise MessageTooLarge(size, cap)
-    return decode_body(_read_exact(fd, size))
+    return decode_body(_read_exact(fd, size), shared=True)
 
 
 def parse_buffer(data: bytes, cap: int):

@@ -190,7 +190,7 @@ class _ZygoteChild:
             {"stdout": self.out_r, "result": self.result_r, "hardened": self.hardened_r},
             deadline,
             {"stdout": limits.output_kb * 1024, "result": RESULT_CAP, "hardened": 1},
-            send=(self.stdin_w, protocol.encode(request)),
+            send=(self.stdin_w, protocol.encode(request, share=True)),
         )
         self.stdin_w = None  # pump closed it
         if reason:  # killed: its exit status follows as soon as the zygote has reaped it

@@ -3,41 +3,29 @@ verifier as a verdict is, the frontier of memory against work, and the plan that
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
+
+import jax
+import numpy as np
 
 import pytest
 
 from judge import grade, load_problem
 from judge.cli import main
-from judge.explore import ExploreError, cheapest_within, explore
+from judge.bench_explorer import MLP, MLP_SHAPES, TRANSFORMER, transformer_shapes
+from judge.explore import HARNESS, ExploreError, cheapest_within, explore, scanned_block
 from judge.grader import default_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 
-MLP = """import jax
-import jax.numpy as jnp
-from jax.ad_checkpoint import checkpoint_name
-
-
-def mlp(w1, w2, x):
-    hidden = checkpoint_name(jnp.tanh(x @ w1), "hidden")
-    return jnp.sum(jnp.tanh(hidden @ w2) ** 2)
-"""
-SHAPES = ["f32[128,256]", "f32[256,128]", "f32[64,128]"]
+SHAPES = MLP_SHAPES
 INPUT_BYTES = (128 * 256 + 256 * 128 + 64 * 128) * 4
 
 
 @pytest.fixture(scope="module")
 def explored():
-    runner = default_runner()
-    explore(MLP, "mlp", SHAPES, runner)  # the zygote's start and first compilation: not the explorer's time
-    times = []
-    for _ in range(2):  # the better of two: the machine is shared, and a neighbour's burst is not ours
-        started = time.monotonic()
-        found = explore(MLP, "mlp", SHAPES, runner)
-        times.append(time.monotonic() - started)
-    return found, min(times)
+    """Every plan of a 2-layer MLP; how long it takes is ``python -m judge bench --explorer``'s business."""
+    return explore(MLP, "mlp", SHAPES, default_runner())
 
 
 def _row(found, plan):
@@ -45,7 +33,7 @@ def _row(found, plan):
 
 
 def test_every_policy_gets_a_row_and_nothing_saveable_trades_memory_for_work(explored):
-    found, _ = explored
+    found = explored
     plans = [r.plan for r in found.rows]
     assert plans[:5] == [
         "as written",
@@ -65,14 +53,14 @@ def test_every_policy_gets_a_row_and_nothing_saveable_trades_memory_for_work(exp
 
 
 def test_offloading_moves_residuals_to_the_host(explored):
-    found, _ = explored
+    found = explored
     offloaded, dots = _row(found, "offload_dot_with_no_batch_dims"), _row(found, "dots_with_no_batch_dims_saveable")
     assert offloaded.host_bytes > 0 and offloaded.held_bytes + offloaded.host_bytes == dots.held_bytes
     assert offloaded.flops == dots.flops
 
 
 def test_the_frontier_greys_what_another_plan_beats(explored):
-    found, _ = explored
+    found = explored
     # saving the named value costs as much work as saving nothing, and holds more
     assert _row(found, "save_only_these_names('hidden')").dominated
     assert not _row(found, "nothing_saveable").dominated and not _row(found, "everything_saveable").dominated
@@ -88,7 +76,7 @@ def test_the_frontier_greys_what_another_plan_beats(explored):
 
 
 def test_the_budget_names_the_least_recomputation_that_fits(explored):
-    found, _ = explored
+    found = explored
     dots = _row(found, "dots_saveable")
     assert cheapest_within(found.rows, 10**9).plan == "as written"  # room for everything: no recomputation
     best = cheapest_within(found.rows, dots.held_bytes)
@@ -97,11 +85,6 @@ def test_the_budget_names_the_least_recomputation_that_fits(explored):
     # below the dots but above the inputs: offloading the dots beats recomputing them
     assert cheapest_within(found.rows, INPUT_BYTES).plan == "offload_dot_with_no_batch_dims"
     assert cheapest_within(found.rows, INPUT_BYTES - 1) is None
-
-
-def test_every_policy_of_a_two_layer_mlp_in_under_three_seconds(explored):
-    _, seconds = explored
-    assert seconds < 3.0, f"{seconds:.2f} s"
 
 
 def test_a_hostile_source_is_refused_by_the_gate_before_any_process():
@@ -115,7 +98,7 @@ def test_a_hostile_source_is_refused_by_the_gate_before_any_process():
     [
         (["f32[n,4]"], "concrete sizes"),
         (["i32[4]"], "floating point"),
-        (["f32[1024,1024]"], "at most"),
+        (["f32[4096,4096]"], "at most"),
         ([], "shape of each argument"),
         (["float[4"], r"'float\[4'"),
     ],
@@ -151,6 +134,171 @@ def test_the_command_line_prints_the_table_and_the_plan(tmp_path, capsys):
     path.write_text(MLP)
     assert main(["explore", str(path), "--args", *SHAPES, "--budget", str(10**9)]) == 0
     out = capsys.readouterr().out
-    assert "nothing_saveable" in out and "the cheapest plan within 1000000000 bytes: as written" in out
+    assert "nothing_saveable" in out
+    assert "the cheapest plan within 1000000000 bytes (bytes kept on the device between the passes): as written" in out
+    assert main(["explore", str(path), "--args", *SHAPES, "--budget", "1", "--budget-on", "peak"]) == 0
+    assert "no plan fits 1 bytes (the step's peak bytes)" in capsys.readouterr().out
     assert main(["explore", f"{path}:mlp", "--args", "f32[n]"]) == 1
     assert "concrete sizes" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- placements in a scan
+
+STACK = TRANSFORMER
+PLACEMENTS = [
+    "checkpoint every block",
+    "checkpoint every 2 blocks",
+    "checkpoint every 3 blocks",
+    "checkpoint every 4 blocks",
+    "nested: sqrt(N) segments, every block in them",
+]
+
+
+_stack = transformer_shapes
+
+
+@pytest.fixture(scope="module")
+def stacked():
+    return explore(STACK, "transformer", _stack(12, 32, 128, 64), default_runner())
+
+
+def test_a_scan_over_blocks_gets_a_row_per_placement(stacked):
+    found = stacked
+    assert [r.plan for r in found.rows if r.kind == "blocks"] == PLACEMENTS and found.failed == []
+    written, whole = _row(found, "as written"), _row(found, "nothing_saveable")
+    every, nested = _row(found, PLACEMENTS[0]), _row(found, PLACEMENTS[-1])
+    # one block rebuilt at a time: far below the plain step's peak and the whole function's
+    assert every.peak_bytes < written.peak_bytes / 2 and every.peak_bytes < whole.peak_bytes / 2
+    # it keeps each block's input (64 x 32 float32) besides the weights, which whole keeps alone
+    assert every.held_bytes - whole.held_bytes == 12 * 64 * 32 * 4
+    # segments keep fewer block inputs, and rebuild more at once
+    segments = [_row(found, p) for p in PLACEMENTS[:4]]
+    assert [r.held_bytes for r in segments] == sorted((r.held_bytes for r in segments), reverse=True)
+    assert [r.peak_bytes for r in segments] == sorted(r.peak_bytes for r in segments)
+    # nested: every block runs a third time, so more work than one checkpoint per block
+    assert nested.flops > every.flops > written.flops
+    assert not every.dominated and not whole.dominated  # one wins on the peak, the other on what it holds
+
+
+def test_the_budget_on_the_peak_names_a_placement_and_its_code(stacked):
+    every = _row(stacked, "checkpoint every block")
+    best = cheapest_within(stacked.rows, every.peak_bytes, on="peak")
+    assert best.plan == "checkpoint every block"
+    assert "jax.lax.scan(jax.checkpoint(block), h, layers)" in best.code
+    # on what is held between the passes, the whole function's checkpoint holds least
+    assert cheapest_within(stacked.rows, every.held_bytes - 1).kind != "blocks"
+
+
+def test_a_function_without_a_scan_gets_no_placement(explored):
+    found = explored
+    assert not any(r.kind == "blocks" for r in found.rows) and scanned_block(MLP) is None
+
+
+@pytest.mark.parametrize(
+    "call, block",
+    [
+        ("jax.lax.scan(step, x, ws)", "step"),
+        ("lax.scan(f=step, init=x, xs=ws)", None),  # keywords only: the first argument is not there
+        ("scan(partial(step, 2), x, ws)", "partial(step, 2)"),
+    ],
+)
+def test_the_block_is_what_the_first_scan_runs(call, block):
+    source = f"import jax\nfrom jax import lax\nfrom jax.lax import scan\n\ndef f(x, ws):\n    return {call}\n"
+    assert scanned_block(source) == block
+
+
+LOOP = """import jax
+import jax.numpy as jnp
+
+
+def step(h, w):
+    return jnp.tanh(h @ w) + h, jnp.sum(h)
+
+
+def loss(ws, x):
+    h, sums = jax.lax.scan(step, x, ws, reverse=REVERSE)
+    inner, _ = jax.lax.scan(lambda c, w: (c * 0.5 + jnp.tanh(c @ w), None), h, ws[:2])
+    return jnp.mean(inner ** 2) + jnp.sum(sums * jnp.arange(sums.shape[0]))
+"""
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_every_placement_computes_the_function_as_written(reverse):
+    """The harness's placements change where values are computed, never what: 7 blocks split
+    into segments of 2, 3 and 4 leave a shorter last one, the scan's outputs keep their order (in
+    a reverse scan too), and a second scan is placed alike (the first alone is named)."""
+    harness, learner = {}, {}
+    exec(HARNESS, harness)  # noqa: S102 - the judge's own code
+    exec(LOOP.replace("REVERSE", str(reverse)), learner)  # noqa: S102 - a test's function
+    rng = np.random.default_rng(0)
+    ws = rng.standard_normal((7, 16, 16)).astype(np.float32) * 0.3
+    x = rng.standard_normal((4, 16)).astype(np.float32)
+
+    def gradient(plan):
+        step = jax.value_and_grad(lambda w, h: harness["run"](learner["loss"], plan, w, h), argnums=(0, 1))
+        return jax.jit(step)(ws, x)  # one compilation, not an operation at a time
+
+    value, grads = gradient("as written:")
+    for placement in ("every", "2", "3", "4", "nested"):
+        placed_value, placed_grads = gradient(f"blocks:{placement}")
+        np.testing.assert_allclose(placed_value, value, rtol=1e-5)
+        for mine, theirs in zip(placed_grads, grads):
+            np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-6)
+        assert jax.lax.scan is harness["_scan"]  # put back after the plan
+        jaxpr = str(jax.make_jaxpr(lambda w, h: harness["run"](learner["loss"], f"blocks:{placement}", w, h))(ws, x))
+        assert "checkpoint" in jaxpr or "remat" in jaxpr
+
+
+def test_a_twelve_block_transformer_step_gets_every_plan_through_the_pipe():
+    """Twelve blocks of width 128 (2.4 Mi elements: nine times what the explorer took when every
+    plan carried its own inputs), every policy and placement measured. Its time is the bench's
+    (``python -m judge bench --explorer``: target 20 s)."""
+    found = explore(STACK, "transformer", _stack(12, 128, 512, 128), default_runner())
+    assert len(found.rows) == 11 and found.failed == []  # as written, 5 policies, 5 placements
+
+
+def test_the_bank_problem_of_the_explorer_has_its_reference_on_the_plan_within_its_budget():
+    """fit_the_budget is solved by reading the explorer: on the starter, with the problem's shapes,
+    its weights differentiated and its peak budget, the plan named is the reference's placement,
+    with the figures its grading records (and so its leaderboard shows)."""
+    problem = load_problem(ROOT / "problems" / "fit_the_budget")
+    graded = grade(problem, problem.reference, samples_only=True, measure_cost=True)
+    shapes = ["f32[12,32,128]", "f32[12,128,32]", "f32[64,32]", "f32[64,32]"]
+    found = explore(
+        problem.starter,
+        "train_loss",
+        shapes,
+        default_runner(),
+        budget=problem.cost_rules.max_peak_bytes,
+        budget_on="peak",
+        wrt=list(problem.wrt),
+    )
+    assert found.best.plan == "checkpoint every block" and found.best.flops <= problem.cost_rules.max_flops
+    assert (found.best.held_bytes, found.best.peak_bytes, found.best.flops, found.best.held_peak_bytes) == (
+        graded.residual_bytes,
+        graded.cost.peak_bytes,
+        graded.cost.flops,
+        graded.cost.held_peak_bytes,
+    )
+    # the other placements within the peak budget are over its FLOPs budget: the learner's choice is real
+    fits = [r for r in found.rows if r.peak_bytes <= problem.cost_rules.max_peak_bytes]
+    assert {r.plan for r in fits} >= {"checkpoint every 2 blocks", "nested: sqrt(N) segments, every block in them"}
+    assert [r.plan for r in fits if r.flops <= problem.cost_rules.max_flops] == ["checkpoint every block"]
+    with pytest.raises(ExploreError, match="differentiate some of the arguments W_in, W_out, x, y, not w"):
+        explore(problem.starter, "train_loss", shapes, default_runner(), wrt=["w"])
+
+
+def test_a_jitted_function_is_placed_like_the_function_it_wraps():
+    """jax.jit keeps the trace of its first call (the plan as written): the harness places
+    checkpoints in the function it wraps, so the rows are those of the same function unjitted."""
+    plain = STACK.replace("def transformer(", "def plain(")
+    jitted = STACK.replace("def transformer(", "@jax.jit\ndef transformer(")
+    shapes = _stack(4, 16, 32, 16)
+    found = {
+        name: {r.plan: r for r in explore(source, name, shapes, default_runner()).rows}
+        for source, name in ((plain, "plain"), (jitted, "transformer"))
+    }
+    for plan in PLACEMENTS:
+        mine, theirs = found["transformer"][plan], found["plain"][plan]
+        assert (mine.held_bytes, mine.peak_bytes, mine.flops) == (theirs.held_bytes, theirs.peak_bytes, theirs.flops)
+    assert found["transformer"][PLACEMENTS[0]].peak_bytes < found["transformer"]["as written"].peak_bytes

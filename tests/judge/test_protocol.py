@@ -51,3 +51,40 @@ def test_truncated_and_garbage_messages_are_refused():
         protocol.parse_buffer(data[:-1], 1 << 20)
     with pytest.raises(protocol.ProtocolError):
         protocol.parse_buffer(protocol.HEADER.pack(3) + b"{{{", 1 << 20)
+
+
+def _read(data: bytes):
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    try:
+        return protocol.read_message(r, 1 << 20)
+    finally:
+        os.close(r)
+
+
+def test_a_request_carries_an_array_met_twice_once():
+    inputs = np.arange(4096, dtype=np.float32)
+    cases = [{"args": [inputs, "plan-a"]}, {"args": [inputs, "plan-b"]}, {"args": [inputs.copy(), "plan-c"]}]
+    shared, plain = protocol.encode({"cases": cases}, share=True), protocol.encode({"cases": cases})
+    assert len(plain) - len(shared) > 4096 * 4  # one copy of the 16 KiB fewer: the third is another array
+    back = _read(shared)["cases"]
+    assert back[0]["args"][0] is back[1]["args"][0] and back[2]["args"][0] is not back[0]["args"][0]
+    for case in back:
+        np.testing.assert_array_equal(case["args"][0], inputs)
+    assert [c["args"][1] for c in back] == ["plan-a", "plan-b", "plan-c"]
+
+
+@pytest.mark.parametrize("ref", [0, 1, -1, "0", True])
+def test_a_shared_array_must_be_one_met_before(ref):
+    """A reference to an array not yet read (or not an index) is malformed, in a request too."""
+    message = [{"__shared__": ref}, {"__array__": ["float32", [1], base64.b64encode(b"\0" * 4).decode()]}]
+    with pytest.raises(protocol.ProtocolError, match="shared"):
+        _read(_message(message))
+
+
+def test_an_answer_may_not_share_arrays():
+    """What a child sends back is parsed without sharing: a few bytes may not stand for many arrays."""
+    array = np.zeros(4, np.float32)
+    with pytest.raises(protocol.ProtocolError, match="shared"):
+        protocol.parse_buffer(protocol.encode([array, array], share=True), 1 << 20)

@@ -40,6 +40,14 @@ def test_an_exploration_through_the_api_names_the_plan_within_a_budget(
     assert found["done"] and found["names"] == ["hidden"] and len(found["rows"]) == 9
     assert found["best"]["plan"] == "offload_dot_with_no_batch_dims" and found["best"]["held_bytes"] == INPUT_BYTES
     assert api.get(f"/explorations/{body['id']}", budget=10**9).json()["best"]["plan"] == "as written"
+    # on the step's peak: the plan with the least work among those that peak no higher
+    rows = found["rows"]
+    lowest = min(r["peak_bytes"] for r in rows)
+    on_peak = api.get(f"/explorations/{body['id']}", budget=lowest, on="peak").json()
+    assert on_peak["budget_on"] == "peak" and on_peak["best"]["peak_bytes"] == lowest
+    assert on_peak["best"]["flops"] == min(r["flops"] for r in rows if r["peak_bytes"] == lowest)
+    assert api.get(f"/explorations/{body['id']}", budget=lowest - 1, on="peak").json()["best"] is None
+    assert api.get(f"/explorations/{body['id']}", on="all").status_code == 422
     assert api_for(client, other_learner).get(f"/explorations/{body['id']}").status_code == 404
 
 
@@ -94,18 +102,24 @@ def test_the_python_client_explores_a_function_through_the_api(learner, monkeypa
         return httpx.Response(answer.status_code, content=answer.content, headers={"Content-Type": "application/json"})
 
     token = site.headers["HTTP_AUTHORIZATION"].split()[1]
-    fake = ArenaClient("http://site.example", token, transport=httpx.MockTransport(handler))
+    transport = httpx.MockTransport(handler)
+    fake = ArenaClient("http://site.example", token, transport=transport)
     monkeypatch.setattr(arena, "_client", fake)
     found = arena.explore(_mlp, *SHAPES, budget=10**9)
     assert found.best["plan"] == "as written" and len(found.rows) == 6  # no names: no plans for names
     nothing = next(r for r in found.rows if r["plan"] == "nothing_saveable")
     assert nothing["held_bytes"] == INPUT_BYTES and nothing["recomputed_flops"] > 0
     assert "nothing_saveable" in repr(found)
+    # the budget on the step's peak: chosen again once the exploration is done
+    lowest = min(r["peak_bytes"] for r in found.rows)
+    assert arena.explore(_mlp, *SHAPES, budget=lowest, budget_on="peak").best["peak_bytes"] == lowest
 
     path = tmp_path / "mine.py"
     path.write_text(EXAMPLE)
-    monkeypatch.setattr(cli, "_client", lambda: fake)
+    monkeypatch.setattr(cli, "_client", lambda: ArenaClient("http://site.example", token, transport=transport))
     assert cli.main(["explore", str(path), "--args", *SHAPES, "--budget", str(INPUT_BYTES)]) == 0
     out = capsys.readouterr().out
     assert "save_only_these_names('hidden')" in out
     assert "jax.checkpoint(mlp, policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims(" in out
+    assert cli.main(["explore", str(path), "--args", *SHAPES, "--budget", "1", "--budget-on", "peak"]) == 0
+    assert "No plan's step peaks at 1 bytes or fewer." in capsys.readouterr().out

@@ -104,3 +104,42 @@ def test_a_learner_waits_for_two_explorations_before_a_third(learner_client, lea
     third = start(learner_client)
     assert third.status_code == 429 and "wait until one finishes" in third.content.decode()
     assert Exploration.objects.filter(user=learner).count() == 2
+
+
+STACK = """import jax
+import jax.numpy as jnp
+
+
+def block(h, w):
+    return h + jnp.tanh(h @ w), None
+
+
+def stack(ws, x):
+    h, _ = jax.lax.scan(block, x, ws)
+    return jnp.mean(h ** 2)
+"""
+
+
+def test_a_scan_over_blocks_shows_its_placements_and_a_budget_on_the_peak_chooses_one(learner_client, learner, broker):
+    start(learner_client, source=STACK, function="stack", args="f32[8,64,64] f32[128,64]")
+    found = Exploration.objects.get(user=learner)
+    assert run_exploration.apply(args=[found.pk], task_id="m").get() == "done"
+    rows = {r["plan"]: r for r in Exploration.objects.get(pk=found.pk).result["rows"]}
+    every = rows["checkpoint every block"]
+    assert (
+        every["peak_bytes"] < rows["as written"]["peak_bytes"]
+        and every["peak_bytes"] < rows["nothing_saveable"]["peak_bytes"]
+    )
+    page = reverse("explorer:detail", args=[found.pk])
+    html = learner_client.get(page).content.decode()
+    for placement in ("checkpoint every block", "checkpoint every 2 blocks", "nested: sqrt(N) segments"):
+        assert f"<code>{placement}" in html
+    on_peak = learner_client.get(page, {"budget": str(every["peak_bytes"]), "on": "peak"}).content.decode()
+    assert '<strong id="best-plan">checkpoint every block</strong>' in on_peak and "at the step's peak" in on_peak
+    assert "jax.lax.scan(jax.checkpoint(block), h, layers)" in on_peak
+    assert '<option value="peak" selected>' in on_peak
+    # on what is held between the passes, the same number picks a plan of another kind
+    held = learner_client.get(page, {"budget": str(every["peak_bytes"])}).content.decode()
+    assert '<strong id="best-plan">checkpoint every block</strong>' not in held
+    too_low = learner_client.get(page, {"budget": "1", "on": "peak"}).content.decode()
+    assert "No plan's step peaks at 1 bytes or fewer" in too_low

@@ -69,3 +69,40 @@ def test_a_learner_opens_the_explorer_from_a_problem_and_reads_the_plan_that_fit
     sideways = phone.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert sideways <= 0  # the chart, the table and the code fit a phone
     phone.screenshot(path=str(SCREENSHOTS / "explorer_390.png"), full_page=True)
+
+
+STACK = """import jax
+import jax.numpy as jnp
+
+
+def block(h, w):
+    return h + jnp.tanh(h @ w), None
+
+
+def stack(ws, x):
+    h, _ = jax.lax.scan(block, x, ws)
+    return jnp.mean(h ** 2)
+"""
+
+
+def test_a_learner_reads_off_where_to_checkpoint_a_scan_of_blocks_within_a_peak_budget(
+    live_browser, live_server, learner, broker
+):
+    page = signed_in(live_browser, live_server, learner).new_page()
+    page.goto(live_server.url + "/explore/")
+    page.locator("#explore-source").fill(STACK)
+    page.locator("#explore-function").fill("stack")
+    page.locator("#explore-args").fill("f32[8,64,64] f32[128,64]")
+    page.locator("#explore-button").click()
+    found = Exploration.objects.get(user=learner)
+    run_exploration.apply(args=[found.pk], task_id=f"explore-{found.pk}")
+    placement = page.locator("#explore-table tbody tr", has_text="checkpoint every block")
+    expect(placement).to_have_count(1, timeout=30_000)  # a row of its own, beside the policies'
+    expect(page.locator("#explore-table tbody tr", has_text="nested: sqrt(N) segments")).to_have_count(1)
+    expect(page.locator("#explore-chart g.plan", has_text="checkpoint every block")).to_have_count(1)
+    rows = {r["plan"]: r for r in Exploration.objects.get(pk=found.pk).result["rows"]}
+    page.locator("#budget-input").fill(str(rows["checkpoint every block"]["peak_bytes"]))
+    page.locator("#budget-on").select_option("peak")
+    page.locator("#budget-button").click()
+    expect(page.locator("#best-plan")).to_have_text("checkpoint every block")
+    expect(page.locator("#plan-code")).to_have_text("h, ys = jax.lax.scan(jax.checkpoint(block), h, layers)")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 from django.urls import reverse
-from judge.explore import Row, cheapest_within
+from judge.explore import HELD, Row, cheapest_within
 from ninja import Path, Query, Router, Schema, Status
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
@@ -60,6 +60,13 @@ class BudgetQuery(Schema):
         le=services.MAX_BUDGET,
         description="choose the plan for this budget instead of the one given at the start",
     )
+    on: Literal["held", "peak"] = Field(
+        "held",
+        description=(
+            "what the budget bounds: the bytes held on the device between the passes (held), or the step's peak "
+            "(peak), where placements of checkpoints in a scan of blocks differ"
+        ),
+    )
 
 
 class Plan(Schema):
@@ -82,6 +89,7 @@ class Exploration(Schema):
     function: str
     args: list[str]
     budget: int | None
+    budget_on: str = Field(description='what the budget bounds: "held" or "peak"')
     error: str | None
     names: list[str]
     rows: list[Plan]
@@ -92,11 +100,11 @@ class Exploration(Schema):
     url: str
 
 
-def exploration_out(found: ExplorationRow, budget: int | None = None) -> dict:
+def exploration_out(found: ExplorationRow, budget: int | None = None, on: str = HELD) -> dict:
     result = found.result or {}
     rows = [r for r in map(Row.from_dict, result.get("rows", [])) if r is not None]
     budget = budget if budget is not None else found.budget
-    best = cheapest_within(rows, budget)
+    best = cheapest_within(rows, budget, on)
     keys = Plan.model_fields
     return {
         "id": found.pk,
@@ -105,6 +113,7 @@ def exploration_out(found: ExplorationRow, budget: int | None = None) -> dict:
         "function": found.function,
         "args": list(found.args),
         "budget": budget,
+        "budget_on": on,
         "error": found.error or None,
         "names": result.get("names", []),
         "rows": [{k: getattr(r, k) for k in keys} for r in rows],
@@ -151,4 +160,4 @@ def get_exploration(request: HttpRequest, path: Path[ExplorationPath], query: Qu
     found = ExplorationRow.objects.filter(pk=path.exploration_id, user=request.auth).first()
     if found is None:
         raise ApiError(404, "not_found", f"You have no exploration {path.exploration_id}.")
-    return exploration_out(found, query.budget)
+    return exploration_out(found, query.budget, query.on)

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
-from judge.explore import Row, cheapest_within
+from judge.explore import BUDGET_MEASURES, HELD, Row, cheapest_within
 
 from webplatform.catalog.models import Problem
 
@@ -68,9 +68,12 @@ def detail(request, pk: int):
             budget = services.read_budget(request.GET["budget"])
         except services.BadRequest as exc:
             budget_error = str(exc)
+    # what the budget bounds: held between the passes (what the exploration was started with), or
+    # the step's peak (where checkpoints go in a chain of blocks shows there), chosen on the page
+    on = request.GET.get("on", HELD) if request.GET.get("on") in BUDGET_MEASURES else HELD
     result = found.result or {}
     rows = result.get("rows", [])
-    best = cheapest_within([r for r in map(Row.from_dict, rows) if r is not None], budget)
+    best = cheapest_within([r for r in map(Row.from_dict, rows) if r is not None], budget, on)
     problem = Problem.objects.filter(slug=found.problem_slug).first() if found.problem_slug else None
     context = {
         "exploration": found,
@@ -79,8 +82,10 @@ def detail(request, pk: int):
         "names": result.get("names", []),
         "budget": budget,
         "budget_error": budget_error,
+        "budget_on": on,
         "best": best,
         "problem": problem,
-        "chart": chart.draw(rows, budget, best.plan if best else None) if rows else "",
+        # the chart's memory axis is what is held: the budget's line only where the budget bounds it
+        "chart": chart.draw(rows, budget if on == HELD else None, best.plan if best else None) if rows else "",
     }
     return render(request, "explorer/detail.html", context, status=400 if budget_error else 200)

@@ -93,15 +93,24 @@ class Exploration:
 
 
 def explore(
-    fn_or_source, *shapes: str, function: str | None = None, budget: int | None = None, timeout: float = 300
+    fn_or_source,
+    *shapes: str,
+    function: str | None = None,
+    budget: int | None = None,
+    budget_on: str = "held",
+    timeout: float = 300,
 ) -> Exploration:
     """Every checkpoint policy of a function, measured by the site as verdicts are: a function
     (its module is written around it), or code as text or a path with ``function`` naming the
-    function in it; ``shapes``: each argument's dtype and shape, such as ``"f32[64,128]"``."""
+    function in it; ``shapes``: each argument's dtype and shape, such as ``"f32[64,128]"``;
+    ``budget_on``: what the budget bounds, ``"held"`` (between the passes) or ``"peak"``."""
     if function is None:
         if not callable(fn_or_source):
             raise SourceError("name the function to explore: explore(code, *shapes, function=...)")
         function = fn_or_source.__name__
     site = _site()
     created = site.explore(source_text(fn_or_source), function, list(shapes), budget=budget)
-    return Exploration(site.wait_exploration(created["id"], timeout=timeout))
+    found = site.wait_exploration(created["id"], timeout=timeout)
+    if budget_on != "held" and found.get("status") == "done":  # the plan chosen again, on the peak
+        found = site.exploration(created["id"], budget=budget, on=budget_on)
+    return Exploration(found)

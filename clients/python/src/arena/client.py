@@ -112,9 +112,11 @@ class Client:
         body = {"source": source, "function": function, "args": list(args), "budget": budget}
         return self._call("POST", "/explorations", json=body)
 
-    def exploration(self, exploration_id: int, *, budget: int | None = None) -> dict:
-        """One exploration; with ``budget``, the plan chosen for that budget instead."""
-        return self._call("GET", f"/explorations/{exploration_id}", params={"budget": budget} if budget else {})
+    def exploration(self, exploration_id: int, *, budget: int | None = None, on: str | None = None) -> dict:
+        """One exploration; with ``budget``, the plan chosen for that budget instead; ``on``: what
+        the budget bounds, ``"held"`` (between the passes, the default) or ``"peak"`` (the step's)."""
+        params = {key: value for key, value in (("budget", budget), ("on", on)) if value}
+        return self._call("GET", f"/explorations/{exploration_id}", params=params)
 
     def wait_exploration(self, exploration_id: int, *, timeout: float = 300.0, on_status=None) -> dict:
         """Polls until the exploration is done (or failed), as ``wait`` does a submission."""

@@ -248,13 +248,20 @@ def render_exploration(data: dict) -> str:
     lines = [
         f"{data['function']}({', '.join(data['args'])}): {len(rows)} plans",
         table(["", "plan", "held (device)", "held (host)", "peak", "FLOPs", "recomputed FLOPs"], rows),
-        "-: beaten by another plan on device memory, host memory and FLOPs",
+        "-: beaten by another plan on device memory, host memory, peak and FLOPs",
     ]
     for failure in data.get("failed", []):
         lines.append(f"{failure.get('plan')}: did not run: {failure.get('message')}")
     if data.get("budget") is not None:
+        peak = data.get("budget_on") == "peak"
         if best is None:
-            lines.append(f"No plan holds at most {data['budget']} bytes on the device between the passes.")
+            lines.append(
+                f"No plan's step peaks at {data['budget']} bytes or fewer."
+                if peak
+                else f"No plan holds at most {data['budget']} bytes on the device between the passes."
+            )
         else:
-            lines += [f"*: the cheapest plan within {data['budget']} bytes: {best}", f"    {data['best']['code']}"]
+            within = f"{data['budget']} bytes" + (" at the step's peak" if peak else "")
+            lines.append(f"*: the cheapest plan within {within}: {best}")
+            lines += [f"    {line}" if line else "" for line in data["best"]["code"].splitlines()]
     return "\n".join(lines)

@@ -1,0 +1,13 @@
+import jax
+import jax.numpy as jnp
+
+
+def block(h, layer):
+    w_in, w_out = layer
+    return h + jnp.tanh(h @ w_in) @ w_out, None
+
+
+@jax.checkpoint  # holds least between the passes, but rebuilds all twelve blocks at once
+def train_loss(W_in, W_out, x, y):
+    h, _ = jax.lax.scan(block, x, (W_in, W_out))
+    return jnp.mean((h - y) ** 2)

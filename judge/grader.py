@@ -15,9 +15,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import compare, explain, rules, runtime_hints, source_reading, trusted, verdicts
+from . import compare, explain, rules, runtime_hints, saved_values, source_reading, trusted, verdicts
 from .boundary import Runner
-from .learner_terms import Source, in_terms, missing_in_terms
+from .learner_terms import Source, by_value, in_terms, missing_in_terms
 from .expected import ExpectedCache, ReferenceError_, default_directory
 from .evidence import DEVICE
 from .messages import TracedCase
@@ -149,7 +149,7 @@ def _hint_first_error(cases, by_name: dict[str, TracedCase], report: Report, sou
             and not got.error.skipped
             and got.error.verdict == report.verdict
         ):
-            found = runtime_hints.hint(got.error.message, got.error.line, source.line(got.error.line))
+            found = runtime_hints.hint(got.error.message, got.error.line, source.line(got.error.line), source.text)
             if found is not None:
                 report.cause, report.advice = found
             return
@@ -187,7 +187,8 @@ def _check_policy(
             _trusted_violation(findings, row, report)
         return
     mine = rules.Saved([in_terms(r, source) for r in got.residuals], got.structure)
-    findings = from_source + trusted.value_findings(problem, got, want, mine.residuals)[0]
+    valued, pairing = trusted.value_findings(problem, got, want, mine.residuals)
+    findings = from_source + valued
     theirs = rules.Saved(want.residuals, want.structure)
     problems, rows, as_found = rules.check_residuals(mine, theirs, problem.residual_rules, problem.structure_rules)
     missing = missing_in_terms(as_found, got.structure, source)
@@ -200,7 +201,11 @@ def _check_policy(
     problems += [p for _, p in said] + keepers + cost
     if not report.residuals and row.sample:  # the first inspected sample is the one shown
         report.residuals, report.missing_residuals = rows, missing
-        report.reference_residuals = missing_in_terms(want.residuals, got.structure, source)
+        if pairing is None and got.saved and want.saved:  # for the names only: no rule reads it here
+            pairing = saved_values.pair(got.saved, want.saved)
+        report.reference_residuals = by_value(
+            missing_in_terms(want.residuals, got.structure, source), mine.residuals, pairing
+        )
         # as the verifier counted; on the device and offloaded to the host apart
         report.residual_bytes = sum(r.bytes for r in got.residual_types if r.memory == DEVICE)
         report.host_residual_bytes = sum(r.bytes for r in got.residual_types if r.memory != DEVICE)

@@ -186,6 +186,70 @@ class Source:
                         ]
         return found
 
+    def fixed_blocks(self) -> tuple[int, int] | None:
+        """(count, line) of a ``.reshape(N, -1)`` with a number N written in the source: the steps
+        cut into a fixed count of blocks, whatever their number."""
+        if self.tree is None:
+            return None
+        for node in ast.walk(self.tree):
+            if (
+                isinstance(node, ast.Call)
+                and operation(node) == "reshape"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and type(node.args[0].value) is int
+            ):
+                return node.args[0].value, node.lineno
+        return None
+
+    def plain_calls(self, number: int) -> tuple[str, list[int]] | None:
+        """(function, call lines) where the line lies in a function the learner also calls plainly,
+        with no checkpoint around that call (``f(h)``, not ``jax.checkpoint(f)(h)``)."""
+        if self.tree is None:
+            return None
+        around = [
+            n
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.FunctionDef) and n.lineno < number <= (n.end_lineno or n.lineno)
+        ]
+        if not around:
+            return None
+        name = max(around, key=lambda n: n.lineno).name
+        lines = sorted(
+            {n.lineno for n in ast.walk(self.tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == name}
+        )
+        return (name, lines) if lines else None
+
+    def uses_of(self, name: str) -> list[int]:
+        """The lines that read the variable ``name`` (an argument, say), in order."""
+        if self.tree is None:
+            return []
+        return sorted(
+            {
+                n.lineno
+                for n in ast.walk(self.tree)
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+            }
+        )
+
+    def labels(self) -> list[tuple[str, int, bool, str]]:
+        """(label, line, dropped, value) of each ``checkpoint_name(value, "label")`` the learner
+        wrote; ``dropped``: the call is a statement of its own, so the labelled value it returns is
+        thrown away (checkpoint_name labels a new value, not its argument); ``value``: the
+        argument as written."""
+        if self.tree is None:
+            return []
+        dropped = {id(n.value) for n in ast.walk(self.tree) if isinstance(n, ast.Expr)}
+        found = []
+        for node in ast.walk(self.tree):
+            if not (isinstance(node, ast.Call) and operation(node) == "checkpoint_name"):
+                continue
+            given = node.args[1:2] + [k.value for k in node.keywords if k.arg == "name"]
+            if given and isinstance(given[0], ast.Constant) and isinstance(given[0].value, str):
+                value = _short(ast.get_source_segment(self.text, node.args[0]) or "") if node.args else ""
+                found.append((given[0].value, node.lineno, id(node) in dropped, value))
+        return sorted(found, key=lambda item: item[1])
+
     def on_line(self, number: int):
         """The expressions that start on a line, outermost first."""
         if self.tree is None:
@@ -231,6 +295,20 @@ def in_terms(residual: Residual, source: Source) -> Residual:
     return replace(residual, expr=_short(expr), op=op, in_terms=True)
 
 
+def by_value(theirs: list, mine: list[Residual], pairing) -> list:
+    """The reference's residuals (in the learner's terms, ``missing_in_terms``), each that holds
+    the same value as one the learner saves named by the learner's expression that made that value:
+    a value is paired by what it is (``saved_values.pair``), not guessed by its operation's kind.
+    ``pairing``: None where values were not compared; indices into ``mine`` and ``theirs``."""
+    if pairing is None:
+        return theirs
+    named = list(theirs)
+    for i, j in pairing.pairs:
+        if i < len(mine) and j < len(named) and named[j].kind == mine[i].kind == "primitive" and mine[i].expr:
+            named[j] = replace(named[j], expr=mine[i].expr, op=mine[i].op, in_terms=True)
+    return named
+
+
 def missing_in_terms(rows: list, structure: Structure | None, source: Source) -> list:
     """Copies of the reference's residuals the submission does not save, each named by the
     submission's own expression that computes the same operation (the k-th value of a kind, by the
@@ -241,7 +319,11 @@ def missing_in_terms(rows: list, structure: Structure | None, source: Source) ->
             lines[op.primitive].append(op.line)
     taken: dict[str, int] = {}
     found = []
+    labelled = {label: line for label, line, dropped, _ in reversed(source.labels()) if not dropped}
     for row in rows:
+        if row.kind == "named":  # the learner's own line for that label, never the reference's
+            found.append(replace(row, line=labelled.get(row.what), span=None))
+            continue
         if row.kind != "primitive":
             found.append(row)
             continue

@@ -19,6 +19,8 @@ class Hint:
     cause: str  # may use {line}: " (line N)" or ""
     advice: str
     written: str = ""  # what the line the error names must hold for this hint to apply
+    # what the program must hold for this hint to apply (an error JAX raises with no words of its own)
+    program: re.Pattern | None = None
 
 
 HINTS = (
@@ -39,7 +41,11 @@ HINTS = (
         "argument (static_argnums=...), and use jax.numpy, not NumPy, on traced values.",
     ),
     Hint(
-        re.compile(r"PjitFunction.*is not a valid JAX type|is not a valid JAX type.*PjitFunction"),
+        re.compile(
+            r"PjitFunction.*is not a valid JAX type|is not a valid JAX type.*PjitFunction"
+            r"|Cannot interpret value of type <class 'function'> as an abstract array"
+            r"|of type '<class 'function'>' is not a valid JAX type"
+        ),
         "Your code passes a model that holds functions (an Equinox module's activation, say) where JAX "
         "expects only arrays{line}: jax.lax.scan and jax.checkpoint trace arrays, not functions.",
         "Try: split the model with eqx.partition(model, eqx.is_array) and pass only the arrays through "
@@ -59,6 +65,36 @@ HINTS = (
         "Try: return a bool from your policy (True to save the value, False to recompute it).",
     ),
     Hint(
+        re.compile(r"^TypeError: dot_general requires contracting dimensions to have the same shape"),
+        "Your matrix product's two sides do not fit{line}: in a @ b, the last axis of a must be as long as "
+        "the first axis of b, and here they differ.",
+        "Try: check the order of each product against the shapes the statement gives (x @ w, not w @ x), or "
+        "transpose the side that is the wrong way round.",
+    ),
+    Hint(
+        re.compile(r"is a factory of policies, not a policy"),
+        "Your policy= is given the policy's factory, not a policy{line}: offload_dot_with_no_batch_dims and "
+        "save_and_offload_only_these_names make a policy from their arguments (where the saved values go), so "
+        "JAX, asking it about each value, gets a function back instead of an answer.",
+        "Try: call it with its arguments and pass what it returns, as in "
+        "policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims('device', 'pinned_host').",
+    ),
+    Hint(
+        re.compile(r"^ValueError: The names should be exclusive"),
+        "Your policy lists a name both among the values to keep on the device and among those to move to the "
+        "host{line}: a saved value lives in one memory, so each name belongs to one list.",
+        "Try: put each name in one list only: names_which_can_be_saved for those kept on the device, "
+        "names_which_can_be_offloaded for those moved to the host.",
+    ),
+    Hint(
+        re.compile(r"^AssertionError:?\s*$"),
+        "Your offloading policy moves saved values the wrong way{line}: offload_src is where a value is made "
+        "(the device) and offload_dst where it waits for the backward pass (the host), and JAX stops on its own "
+        "check when they are swapped.",
+        "Try: offload_src='device', offload_dst='pinned_host'.",
+        program=re.compile(r"offload_src\s*=\s*['\"]pinned_host|offload_dot_with_no_batch_dims\(\s*['\"]pinned_host"),
+    ),
+    Hint(
         re.compile(r"^RecursionError"),
         "Your code calls itself without end{line}: a recursion that never reaches its base case (or one "
         "deeper than Python allows).",
@@ -67,10 +103,10 @@ HINTS = (
 )
 
 
-def hint(text: str, line: int | None, written: str = "") -> tuple[str, str] | None:
+def hint(text: str, line: int | None, written: str = "", program: str = "") -> tuple[str, str] | None:
     """(cause, advice) for a runtime error's text, or None when no hint applies; ``written``: the
-    learner's line the error names."""
+    learner's line the error names; ``program``: the learner's whole source."""
     for h in HINTS:
-        if h.pattern.search(text) and h.written in written:
+        if h.pattern.search(text) and h.written in written and (h.program is None or h.program.search(program)):
             return h.cause.format(line=f" (line {line})" if line else ""), h.advice
     return None

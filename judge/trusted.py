@@ -125,6 +125,8 @@ def _difference(
             f"required checkpointing keeps under that name: the label sits on another value, so the "
             f"policy keeps that one and the backward pass recomputes the one it needs",
             f"the value you named '{named[i].what}' is not the one the required checkpointing keeps under that name",
+            f'Try: put checkpoint_name(..., "{named[i].what}") on the value the statement names '
+            f"'{named[i].what}', and use what it returns in place of that value.",
         )
     if pairing.extra:
         parts.append(f"{_listed([mine(i) for i in pairing.extra])}, which the required checkpointing does not keep")

@@ -135,9 +135,11 @@ def test_scans_of_scans_are_judged_by_their_peak_and_their_nesting():
     assert "nested 1 level(s) deep" in flat.message and "peaks at" in flat.message
     lopsided = grade_packaged("scan_of_scans", "policy_violation/two_big_blocks.py")
     assert lopsided.verdict == "policy_violation" and lopsided.message.startswith(
-        "case sample-64-steps: Your gradient step holds more memory at once than this problem allows. "
-        "Your gradient step peaks at"
-    )  # the cause, then its figure
+        "case sample-64-steps: Your gradient step holds more memory at once than this problem allows: your outer "
+        "scan cuts the steps into 2 blocks (line 15, "
+    )
+    assert lopsided.message.index(lopsided.cause) < lopsided.message.index("Your gradient step peaks at")
+    # the cause, then its figure
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,8 @@ REMAT3_DIFFERS = {
         "submissions/policy_violation/names_only.py",
         "submissions/policy_violation/wrong_label.py",
     },
+    # JAX 0.10.2's remat3 runs swapped offloading memories where the default remat stops on an assertion.
+    "offload_some_names": {"submissions/runtime_error/memories_swapped.py"},
     # library_dots keeps its verdict; under remat3 it already differs on a sample (the reference
     # recomputes everything there), under the default remat on the large hidden cases only.
     "write_a_policy": {
@@ -153,7 +155,10 @@ def assert_names_its_structural_cause(folder, name, report):
     elif required_policy and not any(
         policy_names.from_wire(c.policy) == rules.policy and c.on_path is not False for c in found.checkpoints
     ):
-        assert " uses " in report.cause and "where this problem requires" in report.cause, (name, report.cause)
+        # the policy, or the place that no policy would mend: a checkpoint around the whole scan
+        assert (" uses " in report.cause and "where this problem requires" in report.cause) or (
+            "wraps the whole jax.lax.scan, not the step it runs" in report.cause
+        ), (name, report.cause)
 
 
 # The first sentence of each of checkpoint_dot_policy's policy violations (docs/design/messages.md shows them).
@@ -173,6 +178,14 @@ DOT_POLICY = {
     "dots_with_no_batch_dims_saveable",
     "nothing_saveable.py": "Your jax.checkpoint (line 11) uses nothing_saveable, where this problem requires "
     "dots_with_no_batch_dims_saveable",
+    "one_per_product.py": "Your jax.checkpoint (line 7) uses no policy, which means nothing_saveable, and wraps only "
+    "part of the computation: line 7 (`hidden = jax.nn.relu(matmul(x, w1))`) and line 8 (`return "
+    "jnp.sum(matmul(hidden, w2) ** 2)`) run outside it, where this problem requires one jax.checkpoint with "
+    "policy=dots_with_no_batch_dims_saveable around the whole computation",
+    "only_the_activation.py": "Your jax.checkpoint (line 6) uses no policy, which means nothing_saveable, and wraps "
+    "only part of the computation: line 6 (`hidden = jax.checkpoint(jax.nn.relu)(x @ w1)`) and line 7 (`return "
+    "jnp.sum((hidden @ w2) ** 2)`) run outside it, where this problem requires one jax.checkpoint with "
+    "policy=dots_with_no_batch_dims_saveable around the whole computation",
     "partial_checkpoint.py": "Part of the computation lies outside your jax.checkpoint (line 11): line 9 "
     "(`y = jax.nn.relu(x @ w1)`) runs before or after it, so reverse mode saves what it "
     "makes as if there were no checkpoint",
@@ -191,7 +204,7 @@ def test_checkpoint_dot_policys_violations_say_their_cause(remat):
 
 
 # JAX primitives whose names are English words too: a sentence's "and" is not bitwise.
-ENGLISH = {"and", "or", "not"}
+ENGLISH = {"and", "or", "not", "name"}  # name: checkpoint_name's primitive, and the word
 
 
 @pytest.mark.parametrize("remat", REMATS)

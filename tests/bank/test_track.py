@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from judge import load_problem
 from judge.track import TrackError, load_track, problem_slugs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,6 +28,14 @@ def test_the_track_starts_with_residuals_and_ends_with_budgets():
     last_of_first = track.sections[0].problems[-1]
     assert track.next_problem(last_of_first) == track.sections[1].problems[0]  # across sections
     assert track.section_of("scan_of_scans").title == "Loops and nesting"
+
+
+def test_each_section_goes_easiest_first():
+    """The home page and the docs say each section lists its problems easiest first."""
+    rank = {"easy": 0, "medium": 1, "hard": 2}
+    for section in load_track(BANK).sections:
+        levels = [load_problem(BANK / slug).difficulty for slug in section.problems]
+        assert [rank[level] for level in levels] == sorted(rank[level] for level in levels), (section.title, levels)
 
 
 def _bank(tmp_path: Path, slugs, track: str) -> Path:

@@ -249,6 +249,57 @@ def test_an_inspection_prints_what_the_code_saves_its_checkpoints_and_peak_memor
     assert "What the required policy keeps" not in html
 
 
+def test_the_judges_peak_is_the_one_that_counts_and_xlas_is_for_reference():
+    graded = {**INSPECTION, "result": {**INSPECTION["result"], "memory": {**INSPECTION["result"]["memory"]}}}
+    graded["result"]["memory"].update(xla_flops=25000, xla_peak_bytes=5160)
+    line = Result(graded).cost_line()
+    assert line.startswith("One gradient step: 25599 FLOPs, peak 7812 bytes live")
+    assert "the judge's own figures, the ones budgets and the leaderboard read" in line
+    assert line.index("7812") < line.index("5160") and "XLA's estimates" in line and "for reference only" in line
+
+
+def test_an_offloading_policys_tables_say_which_values_wait_on_the_host():
+    def row(saved, memory, **more):
+        return {"type": "f32[4,8]", "bytes": 128, "saved_value": saved, "memory": memory, **more}
+
+    mine = dict(line=7, offending=False, missing=False, reason="")
+    graded = {
+        **SUBMISSION,
+        "result": {
+            **SUBMISSION["result"],
+            "residuals": [
+                row("the value named 'h1'", "pinned_host", **mine),
+                row("the value named 'h2'", "device", **mine),
+            ],
+            "required_residuals": [row("the value named 'h1'", "pinned_host"), row("the value named 'h2'", "device")],
+            "memory": {
+                **SUBMISSION["result"]["memory"],
+                "host_residual_bytes": 128,
+                "required_host_residual_bytes": 128,
+            },
+        },
+    }
+    text = Result(graded).render(width=160)
+    lines = text.splitlines()
+    assert sum("kept in" in line for line in lines) == 2  # both tables
+    assert all(line.rstrip().endswith("host (offloaded)") for line in lines if "'h1'" in line)
+    assert all(line.rstrip().endswith("device") for line in lines if "'h2'" in line)
+    assert "On the host (offloaded, not counted above): yours 128 bytes, the required policy's 128." in text
+    assert "host (offloaded)" in Result(graded)._repr_html_()
+    assert "kept in" not in Result(SUBMISSION).render(width=160)  # nothing offloaded: no such column
+
+
+def test_a_message_about_a_function_quotes_the_lines_it_cites_from_the_written_module():
+    module = "import jax\n\n\ndef checkpoint_dot_policy(w1, w2, x):\n    return jax.nn.relu(x @ w1)\n"
+    said = "Part of the computation lies outside (line 5): move it in."
+    result = Result({**SUBMISSION, "result": {**SUBMISSION["result"], "message": said}})
+    assert result.lines_note() == ""  # sent as text: the learner has its lines
+    result.module_source = module
+    note = result.lines_note()
+    assert note.endswith("line 5: return jax.nn.relu(x @ w1)") and "result.module_source" in note
+    assert note in result.render(width=120) and "line 5: return" in result._repr_html_()
+
+
 def test_arena_inspect_sends_to_the_inspections_and_exits_0_when_it_ran(home, monkeypatch, tmp_path, capsys):
     answer = {"graded": INSPECTION}
     sent = []

@@ -100,3 +100,9 @@ def test_recent_attempts_say_when_and_why_so_that_six_violations_tell_apart(lear
     ]
     assert "Differences" not in recent and "case sample-1" not in recent  # the cause only, cut short
     assert len(re.findall(r'<time datetime="[^"]+" title="[^"]+ UTC">\d+\xa0minutes? ago</time>', recent)) == 2
+    # a runtime error's cause is the judge's, not JAX's raw text that the message keeps
+    hinted = "Your offloading policy moves saved values the wrong way."
+    finish(submit(learner, dot_policy), "runtime_error", message="case sample-1: AssertionError: ", cause=hinted)
+    html = learner_client.get(reverse("practice:problem_detail", args=[dot_policy.slug])).content.decode()
+    recent = html[html.index('id="recent"') : html.index("</table>", html.index('id="recent"'))]
+    assert re.findall(r'<span class="gist">(.*?)</span>', recent)[0] == hinted and "AssertionError" not in recent

@@ -22,7 +22,7 @@ def test_sync_loads_every_problem_of_the_bank_with_its_metadata():
     problem = Problem.objects.get(slug="checkpoint_dot_policy")
     version = problem.current_version
     assert str(problem.uuid) == "6f1d3c2e-8a4b-4f0e-9d51-2b7c4e9a1f03"
-    assert (problem.title, problem.difficulty, problem.device) == ("Checkpoint with a save policy", "hard", "cpu")
+    assert (problem.title, problem.difficulty, problem.device) == ("Checkpoint with a save policy", "medium", "cpu")
     assert sorted(t.name for t in problem.tags.all()) == ["dots", "mlp", "policies"]
     assert version.number == 1 and len(version.content_hash) == 64
     assert version.signature == "checkpoint_dot_policy(w1: f32[d,d], w2: f32[d,d], x: f32[N,d])"

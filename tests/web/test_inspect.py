@@ -171,3 +171,10 @@ def test_the_memory_picture_says_what_the_policy_controls_and_why_recomputing_ca
     inspected = learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode()
     assert 'id="memory-why"' not in inspected
     assert "what the policy controls): <strong>4224 bytes</strong>." in " ".join(inspected.split())
+    # a verdict page beside a reference that recomputes: the note says whose step recomputes
+    plain = services.create_submission(user=learner, problem=dot_policy, source=no_checkpoint_source(), kind="submit")
+    assert grade_submission.apply(args=[plain.pk], task_id="p").get() == "policy_violation"
+    page = learner_client.get(reverse("submissions:detail", args=[plain.pk])).content.decode()
+    why = " ".join(page[page.index('id="memory-why"') :].split("</p>")[0].split())
+    assert "Your step recomputes nothing in its backward pass; the reference's does." in why
+    assert "On a small example recomputing can raise the peak" not in why

@@ -50,7 +50,7 @@ def test_the_problem_list_shows_difficulty_tags_acceptance_and_my_solved_mark(
     listed = rows(html)
     assert set(listed) == set(bank)
     dots = listed["checkpoint_dot_policy"]
-    assert "Checkpoint with a save policy" in dots and 'class="difficulty hard"' in dots
+    assert "Checkpoint with a save policy" in dots and 'class="difficulty medium"' in dots
     assert all(f"?tag={t}" in dots for t in ("dots", "mlp", "policies"))
     assert "50% <small>(2/4)</small>" in dots and 'title="solved"' in dots
     assert 'title="solved"' not in listed["checkpoint_names"] and "no submissions yet" in listed["checkpoint_names"]

@@ -103,9 +103,11 @@ class Result:
     # these, so that they match the curves beside them), the reference's beside its held bytes.
     drawn_peak_bytes: int | None = None
     reference_peak_bytes: int | None = None
-    # Either step recomputes on its backward pass: the picture then says why that can raise the peak
-    # on a small example (a learner saw the right answer peak higher than no checkpoint, unexplained).
+    # The learner's step recomputes on its backward pass, or only the reference's does: the picture
+    # then says why that can raise the peak on a small example (a learner saw the right answer peak
+    # higher than no checkpoint, unexplained), without telling a step that recomputes nothing that it does.
     recomputes: bool = False
+    reference_recomputes: bool = False
     inspection: bool = False  # an "Inspect": what the code saves, no verdict
     lead: Lead = field(default_factory=Lead)
     case_rows: list[CaseView] = field(default_factory=list)
@@ -277,7 +279,7 @@ def _with_memory(result: Result, report: Report) -> Result:
     result.drawn_peak_bytes = timeline.peak_bytes
     if reference is not None:
         result.reference_peak_bytes = reference.peak_bytes
-        result.recomputes = result.recomputes or any(step.recomputed for step in reference.steps)
+        result.reference_recomputes = any(step.recomputed for step in reference.steps)
         result.reference_memory = memory_picture.draw(
             reference, None, title="The reference's memory, as a curve", scale_bytes=scale, ident="memory-reference"
         )
@@ -294,4 +296,10 @@ class Attempt:
 
 
 def attempts(submissions: list[Submission], most: int = 90) -> list[Attempt]:
-    return [Attempt(s, _truncated(lead(s.message).cause, most) if s.is_done else "") for s in submissions]
+    """Each with its cause as the result page leads with it: the judge's, where the report has one
+    (a runtime error's is worded apart from JAX's raw text), else the message's first sentence."""
+
+    def cause(s: Submission) -> str:
+        return lead(s.message, (s.report or {}).get("cause", ""), (s.report or {}).get("advice", "")).cause
+
+    return [Attempt(s, _truncated(cause(s), most) if s.is_done else "") for s in submissions]

@@ -59,8 +59,12 @@ def problem(slug: str) -> dict:
 def _send(kind: str, slug: str, fn_or_source, *, wait: bool, timeout: float, version: int | None) -> Result:
     site = _site()
     entry = site.problem(slug)["entry"] if callable(fn_or_source) else None
-    created = site.create(slug, source_text(fn_or_source, entry=entry), kind=kind, version=version)
-    return site.wait(created["id"], timeout=timeout) if wait else Result(created, site=site.url)
+    source = source_text(fn_or_source, entry=entry)
+    created = site.create(slug, source, kind=kind, version=version)
+    result = site.wait(created["id"], timeout=timeout) if wait else Result(created, site=site.url)
+    if callable(fn_or_source):  # its lines are the written module's, which the learner never saw
+        result.module_source = source
+    return result
 
 
 def submit(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300, version: int | None = None) -> Result:

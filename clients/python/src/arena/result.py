@@ -5,10 +5,12 @@ the code saves, its checkpoints and its memory, with the site's picture in a not
 from __future__ import annotations
 
 import html
+import re
 import shutil
 import textwrap
 
 ACCEPTED = "accepted"
+DEVICE = "device"
 NOTE_INDENT = "      "
 
 
@@ -37,6 +39,11 @@ def table(headers: list[str], rows: list[list], *, width: int | None = None, not
     return "\n".join(lines)
 
 
+def _kept_in(row: dict) -> str:
+    """Where a saved value waits for the backward pass: the host for what a policy offloads."""
+    return "device" if row.get("memory", DEVICE) == DEVICE else "host (offloaded)"
+
+
 class Result:
     """What ``arena.submit`` and ``arena.run`` return: the site's submission, graded."""
 
@@ -56,6 +63,9 @@ class Result:
         self.memory: dict = report.get("memory") or {}
         self.checkpoints: list[dict] = report.get("checkpoints", [])
         self.time_s: float | None = report.get("time_s")
+        # The module arena wrote around a function (``arena.source.module_source``): the site's line
+        # numbers are its lines, not the notebook's; None when the code was sent as text.
+        self.module_source: str | None = None
 
     @property
     def accepted(self) -> bool:
@@ -78,6 +88,11 @@ class Result:
 
     # --- terminal -------------------------------------------------------------------------------
 
+    @property
+    def offloads(self) -> bool:
+        """Some value is kept on the host (an offloading policy): the tables then say where each is."""
+        return any(r.get("memory", DEVICE) != DEVICE for r in self.residuals + self.required_residuals)
+
     def _residual_rows(self) -> list[list]:
         return [
             [
@@ -87,6 +102,7 @@ class Result:
                 r["saved_value"],
                 r["line"],
             ]
+            + ([_kept_in(r)] if self.offloads else [])
             for r in self.residuals
         ]
 
@@ -102,9 +118,16 @@ class Result:
             if over < 0
             else "the same"
         )
-        return (
+        line = (
             f"Saved for the backward pass: yours {yours} bytes, the required policy's {required} bytes: {comparison}."
         )
+        if self.offloads:
+            host, required_host = (
+                self.memory.get("host_residual_bytes", 0),
+                self.memory.get("required_host_residual_bytes", 0),
+            )
+            line += f" On the host (offloaded, not counted above): yours {host} bytes, the required policy's {required_host}."
+        return line
 
     def cost_line(self) -> str:
         """The measured gradient step (recorded submissions and inspections: a sample run is not
@@ -112,11 +135,31 @@ class Result:
         if self.memory.get("flops") is None:
             return ""
         line = f"One gradient step: {self.memory['flops']} FLOPs, peak {self.memory['peak_bytes']} bytes live"
-        if self.memory.get("xla_flops") is not None:
-            line += f" (XLA's estimates: {self.memory['xla_flops']} FLOPs, peak {self.memory['xla_peak_bytes']} bytes)"
         if self.memory.get("recomputed_operations") is not None:
             line += f"; the backward pass recomputes {self.memory['recomputed_operations']} operations"
-        return line + "."
+        line += "."
+        if self.memory.get("xla_flops") is not None:
+            line += (
+                f" These are the judge's own figures, the ones budgets and the leaderboard read; XLA's estimates "
+                f"({self.memory['xla_flops']} FLOPs, peak {self.memory['xla_peak_bytes']} bytes) are shown for "
+                f"reference only."
+            )
+        return line
+
+    def lines_note(self) -> str:
+        """What the lines a message cites hold, where the code sent was written from a function:
+        the learner knows their function, not the module around it."""
+        if not self.module_source:
+            return ""
+        lines = self.module_source.splitlines()
+        cited = sorted({int(n) for n in re.findall(r"\bline (\d+)\b", self.message)})
+        shown = [f"line {n}: {lines[n - 1].strip()}" for n in cited if 1 <= n <= len(lines)]
+        if not shown:
+            return ""
+        return (
+            "The lines above are those of the module arena wrote from your function (result.module_source): "
+            + "; ".join(shown)
+        )
 
     def render(self, *, width: int | None = None, color: bool = False) -> str:
         width = width or shutil.get_terminal_size((120, 24)).columns
@@ -129,6 +172,8 @@ class Result:
             out.append(f"  {self.description}")
         if self.message:
             out += ["", self.message]
+        if self.lines_note():
+            out += ["", self.lines_note()]
         if self.cases:
             # One line a case (the first failing case's message is whole above).
             rows = [
@@ -148,15 +193,19 @@ class Result:
                 self.bytes_line(),
                 "",
                 table(
-                    ["", "type", "bytes", "saved value", "line"],
+                    ["", "type", "bytes", "saved value", "line"] + (["kept in"] if self.offloads else []),
                     self._residual_rows(),
                     width=width,
                     notes=[r["reason"] for r in self.residuals],
                 ),
             ]
             if self.required_residuals:
-                rows = [[r["type"], r["bytes"], r["saved_value"]] for r in self.required_residuals]
-                out += ["", "What the required policy keeps:", table(["type", "bytes", "saved value"], rows)]
+                rows = [
+                    [r["type"], r["bytes"], r["saved_value"]] + ([_kept_in(r)] if self.offloads else [])
+                    for r in self.required_residuals
+                ]
+                headers = ["type", "bytes", "saved value"] + (["kept in"] if self.offloads else [])
+                out += ["", "What the required policy keeps:", table(headers, rows)]
         for checkpoint in self.checkpoints:
             where = f" at line {checkpoint['line']}" if checkpoint.get("line") else ""
             out.append(f"checkpoint{where}: policy {checkpoint['policy']}, depth {checkpoint['depth']}")
@@ -190,6 +239,8 @@ class Result:
                 f'<p style="border-left:3px solid {"#1d7a46" if good else "#b3261e"};padding-left:.5em">'
                 f"{e(self.message)}</p>"
             )
+        if self.lines_note():
+            parts.append(f'<p style="color:#5e6b78">{e(self.lines_note())}</p>')
         if self.residuals or self.required_residuals:
             parts.append(f"<p>{e(self.bytes_line())} {e(self.cost_line())}</p>")
             rows = []
@@ -199,21 +250,28 @@ class Result:
                 rows.append(
                     f'<tr style="background:{shade}"><td>{mark}</td><td><code>{e(r["type"])}</code></td>'
                     f"<td>{r['bytes']}</td><td>{e(r['saved_value'])}</td><td>{r['line'] or ''}</td>"
-                    f"<td>{e(r['reason'])}</td></tr>"
+                    + (f"<td>{e(_kept_in(r))}</td>" if self.offloads else "")
+                    + f"<td>{e(r['reason'])}</td></tr>"
                 )
             parts.append(
                 '<table><caption style="text-align:left">Saved residuals</caption><thead><tr><th></th>'
-                "<th>type</th><th>bytes</th><th>saved value</th><th>line</th><th>why it is marked</th>"
+                "<th>type</th><th>bytes</th><th>saved value</th><th>line</th>"
+                + ("<th>kept in</th>" if self.offloads else "")
+                + "<th>why it is marked</th>"
                 f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
             )
             required = "".join(
-                f"<tr><td><code>{e(r['type'])}</code></td><td>{r['bytes']}</td><td>{e(r['saved_value'])}</td></tr>"
+                f"<tr><td><code>{e(r['type'])}</code></td><td>{r['bytes']}</td><td>{e(r['saved_value'])}</td>"
+                + (f"<td>{e(_kept_in(r))}</td>" if self.offloads else "")
+                + "</tr>"
                 for r in self.required_residuals
             )
             if required:
                 parts.append(
                     '<table><caption style="text-align:left">What the required policy keeps</caption>'
-                    f"<thead><tr><th>type</th><th>bytes</th><th>saved value</th></tr></thead>"
+                    "<thead><tr><th>type</th><th>bytes</th><th>saved value</th>"
+                    + ("<th>kept in</th>" if self.offloads else "")
+                    + "</tr></thead>"
                     f"<tbody>{required}</tbody></table>"
                 )
         for checkpoint in self.checkpoints:

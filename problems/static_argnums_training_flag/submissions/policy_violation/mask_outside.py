@@ -1,0 +1,16 @@
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+
+@partial(jax.checkpoint, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
+def _layer(W, x):
+    return jnp.tanh(x @ W)
+
+
+def masked_block(W, x, is_training):
+    a = _layer(W, x)
+    if is_training:
+        a = a * jnp.where(jnp.arange(a.shape[-1]) % 2 == 0, 2.0, 0.0)
+    return jnp.sum(a ** 2)

@@ -1,0 +1,276 @@
+"""Each cause the bank's typical mistakes are told first, and its "Try:" line followed: the change
+the advice names, made to the packaged file as a learner would make it, turns it accepted.
+
+A "Try:" line that sends a learner the wrong way (nest checkpoints already nested, add a policy to a
+checkpoint in the wrong place) fails here: the edit it names would not be accepted."""
+
+from pathlib import Path
+
+import pytest
+
+from judge import grade, load_problem, verdicts
+
+ROOT = Path(__file__).resolve().parents[2]
+
+POLICY = "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable"
+OWN_POLICY = (
+    "def _all_but_big(prim, *_, **params):\n"
+    "    return not (prim.name == 'name' and params['name'] == 'big')\n\n\n"
+    "def keep_all_but_big("
+)
+# (problem, packaged file, the cause's opening, a phrase of its advice, the edit: (old, new) pairs)
+FOLLOWED = [
+    (
+        "fix_the_checkpoint",
+        "policy_violation/only_typo_fixed.py",
+        'Your checkpoint_name at line 8 (`checkpoint_name(hidden, "hidden")`) labels a value your code never uses',
+        'hidden = checkpoint_name(hidden, "hidden")',
+        [('    checkpoint_name(hidden, "hidden")', '    hidden = checkpoint_name(hidden, "hidden")')],
+    ),
+    (
+        "checkpoint_names",
+        "policy_violation/label_dropped.py",
+        "Your checkpoint_name at line 8",
+        'hidden = checkpoint_name(hidden, "hidden")',
+        [('    checkpoint_name(hidden, "hidden")', '    hidden = checkpoint_name(hidden, "hidden")')],
+    ),
+    (
+        "checkpoint_names",
+        "policy_violation/label_on_product.py",
+        "The value you named 'hidden' (line 7) is not the one the required checkpointing keeps",
+        "on the value the statement names 'hidden'",
+        [
+            ('pre = checkpoint_name(x @ w1, "hidden")', "pre = x @ w1"),
+            ("hidden = jnp.tanh(pre)", 'hidden = checkpoint_name(jnp.tanh(pre), "hidden")'),
+        ],
+    ),
+    (
+        "checkpoint_dot_policy",
+        "policy_violation/only_the_activation.py",
+        "Your jax.checkpoint (line 6) uses no policy, which means nothing_saveable, and wraps only part of the "
+        "computation",
+        f"jax.checkpoint(f, {POLICY}), with nothing of it outside",
+        [
+            ("def checkpoint_dot_policy(w1, w2, x):\n", "def f(w1, w2, x):\n"),
+            ("jax.checkpoint(jax.nn.relu)(x @ w1)", "jax.nn.relu(x @ w1)"),
+            (
+                "    return jnp.sum((hidden @ w2) ** 2)\n",
+                "    return jnp.sum((hidden @ w2) ** 2)\n\n\n"
+                f"def checkpoint_dot_policy(w1, w2, x):\n    return jax.checkpoint(f, {POLICY})(w1, w2, x)\n",
+            ),
+        ],
+    ),
+    (
+        "scan_over_layers",
+        "policy_violation/checkpoint_whole_scan.py",
+        "Your jax.checkpoint (line 12) wraps the whole jax.lax.scan, not the step it runs",
+        f"jax.lax.scan(jax.checkpoint(step, {POLICY}), ...)",
+        [
+            ("@jax.checkpoint\n", ""),
+            (
+                "jax.lax.scan(lambda h, W: (jnp.tanh(h @ W), None), x, Ws)",
+                f"jax.lax.scan(jax.checkpoint(lambda h, W: (jnp.tanh(h @ W), None), {POLICY}), x, Ws)",
+            ),
+        ],
+    ),
+    (
+        "equinox_scan_layers",
+        "policy_violation/checkpoint_whole_scan.py",
+        "Your eqx.filter_checkpoint (line 16) wraps the whole jax.lax.scan, not the step it runs",
+        "jax.lax.scan(eqx.filter_checkpoint(step, policy=",
+        [
+            ("jax.lax.scan(step, x, arrays)", "jax.lax.scan(eqx.filter_checkpoint(step, policy=policy), x, arrays)"),
+            ("eqx.filter_checkpoint(stack, policy=policy)(arrays, x)", "stack(arrays, x)"),
+        ],
+    ),
+    (
+        "save_anything_except_these_names",
+        "policy_violation/wrong_label.py",
+        "Your jax.checkpoint (line 17) uses a custom policy (all_but_small, defined at line 12), which saves the "
+        "value named 'big' (line 8) and recomputes the one named 'small' (line 7)",
+        "leave out the name 'big' instead of 'small'",
+        [('params.get("name") == "small"', 'params.get("name") == "big"')],
+    ),
+    (
+        "save_anything_except_these_names",
+        "policy_violation/everything.py",
+        "Your jax.checkpoint (line 14) uses everything_saveable, which saves the value named 'big' (line 8) too",
+        "write the policy yourself",
+        [("def keep_all_but_big(", OWN_POLICY), ("jax.checkpoint_policies.everything_saveable", "_all_but_big")],
+    ),
+    (
+        "save_anything_except_these_names",
+        "policy_violation/library_helper.py",
+        "Your jax.checkpoint (line 14) uses save_anything_except_these_names, and it still saves the value named "
+        "'big' (line 8): in JAX 0.10.2 that library policy ignores the names it is given",
+        "write the policy yourself",
+        [
+            ("def keep_all_but_big(", OWN_POLICY),
+            ('jax.checkpoint_policies.save_anything_except_these_names("big")', "_all_but_big"),
+        ],
+    ),
+    (
+        "save_anything_except_these_names",
+        "policy_violation/names_only.py",
+        "Your jax.checkpoint (line 14) uses save_any_names_but_these('big'), which keeps only values that carry a "
+        "name, so the others, `jnp.tanh(small @ W2)` among them, are recomputed",
+        "write the policy yourself",
+        [
+            ("def keep_all_but_big(", OWN_POLICY),
+            ('jax.checkpoint_policies.save_any_names_but_these("big")', "_all_but_big"),
+        ],
+    ),
+    (
+        "compile_time_eval",
+        "policy_violation/both_branches_where.py",
+        "Your backward pass keeps the argument W2, which the reference solution's never reads: your code computes "
+        "with it at line 13",
+        "jax.ensure_compile_time_eval()",
+        [
+            (
+                "    alpha = jax.nn.sigmoid(logit)\n",
+                "    with jax.ensure_compile_time_eval():\n        alpha = jax.nn.sigmoid(logit)\n"
+                "        use_first, use_second = alpha < 0.99, alpha > 0.01\n    out = 0.0\n",
+            ),
+            (
+                "    first = jnp.where(alpha < 0.99, (1.0 - alpha) * jnp.tanh(x @ W1), 0.0)\n",
+                "    if use_first:\n        out = out + (1.0 - alpha) * jnp.tanh(x @ W1)\n",
+            ),
+            (
+                "    second = jnp.where(alpha > 0.01, alpha * jnp.tanh(x @ W2), 0.0)\n",
+                "    if use_second:\n        out = out + alpha * jnp.tanh(x @ W2)\n",
+            ),
+            ("(first + second) ** 2", "out ** 2"),
+        ],
+    ),
+    (
+        "memory_budget_transformer",
+        "policy_violation/attention_only.py",
+        "Your gradient step holds more memory at once than this problem allows: your code calls `mlp` without a "
+        "checkpoint at line 21",
+        "give that call a jax.checkpoint too: jax.checkpoint(mlp)(...) in the loop",
+        [("h = mlp(attention(", "h = jax.checkpoint(mlp)(attention(")],
+    ),
+    (
+        "memory_budget_mlp",
+        "policy_violation/first_pairs_only.py",
+        "Your gradient step holds more memory at once than this problem allows: your code calls `segment` without "
+        "a checkpoint at line 15 (`h = segment(h, Ws[4:])`)",
+        "run in jax.checkpoint(segment)(...)",
+        [("h = segment(h, Ws[4:])", "h = jax.checkpoint(segment)(h, Ws[4:6])\n    h = segment(h, Ws[6:])")],
+    ),
+    (
+        "dots_with_batch_dims",
+        "policy_violation/nothing_saveable.py",
+        "Your jax.checkpoint (line 13) uses nothing_saveable, where this problem requires dots_saveable",
+        "policy=jax.checkpoint_policies.dots_saveable",
+        [("jax.checkpoint_policies.nothing_saveable", "jax.checkpoint_policies.dots_saveable")],
+    ),
+    (
+        "memory_budget_mlp",
+        "policy_violation/every_layer.py",
+        "Your gradient step holds more memory at once than this problem allows: each of your 7 checkpoints keeps "
+        "its input between the passes",
+        "fewer checkpoints, each around a few layers",
+        [("for size in (1, 1, 1, 1, 1, 1, 1):", "for size in (2, 2, 2):")],
+    ),
+    (
+        "memory_budget_mlp",
+        "policy_violation/seven_at_once.py",
+        "Your gradient step holds more memory at once than this problem allows: your jax.checkpoint (line 15) "
+        "encloses 7 matrix products",
+        "checkpoint smaller segments",
+        [("for size in (7,):", "for size in (2, 2, 2):")],
+    ),
+    (
+        "scan_of_scans",
+        "policy_violation/two_big_blocks.py",
+        "Your gradient step holds more memory at once than this problem allows: your outer scan cuts the steps "
+        "into 2 blocks (line 15",
+        "math.isqrt(steps)",
+        [
+            ("dts.reshape(2, -1)", "dts.reshape(math.isqrt(dts.shape[0]), -1)"),
+            ("import jax\n", "import math\n\nimport jax\n"),
+        ],
+    ),
+    (
+        "where_to_checkpoint",
+        "policy_violation/only_last_stage.py",
+        "Your checkpoints save no memory in the backward pass: your jax.checkpoint (line 19) wraps the last part",
+        "checkpoint the early part instead",
+        [
+            (
+                "h = stage2(W2, stage1(W1, x))",
+                "h = jax.checkpoint(lambda W1, W2, x: stage2(W2, stage1(W1, x)))(W1, W2, x)",
+            ),
+            ("return jax.checkpoint(stage3)(W3, h)", "return stage3(W3, h)"),
+        ],
+    ),
+    (
+        "where_to_checkpoint",
+        "policy_violation/whole_pipeline.py",
+        "Your checkpoints save no memory in the backward pass: your jax.checkpoint wraps the whole computation",
+        "checkpoint the early part instead",
+        [
+            ("@jax.checkpoint\n", ""),
+            (
+                "return stage3(W3, stage2(W2, stage1(W1, x)))",
+                "return stage3(W3, jax.checkpoint(lambda W1, W2, x: stage2(W2, stage1(W1, x)))(W1, W2, x))",
+            ),
+        ],
+    ),
+    (
+        "recompute_constants",
+        "policy_violation/table_as_argument.py",
+        "Your table is built outside your jax.checkpoint at line 6 (`i = jnp.arange(T)`)",
+        "build the table inside the function you checkpoint",
+        [
+            ("def block(x, Wq, Wk, Wv, decay):\n", "def block(x, Wq, Wk, Wv):\n    decay = decay_matrix(x.shape[0])\n"),
+            ("block(x, Wq, Wk, Wv, decay_matrix(x.shape[0]))", "block(x, Wq, Wk, Wv)"),
+        ],
+    ),
+    (
+        "recompute_constants",
+        "policy_violation/table_outside.py",
+        "Your table is built outside your jax.checkpoint at line 6 (`i = jnp.arange(x.shape[0])`)",
+        "build the table inside the function you checkpoint",
+        [
+            ("    i = jnp.arange(x.shape[0])\n", ""),
+            ("    gap = (i[:, None] - i[None, :]).astype(jnp.float32)\n", ""),
+            ("    decay = jnp.where(gap >= 0, 0.9 ** gap, 0.0)  # built before the checkpoint, closed over\n", ""),
+            (
+                "        q, k, v = x @ Wq, x @ Wk, x @ Wv\n",
+                "        i = jnp.arange(x.shape[0])\n        gap = (i[:, None] - i[None, :]).astype(jnp.float32)\n"
+                "        decay = jnp.where(gap >= 0, 0.9 ** gap, 0.0)\n        q, k, v = x @ Wq, x @ Wk, x @ Wv\n",
+            ),
+        ],
+    ),
+    (
+        "offload_some_names",
+        "runtime_error/memories_swapped.py",
+        "Your offloading policy moves saved values the wrong way",
+        "offload_src='device', offload_dst='pinned_host'",
+        [('offload_src="pinned_host", offload_dst="device"', 'offload_src="device", offload_dst="pinned_host"')],
+    ),
+    (
+        "offload_some_names",
+        "runtime_error/name_in_both_lists.py",
+        "Your policy lists a name both among the values to keep on the device and among those to move to the host",
+        "put each name in one list only",
+        [('names_which_can_be_saved=["h1", "h2"]', 'names_which_can_be_saved=["h2"]')],
+    ),
+]
+
+
+@pytest.mark.parametrize("slug, relative, cause, advice, edits", FOLLOWED, ids=[f"{f[0]}/{f[1]}" for f in FOLLOWED])
+def test_the_cause_is_told_first_and_its_advice_followed_is_accepted(slug, relative, cause, advice, edits):
+    problem = load_problem(ROOT / "problems" / slug)
+    source = (problem.path / "submissions" / relative).read_text()
+    report = grade(problem, source)
+    assert report.cause.startswith(cause), report.cause
+    assert report.advice.startswith("Try: ") and advice in report.advice, report.advice
+    for old, new in edits:
+        assert old in source, old
+        source = source.replace(old, new, 1)
+    followed = grade(problem, source)
+    assert followed.verdict == verdicts.ACCEPTED, followed.message

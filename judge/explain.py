@@ -666,6 +666,18 @@ def _segments_cause(found: Structure, source: Source, reference: Structure) -> C
             "Try: fewer checkpoints, each around a few layers (about the square root of their number), so that "
             "the inputs kept between the passes and the segment rebuilt at once both stay small.",
         )
+    segment = source.segment_length()
+    looped = [c for c in mine if c.in_loop and c.depth == 0]
+    if segment is not None and segment[0] > 1 and looped:
+        length, line = segment
+        return Cause(
+            COST,
+            f"{_OVER}your jax.checkpoint{_at(looped[0].line)} wraps segments of {length} blocks (line {line}, "
+            f"`{source.line(line).split('  #')[0].strip()}`), and the backward pass rebuilds a whole segment at "
+            f"once, holding what its {length} blocks make together.",
+            "Try: checkpoint every block instead of segments of several: jax.lax.scan(jax.checkpoint(block), "
+            "...) over all the blocks, so that the backward pass rebuilds one block at a time.",
+        )
     fixed = source.fixed_blocks()
     if fixed is not None and any(c.in_loop and c.depth >= 1 for c in mine):
         count, line = fixed

@@ -202,6 +202,24 @@ class Source:
                 return node.args[0].value, node.lineno
         return None
 
+    def segment_length(self) -> tuple[int, int] | None:
+        """(length, line) of a ``.reshape(-1, K, ...)`` with a number K written in the source: the
+        steps cut into segments of a fixed length K."""
+        if self.tree is None:
+            return None
+        for node in ast.walk(self.tree):
+            if (
+                isinstance(node, ast.Call)
+                and operation(node) == "reshape"
+                and len(node.args) >= 2
+                and isinstance(node.args[0], ast.UnaryOp)
+                and isinstance(node.args[0].op, ast.USub)
+                and isinstance(node.args[1], ast.Constant)
+                and type(node.args[1].value) is int
+            ):
+                return node.args[1].value, node.lineno
+        return None
+
     def plain_calls(self, number: int) -> tuple[str, list[int]] | None:
         """(function, call lines) where the line lies in a function the learner also calls plainly,
         with no checkpoint around that call (``f(h)``, not ``jax.checkpoint(f)(h)``)."""

@@ -21,6 +21,20 @@ OWN_POLICY = (
 # (problem, packaged file, the cause's opening, a phrase of its advice, the edit: (old, new) pairs)
 FOLLOWED = [
     (
+        "fit_the_budget",
+        "policy_violation/least_held_segments.py",
+        "Your gradient step holds more memory at once than this problem allows: your jax.checkpoint wraps "
+        "segments of 4 blocks (line 17",
+        "jax.lax.scan(jax.checkpoint(block), ...)",
+        [
+            (
+                "    parts = jax.tree.map(lambda a: a.reshape(-1, 4, *a.shape[1:]), (W_in, W_out))\n"
+                "    h, _ = jax.lax.scan(segment, x, parts)\n",
+                "    h, _ = jax.lax.scan(jax.checkpoint(block), x, (W_in, W_out))\n",
+            )
+        ],
+    ),
+    (
         "fix_the_checkpoint",
         "policy_violation/only_typo_fixed.py",
         'Your checkpoint_name at line 8 (`checkpoint_name(hidden, "hidden")`) labels a value your code never uses',

@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import saved_values
-from .evidence import DEVICE, Aval
-from .messages import VerifyCase, VerifyRequest
+from .evidence import DEVICE, Aval, Cost
+from .messages import CaseError, Failed, Mismatched, Verified, VerifiedCase, VerifyCase, VerifyRequest
 from .specs import numpy_dtype
 
 COTANGENT_STREAM = 7919
@@ -81,27 +81,20 @@ def warm_up() -> None:
     jax.jit(lambda x: x * 2 + 1)(np.ones(3, np.float32)).block_until_ready()
 
 
-def serve(message: dict) -> dict:
+def serve(request: VerifyRequest) -> Verified | Mismatched | Failed:
+    """The verifier's one request (``judge.child.HANDLERS``)."""
     import jax
 
     from .inspection import programs
 
-    request = VerifyRequest.from_wire(message)
     try:  # nothing of these bytes is compiled or run before every check below has passed
         fwd = programs.load_program(np.asarray(request.fwd, dtype=np.uint8).tobytes())
         bwd = programs.load_program(np.asarray(request.bwd, dtype=np.uint8).tobytes())
         layout = _layout(fwd, bwd, request.cases, request.wrt)
     except programs.ProgramRefused as exc:
-        return {
-            "status": "error",
-            "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"},
-        }
+        return Failed(CaseError("runtime_error", f"the judge refused your program: {exc}"))
     except _Mismatch as mismatch:
-        return {
-            "status": "ok",
-            "checked": False,
-            "cases": [{"name": c.name, "outputs": outs} for c, outs in zip(request.cases, mismatch.outputs)],
-        }
+        return Mismatched([VerifiedCase(c.name, _avals(outs)) for c, outs in zip(request.cases, mismatch.outputs)])
 
     def program(inputs, cotangents):
         per_case = fwd.call(inputs)
@@ -115,10 +108,7 @@ def serve(message: dict) -> dict:
         lowered = jax.jit(program).lower([c.inputs for c in cases], [c.cotangent for c in cases])
         programs.check_lowered(lowered)
     except programs.ProgramRefused as exc:
-        return {
-            "status": "error",
-            "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"},
-        }
+        return Failed(CaseError("runtime_error", f"the judge refused your program: {exc}"))
     try:
         compiled = lowered.compile()
         public = compiled([c.inputs for c in cases], [c.cotangent for c in cases])
@@ -127,22 +117,22 @@ def serve(message: dict) -> dict:
     except Exception as exc:  # noqa: BLE001 - XLA's runtime errors, out of memory above all
         text = f"{type(exc).__name__}: {exc}"
         kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
-        return {"status": "error", "error": {"kind": kind, "message": text.splitlines()[0][:500]}}
+        return Failed(CaseError(kind, text.splitlines()[0][:500]))
     costs = _costs(lowered, layout, request) if request.cost else [None] * len(cases)
     if request.cost and request.estimates and cases:
         costs[0] |= _xla_estimates(program, cases)
     response_cases = []
     for i, case in enumerate(cases):
         response_cases.append(
-            {
-                "name": case.name,
-                "outputs": layout[i]["outputs"],
-                "residuals": layout[i]["residuals"],
-                "value": [np.asarray(v) for v in outs[i]],
-                "grads": [np.asarray(g) for g in grads[i]],
-                "hidden_value": [np.asarray(v) for v in hidden_outs[i]],
-                "hidden_grads": [np.asarray(g) for g in hidden_grads[i]],
-                "saved": [
+            VerifiedCase(
+                name=case.name,
+                outputs=_avals(layout[i]["outputs"]),
+                residuals=_avals(layout[i]["residuals"]),
+                value=[np.asarray(v) for v in outs[i]],
+                grads=[np.asarray(g) for g in grads[i]],
+                hidden_value=[np.asarray(v) for v in hidden_outs[i]],
+                hidden_grads=[np.asarray(g) for g in hidden_grads[i]],
+                saved=[
                     saved_values.SavedValue(
                         a["dtype"],
                         int(np.size(p)),
@@ -150,13 +140,17 @@ def serve(message: dict) -> dict:
                         a["memory"],
                         saved_values.fingerprint(p),
                         saved_values.fingerprint(h),
-                    ).to_wire()
+                    )
                     for a, p, h in zip(layout[i]["residuals"], res[i], hidden_res[i])
                 ],
-            }
-            | ({"cost": costs[i]} if costs[i] is not None else {})
+                cost=Cost(**costs[i]) if costs[i] is not None else None,
+            )
         )
-    return {"status": "ok", "checked": True, "cases": response_cases}
+    return Verified(response_cases)
+
+
+def _avals(found: list[dict]) -> list[Aval]:
+    return [Aval(**a) for a in found]
 
 
 def _costs(lowered, layout: list[dict], request: VerifyRequest) -> list[dict]:

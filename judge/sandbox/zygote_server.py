@@ -176,7 +176,7 @@ class Zygote:
             _kill(pid)
             os.waitpid(pid, 0)
             self._clean_up(uid, plan.workdir)
-        if report.get("status") == "sandbox_error":
+        if report.get("kind") == "sandbox_error":  # judge.messages.SandboxFailed
             raise RuntimeError(f"the probe child failed: {report.get('detail')}")
         return report
 
@@ -336,9 +336,10 @@ def _serve_one(plan: Plan, role: str) -> None:
 
 def _sandbox_error(detail: str) -> None:
     from .. import protocol
+    from ..messages import SandboxFailed
 
     try:
-        protocol.write_message(RESULT_FD, {"status": "sandbox_error", "detail": detail})
+        protocol.write_message(RESULT_FD, SandboxFailed(detail).to_wire())
     except OSError:
         pass
 

@@ -21,6 +21,7 @@ LAYERS = [
         "track",
         "evidence",
         "messages",
+        "records",
         "report",
         "archive",
         "paths",

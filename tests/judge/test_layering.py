@@ -22,6 +22,7 @@ LAYERS = [
         "evidence",
         "messages",
         "records",
+        "sandbox.control",
         "report",
         "archive",
         "paths",

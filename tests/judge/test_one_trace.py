@@ -164,7 +164,7 @@ def verified_cost(fn, args, names) -> dict:
     """The step's figures as the verifier measures them (issue 21), on the programs the one trace
     exported: here in the test's process, which is trusted."""
     from judge import verify
-    from judge.messages import VerifyCase, VerifyRequest
+    from judge.messages import Verified, VerifyCase, VerifyRequest
 
     reading = read_case(fn, args, list(range(len(args))), names, FILE)
     exported = programs.export_programs([reading.derivative])
@@ -176,9 +176,9 @@ def verified_cost(fn, args, names) -> dict:
         [VerifyCase("a", list(args), cotangent, list(args), cotangent)],
         cost=True,
     )
-    answer = verify.serve(request.to_wire())
-    assert answer["status"] == "ok", answer
-    return answer["cases"][0]["cost"]
+    answer = verify.serve(request)
+    assert isinstance(answer, Verified), answer
+    return {name: value for name, value in vars(answer.cases[0].cost).items() if value is not None}
 
 
 PIPELINE3_ARGS = [RNG.standard_normal(s).astype(np.float32) for s in [(64, 16), (64, 64), (8, 64), (16,)]]

@@ -24,9 +24,11 @@ from judge.evidence import (
     Structure,
     Timeline,
 )
+from judge.package import Limits
 from judge.records import Malformed, Record
 from judge.report import CaseRow, Report
 from judge.saved_values import RANKS, SavedValue
+from judge.sandbox import control
 
 OLD_REPORT = Path(__file__).with_name("assets") / "report_c24197c.json"  # written by c24197c's Report.to_dict
 
@@ -98,11 +100,18 @@ SAMPLES = [
     VERIFIED,
     messages.Verified([VERIFIED]),
     messages.Mismatched([messages.VerifiedCase("sample-1", [Aval("float32", [3], 12)])]),
+    control.LayerState(False, "not supported by this kernel"),
+    control.Ready(4127, {"seccomp": control.LayerState(True, "active")}),
+    control.Unavailable("too many sandboxed children at once"),
+    control.Spawn(Limits(wall_s=2.5, memory_mb=512), "verify"),
+    control.Spawned(4128, None),
+    control.Exited(-9, 0.25),
+    control.Kill(),
 ]
 
 
 def _all_records() -> set[type]:
-    for module in ("evidence", "report", "messages", "saved_values"):
+    for module in ("evidence", "report", "messages", "saved_values", "sandbox.control"):
         importlib.import_module(f"judge.{module}")
     found, todo = set(), [Record]
     while todo:
@@ -232,6 +241,18 @@ def test_the_verifiers_figures_and_sizes_are_checked():
 
 def test_every_request_has_one_handler():
     assert set(child.HANDLERS) == set(messages.REQUESTS)
+
+
+def test_the_zygotes_messages_are_read_by_kind():
+    assert control.receive(control.encode(control.Exited(0, 0.5)), control.Exited) == control.Exited(0, 0.5)
+    for data, problem in [
+        (b"", "closed"),
+        (b"[" * 100_000, "not JSON"),
+        (control.encode(control.Kill()), "unknown message kind 'kill'"),  # not what this side expects
+        (b'{"kind": "exited", "exit": "0", "cpu_s": 0.5}', "Exited.exit: expected an integer"),
+    ]:
+        with pytest.raises(Malformed, match=problem):
+            control.receive(data, control.Exited)
 
 
 # ---------------------------------------------------------------------------- stored reports, however old

@@ -277,18 +277,18 @@ def complete_submission(*, submission_id: int, attempt: int, report: Report) -> 
     inspection may end so. The judge's typed report is written to JSON here, once."""
     if report.verdict not in verdicts.VERDICTS and report.verdict != "":
         raise ValueError(f"not a verdict: {report.verdict!r}")
-    report = jsonable(report.to_dict())
+    stored = jsonable(report.to_dict())
     claimed = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt)
-    if report["verdict"] == "":
+    if report.verdict == "":
         claimed = claimed.filter(kind=Submission.Kind.INSPECT)
     with transaction.atomic():
         updated = claimed.update(
             status=Status.DONE,
-            verdict=report["verdict"],
-            message=report.get("message", ""),
-            report=report,
+            verdict=report.verdict,
+            message=report.message,
+            report=stored,
             finished_at=timezone.now(),
-            **metrics_of(report),
+            **metrics_of(stored),
         )
         if updated:
             user_id, version_id, lane = (
@@ -338,12 +338,12 @@ class Remeasured:
         }
 
 
-def _cost_figures(cost) -> dict:
-    cost = cost if isinstance(cost, dict) else {}
-    return {name: None if _number(cost.get(name)) is None else round(cost[name]) for name in COST_FIGURES}
+def _cost_figures(cost: Cost | None) -> dict:
+    found = {name: _number(getattr(cost, name)) if cost is not None else None for name in COST_FIGURES}
+    return {name: None if value is None else round(value) for name, value in found.items()}
 
 
-def record_figures(*, submission_id: int, finished_at: datetime, cost: dict) -> Remeasured | None:
+def record_figures(*, submission_id: int, finished_at: datetime, cost: Cost) -> Remeasured | None:
     """Stores cost figures measured again (after the judge's counting rules were corrected) for a
     graded submission: its report's ``cost``, and the leaderboard's columns as ``metrics_of``
     makes them from its stored verdict, which stays. Only while it is still the grading that was
@@ -353,11 +353,11 @@ def record_figures(*, submission_id: int, finished_at: datetime, cost: dict) -> 
     stored = graded.values_list("report", flat=True).first()
     if stored is None:
         return None
-    report = {**stored, "cost": jsonable(cost)}
+    report = {**stored, "cost": jsonable(cost.to_dict())}
     columns = {name: value for name, value in metrics_of(report).items() if name in METRIC_FIELDS}
     if not graded.update(report=report, measured_at=timezone.now(), **columns):
         return None
-    return Remeasured(_cost_figures(stored.get("cost")), _cost_figures(report["cost"]))
+    return Remeasured(_cost_figures(Report.from_dict(stored).cost), _cost_figures(cost))
 
 
 def _announce(pairs) -> None:

@@ -247,7 +247,7 @@ def test_the_zygotes_messages_are_read_by_kind():
     assert control.receive(control.encode(control.Exited(0, 0.5)), control.Exited) == control.Exited(0, 0.5)
     for data, problem in [
         (b"", "closed"),
-        (b"[" * 100_000, "not JSON"),
+        (b"[" * 100_000, "not a JSON message"),
         (control.encode(control.Kill()), "unknown message kind 'kill'"),  # not what this side expects
         (b'{"kind": "exited", "exit": "0", "cpu_s": 0.5}', "Exited.exit: expected an integer"),
     ]:

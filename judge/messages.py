@@ -213,7 +213,6 @@ class VerifiedCase(Record):
             all(getattr(cost, k) is not None and getattr(cost, k) >= 0 for k in VERIFIED_COST)
             and all(getattr(cost, k) is None or getattr(cost, k) >= 0 for k in XLA_ESTIMATES)
             and all(getattr(cost, k) is None for k in _NOT_MEASURED_BY_THE_VERIFIER)
-            and (cost.held_host_bytes is None or isinstance(cost.held_host_bytes, int))
         ):
             return "cost: the verifier's figures"
         return None

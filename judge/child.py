@@ -1,11 +1,10 @@
 """The code that runs inside the child process, next to the submitted code.
 
 It receives a request (the source, the entry point's name and generated inputs: a ``trace``
-message, or a ``verify`` one for the verifier, each handled by one function of ``HANDLERS``), traces
-the submission on each case, and writes back, as typed messages (``judge.messages``), what the
-traced programs show: the saved residuals,
-the checkpoint structure and the output types, plus the forward and backward programs exported
-with ``jax.export``. It computes no numbers: values and gradients are computed by the verifier
+message, or a ``verify`` one for the verifier, each handled by one function of ``HANDLERS``),
+traces the submission on each case, and writes back, as typed messages (``judge.messages``), what
+the traced programs show: the saved residuals, the checkpoint structure and the output types, plus
+the forward and backward programs exported with ``jax.export``. It computes no numbers: values and gradients are computed by the verifier
 (``judge.verify``), a second child in which no submitted code runs, from those programs. It never
 sees the reference, hidden metadata or the problem folder; the parent decides every verdict.
 

@@ -24,9 +24,6 @@ from .saved_values import SavedValue
 
 FILENAME = "submission.py"  # the name the submission's code has in the child (tracebacks, lines)
 
-__all__ = ["Malformed"]
-
-
 # ---------------------------------------------------------------------------- requests
 
 

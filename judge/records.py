@@ -11,7 +11,8 @@ Three readings of one declaration:
   the parent sets them (a case's "skipped" mark, the learner's terms of a residual).
 * ``to_stored`` / ``from_stored``: a report kept in the database or a cache. The reader is
   lenient: a report written by an older judge still reads, its missing fields as their defaults
-  (or empty), unknown fields ignored, a value of the wrong type read as the default; a record may
+  (or empty), unknown fields ignored, a value of the wrong type read as None where the field
+  admits None (not known: never a figure that ranks) and as the default elsewhere; a record may
   turn an older shape into today's first (``_upgrade``). ``strict=True`` reads a stored record
   as strictly as the wire (the expected results' cache, whose file anything could have damaged).
 
@@ -154,7 +155,8 @@ def _record(cls, data, *, strict: bool, wire: bool, where: str, partial: bool = 
         except Malformed:
             if strict:
                 raise
-            values[f.name] = _default(f, hints[f.name])
+            # a stored value that does not read: not known, where the field can say so
+            values[f.name] = None if _admits_none(hints[f.name]) else _default(f, hints[f.name])
     record = cls(**values)
     if strict and hasattr(record, "_check"):
         problem = record._check()
@@ -235,10 +237,14 @@ def _default(f: dataclasses.Field, tp):
     return _empty(tp)
 
 
+def _admits_none(tp) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType) and type(None) in typing.get_args(tp)
+
+
 def _empty(tp):
     """What a field with no default reads as in a stored record that lacks it."""
     origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType) and type(None) in typing.get_args(tp):
+    if _admits_none(tp):
         return None
     if origin is list or tp is list:
         return []

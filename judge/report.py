@@ -34,7 +34,9 @@ class Report(Record):
     residuals: list[ResidualRow] = field(default_factory=list)
     missing_residuals: list[ResidualRow] = field(default_factory=list)
     reference_residuals: list[Residual] = field(default_factory=list)
-    residual_bytes: int = 0  # on the device (what rankings count): an offloaded residual is below
+    # On the device (what rankings count): an offloaded residual is below. None: not measured (a
+    # stored report that did not say, or said something that is not a number of bytes).
+    residual_bytes: int | None = 0
     reference_residual_bytes: int = 0
     structure: Structure | None = None  # the same case's checkpoints
     programs: dict[str, str] = field(default_factory=dict)  # printed "forward" and "backward", when asked

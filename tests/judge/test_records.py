@@ -296,8 +296,10 @@ def test_an_older_report_reads_with_what_it_has():
             "cost": {},  # an absent record was written as {}
             "programs": None,
             "time_s": "slow",  # not a number: read as a report that did not say
+            "residual_bytes": "3584",  # the same: not known, never 0 bytes (which would rank first)
         }
     )
     assert [(d.kind, d.line) for d in older.structure.custom_derivatives] == [("custom_vjp", 4)]
     assert older.structure.checkpoints[0].on_path is True and older.cost is None
-    assert older.programs == {} and older.time_s is None
+    assert older.programs == {} and older.time_s is None and older.residual_bytes is None
+    assert Report.from_dict({}).residual_bytes == 0  # left out: as before records

@@ -21,8 +21,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from . import protocol
+from . import protocol, records
 from .limits import Limits
+from .messages import SandboxFailed
 from .paths import PROJECT_ROOT
 from .sandbox import layers
 
@@ -208,13 +209,14 @@ def interpret(
         return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s, detail=str(exc))
     if not isinstance(response, dict):
         return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s, detail="response is not an object")
-    if response.get("status") == "sandbox_error":
+    if response.get(records.KIND) == SandboxFailed.KIND:
         if hardened is False:
+            try:
+                detail = SandboxFailed.from_wire(response).detail
+            except records.Malformed as exc:
+                detail = str(exc)
             return ChildResult(
-                "sandbox_error",
-                stdout=stdout,
-                wall_s=wall_s,
-                detail=f"the sandbox could not be set up: {response.get('detail')}",
+                "sandbox_error", stdout=stdout, wall_s=wall_s, detail=f"the sandbox could not be set up: {detail}"
             )
         return ChildResult(
             "protocol_error", stdout=stdout, wall_s=wall_s, detail="sent back a sandbox failure from inside its sandbox"

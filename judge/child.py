@@ -1,9 +1,10 @@
 """The code that runs inside the child process, next to the submitted code.
 
-It receives a request (the source, the entry point's name and generated inputs), traces the
-submission on each case, and writes back what the traced programs show: the saved residuals,
-the checkpoint structure and the output types, plus the forward and backward programs exported
-with ``jax.export``. It computes no numbers: values and gradients are computed by the verifier
+It receives a request (the source, the entry point's name and generated inputs: a ``trace``
+message, or a ``verify`` one for the verifier, each handled by one function of ``HANDLERS``),
+traces the submission on each case, and writes back, as typed messages (``judge.messages``), what
+the traced programs show: the saved residuals, the checkpoint structure and the output types, plus
+the forward and backward programs exported with ``jax.export``. It computes no numbers: values and gradients are computed by the verifier
 (``judge.verify``), a second child in which no submitted code runs, from those programs. It never
 sees the reference, hidden metadata or the problem folder; the parent decides every verdict.
 
@@ -20,14 +21,16 @@ import traceback
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when a request arrives: the fresh interpreter sets its rlimits first
-    from .messages import CaseInput, ChildRequest
+    from .messages import CaseError, CaseInput, ChildRequest, Failed, Traced, TracedCase
 
 REQUEST_CAP = 64 << 20
 HARNESS_FILENAME = "harness.py"
 
 
-def _error(kind: str, message: str, line: int | None = None) -> dict:
-    return {"kind": kind, "message": message, "line": line}
+def _error(kind: str, message: str, line: int | None = None) -> CaseError:
+    from .messages import CaseError
+
+    return CaseError(kind, message, line)
 
 
 def _submission_line(exc: BaseException, filename: str) -> int | None:
@@ -40,7 +43,7 @@ def _submission_line(exc: BaseException, filename: str) -> int | None:
     return line
 
 
-def _describe_exception(exc: BaseException, filename: str) -> dict:
+def _describe_exception(exc: BaseException, filename: str) -> CaseError:
     line = _submission_line(exc, filename)
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, MemoryError) or "RESOURCE_EXHAUSTED" in text or "Out of memory" in text:
@@ -120,7 +123,7 @@ def _checked(function, seen: dict):
     return run
 
 
-def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, exports: list) -> dict:
+def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, exports: list) -> TracedCase:
     """Trace one case once, and read from that trace its output types, what it saves, its
     checkpoints and, when asked, its cost (``judge.inspection.reading``).
 
@@ -131,7 +134,9 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
     """
     import numpy as np
 
+    from . import records
     from .inspection.reading import NotAPolicy, read_case
+    from .messages import TracedCase
 
     filename = request.filename
     values, static_mask = case.args, case.static_mask
@@ -139,7 +144,6 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
     seen: dict = {}
     bound = _checked(_bind_static(function, values, static_mask), seen)
     array_names = [n for n, s in zip(request.arg_names, static_mask) if not s]
-    result = {"name": case.name}
     try:
         key = case.program_key()
         if key not in cache:
@@ -161,29 +165,32 @@ def run_case(function, case: CaseInput, request: ChildRequest, cache: dict, expo
             if reading.programs is not None:
                 found["programs"] = reading.programs
             cache[key] = found
-            exports.append(reading.derivative)
-        result.update(cache[key])
+            exports.append(reading.derivative)  # one program per distinct shape: cases share it
+        found = cache[key]
     except _BadOutput as exc:
-        result["error"] = _error("bad_output", str(exc))
+        return TracedCase(case.name, error=_error("bad_output", str(exc)))
     except NotAPolicy as exc:
-        result["error"] = _error("runtime_error", f"TypeError: {exc}", exc.line)
+        return TracedCase(case.name, error=_error("runtime_error", f"TypeError: {exc}", exc.line))
     except BaseException as exc:  # noqa: BLE001
-        result["error"] = _describe_exception(exc, filename)
-    return result
+        return TracedCase(case.name, error=_describe_exception(exc, filename))
+    return records.build(TracedCase, {"name": case.name, **found})
 
 
-def _export(exports: list, request: ChildRequest) -> tuple[dict | None, dict | None]:
+def _export(exports: list, request: ChildRequest) -> tuple[dict | None, CaseError | None]:
     """The programs of every case that traced, for the verifier; or the reason they cannot be."""
+    from dataclasses import replace
+
     from .inspection import programs
 
     try:
         return programs.export_programs(exports), None
     except BaseException as exc:  # noqa: BLE001
         error = _describe_exception(exc, request.filename)
-        if "custom calls" in error["message"]:
-            error["message"] = (
-                "your program uses a host callback or custom call (such as jax.debug.print or "
-                "jax.pure_callback), which the judge cannot check; remove it"
+        if "custom calls" in error.message:
+            error = replace(
+                error,
+                message="your program uses a host callback or custom call (such as jax.debug.print or "
+                "jax.pure_callback), which the judge cannot check; remove it",
             )
         return None, error
 
@@ -213,7 +220,7 @@ class _PrintedOutput(io.TextIOBase):
     def flush(self) -> None:
         self.stream.flush()
 
-    def over_limit(self) -> dict | None:
+    def over_limit(self) -> CaseError | None:
         if self.limit_kb is not None and self.size > self.limit_kb * 1024:
             return _error(
                 "output_limit",
@@ -224,14 +231,17 @@ class _PrintedOutput(io.TextIOBase):
 
 
 def serve(message: dict) -> dict:
-    """Run one request; always returns a response dict (errors are data, not exceptions)."""
-    from .messages import VERIFY, ChildRequest
+    """Answer one request, by its kind (``HANDLERS``); always an answer (errors are data, not
+    exceptions), written for the wire. The parent's request is read strictly too: a request this
+    side does not understand is the judge's own bug, and fails here rather than half-run."""
+    from . import records
+    from .messages import REQUESTS
 
-    if message.get("mode") == VERIFY:
-        from . import verify
+    request = records.read_message(message, REQUESTS)
+    return records.to_wire(HANDLERS[request.KIND](request))
 
-        return verify.serve(message)
-    request = ChildRequest.from_wire(message)
+
+def _trace(request: ChildRequest):
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = printed = _PrintedOutput(sys.stdout, request.output_kb)
     try:
@@ -240,15 +250,29 @@ def serve(message: dict) -> dict:
         sys.stdout, sys.stderr = saved
 
 
-def _serve(request: ChildRequest, printed: _PrintedOutput) -> dict:
+def _verify(request):
+    from . import verify
+
+    return verify.serve(request)
+
+
+# One function per kind of request (``judge.messages.REQUESTS``).
+HANDLERS = {"trace": _trace, "verify": _verify}
+
+
+def _serve(request: ChildRequest, printed: _PrintedOutput) -> Traced | Failed:
+    from dataclasses import replace
+
+    from .messages import Failed, Programs, Traced
+
     function, error = _load(request.source, request.filename, request.entry)
     if error:
-        return {"status": "error", "error": error}
+        return Failed(error)
     if request.harness:
         # The problem's harness calls the learner's function (a policy, say) on its programs.
         run, harness_error = _load(request.harness, HARNESS_FILENAME, "run")
         if harness_error:
-            return {"status": "error", "error": dict(harness_error, kind="runtime_error")}
+            return Failed(replace(harness_error, kind="runtime_error"))
         learner = function
         function = lambda *args: run(learner, *args)  # noqa: E731
     cache: dict = {}
@@ -257,17 +281,16 @@ def _serve(request: ChildRequest, printed: _PrintedOutput) -> dict:
         printed.shown = printed.shown and case.sample
         cases.append(run_case(function, case, request, cache, exports))
         if printed.over_limit():
-            return {"status": "error", "error": printed.over_limit()}
-        if "error" in cases[-1]:  # the cases after it would tell the parent nothing it can use
+            return Failed(printed.over_limit())
+        if cases[-1].error is not None:  # the cases after it would tell the parent nothing it can use
             break
     printed.shown = False
-    response = {"status": "ok", "cases": cases}
-    if exports:
-        programs, error = _export(exports, request)
-        if error or printed.over_limit():
-            return {"status": "error", "error": error or printed.over_limit()}
-        response["programs"] = programs
-    return response
+    if not exports:
+        return Traced(cases)
+    programs, error = _export(exports, request)
+    if error or printed.over_limit():
+        return Failed(error or printed.over_limit())
+    return Traced(cases, Programs(programs["fwd"], programs["bwd"]))
 
 
 def main(argv: list[str]) -> int:

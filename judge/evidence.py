@@ -1,15 +1,16 @@
 """What a traced program shows, typed: the types of its outputs, the residuals it saves, its
 checkpoints and the cost of a gradient step.
 
-The child reports these (``judge.messages`` parses what it sends, refusing what does not fit),
-the rules judge them (``judge.rules``) and the report stores them (``judge.report``). ``to_dict``
-writes the JSON keys reports have always had; ``from_dict`` reads them back, filling what an
-older report did not have yet, so that every stored report still reads.
+The child builds these and sends them (``judge.messages``), the rules judge them (``judge.rules``)
+and the report stores them (``judge.report``). Each is declared once, here: ``judge.records``
+writes and reads it from its fields, strictly from a child, leniently from a stored report.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from .records import Record, choice, parent_only, positional
 
 # How a residual's origin reads, by its kind: in a sentence of a message, and in a table's cell.
 _ORIGINS = {
@@ -25,26 +26,17 @@ MEMORY_KINDS = (DEVICE, "pinned_host")
 
 
 @dataclass(frozen=True)
-class Aval:
+class Aval(Record):
     """An array's type, as a program declares it."""
 
     dtype: str
     shape: list[int]
     bytes: int | None = None  # the verifier counts them; the child's output types leave them out
-    memory: str = DEVICE  # one of MEMORY_KINDS
-
-    def to_dict(self) -> dict:
-        found = {"dtype": self.dtype, "shape": list(self.shape)}
-        found |= {} if self.bytes is None else {"bytes": self.bytes}
-        return found if self.memory == DEVICE else found | {"memory": self.memory}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Aval:
-        return cls(data.get("dtype", ""), list(data.get("shape", [])), data.get("bytes"), data.get("memory", DEVICE))
+    memory: str = choice(MEMORY_KINDS, default=DEVICE)
 
 
 @dataclass
-class Residual:
+class Residual(Record):
     """One value reverse mode saves for the backward pass, and where it comes from."""
 
     kind: str  # argument, named (checkpoint_name), primitive, constant or literal
@@ -57,16 +49,22 @@ class Residual:
     policy_saved: bool = False  # a checkpoint's policy chose to keep it
     stacked: int | None = None  # a scan's per-step value, stacked over this many steps
     kept_by: int | None = None  # the index of the checkpoint whose policy kept it
-    memory: str = DEVICE  # where it is kept between the passes: one of MEMORY_KINDS
+    memory: str = choice(MEMORY_KINDS, default=DEVICE)  # where it is kept between the passes
     # Where the submission wrote it: [line, column, end line, end column] of the expression
     # (the child reads it from the equation's traceback; None: not in the submission's file).
     span: list[int] | None = None
     # In the learner's terms (``judge.learner_terms``, from their source): the expression as they
     # wrote it ("jax.nn.relu(x @ w1)") and the operation they called ("relu", "@", "**"); empty
-    # when unknown (a stored report from before: ``what`` is shown as it was).
-    expr: str = ""
-    op: str = ""
-    in_terms: bool = False  # read so (else: a report from before, whose ``what`` is shown as it was)
+    # when unknown (a stored report from before: ``what`` is shown as it was). The parent reads
+    # them from its own copy of the source: a child cannot word them.
+    expr: str = parent_only(default="")
+    op: str = parent_only(default="")
+    in_terms: bool = parent_only(default=False)  # read so (else: a report from before: ``what`` as it was)
+
+    def _check(self) -> str | None:
+        if self.span is not None and not (len(self.span) == 4 and all(v >= 0 for v in self.span)):
+            return "span: where in the source is four numbers, none negative"
+        return None
 
     @property
     def offloaded(self) -> bool:
@@ -108,40 +106,6 @@ class Residual:
             return f"`{self.expr}`"
         return f"`{self.expr}` ({self.op})"
 
-    def to_dict(self) -> dict:
-        found = {"kind": self.kind, "what": self.what, "line": self.line}
-        if self.policy_saved:
-            found["policy_saved"] = True
-        if self.stacked is not None:
-            found["stacked"] = self.stacked
-        if self.kept_by is not None:
-            found["kept_by"] = self.kept_by
-        if self.offloaded:
-            found["memory"] = self.memory
-        for key in ("span", "expr", "op", "in_terms"):
-            if getattr(self, key):
-                found[key] = getattr(self, key)
-        return found | {"dtype": self.dtype, "shape": list(self.shape), "type": self.type, "bytes": self.bytes}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Residual:
-        return cls(
-            kind=data.get("kind", ""),
-            what=data.get("what", ""),
-            line=data.get("line"),
-            dtype=data.get("dtype", ""),
-            shape=list(data.get("shape", [])),
-            type=data.get("type", ""),
-            bytes=data.get("bytes", 0),
-            policy_saved=bool(data.get("policy_saved")),
-            stacked=data.get("stacked"),
-            memory=data.get("memory", DEVICE),
-            span=data.get("span"),
-            expr=data.get("expr", ""),
-            op=data.get("op", ""),
-            in_terms=bool(data.get("in_terms")),
-        )
-
 
 @dataclass
 class ResidualRow(Residual):
@@ -150,15 +114,6 @@ class ResidualRow(Residual):
     offending: bool = False
     reason: str = ""  # why it is marked, in the learner's terms
 
-    def to_dict(self) -> dict:
-        return super().to_dict() | {"offending": self.offending, "reason": self.reason}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> ResidualRow:
-        return cls(
-            **vars(Residual.from_dict(data)), offending=bool(data.get("offending")), reason=data.get("reason", "")
-        )
-
 
 # Where a checkpoint's policy comes from: JAX's own policy object (or one JAX's factories make
 # from JAX's own), the submission's own function or class, or JAX's class with fields of other types.
@@ -166,7 +121,7 @@ POLICY_ORIGINS = ("jax", "yours", "forged")
 
 
 @dataclass(frozen=True)
-class Checkpoint:
+class Checkpoint(Record):
     """One ``jax.checkpoint`` of the program."""
 
     policy: list  # its policy's canonical form on the wire (``policy_names.to_wire``)
@@ -178,54 +133,30 @@ class Checkpoint:
     in_loop: bool | None  # inside a scan or loop body (None: not known)
     encloses: dict[str, int]  # primitives it contains, counted
     on_path: bool | None = None  # something in it is on the differentiated path (None: not known)
-    policy_origin: str = "jax"  # one of POLICY_ORIGINS
+    policy_origin: str = choice(POLICY_ORIGINS, default="jax")
     policy_line: int | None = None  # where the submission defines its own policy
 
-    def to_dict(self) -> dict:
-        return {
-            "policy": self.policy,
-            "prevent_cse": self.prevent_cse,
-            "line": self.line,
-            "parent": self.parent,
-            "depth": self.depth,
-            "in_loop": self.in_loop,
-            "encloses": dict(self.encloses),
-            "policy_text": self.policy_text,
-            "on_path": self.on_path,
-            "policy_origin": self.policy_origin,
-            "policy_line": self.policy_line,
-        }
+    def _check(self) -> str | None:
+        from . import policy_names
 
-    @classmethod
-    def from_dict(cls, data: dict) -> Checkpoint:
-        return cls(
-            policy=data.get("policy", []),
-            policy_text=data.get("policy_text", ""),
-            prevent_cse=bool(data.get("prevent_cse")),
-            line=data.get("line"),
-            parent=data.get("parent"),
-            depth=data.get("depth", 0),
-            in_loop=data.get("in_loop"),
-            encloses=dict(data.get("encloses", {})),
-            on_path=data.get("on_path"),
-            policy_origin=data.get("policy_origin", "jax"),
-            policy_line=data.get("policy_line"),
-        )
+        try:
+            policy_names.from_wire(self.policy)
+        except (TypeError, IndexError, ValueError, RecursionError):
+            return "policy: not a policy's canonical form"
+        return None
 
 
 @dataclass(frozen=True)
-class CustomDerivative:
+class CustomDerivative(Record):
     """A derivative the program defines by hand (not one of JAX's own functions')."""
 
     kind: str  # custom_jvp, custom_vjp, linear_call...
     line: int | None
 
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "line": self.line}
 
-
+@positional
 @dataclass(frozen=True)
-class OnPath:
+class OnPath(Record):
     """Operations on the differentiated path: a primitive, at a line, inside these checkpoints."""
 
     primitive: str
@@ -233,12 +164,9 @@ class OnPath:
     checkpoints: tuple[int, ...]  # the indices of the checkpoints enclosing it, outermost first
     count: int
 
-    def to_list(self) -> list:
-        return [self.primitive, self.line, list(self.checkpoints), self.count]
-
 
 @dataclass(frozen=True)
-class Structure:
+class Structure(Record):
     """A program's checkpoints, the derivatives it writes by hand, its primitives, and which of
     them are on the differentiated path."""
 
@@ -253,24 +181,18 @@ class Structure:
         forward derivative, and reverse mode and the policy still decide what is saved."""
         return [d for d in self.custom_derivatives if d.kind != "custom_jvp"]
 
-    def to_dict(self) -> dict:
-        return {
-            "checkpoints": [c.to_dict() for c in self.checkpoints],
-            "custom_derivatives": [d.to_dict() for d in self.custom_derivatives],
-            "primitives": dict(self.primitives),
-            "on_path": [o.to_list() for o in self.on_path],
-        }
+    def _check(self) -> str | None:
+        if any(not 0 <= i < len(self.checkpoints) for o in self.on_path for i in o.checkpoints):
+            return "on_path: inside a checkpoint the program does not have"
+        return None
 
-    @classmethod
-    def from_dict(cls, data: dict) -> Structure:
-        custom = [CustomDerivative(c.get("kind", ""), c.get("line")) for c in data.get("custom_derivatives", [])]
-        custom += [CustomDerivative("custom_vjp", c.get("line")) for c in data.get("custom_vjp", [])]  # older reports
-        return cls(
-            [Checkpoint.from_dict(c) for c in data.get("checkpoints", [])],
-            custom,
-            dict(data.get("primitives", {})),
-            [OnPath(p, line, tuple(within), n) for p, line, within, n in data.get("on_path", [])],
-        )
+    @staticmethod
+    def _upgrade(data: dict) -> dict:
+        """Reports before custom JVPs were told apart listed the hand-written VJPs alone."""
+        if "custom_vjp" not in data or not isinstance(data["custom_vjp"], list):
+            return data
+        older = [{"kind": "custom_vjp", "line": c.get("line")} for c in data["custom_vjp"] if isinstance(c, dict)]
+        return data | {"custom_derivatives": list(data.get("custom_derivatives") or []) + older}
 
 
 # The revision of the rules that count a step's FLOPs and peak bytes (``judge.inspection.cost``).
@@ -282,8 +204,9 @@ class Structure:
 COST_REVISION = 3
 
 
+@positional
 @dataclass(frozen=True)
-class Step:
+class Step(Record):
     """One operation of a gradient step, in the order it runs (``judge.inspection.cost``)."""
 
     primitive: str
@@ -292,12 +215,10 @@ class Step:
     backward: bool
     recomputed: bool  # on the backward pass, made from saved or input values only: recomputation
 
-    def to_list(self) -> list:
-        return [self.primitive, self.line, self.live_bytes, self.backward, self.recomputed]
 
-
+@positional
 @dataclass(frozen=True)
-class Span:
+class Span(Record):
     """A saved residual over the step: where it is made (-1: an input, alive from the start) and
     the first and last operations of the backward pass that read it (None: none reads it)."""
 
@@ -307,12 +228,9 @@ class Span:
     first_use: int | None
     last_use: int | None
 
-    def to_list(self) -> list:
-        return [self.index, self.bytes, self.made, self.first_use, self.last_use]
-
 
 @dataclass(frozen=True)
-class Timeline:
+class Timeline(Record):
     """Live bytes over one gradient step: the walk that counts ``Cost.peak_bytes``, step by step."""
 
     steps: list[Step] = field(default_factory=list)
@@ -324,26 +242,18 @@ class Timeline:
     def peak_bytes(self) -> int:
         return max([self.start_bytes] + [s.live_bytes for s in self.steps])
 
-    def to_dict(self) -> dict:
-        return {
-            "steps": [s.to_list() for s in self.steps],
-            "residuals": [r.to_list() for r in self.residuals],
-            "backward_from": self.backward_from,
-            "start_bytes": self.start_bytes,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Timeline:
-        return cls(
-            [Step(*s) for s in data.get("steps", [])],
-            [Span(*r) for r in data.get("residuals", [])],
-            data.get("backward_from", 0),
-            data.get("start_bytes", 0),
-        )
+    def _check(self) -> str | None:
+        if any(
+            x is not None and not -1 <= x < len(self.steps)
+            for r in self.residuals
+            for x in (r.made, r.first_use, r.last_use)
+        ):
+            return "residuals: a step the timeline does not have"
+        return None
 
 
 @dataclass(frozen=True)
-class Cost:
+class Cost(Record):
     """One whole gradient step, as the verifier measured it on the program it compiled; the
     timeline (the memory picture) is the child's, wording only."""
 
@@ -359,13 +269,3 @@ class Cost:
     held_host_bytes: int | None = None  # residuals an offloading policy keeps in host memory (None: none)
     revision: int | None = None  # the COST_REVISION that counted flops and peak_bytes; None: before revisions
     timeline: Timeline | None = None  # how peak_bytes came about; None in reports from before it
-
-    def to_dict(self) -> dict:
-        found = {name: value for name, value in vars(self).items() if value is not None and name != "timeline"}
-        return found | ({"timeline": self.timeline.to_dict()} if self.timeline is not None else {})
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Cost:
-        found = {name: data[name] for name in cls.__dataclass_fields__ if name in data and name != "timeline"}
-        timeline = data.get("timeline")
-        return cls(**found, timeline=Timeline.from_dict(timeline) if isinstance(timeline, dict) else None)

@@ -22,9 +22,9 @@ from .boundary import remat3_chosen
 from .package import Problem
 from .paths import PROJECT_ROOT
 
-FORMAT = 7  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held;
+FORMAT = 8  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held;
 # 4: the reference is always measured, with its timeline; 5-6: the residuals' values, fingerprinted; 7: costs
-# measured by the verifier, on the program it compiled)
+# measured by the verifier, on the program it compiled; 8: every record's fields written, ``judge.records``)
 FILE_CAP = 256 << 20
 
 
@@ -78,7 +78,7 @@ class ExpectedCache:
             stored = protocol.parse_buffer(path.read_bytes(), FILE_CAP)
             if not isinstance(stored, dict) or stored.get("key") != key:
                 return None
-            cases = {name: messages.TracedCase.from_wire(case) for name, case in stored["cases"].items()}
+            cases = {name: messages.TracedCase.from_dict(case, strict=True) for name, case in stored["cases"].items()}
         except (OSError, protocol.ProtocolError, messages.Malformed):
             return None  # unreadable, from an interrupted write or damaged: computed again
         return {"salt": int(stored["salt"]), "cases": cases}
@@ -117,7 +117,7 @@ class ExpectedCache:
                     {
                         "key": key,
                         "salt": entry["salt"],
-                        "cases": {name: case.to_wire() for name, case in entry["cases"].items()},
+                        "cases": {name: case.to_dict() for name, case in entry["cases"].items()},
                     }
                 )
             )

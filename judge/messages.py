@@ -1,50 +1,34 @@
-"""The messages between the grader and the children it starts, typed: one builder, one parser each.
+"""The messages between the grader and the children it starts, typed: one declaration each.
 
-Requests are built by the parent and read by the child with the same class (``ChildRequest``,
-``VerifyRequest``: ``to_wire`` and ``from_wire``). What comes back was written by a process that
-ran submitted code or compiled attacker-made bytes, so it is parsed here before anything reads
-it (``parse_child_response``, ``parse_verify_response``): a value of the declared type, or
-``Malformed``. Arrays travel as ``judge.protocol`` encodes them; the keys on the wire are the
-names of the fields below.
+Every message is a record (``judge.records``) with a ``kind``: the parent sends a ``trace`` request
+(``ChildRequest``) to the submission's child and a ``verify`` request (``VerifyRequest``) to the
+verifier; the child answers ``traced`` or ``failed``, the verifier ``verified``, ``mismatched`` or
+``failed``; a child whose sandbox could not be set up says ``sandbox_error``. Each receiving side
+handles one kind with one function (``judge.child.HANDLERS``). What comes back was written by a
+process that ran submitted code or compiled attacker-made bytes, so it is read strictly
+(``parse_child_response``, ``parse_verify_response``): every field of its declared type and
+nothing else, or ``Malformed``. Arrays travel as ``judge.protocol`` encodes them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
-from . import policy_names, saved_values, verdicts
-from .evidence import (
-    DEVICE,
-    MEMORY_KINDS,
-    POLICY_ORIGINS,
-    Aval,
-    Checkpoint,
-    Cost,
-    CustomDerivative,
-    OnPath,
-    Residual,
-    Span,
-    Step,
-    Structure,
-    Timeline,
-)
+from . import records, verdicts
+from .evidence import Aval, Cost, Residual, Structure
+from .records import Malformed, Record, choice, parent_only, transient
 from .saved_values import SavedValue
 
 FILENAME = "submission.py"  # the name the submission's code has in the child (tracebacks, lines)
-VERIFY = "verify"  # a request's "mode": the verifier's; a submission's child's has none
-
-
-class Malformed(ValueError):
-    """What a child sent back is not the message it should be."""
-
 
 # ---------------------------------------------------------------------------- requests
 
 
 @dataclass
-class CaseInput:
+class CaseInput(Record):
     name: str
     seed: int
     static_mask: list[bool]  # per argument: a Python value fixed in place, not an array
@@ -79,8 +63,10 @@ def program_indices(cases: list[CaseInput]) -> list[int]:
 
 
 @dataclass
-class ChildRequest:
+class ChildRequest(Record):
     """What the submission's child traces: the source, its entry point and generated inputs."""
+
+    KIND: ClassVar[str] = "trace"
 
     source: str
     entry: str
@@ -94,29 +80,9 @@ class ChildRequest:
     harness: str = ""  # the problem's trusted code that calls the learner's function
     output_kb: int | None = None  # what the submission may print, counted on every case, hidden ones too
 
-    def to_wire(self) -> dict:
-        return {
-            "source": self.source,
-            "filename": self.filename,
-            "entry": self.entry,
-            "arg_names": self.arg_names,
-            "wrt": self.wrt,
-            "fwd_bwd": self.fwd_bwd,
-            "cost": self.cost,
-            "baseline": self.baseline,
-            "harness": self.harness,
-            "output_kb": self.output_kb,
-            "cases": [vars(case) for case in self.cases],
-        }
-
-    @classmethod
-    def from_wire(cls, message: dict) -> ChildRequest:
-        fields = {name: message[name] for name in cls.__dataclass_fields__ if name != "cases"}
-        return cls(**fields, cases=[CaseInput(**case) for case in message["cases"]])
-
 
 @dataclass
-class VerifyCase:
+class VerifyCase(Record):
     name: str
     inputs: list[np.ndarray]  # the case's arrays, as the child got them
     cotangent: list[np.ndarray]  # one per output leaf
@@ -128,8 +94,10 @@ class VerifyCase:
 
 
 @dataclass
-class VerifyRequest:
+class VerifyRequest(Record):
     """What the verifier runs: the two exported programs and, per case, inputs and cotangents."""
+
+    KIND: ClassVar[str] = "verify"
 
     fwd: np.ndarray  # the serialized forward program's bytes (uint8)
     bwd: np.ndarray
@@ -143,40 +111,20 @@ class VerifyRequest:
     # them: no values, gradients or saved values (the explorer's many plans of one function)
     numbers: bool = True
 
-    def to_wire(self) -> dict:
-        return {
-            "mode": VERIFY,
-            "fwd": self.fwd,
-            "bwd": self.bwd,
-            "wrt": list(self.wrt),
-            "cost": self.cost,
-            "estimates": self.estimates,
-            "numbers": self.numbers,
-            "cases": [vars(case) for case in self.cases],
-        }
 
-    @classmethod
-    def from_wire(cls, message: dict) -> VerifyRequest:
-        return cls(
-            message["fwd"],
-            message["bwd"],
-            message["wrt"],
-            [VerifyCase(**case) for case in message["cases"]],
-            bool(message.get("cost")),
-            bool(message.get("estimates")),
-            bool(message.get("numbers", True)),
-        )
+# What a child is asked, by kind (``judge.child.HANDLERS`` answers each).
+REQUESTS = {ChildRequest.KIND: ChildRequest, VerifyRequest.KIND: VerifyRequest}
 
 
 # ---------------------------------------------------------------------------- what comes back
 
 
 @dataclass(frozen=True)
-class CaseError:
-    kind: str  # a key of verdicts.ERROR_KINDS
+class CaseError(Record):
+    kind: str = choice(verdicts.ERROR_KINDS)  # a key of verdicts.ERROR_KINDS
     message: str
     line: int | None = None  # in the submission's source
-    skipped: bool = False  # set by the parent only: not checked because an earlier case failed
+    skipped: bool = parent_only(default=False)  # not checked because an earlier case failed
 
     @property
     def verdict(self) -> str:
@@ -185,15 +133,11 @@ class CaseError:
     def text(self) -> str:
         return f"{self.message}{f' (line {self.line})' if self.line else ''}"
 
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "message": self.message, "line": self.line} | (
-            {"skipped": True} if self.skipped else {}
-        )
-
 
 @dataclass
-class TracedCase:
-    """One case: what the child read from its traced program, then the verifier's numbers."""
+class TracedCase(Record):
+    """One case: what the child read from its traced program, then the verifier's numbers (which
+    the parent adds: never on the child's wire, stored in the expected results' cache)."""
 
     name: str
     error: CaseError | None = None
@@ -205,60 +149,79 @@ class TracedCase:
     cost: Cost | None = None  # when asked
     # From the verifier: the residuals its program really saves, and values and gradients on the
     # case's inputs and on the hidden ones.
-    residual_types: list[Aval] = field(default_factory=list)
-    value: list[np.ndarray] = field(default_factory=list)
-    grads: list[np.ndarray] = field(default_factory=list)
-    hidden_value: list[np.ndarray] = field(default_factory=list)
-    hidden_grads: list[np.ndarray] = field(default_factory=list)
-    saved: list[SavedValue] = field(default_factory=list)  # the residuals' values, as the verifier saw them
-    contradicted: bool = False  # the child's report is not of the program the verifier ran (never stored)
+    residual_types: list[Aval] = parent_only(default_factory=list)
+    value: list[np.ndarray] = parent_only(default_factory=list)
+    grads: list[np.ndarray] = parent_only(default_factory=list)
+    hidden_value: list[np.ndarray] = parent_only(default_factory=list)
+    hidden_grads: list[np.ndarray] = parent_only(default_factory=list)
+    saved: list[SavedValue] = parent_only(default_factory=list)  # the residuals' values, as the verifier saw them
+    contradicted: bool = transient(default=False)  # the child's report is not of the program the verifier ran
 
-    def to_wire(self) -> dict:
-        """As the expected results' cache stores it (``judge.expected``)."""
-        if self.error is not None:
-            return {"name": self.name, "error": self.error.to_dict()}
-        found = {
-            "name": self.name,
-            "treedef": self.treedef,
-            "outputs": [a.to_dict() for a in self.outputs],
-            "residuals": [r.to_dict() for r in self.residuals],
-            "structure": self.structure.to_dict(),
-        }
-        if self.programs is not None:
-            found["programs"] = self.programs
-        if self.cost is not None:
-            found["cost"] = self.cost.to_dict()
-        return found | {
-            "residual_types": [a.to_dict() for a in self.residual_types],
-            "value": self.value,
-            "grads": self.grads,
-            "hidden_value": self.hidden_value,
-            "hidden_grads": self.hidden_grads,
-            "saved": [v.to_wire() for v in self.saved],
-        }
-
-    @classmethod
-    def from_wire(cls, data: dict) -> TracedCase:
-        """A stored case (``to_wire``), checked as what a child sends, plus the verifier's part."""
-        case = _traced_case(data)
-        if case.error is None:
-            _expect(isinstance(data.get("residual_types"), list), "residual types")
-            case.residual_types = [_aval(a, sized=True) for a in data["residual_types"]]
-            for key in ("value", "grads", "hidden_value", "hidden_grads"):
-                setattr(case, key, _arrays(data.get(key)))
-            case.saved = _saved(data.get("saved"), len(case.residual_types))
-        return case
+    def _check(self) -> str | None:
+        if self.programs is not None and set(self.programs) != {"forward", "backward"}:
+            return "programs: the forward and the backward program, printed"
+        if any(r.kept_by is not None and not 0 <= r.kept_by < len(self.structure.checkpoints) for r in self.residuals):
+            return "residuals: kept by a checkpoint the program does not have"
+        if len(self.saved) != len(self.residual_types):
+            return "saved: one value per residual the program returns"
+        if any(a.bytes is None for a in self.residual_types):
+            return "residual types: sized"
+        return None
 
 
 @dataclass
-class ChildResponse:
-    error: CaseError | None  # the whole run failed: the source did not load, or did not export
-    cases: list[TracedCase]  # the cases asked for, in order, up to the first that failed
-    programs: tuple[np.ndarray, np.ndarray] | None  # the exported forward and backward programs
+class Programs(Record):
+    """The exported forward and backward programs, serialized (``jax.export``), for the verifier."""
+
+    fwd: np.ndarray
+    bwd: np.ndarray
+
+    def _check(self) -> str | None:
+        if not all(p.dtype == np.uint8 and p.ndim == 1 for p in (self.fwd, self.bwd)):
+            return "programs: bytes"
+        return None
 
 
 @dataclass
-class VerifiedCase:
+class Traced(Record):
+    """The submission's child's answer: the cases asked for, in order, up to the first that
+    failed, and the programs of those that traced."""
+
+    KIND: ClassVar[str] = "traced"
+
+    cases: list[TracedCase]
+    programs: Programs | None = None
+
+
+@dataclass
+class Failed(Record):
+    """The whole run failed: the source did not load or did not export (or the verifier refused
+    the programs, or they failed to run)."""
+
+    KIND: ClassVar[str] = "failed"
+
+    error: CaseError
+
+
+@dataclass
+class SandboxFailed(Record):
+    """The child's sandbox could not be set up (believed only before the child said it was in place)."""
+
+    KIND: ClassVar[str] = "sandbox_error"
+
+    detail: str
+
+
+# What the verifier measures of a step (``judge.inspection.program_cost``): every figure a cost rule
+# or a ranking reads.
+VERIFIED_COST = ("flops", "peak_bytes", "held_peak_bytes")
+# XLA's estimates of the first case's step, beside ours for reference (ranked by nothing).
+XLA_ESTIMATES = ("xla_flops", "xla_temp_bytes", "xla_peak_bytes")
+_NOT_MEASURED_BY_THE_VERIFIER = ("plain_held_peak_bytes", "revision", "timeline")
+
+
+@dataclass
+class VerifiedCase(Record):
     name: str
     outputs: list[Aval]
     residuals: list[Aval] = field(default_factory=list)
@@ -269,6 +232,53 @@ class VerifiedCase:
     saved: list[SavedValue] = field(default_factory=list)
     cost: Cost | None = None  # the step's figures, measured on the program the verifier compiled (when asked)
 
+    def _check(self) -> str | None:
+        if any(a.bytes is None for a in self.residuals):
+            return "residuals: sized"
+        if self.saved and len(self.saved) != len(self.residuals):
+            return "saved: one value per residual the program returns"
+        cost = self.cost
+        if cost is not None and not (
+            all(getattr(cost, k) is not None and getattr(cost, k) >= 0 for k in VERIFIED_COST)
+            and all(getattr(cost, k) is None or getattr(cost, k) >= 0 for k in XLA_ESTIMATES)
+            and all(getattr(cost, k) is None for k in _NOT_MEASURED_BY_THE_VERIFIER)
+        ):
+            return "cost: the verifier's figures"
+        return None
+
+
+@dataclass
+class Verified(Record):
+    """The verifier ran the programs on every case."""
+
+    KIND: ClassVar[str] = "verified"
+
+    cases: list[VerifiedCase]
+
+
+@dataclass
+class Mismatched(Record):
+    """The forward program's outputs are not of the types expected: nothing was run (only the
+    cases' names and outputs are given)."""
+
+    KIND: ClassVar[str] = "mismatched"
+
+    cases: list[VerifiedCase]
+
+
+CHILD_ANSWERS = {Traced.KIND: Traced, Failed.KIND: Failed}
+VERIFIER_ANSWERS = {Verified.KIND: Verified, Mismatched.KIND: Mismatched, Failed.KIND: Failed}
+
+
+# ---------------------------------------------------------------------------- as the pipeline reads them
+
+
+@dataclass
+class ChildResponse:
+    error: CaseError | None  # the whole run failed: the source did not load, or did not export
+    cases: list[TracedCase]  # the cases asked for, in order, up to the first that failed
+    programs: tuple[np.ndarray, np.ndarray] | None  # the exported forward and backward programs
+
 
 @dataclass
 class VerifyResponse:
@@ -277,321 +287,39 @@ class VerifyResponse:
     cases: list[VerifiedCase]
 
 
-def parse_child_response(message: dict, requested: list[str]) -> ChildResponse:
+def parse_child_response(message, requested: list[str]) -> ChildResponse:
     """The submission's child's answer to a request for the cases named ``requested``."""
-    if message.get("status") == "error":
-        return ChildResponse(_error(message.get("error")), [], None)
-    _expect(message.get("status") == "ok" and isinstance(message.get("cases"), list), "status and cases")
-    cases = [_traced_case(c) for c in message["cases"]]
-    _expect(
+    answer = records.read_message(message, CHILD_ANSWERS)
+    if isinstance(answer, Failed):
+        return ChildResponse(answer.error, [], None)
+    cases = answer.cases
+    if not (
         [c.name for c in cases] == requested[: len(cases)]
-        and (len(cases) == len(requested) or bool(cases) and cases[-1].error is not None),
-        "cases: those asked for, in order, all of them or up to the first that failed",
-    )
+        and (len(cases) == len(requested) or bool(cases) and cases[-1].error is not None)
+    ):
+        raise Malformed("cases: those asked for, in order, all of them or up to the first that failed")
     programs = None
     if any(c.error is None for c in cases):
-        found = message.get("programs")
-        _expect(isinstance(found, dict) and all(_is_program(found.get(k)) for k in ("fwd", "bwd")), "programs")
-        programs = (found["fwd"], found["bwd"])
+        if answer.programs is None:
+            raise Malformed("programs: missing, though cases traced")
+        programs = (answer.programs.fwd, answer.programs.bwd)
     return ChildResponse(None, cases, programs)
 
 
-def parse_verify_response(message: dict, names: list[str], numbers: bool = True) -> VerifyResponse:
-    """The verifier's answer for the cases named ``names`` (``numbers``: as the request asked)."""
-    if message.get("status") == "error":
-        return VerifyResponse(_error(message.get("error")), False, [])
-    checked = message.get("checked")
-    _expect(
-        message.get("status") == "ok"
-        and isinstance(checked, bool)
-        and isinstance(message.get("cases"), list)
-        and all(isinstance(c, dict) for c in message["cases"])
-        and [c.get("name") for c in message["cases"]] == names,
-        "status, checked and cases",
-    )
-    cases = []
-    for case in message["cases"]:
-        found = VerifiedCase(case["name"], _avals(case.get("outputs"), sized=False))
-        if checked:
-            found.residuals = _avals(case.get("residuals"), sized=True)
-            if numbers:
-                for key in ("value", "grads", "hidden_value", "hidden_grads"):
-                    setattr(found, key, _arrays(case.get(key)))
-                found.saved = _saved(case.get("saved"), len(found.residuals))
-            if "cost" in case:
-                found.cost = _verified_cost(case["cost"])
-        cases.append(found)
-    return VerifyResponse(None, checked, cases)
-
-
-# ---------------------------------------------------------------------------- parsing, piece by piece
-
-
-def _expect(condition: bool, what: str) -> None:
-    if not condition:
-        raise Malformed(f"malformed {what}")
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_int_or_none(value) -> bool:
-    return value is None or _is_int(value)
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, float) or _is_int(value)
-
-
-def _is_program(value) -> bool:
-    return isinstance(value, np.ndarray) and value.dtype == np.uint8 and value.ndim == 1
-
-
-def _arrays(items) -> list[np.ndarray]:
-    _expect(isinstance(items, list) and all(isinstance(a, np.ndarray) for a in items), "arrays")
-    return items
-
-
-def _saved(items, count: int) -> list[SavedValue]:
-    """One fingerprint per residual the program returns."""
-    _expect(isinstance(items, list) and len(items) == count, "saved values")
-    try:
-        return [saved_values.from_wire(v) for v in items]
-    except ValueError:
-        raise Malformed("malformed saved values") from None
-
-
-def _shape(value) -> list[int]:
-    _expect(isinstance(value, list) and all(_is_int(d) for d in value), "shape")
-    return value
-
-
-def _aval(data, sized: bool) -> Aval:
-    _expect(isinstance(data, dict) and isinstance(data.get("dtype"), str), "array type")
-    _expect(not sized or _is_int(data.get("bytes")), "array size")
-    _expect(data.get("memory", DEVICE) in MEMORY_KINDS, "memory kind")
-    return Aval(data["dtype"], _shape(data.get("shape")), data["bytes"] if sized else None, data.get("memory", DEVICE))
-
-
-def _avals(items, sized: bool) -> list[Aval]:
-    _expect(isinstance(items, list), "array types")
-    return [_aval(a, sized) for a in items]
-
-
-def _error(data) -> CaseError:
-    """Only the child's own words: ``skipped`` is the parent's mark, whoever else sends it."""
-    _expect(
-        isinstance(data, dict)
-        and data.get("kind") in verdicts.ERROR_KINDS
-        and isinstance(data.get("message"), str)
-        and _is_int_or_none(data.get("line")),
-        "error",
-    )
-    return CaseError(data["kind"], data["message"], data.get("line"))
-
-
-def _residual(data) -> Residual:
-    _expect(
-        isinstance(data, dict)
-        and all(isinstance(data.get(k), str) for k in ("kind", "what", "dtype", "type"))
-        and _is_int(data.get("bytes"))
-        and _is_int_or_none(data.get("line"))
-        and isinstance(data.get("policy_saved", False), bool)
-        and _is_int_or_none(data.get("stacked"))
-        and _is_int_or_none(data.get("kept_by"))
-        and data.get("memory", DEVICE) in MEMORY_KINDS
-        and _is_span(data.get("span")),
-        "residual",
-    )
-    return Residual(
-        kind=data["kind"],
-        what=data["what"],
-        line=data.get("line"),
-        dtype=data["dtype"],
-        shape=_shape(data.get("shape")),
-        type=data["type"],
-        bytes=data["bytes"],
-        policy_saved=data.get("policy_saved", False),
-        stacked=data.get("stacked"),
-        kept_by=data.get("kept_by"),
-        memory=data.get("memory", DEVICE),
-        span=data.get("span"),
-    )
-
-
-def _is_span(value) -> bool:
-    """Where in the source: None, or [line, column, end line, end column] (the learner's terms
-    are the parent's reading of its own copy of the source: a child cannot word them)."""
-    return value is None or (isinstance(value, list) and len(value) == 4 and all(_is_int(v) and v >= 0 for v in value))
-
-
-def _checkpoint(data) -> Checkpoint:
-    _expect(
-        isinstance(data, dict)
-        and isinstance(data.get("policy"), list)
-        and isinstance(data.get("policy_text"), str)
-        and isinstance(data.get("prevent_cse"), bool)
-        and _is_int_or_none(data.get("line"))
-        and _is_int_or_none(data.get("parent"))
-        and _is_int(data.get("depth"))
-        and all(isinstance(data.get(k), (bool, type(None))) for k in ("on_path", "in_loop"))
-        and data.get("policy_origin") in POLICY_ORIGINS
-        and _is_int_or_none(data.get("policy_line"))
-        and isinstance(data.get("encloses"), dict)
-        and all(isinstance(k, str) and _is_int(n) for k, n in data["encloses"].items()),
-        "checkpoint",
-    )
-    try:
-        policy_names.from_wire(data["policy"])
-    except (TypeError, IndexError, ValueError):
-        raise Malformed("malformed checkpoint policy") from None
-    return Checkpoint(
-        policy=data["policy"],
-        policy_text=data["policy_text"],
-        prevent_cse=data["prevent_cse"],
-        line=data.get("line"),
-        parent=data.get("parent"),
-        depth=data["depth"],
-        in_loop=data.get("in_loop"),
-        encloses=data["encloses"],
-        on_path=data.get("on_path"),
-        policy_origin=data["policy_origin"],
-        policy_line=data.get("policy_line"),
-    )
-
-
-def _structure(data) -> Structure:
-    _expect(
-        isinstance(data, dict)
-        and isinstance(data.get("checkpoints"), list)
-        and isinstance(data.get("custom_derivatives"), list)
-        and all(
-            isinstance(c, dict) and isinstance(c.get("kind"), str) and _is_int_or_none(c.get("line"))
-            for c in data["custom_derivatives"]
-        )
-        and isinstance(data.get("primitives"), dict)
-        and all(isinstance(k, str) and _is_int(n) for k, n in data["primitives"].items())
-        and isinstance(data.get("on_path"), list),
-        "structure",
-    )
-    checkpoints = [_checkpoint(c) for c in data["checkpoints"]]
-    on_path = []
-    for entry in data["on_path"]:
-        _expect(
-            isinstance(entry, list)
-            and len(entry) == 4
-            and isinstance(entry[0], str)
-            and _is_int_or_none(entry[1])
-            and isinstance(entry[2], list)
-            and all(_is_int(i) and 0 <= i < len(checkpoints) for i in entry[2])
-            and _is_int(entry[3]),
-            "operations on the differentiated path",
-        )
-        on_path.append(OnPath(entry[0], entry[1], tuple(entry[2]), entry[3]))
-    custom = [CustomDerivative(c["kind"], c.get("line")) for c in data["custom_derivatives"]]
-    return Structure(checkpoints, custom, data["primitives"], on_path)
-
-
-def _cost(data) -> Cost:
-    """What a child says of a step's cost: wording only (the memory picture's timeline, and the
-    reference's memory without its checkpoints); the figures rules read are the verifier's."""
-    _expect(
-        isinstance(data, dict)
-        and all(k in Cost.__dataclass_fields__ and _is_number(v) for k, v in data.items() if k != "timeline"),
-        "cost",
-    )
-    figures = {k: v for k, v in data.items() if k != "timeline"}
-    return Cost(**figures, timeline=_timeline(data["timeline"]) if "timeline" in data else None)
-
-
-# What the verifier measures of a step (``judge.inspection.program_cost``): every figure a cost rule
-# or a ranking reads.
-VERIFIED_COST = ("flops", "peak_bytes", "held_peak_bytes")
-# XLA's estimates of the first case's step, beside ours for reference (ranked by nothing).
-XLA_ESTIMATES = ("xla_flops", "xla_temp_bytes", "xla_peak_bytes")
-
-
-def _verified_cost(data) -> Cost:
-    _expect(
-        isinstance(data, dict)
-        and set(data) <= set(VERIFIED_COST) | set(XLA_ESTIMATES) | {"held_host_bytes"}
-        and all(_is_number(data.get(k)) and data[k] >= 0 for k in VERIFIED_COST)
-        and all(_is_number(data[k]) and data[k] >= 0 for k in XLA_ESTIMATES if k in data)
-        and _is_int_or_none(data.get("held_host_bytes")),
-        "verified cost",
-    )
-    return Cost(**data)
-
-
-def _timeline(data) -> Timeline:
-    _expect(
-        isinstance(data, dict)
-        and isinstance(data.get("steps"), list)
-        and isinstance(data.get("residuals"), list)
-        and _is_int(data.get("backward_from"))
-        and _is_int(data.get("start_bytes")),
-        "timeline",
-    )
-    steps = []
-    for s in data["steps"]:
-        _expect(
-            isinstance(s, list)
-            and len(s) == 5
-            and isinstance(s[0], str)
-            and _is_int_or_none(s[1])
-            and _is_int(s[2])
-            and isinstance(s[3], bool)
-            and isinstance(s[4], bool),
-            "timeline step",
-        )
-        steps.append(Step(*s))
-    spans = []
-    for r in data["residuals"]:
-        _expect(
-            isinstance(r, list)
-            and len(r) == 5
-            and all(_is_int(x) for x in r[:3])
-            and all(_is_int_or_none(x) for x in r[3:])
-            and all(x is None or -1 <= x < len(steps) for x in r[2:]),
-            "timeline residual",
-        )
-        spans.append(Span(*r))
-    return Timeline(steps, spans, data["backward_from"], data["start_bytes"])
-
-
-def _traced_case(data) -> TracedCase:
-    _expect(isinstance(data, dict) and isinstance(data.get("name"), str), "case")
-    if "error" in data:
-        return TracedCase(data["name"], error=_error(data["error"]))
-    _expect(isinstance(data.get("treedef"), str), "output structure")
-    programs = data.get("programs")
-    _expect(
-        programs is None
-        or (
-            isinstance(programs, dict)
-            and set(programs) == {"forward", "backward"}
-            and all(isinstance(p, str) for p in programs.values())
-        ),
-        "printed programs",
-    )
-    structure = _structure(data.get("structure"))
-    residuals = [_residual(r) for r in _list(data.get("residuals"))]
-    _expect(
-        all(r.kept_by is None or 0 <= r.kept_by < len(structure.checkpoints) for r in residuals),
-        "residuals: kept by a checkpoint of the program",
-    )
-    return TracedCase(
-        name=data["name"],
-        treedef=data["treedef"],
-        outputs=_avals(data.get("outputs"), sized=False),
-        residuals=residuals,
-        structure=structure,
-        programs=programs,
-        cost=_cost(data["cost"]) if "cost" in data else None,
-    )
-
-
-def _list(value) -> list:
-    _expect(isinstance(value, list), "list")
-    return value
+def parse_verify_response(message, names: list[str], numbers: bool = True) -> VerifyResponse:
+    """The verifier's answer for the cases named ``names`` (``numbers``: as the request asked: the
+    values, gradients and saved values of every case that ran, or none of them)."""
+    answer = records.read_message(message, VERIFIER_ANSWERS)
+    if isinstance(answer, Failed):
+        return VerifyResponse(answer.error, False, [])
+    if [c.name for c in answer.cases] != names:
+        raise Malformed("cases: those asked for, in order")
+    ran = isinstance(answer, Verified)
+    for case in answer.cases:
+        if ran and numbers and len(case.saved) != len(case.residuals):
+            raise Malformed("saved: one value per residual the program returns")
+        if (not ran or not numbers) and (
+            case.value or case.grads or case.hidden_value or case.hidden_grads or case.saved
+        ):
+            raise Malformed("values: none where nothing was run")
+    return VerifyResponse(None, isinstance(answer, Verified), answer.cases)

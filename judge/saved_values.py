@@ -22,13 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .records import Record
+
 RANKS = 33  # sampled ranks of the sorted values: enough to tell apart values of one type
 RTOL = 1e-4
 ATOL = 1e-5
 
 
 @dataclass(frozen=True)
-class SavedValue:
+class SavedValue(Record):
     """One residual as the verifier saw it: its type, where it is kept, and its fingerprints on
     the case's inputs and on the hidden inputs."""
 
@@ -44,15 +46,12 @@ class SavedValue:
         """The same whatever the inputs: part of the program (a closed-over table, a literal)."""
         return bool(np.array_equal(self.public, self.hidden))
 
-    def to_wire(self) -> dict:
-        return {
-            "dtype": self.dtype,
-            "size": self.size,
-            "bytes": self.bytes,
-            "memory": self.memory,
-            "public": self.public,
-            "hidden": self.hidden,
-        }
+    def _check(self) -> str | None:
+        if self.size < 0 or self.bytes < 0:
+            return "a negative size"
+        if not all(f.dtype == np.float64 and f.shape == (RANKS + 2,) for f in (self.public, self.hidden)):
+            return "fingerprints: the sampled ranks, the mean and the root mean square"
+        return None
 
 
 def fingerprint(array) -> np.ndarray:
@@ -147,26 +146,3 @@ def pair(mine: list[SavedValue], theirs: list[SavedValue], *, constants: bool = 
             left.remove(i)
             right.remove(j)
     return Pairing(sorted(pairs), left, right, elsewhere)
-
-
-def from_wire(data) -> SavedValue:
-    """A stored or received fingerprint; raises ``ValueError`` on anything else."""
-    if not (
-        isinstance(data, dict)
-        and isinstance(data.get("dtype"), str)
-        and isinstance(data.get("memory"), str)
-        and all(
-            isinstance(data.get(k), int) and not isinstance(data.get(k), bool) and data[k] >= 0
-            for k in ("size", "bytes")
-        )
-        and all(isinstance(data.get(k), np.ndarray) and data[k].shape == (RANKS + 2,) for k in ("public", "hidden"))
-    ):
-        raise ValueError("malformed saved value")
-    return SavedValue(
-        data["dtype"],
-        data["size"],
-        data["bytes"],
-        data["memory"],
-        data["public"].astype(np.float64),
-        data["hidden"].astype(np.float64),
-    )

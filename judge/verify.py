@@ -35,8 +35,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import saved_values
-from .evidence import DEVICE, Aval
-from .messages import VerifyCase, VerifyRequest
+from .evidence import DEVICE, Aval, Cost
+from .messages import CaseError, Failed, Mismatched, Verified, VerifiedCase, VerifyCase, VerifyRequest
 from .specs import numpy_dtype
 
 COTANGENT_STREAM = 7919
@@ -83,28 +83,21 @@ def warm_up() -> None:
     jax.jit(lambda x: x * 2 + 1)(np.ones(3, np.float32)).block_until_ready()
 
 
-def serve(message: dict) -> dict:
+def serve(request: VerifyRequest) -> Verified | Mismatched | Failed:
+    """The verifier's one request (``judge.child.HANDLERS``)."""
     import jax
 
     from .inspection import programs
 
-    request = VerifyRequest.from_wire(message)
     try:  # nothing of these bytes is compiled or run before every check below has passed
         fwd = programs.load_program(np.asarray(request.fwd, dtype=np.uint8).tobytes())
         bwd = programs.load_program(np.asarray(request.bwd, dtype=np.uint8).tobytes())
         bundle = _Bundle(request.cases)
         layout = _layout(fwd, bwd, bundle, request.wrt)
     except programs.ProgramRefused as exc:
-        return {
-            "status": "error",
-            "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"},
-        }
+        return Failed(CaseError("runtime_error", f"the judge refused your program: {exc}"))
     except _Mismatch as mismatch:
-        return {
-            "status": "ok",
-            "checked": False,
-            "cases": [{"name": c.name, "outputs": outs} for c, outs in zip(request.cases, mismatch.outputs)],
-        }
+        return Mismatched([VerifiedCase(c.name, _avals(outs)) for c, outs in zip(request.cases, mismatch.outputs)])
 
     def program(inputs, cotangents):
         per_program = fwd.call(inputs)
@@ -118,21 +111,20 @@ def serve(message: dict) -> dict:
         lowered = jax.jit(program).lower(*bundle.arguments(0, hidden=False))
         programs.check_lowered(lowered)
     except programs.ProgramRefused as exc:
-        return {
-            "status": "error",
-            "error": {"kind": "runtime_error", "message": f"the judge refused your program: {exc}"},
-        }
+        return Failed(CaseError("runtime_error", f"the judge refused your program: {exc}"))
     if not request.numbers:  # the figures alone: they are read from the program, not from running it
         costs = _costs(lowered, layout, bundle, request) if request.cost else [None] * len(layout)
-        return {
-            "status": "ok",
-            "checked": True,
-            "cases": [
-                {"name": c.name, "outputs": layout[c.program]["outputs"], "residuals": layout[c.program]["residuals"]}
-                | ({"cost": dict(costs[c.program])} if costs[c.program] is not None else {})
+        return Verified(
+            [
+                VerifiedCase(
+                    name=c.name,
+                    outputs=_avals(layout[c.program]["outputs"]),
+                    residuals=_avals(layout[c.program]["residuals"]),
+                    cost=Cost(**costs[c.program]) if costs[c.program] is not None else None,
+                )
                 for c in cases
-            ],
-        }
+            ]
+        )
     try:
         compiled = lowered.compile()
         # dispatched, not waited for: the costs are walked while XLA runs the program
@@ -152,15 +144,15 @@ def serve(message: dict) -> dict:
         (outs, grads, res), (hidden_outs, hidden_grads, hidden_res) = runs[r]
         entry = layout[p]
         response_cases.append(
-            {
-                "name": case.name,
-                "outputs": entry["outputs"],
-                "residuals": entry["residuals"],
-                "value": [np.asarray(v) for v in outs[p]],
-                "grads": [np.asarray(g) for g in grads[p]],
-                "hidden_value": [np.asarray(v) for v in hidden_outs[p]],
-                "hidden_grads": [np.asarray(g) for g in hidden_grads[p]],
-                "saved": [
+            VerifiedCase(
+                name=case.name,
+                outputs=_avals(entry["outputs"]),
+                residuals=_avals(entry["residuals"]),
+                value=[np.asarray(v) for v in outs[p]],
+                grads=[np.asarray(g) for g in grads[p]],
+                hidden_value=[np.asarray(v) for v in hidden_outs[p]],
+                hidden_grads=[np.asarray(g) for g in hidden_grads[p]],
+                saved=[
                     saved_values.SavedValue(
                         a["dtype"],
                         int(np.size(v)),
@@ -168,19 +160,23 @@ def serve(message: dict) -> dict:
                         a["memory"],
                         saved_values.fingerprint(v),
                         saved_values.fingerprint(h),
-                    ).to_wire()
+                    )
                     for a, v, h in zip(entry["residuals"], res[p], hidden_res[p])
                 ],
-            }
-            | ({"cost": dict(costs[p])} if costs[p] is not None else {})
+                cost=Cost(**costs[p]) if costs[p] is not None else None,
+            )
         )
-    return {"status": "ok", "checked": True, "cases": response_cases}
+    return Verified(response_cases)
 
 
-def _failed(exc: Exception) -> dict:
+def _avals(found: list[dict]) -> list[Aval]:
+    return [Aval(**a) for a in found]
+
+
+def _failed(exc: Exception) -> Failed:
     text = f"{type(exc).__name__}: {exc}"
     kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
-    return {"status": "error", "error": {"kind": kind, "message": text.splitlines()[0][:500]}}
+    return Failed(CaseError(kind, text.splitlines()[0][:500]))
 
 
 class _Bundle:

@@ -12,8 +12,6 @@ whenever its zygote has died.
 from __future__ import annotations
 
 import atexit
-import dataclasses
-import json
 import os
 import socket
 import subprocess
@@ -25,7 +23,7 @@ from . import protocol
 from .limits import Limits
 from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump, remat3_chosen
 from .paths import PROJECT_ROOT
-from .sandbox import layers
+from .sandbox import control, layers
 
 START_TIMEOUT_S = 300
 REPLY_TIMEOUT_S = 30
@@ -83,14 +81,18 @@ class ZygoteRunner(Runner):
             data = parent_end.recv(1 << 20)
         except OSError:
             data = b""
-        message = json.loads(data) if data else {"error": "the zygote exited or timed out while starting"}
-        if "error" in message:
+        try:
+            message = control.receive(data, control.Ready, control.Unavailable)
+        except control.Malformed as exc:
+            message = control.Unavailable(f"the zygote exited or timed out while starting ({exc})")
+        if isinstance(message, control.Unavailable):
             proc.kill()
             proc.wait()
             parent_end.close()
-            raise ZygoteUnavailable(message["error"])
+            raise ZygoteUnavailable(message.error)
         parent_end.settimeout(None)
-        self._proc, self._control, self._layers, self.pid = proc, parent_end, message["layers"], message["pid"]
+        found = {name: state.to_wire() for name, state in message.layers.items()}
+        self._proc, self._control, self._layers, self.pid = proc, parent_end, found, message.pid
 
     def _stop(self) -> None:
         if self._control is not None:
@@ -145,13 +147,15 @@ class ZygoteRunner(Runner):
         result_r, result_w = os.pipe()
         hardened_r, hardened_w = os.pipe()
         status, status_for_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        message = json.dumps({"op": "spawn", "role": role, "limits": dataclasses.asdict(limits)}).encode()
+        message = control.encode(control.Spawn(limits, role))
         try:
             with self._lock:
-                control = self._control
-                if control is None:
+                control_socket = self._control
+                if control_socket is None:
                     raise ZygoteUnavailable("the zygote is not running")
-                socket.send_fds(control, [message], [stdin_r, out_w, result_w, hardened_w, status_for_child.fileno()])
+                socket.send_fds(
+                    control_socket, [message], [stdin_r, out_w, result_w, hardened_w, status_for_child.fileno()]
+                )
             status.settimeout(REPLY_TIMEOUT_S)
             data = status.recv(1 << 10)
         except (OSError, ZygoteUnavailable) as exc:
@@ -163,13 +167,16 @@ class ZygoteRunner(Runner):
             for fd in (stdin_r, out_w, result_w, hardened_w):
                 os.close(fd)
             status_for_child.close()
-        reply = json.loads(data) if data else {"error": "the zygote closed the connection"}
-        if "pid" not in reply:
+        try:
+            reply = control.receive(data, control.Spawned, control.Unavailable)
+        except control.Malformed as exc:
+            reply = control.Unavailable(f"no child: {exc}")
+        if isinstance(reply, control.Unavailable):
             for fd in (stdin_w, out_r, result_r, hardened_r):
                 os.close(fd)
             status.close()
-            raise ZygoteUnavailable(reply.get("error", "no child"))
-        return _ZygoteChild(reply["pid"], reply.get("uid"), stdin_w, out_r, result_r, hardened_r, status)
+            raise ZygoteUnavailable(reply.error)
+        return _ZygoteChild(reply.pid, reply.uid, stdin_w, out_r, result_r, hardened_r, status)
 
 
 class _ZygoteChild:
@@ -210,20 +217,19 @@ class _ZygoteChild:
                 "sandbox_error", wall_s=wall_s, detail="the zygote stopped answering while the child ran"
             )
         return interpret(
-            raw, reason, exit_info["exit"], limits, wall_s, exit_info["cpu_s"], hardened=bytes(raw["hardened"]) == b"H"
+            raw, reason, exit_info.exit, limits, wall_s, exit_info.cpu_s, hardened=bytes(raw["hardened"]) == b"H"
         )
 
-    def _wait(self, timeout_s: float) -> dict | None:
+    def _wait(self, timeout_s: float) -> control.Exited | None:
         self.status.settimeout(max(timeout_s, 0.05))
         try:
-            data = self.status.recv(1 << 10)
-        except OSError:
+            return control.receive(self.status.recv(1 << 10), control.Exited)
+        except (OSError, control.Malformed):
             return None
-        return json.loads(data) if data else None
 
     def kill(self) -> None:
         try:
-            self.status.send(json.dumps({"op": "kill"}).encode())
+            self.status.send(control.encode(control.Kill()))
         except OSError:
             kill_group(self.pid)
 

@@ -7,11 +7,12 @@ sandbox layers hold on this machine and which modules the grading path imports l
 imports those too, checks that it is still single-threaded, and freezes its heap for the
 garbage collector (so that children do not copy every page they only read).
 
-Protocol with the parent (``judge.zygote_runner.ZygoteRunner``), over a SOCK_SEQPACKET socket pair:
-``{"op": "spawn", "role": ..., "limits": ...}`` with five descriptors attached (the child's
-request pipe, output pipe, result pipe, "hardened" pipe and a status socket). The zygote answers
-on the status socket with ``{"pid": ...}``, then, once the child is reaped, ``{"exit": status, "cpu_s": ...}``.
-``{"op": "kill"}`` on the status socket kills the child's process group; closing it does too.
+Protocol with the parent (``judge.zygote_runner.ZygoteRunner``), over a SOCK_SEQPACKET socket pair,
+in the typed messages of ``judge.sandbox.control``: ``spawn`` (a role and limits) with five
+descriptors attached (the child's request pipe, output pipe, result pipe, "hardened" pipe and a
+status socket). The zygote answers on the status socket ``spawned`` (or ``unavailable``), then,
+once the child is reaped, ``exited``. ``kill`` on the status socket kills the child's process
+group; closing it does too (and so does anything there that is not a message).
 When the parent goes away (end of file on the control socket) the zygote kills its children and
 exits.
 
@@ -22,7 +23,6 @@ layers the probe found working (failing closed), and only then reads its request
 from __future__ import annotations
 
 import gc
-import json
 import os
 import selectors
 import shutil
@@ -34,6 +34,7 @@ import time
 
 from ..limits import Limits
 from ..paths import PROJECT_ROOT
+from . import control as messages
 from . import filesystem, layers
 from .harden import HARDENED_FD, RESULT_FD, SANDBOX_EXIT, Plan, SandboxError, harden
 from .uids import UidPool
@@ -46,15 +47,15 @@ def main(control_fd: int) -> None:
     try:
         zygote = Zygote(control)
     except BaseException as exc:  # noqa: BLE001 - the parent must hear why
-        _send(control, {"error": f"{type(exc).__name__}: {exc}"})
+        _send(control, messages.Unavailable(f"{type(exc).__name__}: {exc}"))
         os._exit(1)
     zygote.serve()
     os._exit(0)
 
 
-def _send(sock: socket.socket, message: dict) -> None:
+def _send(sock: socket.socket, message: messages.Record) -> None:
     try:
-        sock.send(json.dumps(message).encode())
+        sock.send(messages.encode(message))
     except OSError:
         pass  # the other side is gone; nothing to tell
 
@@ -102,7 +103,8 @@ class Zygote:
             raise RuntimeError(f"a sample grading fails inside the sandbox: {report['sample']}")
         gc.collect()
         gc.freeze()
-        _send(control, {"ready": True, "pid": os.getpid(), "layers": report["layers"]})
+        layer_states = {name: messages.LayerState(**state) for name, state in report["layers"].items()}
+        _send(control, messages.Ready(os.getpid(), layer_states))
 
     # ------------------------------------------------------------------ children
 
@@ -176,30 +178,30 @@ class Zygote:
             _kill(pid)
             os.waitpid(pid, 0)
             self._clean_up(uid, plan.workdir)
-        if report.get("status") == "sandbox_error":
+        if report.get("kind") == "sandbox_error":  # judge.messages.SandboxFailed
             raise RuntimeError(f"the probe child failed: {report.get('detail')}")
         return report
 
-    def spawn(self, message: dict, fds: list[int]) -> None:
+    def spawn(self, message: messages.Spawn, fds: list[int]) -> None:
         stdin_r, out_w, result_w, hardened_w, status_fd = fds
         status = socket.socket(fileno=status_fd)
         uid = None
         if self.uids is not None:
             uid = self.uids.acquire()
             if uid is None:
-                _send(status, {"error": "too many sandboxed children at once"})
+                _send(status, messages.Unavailable("too many sandboxed children at once"))
                 status.close()
                 for fd in (stdin_r, out_w, result_w, hardened_w):
                     os.close(fd)
                 return
-        plan = self.plan(Limits(**message["limits"]), uid)
-        role = message.get("role", "run")
+        plan = self.plan(message.limits, uid)
+        role = message.role
         gc.freeze()  # whatever the zygote allocated since: not scanned, not copied, by the child
         try:
             fds = {0: stdin_r, 1: out_w, 2: out_w, RESULT_FD: result_w, HARDENED_FD: hardened_w}
             pid = self.fork_child(plan, fds, lambda plan: _serve_one(plan, role))
         except OSError as exc:
-            _send(status, {"error": f"fork failed: {exc}"})
+            _send(status, messages.Unavailable(f"fork failed: {exc}"))
             status.close()
             self._clean_up(uid, plan.workdir)
             return
@@ -208,7 +210,7 @@ class Zygote:
                 os.close(fd)
         self.children[pid] = {"status": status, "uid": uid, "workdir": plan.workdir, "listening": True}
         self.selector.register(status, selectors.EVENT_READ, pid)
-        _send(status, {"pid": pid, "uid": uid})
+        _send(status, messages.Spawned(pid, uid))
 
     def reap(self) -> None:
         while True:
@@ -223,7 +225,7 @@ class Zygote:
                 continue
             code = -os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else os.WEXITSTATUS(wait_status)
             if child["listening"]:
-                _send(child["status"], {"exit": code, "cpu_s": usage.ru_utime + usage.ru_stime})
+                _send(child["status"], messages.Exited(code, usage.ru_utime + usage.ru_stime))
                 self.selector.unregister(child["status"])
             child["status"].close()
             try:  # the rest of its process group, if any (the group keeps the number from reuse)
@@ -272,12 +274,12 @@ class Zygote:
         if not data:
             return False  # the parent is gone
         try:
-            message = json.loads(data)
-            if message.get("op") == "spawn" and len(fds) == 5:
-                self.spawn(message, fds)
-                return True
-        except (ValueError, TypeError, KeyError):
-            pass
+            message = messages.receive(data, messages.Spawn)
+        except messages.Malformed:
+            message = None
+        if message is not None and len(fds) == 5:
+            self.spawn(message, fds)  # the one kind the control socket carries
+            return True
         for fd in fds:
             os.close(fd)
         return True
@@ -288,14 +290,16 @@ class Zygote:
             return
         try:
             data = child["status"].recv(1 << 10)
-            kill = not data or json.loads(data).get("op") == "kill"
-        except (OSError, ValueError, AttributeError):
-            data, kill = b"", True
+        except OSError:
+            data = b""
+        try:
+            messages.receive(data, messages.Kill)  # the one kind a status socket carries
+        except messages.Malformed:
+            pass  # closed, or not a message: the child is killed all the same
         if not data:  # the parent let go of this child: nobody is left to hear its exit
             self.selector.unregister(child["status"])
             child["listening"] = False
-        if kill:
-            _kill(pid)  # not reaped yet, so the number is still this child's
+        _kill(pid)  # not reaped yet, so the number is still this child's
 
     def _shut_down(self) -> None:
         for pid in list(self.children):
@@ -336,9 +340,10 @@ def _serve_one(plan: Plan, role: str) -> None:
 
 def _sandbox_error(detail: str) -> None:
     from .. import protocol
+    from ..messages import SandboxFailed
 
     try:
-        protocol.write_message(RESULT_FD, {"status": "sandbox_error", "detail": detail})
+        protocol.write_message(RESULT_FD, SandboxFailed(detail).to_wire())
     except OSError:
         pass
 

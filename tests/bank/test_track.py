@@ -22,7 +22,7 @@ def test_every_problem_of_the_bank_is_on_the_track_exactly_once():
 def test_the_track_starts_with_residuals_and_ends_with_budgets():
     track = load_track(BANK)
     assert track.order()[0] == "checkpoint_per_layer"
-    assert track.sections[-1].problems[0] == "memory_budget_mlp"
+    assert track.sections[-1].problems[0] == "fit_the_budget"
     assert track.next_problem("checkpoint_per_layer") == track.order()[1]
     assert track.next_problem(track.order()[-1]) is None
     last_of_first = track.sections[0].problems[-1]

@@ -283,25 +283,28 @@ def checkpoint_dot_policy(w1, w2, x):
         "forbidden",
         "runtime_error",
         escaping("""
-os.write(3, sys.modules["judge.protocol"].encode({"status": "sandbox_error", "detail": "blame the judge"}))
+os.write(3, sys.modules["judge.protocol"].encode({"kind": "sandbox_error", "detail": "blame the judge"}))
 os._exit(0)
 """),
         message="sent back a sandbox failure from inside its sandbox",
     ),
     # Answers the child never gives, written straight to the result pipe: every case "not run"
-    # (a mark only the parent sets), or no case at all; either would leave no case to fail.
+    # (a mark only the parent sets, so not a field of the child's message), or no case at all;
+    # either would leave no case to fail.
     Hostile(
         "claim_every_case_skipped",
         "import os\nos.write(3, b'{}')\n",
         "forbidden",
         "runtime_error",
         escaping("""
-os.write(3, sys.modules["judge.protocol"].encode({"status": "ok", "cases": [
-    {"name": name, "error": {"kind": "runtime_error", "message": "not run", "line": None, "skipped": True}}
+empty = {"checkpoints": [], "custom_derivatives": [], "primitives": {}, "on_path": []}
+os.write(3, sys.modules["judge.protocol"].encode({"kind": "traced", "programs": None, "cases": [
+    {"name": name, "error": {"kind": "runtime_error", "message": "not run", "line": None, "skipped": True},
+     "treedef": "", "outputs": [], "residuals": [], "structure": empty, "programs": None, "cost": None}
     for name in ("sample-1", "sample-2", "tall", "wide")]}))
 os._exit(0)
 """),
-        message="case sample-1: not run",
+        message="sent back a malformed result",
     ),
     Hostile(
         "claim_no_case",
@@ -309,7 +312,7 @@ os._exit(0)
         "forbidden",
         "runtime_error",
         escaping("""
-os.write(3, sys.modules["judge.protocol"].encode({"status": "ok", "cases": []}))
+os.write(3, sys.modules["judge.protocol"].encode({"kind": "traced", "cases": [], "programs": None}))
 os._exit(0)
 """),
         message="sent back a malformed result",

@@ -264,7 +264,7 @@ def test_reference_results_are_computed_once_per_package_version(problem):
         )
     assert runner.sources().count(problem.reference) == 1
     # each grading: the child that traces the source, then the verifier that runs its programs
-    assert [r.get("mode", "trace") for r in runner.requests] == ["trace", "verify"] * 3
+    assert [r["kind"] for r in runner.requests] == ["trace", "verify"] * 3
 
 
 def test_the_submissions_child_gets_its_source_and_generated_inputs_only(problem):
@@ -273,7 +273,8 @@ def test_the_submissions_child_gets_its_source_and_generated_inputs_only(problem
     grade(problem, submitted, runner=runner, expected_cache=ExpectedCache())
     request = runner.requests[-2]
     assert request["source"] == submitted
-    assert set(request) == {
+    assert request["kind"] == "trace" and set(request) == {
+        "kind",
         "source",
         "filename",
         "entry",
@@ -295,7 +296,16 @@ def test_the_verifier_gets_programs_and_inputs_but_no_source(problem):
     runner = CountingRunner()
     grade(problem, source("accepted/decorator.py"), runner=runner, expected_cache=ExpectedCache())
     request = runner.requests[-1]
-    assert request["mode"] == "verify" and set(request) == {"mode", "fwd", "bwd", "wrt", "cases", "cost", "estimates"}
+    assert request["kind"] == "verify" and set(request) == {
+        "kind",
+        "fwd",
+        "bwd",
+        "wrt",
+        "cases",
+        "cost",
+        "estimates",
+        "numbers",
+    }
     assert "source" not in repr(request) and problem.reference not in repr(request)
     for case in request["cases"]:
         # "program": which of the bundle's programs runs it (cases of the same shapes share one)

@@ -12,7 +12,7 @@ from judge import load_problem, verdicts
 from judge.evidence import Cost, Timeline
 from judge.grader import default_runner
 from judge.inspecting import inspect
-from judge.messages import Malformed, _cost
+from judge.messages import Malformed
 from judge.report import Report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,12 +98,12 @@ def test_the_timeline_travels_and_old_reports_read_without_it(inspected):
     again = Report.from_dict(report.to_dict())
     assert again.cost.timeline == report.cost.timeline
     assert Report.from_dict({"verdict": "accepted", "cost": {"flops": 1.0, "peak_bytes": 8}}).cost.timeline is None
-    assert Cost.from_dict({"flops": 1.0, "peak_bytes": 8}).to_dict() == {"flops": 1.0, "peak_bytes": 8}
-    wire = report.cost.to_dict()
-    assert _cost(wire).timeline == report.cost.timeline
+    assert Cost.from_dict({"flops": 1.0, "peak_bytes": 8}) == Cost(flops=1.0, peak_bytes=8)
+    wire = report.cost.to_wire()
+    assert Cost.from_wire(wire).timeline == report.cost.timeline
     broken = wire | {"timeline": wire["timeline"] | {"residuals": [[0, 8, 10**6, None, None]]}}
-    with pytest.raises(Malformed):
-        _cost(broken)  # a step past the end of the step
+    with pytest.raises(Malformed, match="a step the timeline does not have"):
+        Cost.from_wire(broken)  # a step past the end of the step
     assert Timeline.from_dict({}).peak_bytes == 0
 
 

@@ -25,6 +25,8 @@ LAYERS = [
         "track",
         "evidence",
         "messages",
+        "records",
+        "sandbox.control",
         "report",
         "archive",
         "paths",
@@ -86,7 +88,7 @@ LAYERS = [
         "runtime_hints",
     },
     # what people and the site call
-    {"validate", "bench", "cli", "__main__", "__init__"},
+    {"validate", "bench", "bench_explorer", "cli", "__main__", "__init__"},
 ]
 LAYER = {module: index for index, layer in enumerate(LAYERS) for module in layer}
 

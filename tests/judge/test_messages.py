@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 
 from judge import messages
-from judge.evidence import Residual
-from judge.report import Report
+from judge.evidence import Cost, Residual
 
 PROGRAM = np.frombuffer(b"program", dtype=np.uint8)
 RELU = {
@@ -18,6 +17,8 @@ RELU = {
     "type": "f32[8,16]",
     "bytes": 512,
 }
+# The fields a residual has on the wire besides these, as a child sends them for RELU.
+RELU_WIRE = RELU | {"policy_saved": False, "stacked": None, "kept_by": None, "memory": "device", "span": None}
 CHECKPOINT = {
     "policy": ["dots_with_no_batch_dims_saveable"],
     "prevent_cse": True,
@@ -42,16 +43,23 @@ STRUCTURE = {
 def traced(name, **changes):
     case = {
         "name": name,
+        "error": None,
         "treedef": "PyTreeDef(*)",
-        "outputs": [{"dtype": "float32", "shape": []}],
-        "residuals": [RELU],
+        "outputs": [{"dtype": "float32", "shape": [], "bytes": None, "memory": "device"}],
+        "residuals": [RELU_WIRE],
         "structure": STRUCTURE,
+        "programs": None,
+        "cost": None,
     }
     return case | changes
 
 
+def failed(name, **error):
+    return traced(name, error={"kind": "runtime_error", "message": "boom", "line": 3} | error)
+
+
 def answer(*cases):
-    return {"status": "ok", "cases": list(cases), "programs": {"fwd": PROGRAM, "bwd": PROGRAM}}
+    return {"kind": "traced", "cases": list(cases), "programs": {"fwd": PROGRAM, "bwd": PROGRAM}}
 
 
 def test_an_honest_answer_parses_into_typed_cases():
@@ -64,17 +72,18 @@ def test_an_honest_answer_parses_into_typed_cases():
 @pytest.mark.parametrize(
     "broken",
     [
-        traced("a", residuals=[RELU | {"shape": ["8", 16]}]),  # a shape of text
-        traced("a", residuals=[RELU | {"bytes": True}]),  # a size that is not a number
+        traced("a", residuals=[RELU_WIRE | {"shape": ["8", 16]}]),  # a shape of text
+        traced("a", residuals=[RELU_WIRE | {"bytes": True}]),  # a size that is not a number
         traced("a", structure=STRUCTURE | {"checkpoints": [CHECKPOINT | {"policy": []}]}),
         traced("a", structure=STRUCTURE | {"checkpoints": [CHECKPOINT | {"policy_origin": "trust me"}]}),
         traced("a", structure=STRUCTURE | {"on_path": [["dot_general", 11, [3], 2]]}),  # no checkpoint 3
-        traced("a", residuals=[RELU | {"kept_by": 1}]),  # kept by a checkpoint the program does not have
-        traced("a", residuals=[RELU | {"span": [6, 8]}]),  # where in the source: four numbers
-        traced("a", residuals=[RELU | {"span": [6, 8, 6, "relu"]}]),
-        traced("a", cost={"flops": "many", "peak_bytes": 1, "xla_flops": 1, "xla_temp_bytes": 1, "xla_peak_bytes": 1}),
-        {"name": "a", "error": {"kind": "accepted", "message": "trust me"}},  # a kind a child may not report
-        {"name": "a", "error": {"kind": "runtime_error", "message": "boom", "line": "six"}},
+        traced("a", residuals=[RELU_WIRE | {"kept_by": 1}]),  # kept by a checkpoint the program does not have
+        traced("a", residuals=[RELU_WIRE | {"span": [6, 8]}]),  # where in the source: four numbers
+        traced("a", residuals=[RELU_WIRE | {"span": [6, 8, 6, "relu"]}]),
+        traced("a", residuals=[RELU_WIRE | {"expr": "x @ w"}]),  # the learner's terms are the parent's reading
+        traced("a", cost=Cost().to_wire() | {"flops": "many"}),
+        failed("a", kind="accepted", message="trust me"),  # a kind a child may not report
+        failed("a", line="six"),
     ],
 )
 def test_a_case_that_does_not_fit_its_message_is_malformed(broken):
@@ -83,17 +92,18 @@ def test_a_case_that_does_not_fit_its_message_is_malformed(broken):
 
 
 def test_the_cases_are_those_asked_for_in_order_all_of_them_or_up_to_the_first_failure():
-    failed = {"name": "a", "error": {"kind": "runtime_error", "message": "boom", "line": 3}}
-    assert messages.parse_child_response({"status": "ok", "cases": [failed]}, ["a", "b"]).cases[0].error.line == 3
+    first_failed = {"kind": "traced", "cases": [failed("a")], "programs": None}
+    assert messages.parse_child_response(first_failed, ["a", "b"]).cases[0].error.line == 3
     for cases in ([], [traced("a")], [traced("b"), traced("a")]):
         with pytest.raises(messages.Malformed):
             messages.parse_child_response(answer(*cases), ["a", "b"])
 
 
-def test_skipped_is_the_parents_mark_and_never_read_from_a_child():
-    claimed = {"name": "a", "error": {"kind": "runtime_error", "message": "later", "line": None, "skipped": True}}
-    [case] = messages.parse_child_response({"status": "ok", "cases": [claimed]}, ["a"]).cases
-    assert case.error.skipped is False and case.error.verdict == "runtime_error"
+def test_skipped_is_the_parents_mark_and_a_child_that_claims_it_is_refused():
+    claimed = {"kind": "traced", "cases": [failed("a", skipped=True)], "programs": None}
+    with pytest.raises(messages.Malformed, match="unknown field 'skipped'"):
+        messages.parse_child_response(claimed, ["a"])
+    assert "skipped" not in messages.CaseError("runtime_error", "later", skipped=True).to_wire()
 
 
 def test_a_request_reads_back_as_it_was_built():
@@ -132,57 +142,3 @@ def test_a_residual_is_described_once_for_messages_and_tables():
     assert unknown.phrase() == "f32[8,16] an intermediate value JAX computes for your code"
     named = Residual(**RELU | {"kind": "named", "what": "h"})
     assert (named.phrase(), named.origin()) == ("f32[8,16] the value named 'h' at line 6", "named 'h'")
-
-
-def test_a_report_round_trips_and_an_old_one_reads_with_what_it_has():
-    stored = {
-        "problem": "p",
-        "verdict": "policy_violation",
-        "message": "m",
-        "cases": [{"name": "a", "sample": True, "verdict": "policy_violation", "message": "m", "max_error": 0.0}],
-        "residuals": [RELU | {"offending": True, "reason": "saved"}],
-        "missing_residuals": [RELU | {"line": None, "policy_saved": True, "offending": True, "reason": "kept"}],
-        "reference_residuals": [RELU],
-        "residual_bytes": 512,
-        "reference_residual_bytes": 512,
-        "structure": STRUCTURE | {"custom_derivatives": [{"kind": "custom_vjp", "line": 4}]},
-        "programs": {},
-        "cost": {"flops": 10.0, "peak_bytes": 64, "xla_flops": 8.0, "xla_temp_bytes": 0, "xla_peak_bytes": 96},
-        "stdout": "",
-        "time_s": 0.5,
-        "notes": [],
-        "submission": "",
-    }
-    assert Report.from_dict(stored).to_dict() == stored
-    explained = stored | {
-        "cause": "Your program has no jax.checkpoint.",
-        "advice": "Try: wrap it.",
-        "residuals": [
-            RELU
-            | {
-                "span": [6, 8, 6, 27],
-                "expr": "jax.nn.relu(x @ w1)",
-                "op": "relu",
-                "in_terms": True,
-                "offending": True,
-                "reason": "saved",
-            }
-        ],
-    }
-    assert Report.from_dict(explained).to_dict() == explained
-    old = Report.from_dict({"verdict": "policy_violation", "message": "m", "residuals": [RELU | {"offending": True}]})
-    assert old.missing_residuals == [] and old.cost is None and old.structure is None and old.time_s is None
-    assert old.residuals[0].origin() == "output of relu" and old.residuals[0].reason == ""
-    older = Report.from_dict(
-        {
-            "verdict": "policy_violation",
-            "message": "m",
-            "structure": {
-                "checkpoints": [CHECKPOINT | {"feeds_output": False}],
-                "custom_vjp": [{"line": 4}],
-                "primitives": {},
-            },
-        }
-    )
-    assert [(d.kind, d.line) for d in older.structure.custom_derivatives] == [("custom_vjp", 4)]
-    assert older.structure.checkpoints[0].on_path is True

@@ -165,7 +165,7 @@ def verified_cost(fn, args, names) -> dict:
     """The step's figures as the verifier measures them (issue 21), on the programs the one trace
     exported: here in the test's process, which is trusted."""
     from judge import verify
-    from judge.messages import VerifyCase, VerifyRequest
+    from judge.messages import Verified, VerifyCase, VerifyRequest
 
     reading = read_case(fn, args, list(range(len(args))), names, FILE)
     exported = programs.export_programs([reading.derivative])
@@ -177,16 +177,16 @@ def verified_cost(fn, args, names) -> dict:
         [VerifyCase("a", list(args), cotangent, list(args), cotangent)],
         cost=True,
     )
-    answer = verify.serve(request.to_wire())
-    assert answer["status"] == "ok", answer
-    return answer["cases"][0]["cost"]
+    answer = verify.serve(request)
+    assert isinstance(answer, Verified), answer
+    return {name: value for name, value in vars(answer.cases[0].cost).items() if value is not None}
 
 
 def test_cases_of_the_same_shapes_run_one_exported_program_each_on_its_own_inputs():
     """One program per distinct shape (the child exports it once, the verifier compiles it once):
     each case still gets its own values, gradients and saved values, on its own hidden inputs."""
     from judge import verify
-    from judge.messages import VerifyCase, VerifyRequest
+    from judge.messages import Failed, Verified, VerifyCase, VerifyRequest
 
     small = [RNG.standard_normal(shape).astype(np.float32) for shape in [(16, 16), (16, 16), (4, 16)]]
     first, second = (
@@ -201,26 +201,26 @@ def test_cases_of_the_same_shapes_run_one_exported_program_each_on_its_own_input
         VerifyCase("b", small, [one], small, [one], 1),
         VerifyCase("c", other, [one * 3], ARGS, [one], 0),
     ]
-    answer = verify.serve(VerifyRequest(exported["fwd"], exported["bwd"], [0, 1, 2], cases, cost=True).to_wire())
-    assert answer["status"] == "ok" and [c["name"] for c in answer["cases"]] == ["a", "b", "c"]
-    for case, got in zip(cases, answer["cases"]):
+    answer = verify.serve(VerifyRequest(exported["fwd"], exported["bwd"], [0, 1, 2], cases, cost=True))
+    assert isinstance(answer, Verified) and [c.name for c in answer.cases] == ["a", "b", "c"]
+    for case, got in zip(cases, answer.cases):
         for inputs, cotangent, value, grads in [
-            (case.inputs, case.cotangent, got["value"], got["grads"]),
-            (case.hidden_inputs, case.hidden_cotangent, got["hidden_value"], got["hidden_grads"]),
+            (case.inputs, case.cotangent, got.value, got.grads),
+            (case.hidden_inputs, case.hidden_cotangent, got.hidden_value, got.hidden_grads),
         ]:
             want, vjp = jax.vjp(pipeline, *inputs)
             np.testing.assert_allclose(value[0], want, rtol=1e-5)
             for g, w in zip(grads, vjp(cotangent[0])):
                 np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
-    a, b, c = answer["cases"]
-    assert a["cost"] == c["cost"] and a["cost"]["flops"] > b["cost"]["flops"]
+    a, b, c = answer.cases
+    assert a.cost == c.cost and a.cost.flops > b.cost.flops
     # the saved values' fingerprints are each case's own: c's public inputs are a's hidden ones
-    prints = lambda case, key: [s[key] for s in case["saved"]]  # noqa: E731
+    prints = lambda case, key: [getattr(s, key) for s in case.saved]  # noqa: E731
     assert all(np.array_equal(x, y) for x, y in zip(prints(a, "hidden"), prints(c, "public")))
     assert not all(np.array_equal(x, y) for x, y in zip(prints(a, "public"), prints(c, "public")))
     unnamed = dataclasses.replace(cases[1], program=2)  # a program the bundle does not hold
-    refused = verify.serve(VerifyRequest(exported["fwd"], exported["bwd"], [0, 1, 2], [cases[0], unnamed]).to_wire())
-    assert refused["status"] == "error" and "refused" in refused["error"]["message"]
+    refused = verify.serve(VerifyRequest(exported["fwd"], exported["bwd"], [0, 1, 2], [cases[0], unnamed]))
+    assert isinstance(refused, Failed) and "refused" in refused.error.message
 
 
 PIPELINE3_ARGS = [RNG.standard_normal(s).astype(np.float32) for s in [(64, 16), (64, 64), (8, 64), (16,)]]

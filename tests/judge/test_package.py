@@ -83,7 +83,7 @@ def test_malformed_toml(package):
 
 
 def test_wrong_type(package):
-    edit_toml(package, 'difficulty = "hard"', "difficulty = 3")
+    edit_toml(package, 'difficulty = "medium"', "difficulty = 3")
     error = refusal(package)
     assert error.key == "difficulty" and "easy or medium or hard" in str(error)
 

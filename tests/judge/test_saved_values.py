@@ -65,8 +65,8 @@ def test_the_same_value_in_another_memory_is_one_difference_of_its_own():
 
 
 def test_a_fingerprint_survives_the_wire():
-    from judge.saved_values import from_wire
+    from judge.saved_values import SavedValue
 
     value = saved(RNG.standard_normal(10))
-    back = from_wire(value.to_wire())
+    back = SavedValue.from_wire(value.to_wire())
     assert back.dtype == value.dtype and np.array_equal(back.hidden, value.hidden)

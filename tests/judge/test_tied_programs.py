@@ -5,7 +5,7 @@ import numpy as np
 from judge import pipeline
 from judge.boundary import ChildResult
 from judge.evidence import Aval, Residual
-from judge.messages import TracedCase
+from judge.messages import TracedCase, Verified, VerifiedCase
 from judge.saved_values import SavedValue, fingerprint
 
 SMALL = {"dtype": "float32", "shape": [8, 16], "bytes": 512}
@@ -16,36 +16,30 @@ def residual(aval: dict) -> Residual:
     return Residual(kind="primitive", what="dot_general", line=3, type="f32", **aval)
 
 
-def fingerprinted(aval: dict) -> dict:
+def fingerprinted(aval: dict) -> SavedValue:
     values = np.arange(aval["bytes"] // 4, dtype=np.float32)
-    return SavedValue(
-        aval["dtype"], values.size, aval["bytes"], "device", fingerprint(values), fingerprint(values + 1)
-    ).to_wire()
+    return SavedValue(aval["dtype"], values.size, aval["bytes"], "device", fingerprint(values), fingerprint(values + 1))
 
 
 def merged(inspected: list[dict], verified: list[dict]) -> TracedCase:
     case = TracedCase("a", outputs=[Aval("float32", [])], residuals=[residual(a) for a in inspected])
     arrays = [np.ones((), np.float32)]
-    checked = ChildResult(
-        "ok",
-        {
-            "status": "ok",
-            "checked": True,
-            "cases": [
-                {
-                    "name": "a",
-                    "outputs": [{"dtype": "float32", "shape": []}],
-                    "residuals": verified,
-                    "value": arrays,
-                    "grads": arrays,
-                    "hidden_value": arrays,
-                    "hidden_grads": arrays,
-                    "saved": [fingerprinted(a) for a in verified],
-                }
-            ],
-        },
+    answer = Verified(
+        [
+            VerifiedCase(
+                "a",
+                [Aval("float32", [], 4)],
+                [Aval(**a) for a in verified],
+                arrays,
+                arrays,
+                arrays,
+                arrays,
+                [fingerprinted(a) for a in verified],
+            )
+        ]
     )
-    pipeline._merge(pipeline.Outcome(), checked, [case], {"a": case.outputs})
+    checked = ChildResult("ok", answer.to_wire())
+    pipeline._merge(pipeline.Outcome(), checked, [case], {"a": case.outputs}, True)
     return case
 
 

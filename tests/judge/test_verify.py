@@ -16,6 +16,8 @@ from jax import export
 
 from judge import grade, load_problem
 from judge.expected import ExpectedCache
+from judge.evidence import Cost
+from judge.messages import CaseError, TracedCase
 from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,14 +207,15 @@ def test_results_for_cases_nobody_asked_for_are_malformed(problem):
 
 def test_a_child_cannot_mark_its_own_cases_as_skipped(problem):
     def forge(request, response):  # every case "not run": none would be left to fail
-        response["cases"] = [
-            {"name": c["name"], "error": {"kind": "runtime_error", "message": "later", "line": None, "skipped": True}}
-            for c in request["cases"]
-        ]
-        del response["programs"]
+        failed = [TracedCase(c["name"], error=CaseError("runtime_error", "later")).to_wire() for c in request["cases"]]
+        for case in failed:
+            case["error"]["skipped"] = True  # the parent's mark: not a field of the child's message
+        response |= {"cases": failed, "programs": None}
 
     report = _grade(problem, forge, WRONG)
-    assert report.verdict == "runtime_error" and report.message == "case sample-1: later"
+    assert (
+        report.verdict == "runtime_error" and report.message == "the submission's process sent back a malformed result"
+    )
 
 
 def test_a_child_that_answers_no_case_sent_back_a_malformed_result(problem):
@@ -269,7 +272,7 @@ def test_cost_figures_come_from_the_verifier_not_the_child():
 
     def tiny(request, response):
         for case in response["cases"]:
-            case["cost"] = {"flops": 1.0, "peak_bytes": 1, "held_peak_bytes": 1, "plain_held_peak_bytes": 10**12}
+            case["cost"] = Cost(flops=1.0, peak_bytes=1, held_peak_bytes=1, plain_held_peak_bytes=10**12).to_wire()
 
     report = _grade(budget, tiny, source)
     assert report.verdict == "policy_violation"

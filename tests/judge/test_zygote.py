@@ -174,8 +174,9 @@ def test_gradings_leave_no_child_behind(problem, cache):
 def test_only_a_child_that_never_got_its_sandbox_may_blame_it():
     from judge import protocol
     from judge.boundary import interpret
+    from judge.messages import SandboxFailed
 
-    claim = {"result": protocol.encode({"status": "sandbox_error", "detail": "seccomp: EINVAL"})}
+    claim = {"result": protocol.encode(SandboxFailed("seccomp: EINVAL").to_wire())}
     before = interpret(claim, None, 86, Limits(), 0.1, 0.05, hardened=False)
     assert before.outcome == "sandbox_error" and "seccomp: EINVAL" in before.detail
     after = interpret(claim, None, 0, Limits(), 0.1, 0.05, hardened=True)

@@ -124,10 +124,13 @@ def _catalog_models() -> list:
 
 def _write_back(rows) -> None:
     from django.core.management.color import no_style
-    from django.db import connection
+    from django.db import connection, transaction
 
-    for model, values in rows:  # foreign keys are checked at commit (deferred), so the order does not matter
-        model.objects.bulk_create([model(**row) for row in values])
+    # Foreign keys are checked at commit (deferred), so the order does not matter: one transaction
+    # (a savepoint in a test's own), for the tests that run outside one (transactional tests) too.
+    with transaction.atomic():
+        for model, values in rows:
+            model.objects.bulk_create([model(**row) for row in values])
     # The keys were written as they were: a later insert must not be given one of them (PostgreSQL's sequences).
     with connection.cursor() as cursor:
         for statement in connection.ops.sequence_reset_sql(no_style(), [model for model, _ in rows]):

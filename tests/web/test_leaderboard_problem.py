@@ -126,8 +126,8 @@ def test_a_figure_that_is_not_a_finite_number_is_not_recorded(figure):
             "verdict": "accepted",
             "residual_bytes": figure,
             "time_s": figure,
-            "cost": {"flops": figure, "peak_bytes": 7.6},
+            "cost": {"flops": figure, "peak_bytes": 8, "xla_flops": 7.6},
         }
     )
     assert figures["residual_bytes"] is None and figures["flops"] is None and figures["grading_time_s"] is None
-    assert figures["peak_bytes"] == 8  # a finite float is rounded to whole bytes
+    assert figures["peak_bytes"] == 8 and figures["xla_flops"] == 8  # a finite float is rounded

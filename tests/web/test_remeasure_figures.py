@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from judge.report import Report
-from judge.evidence import COST_REVISION
+from judge.evidence import COST_REVISION, Cost
 
 from webplatform.leaderboard.models import Progress
 from webplatform.leaderboard.selectors import problem_board
@@ -123,7 +123,7 @@ def test_other_devices_are_left_for_their_hosts_and_a_rejudged_submission_is_not
     assert Submission.objects.get(pk=submission.pk).flops == OLD_FLOPS
     assert services.rejudge_submission(submission_id=submission.pk)
     assert (
-        services.record_figures(submission_id=submission.pk, finished_at=submission.finished_at, cost={"flops": 1.0})
+        services.record_figures(submission_id=submission.pk, finished_at=submission.finished_at, cost=Cost(flops=1.0))
         is None
     )  # graded again since: that grading wins
     assert Submission.objects.get(pk=submission.pk).flops is None

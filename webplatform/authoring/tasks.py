@@ -74,10 +74,9 @@ def _grade_steps(problem, run_id: int, attempt: int) -> list[str]:
 def _signature(report: Report) -> dict:
     """The reference's residual signature: what it saves, and the policies of its checkpoints."""
     found = report.structure.checkpoints if report.structure is not None else []
-    checkpoints = [{"policy_text": c.policy_text, "depth": c.depth, "line": c.line} for c in found]
     return {
         "reference_residuals": [r.to_dict() for r in report.reference_residuals],
-        "reference_checkpoints": checkpoints,
+        "reference_checkpoints": [c.to_dict() for c in found],
     }
 
 

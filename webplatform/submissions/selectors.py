@@ -97,11 +97,17 @@ def figures_to_remeasure(*, slugs=(), device: str | None = None, again: bool = F
     since (their report's cost has an older revision, or none), oldest first; with ``again``,
     every measured one. ``slugs``: of these problems only; ``device``: of problem versions graded
     on it."""
+    # A figure not measured is a key left out (reports before judge.records) or a JSON null (since):
+    # ``__isnull`` asks for the key, ``=None`` for the null.
     found = Submission.objects.filter(
         kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE, report__cost__flops__isnull=False
-    )
+    ).exclude(report__cost__flops=None)
     if not again:
-        found = found.filter(Q(report__cost__revision__isnull=True) | Q(report__cost__revision__lt=COST_REVISION))
+        found = found.filter(
+            Q(report__cost__revision__isnull=True)
+            | Q(report__cost__revision=None)
+            | Q(report__cost__revision__lt=COST_REVISION)
+        )
     if slugs:
         found = found.filter(problem__slug__in=list(slugs))
     if device is not None:

@@ -79,18 +79,18 @@ def complete_submission(*, submission_id: int, attempt: int, report: Report) -> 
     inspection may end so. The judge's typed report is written to JSON here, once."""
     if report.verdict not in verdicts.VERDICTS and report.verdict != "":
         raise ValueError(f"not a verdict: {report.verdict!r}")
-    report = jsonable(report.to_dict())
+    stored = jsonable(report.to_dict())
     claimed = Submission.objects.filter(pk=submission_id, status=Status.RUNNING, attempts=attempt)
-    if report["verdict"] == "":
+    if report.verdict == "":
         claimed = claimed.filter(kind=Submission.Kind.INSPECT)
     with transaction.atomic():
         updated = claimed.update(
             status=Status.DONE,
-            verdict=report["verdict"],
-            message=report.get("message", ""),
-            report=report,
+            verdict=report.verdict,
+            message=report.message,
+            report=stored,
             finished_at=timezone.now(),
-            **metrics_of(report),
+            **metrics_of(stored),
         )
         if updated:
             user_id, version_id, lane = (

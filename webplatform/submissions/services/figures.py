@@ -75,12 +75,12 @@ class Remeasured:
         }
 
 
-def _cost_figures(cost) -> dict:
-    cost = cost if isinstance(cost, dict) else {}
-    return {name: None if _number(cost.get(name)) is None else round(cost[name]) for name in COST_FIGURES}
+def _cost_figures(cost: Cost | None) -> dict:
+    found = {name: _number(getattr(cost, name)) if cost is not None else None for name in COST_FIGURES}
+    return {name: None if value is None else round(value) for name, value in found.items()}
 
 
-def record_figures(*, submission_id: int, finished_at: datetime, cost: dict) -> Remeasured | None:
+def record_figures(*, submission_id: int, finished_at: datetime, cost: Cost) -> Remeasured | None:
     """Stores cost figures measured again (after the judge's counting rules were corrected) for a
     graded submission: its report's ``cost``, and the leaderboard's columns as ``metrics_of``
     makes them from its stored verdict, which stays. Only while it is still the grading that was
@@ -90,8 +90,8 @@ def record_figures(*, submission_id: int, finished_at: datetime, cost: dict) -> 
     stored = graded.values_list("report", flat=True).first()
     if stored is None:
         return None
-    report = {**stored, "cost": jsonable(cost)}
+    report = {**stored, "cost": jsonable(cost.to_dict())}
     columns = {name: value for name, value in metrics_of(report).items() if name in METRIC_FIELDS}
     if not graded.update(report=report, measured_at=timezone.now(), **columns):
         return None
-    return Remeasured(_cost_figures(stored.get("cost")), _cost_figures(report["cost"]))
+    return Remeasured(_cost_figures(Report.from_dict(stored).cost), _cost_figures(cost))

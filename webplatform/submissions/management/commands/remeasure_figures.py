@@ -94,7 +94,7 @@ class Command(BaseCommand):
         if report.cost is None:
             return "not measured", f"not measured{disagreement}"
         found = services.record_figures(
-            submission_id=submission.pk, finished_at=submission.finished_at, cost=report.cost.to_dict()
+            submission_id=submission.pk, finished_at=submission.finished_at, cost=report.cost
         )
         if found is None:
             return "moved on", "rejudged while it was measured: left to its new grading"

@@ -23,7 +23,8 @@ from . import protocol
 from .limits import Limits
 from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump, remat3_chosen
 from .paths import PROJECT_ROOT
-from .sandbox import control, layers
+from . import zygote_messages as control
+from .sandbox import layers
 
 START_TIMEOUT_S = 300
 REPLY_TIMEOUT_S = 30

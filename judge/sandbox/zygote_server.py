@@ -8,7 +8,7 @@ imports those too, checks that it is still single-threaded, and freezes its heap
 garbage collector (so that children do not copy every page they only read).
 
 Protocol with the parent (``judge.zygote_runner.ZygoteRunner``), over a SOCK_SEQPACKET socket pair,
-in the typed messages of ``judge.sandbox.control``: ``spawn`` (a role and limits) with five
+in the typed messages of ``judge.zygote_messages``: ``spawn`` (a role and limits) with five
 descriptors attached (the child's request pipe, output pipe, result pipe, "hardened" pipe and a
 status socket). The zygote answers on the status socket ``spawned`` (or ``unavailable``), then,
 once the child is reaped, ``exited``. ``kill`` on the status socket kills the child's process
@@ -34,7 +34,7 @@ import time
 
 from ..limits import Limits
 from ..paths import PROJECT_ROOT
-from . import control as messages
+from .. import zygote_messages as messages
 from . import filesystem, layers
 from .harden import HARDENED_FD, RESULT_FD, SANDBOX_EXIT, Plan, SandboxError, harden
 from .uids import UidPool

@@ -26,7 +26,7 @@ LAYERS = [
         "evidence",
         "messages",
         "records",
-        "sandbox.control",
+        "zygote_messages",
         "report",
         "archive",
         "paths",

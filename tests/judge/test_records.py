@@ -28,7 +28,7 @@ from judge.limits import Limits
 from judge.records import Malformed, Record
 from judge.report import CaseRow, Report
 from judge.saved_values import RANKS, SavedValue
-from judge.sandbox import control
+from judge import zygote_messages as control
 
 OLD_REPORT = Path(__file__).with_name("assets") / "report_c24197c.json"  # written by c24197c's Report.to_dict
 
@@ -111,7 +111,7 @@ SAMPLES = [
 
 
 def _all_records() -> set[type]:
-    for module in ("evidence", "report", "messages", "saved_values", "sandbox.control"):
+    for module in ("evidence", "report", "messages", "saved_values", "zygote_messages"):
         importlib.import_module(f"judge.{module}")
     found, todo = set(), [Record]
     while todo:

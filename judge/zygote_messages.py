@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..limits import Limits
-from ..records import Malformed, Record, choice, read_message
+from .limits import Limits
+from .records import Malformed, Record, choice, read_message
 
 ROLES = ("run", "verify")  # a child for a submission's code, or the verifier (warmed up first)
 

@@ -4,11 +4,11 @@
 ``VERDICTS``. Submitted code only ever runs in a child process (see ``boundary``).
 """
 
-from .grader import grade
-from .package import Problem
-from .package_loader import load_problem
-from .package_reader import PackageError
-from .report import Report
-from .verdicts import VERDICTS
+from .data.report import Report
+from .data.verdicts import VERDICTS
+from .grading.grader import grade
+from .packages.package import Problem
+from .packages.package_loader import load_problem
+from .packages.package_reader import PackageError
 
 __all__ = ["grade", "load_problem", "Problem", "PackageError", "Report", "VERDICTS"]

@@ -16,11 +16,11 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import verdicts
-from .expected import ExpectedCache
-from .grader import grade
-from .package import Problem
-from .fresh_runner import FreshInterpreterRunner
+from .data import verdicts
+from .grading.expected import ExpectedCache
+from .grading.grader import grade
+from .packages.package import Problem
+from .runners.fresh_runner import FreshInterpreterRunner
 
 
 @dataclass

@@ -7,16 +7,17 @@ import json
 import sys
 from pathlib import Path
 
-from . import inspecting, messages, text
-from .grader import grade
-from .package_loader import load_problem
-from .package_reader import PackageError
-from .specs import ArraySpec
-from .specs import SpecError, generate
+from .grading import inspecting, text
+from .data import messages
+from .grading.grader import grade
+from .packages.package_loader import load_problem
+from .packages.package_reader import PackageError
+from .data.specs import ArraySpec
+from .data.specs import SpecError, generate
 
 
 def _runner():
-    from .grader import default_runner
+    from .grading.grader import default_runner
 
     return default_runner()
 
@@ -66,7 +67,7 @@ def cmd_validate(args) -> int:
 def cmd_inspect(args) -> int:
     import numpy as np
 
-    from .limits import Limits
+    from .packages.limits import Limits
 
     file, _, function = args.target.rpartition(":")
     if not file or not function:
@@ -115,7 +116,7 @@ def cmd_inspect(args) -> int:
 
 
 def cmd_explore(args) -> int:
-    from . import explore
+    from .grading import explore
 
     file, _, function = args.target.partition(":")
     try:
@@ -138,7 +139,7 @@ def cmd_explore(args) -> int:
 
 def cmd_doctor(args) -> int:
     """Which sandbox layers hold on this machine, and why any does not."""
-    from .pipeline import REQUIRE_ALL_LAYERS, require_all_layers
+    from .grading.pipeline import REQUIRE_ALL_LAYERS, require_all_layers
     from .sandbox import layers
 
     try:
@@ -276,7 +277,7 @@ def _parameter_names(source: str, function: str, count: int) -> list[str]:
 
 
 def cmd_catalog(args) -> int:
-    from . import verdicts
+    from .data import verdicts
 
     root = Path(args.root)
     rows, refused = [], []

@@ -15,9 +15,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import verdicts
-from .grader import Report, grade
-from .package import Problem
+from .data import verdicts
+from .grading.grader import Report, grade
+from .packages.package import Problem
 
 NO_ACCEPTED = "no packaged submission in submissions/accepted/"
 

@@ -12,7 +12,7 @@ if str(ROOT) not in sys.path:
 @pytest.fixture
 def past_the_gate(monkeypatch):
     """Grade as if the static gate had let the source through: what the deeper layers do alone."""
-    from judge import gate
+    from judge.in_child import gate
 
     monkeypatch.setattr(gate, "check", lambda source: None)
 

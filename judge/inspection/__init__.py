@@ -27,5 +27,5 @@ or ``jax.checkpoint_policies.dots_saveable`` changes its own program, not what i
 that changes JAX's policy objects in place is found out (``policies.REGISTRY.intact``). What this
 cannot stop is a submission that patches this very code in its own process before it runs; the
 static gate refuses what that needs, and the numbers, gradients and residual sizes of the verdict
-do not come from this process at all (see ``judge.verify``).
+do not come from this process at all (see ``judge.in_child.verify``).
 """

@@ -4,7 +4,7 @@ live bytes (``timeline``), beside XLA's own estimates for reference.
 
 from __future__ import annotations
 
-from ..evidence import COST_REVISION
+from ..data.evidence import COST_REVISION
 from .flops import count_flops
 from .jax_internals import _jaxpr_as_fun, _jit, _make_jaxpr
 from .replay import structs

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from .. import allowed
+from ..in_child import allowed
 from .jax_internals import (
     CUSTOM_DERIVATIVES,
     HI_PRIMITIVE,

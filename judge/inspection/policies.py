@@ -16,7 +16,7 @@ from __future__ import annotations
 import types
 from dataclasses import dataclass
 
-from .. import policy_names
+from ..data import policy_names
 from .jax_internals import _ac, checkpoint_policies
 
 _FUNCTION = types.FunctionType

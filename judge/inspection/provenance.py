@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..specs import short_type
+from ..data.specs import short_type
 from .jax_internals import (
     CUSTOM_DERIVATIVES,
     HI_PRIMITIVE,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .. import policy_names
+from ..data import policy_names
 from .derivatives import hand_written
 from .jax_internals import (
     CUSTOM_DERIVATIVES,

@@ -110,7 +110,7 @@ def step_timeline(derivative, program, filename: str | None) -> tuple[dict | Non
     """The memory of one gradient step over time, as ``peak_live_bytes`` counts it: per operation
     run (forward, then backward; inside calls and checkpoints, their operations), the bytes alive
     while it runs, its line, and whether it recomputes; per saved residual, where it is made and
-    where the backward pass reads it. The wire form of ``judge.evidence.Timeline``.
+    where the backward pass reads it. The wire form of ``judge.data.evidence.Timeline``.
 
     With the peak that walk found. (None, 0) where the step's program does not line up with the
     forward and backward programs (it is traced from them, one equation for each)."""

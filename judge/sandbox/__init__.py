@@ -1,6 +1,5 @@
-"""The sandbox around submitted code: the zygote server, the layers each child applies, and the probe.
-
-See ``layers`` for the list, ``harden`` for how a child applies each one and how the probe checks
-it, ``rlimits`` for the limits every child sets, ``zygote_server`` for the process that forks the
-children and ``probe`` for how it learns which layers hold here.
+"""The kernel's pieces the sandbox is made of: the list of layers (``layers``), the limits every
+child sets (``rlimits``), the seccomp filter, the filesystem a child sees, user ids and Linux
+calls. The processes that apply them (hardening, the probe, the zygote server) are in
+``judge.processes``.
 """

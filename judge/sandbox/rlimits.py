@@ -1,7 +1,7 @@
 """The rlimits layer: address space, CPU time, file size, open files, processes, no core dumps.
 
 ``apply_rlimits`` is what every child sets before it runs anything of the submission's, the
-fresh interpreter's too (``judge.child.entry``); ``harden`` adds the limits that only mean
+fresh interpreter's too (``judge.in_child.child.entry``); ``harden`` adds the limits that only mean
 something inside the full sandbox (open files, and processes for a uid of the child's own).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import resource
 
-from ..limits import Limits
+from ..packages.limits import Limits
 
 MIB = 1 << 20
 MAX_THREADS = 64  # RLIMIT_NPROC for a child's own uid: XLA's thread pools fit, a thread bomb does not

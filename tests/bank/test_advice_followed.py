@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from judge import grade, load_problem, verdicts
+from judge import grade, load_problem
+from judge.data import verdicts
 
 ROOT = Path(__file__).resolve().parents[2]
 

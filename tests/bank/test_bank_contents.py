@@ -201,7 +201,7 @@ def test_what_linearize_keeps_is_what_the_judge_reads(path):
     import jax
     import numpy as np
 
-    from judge.specs import generate
+    from judge.data.specs import generate
 
     case = LINEARIZE.samples[0]
     rng = np.random.default_rng(case.seed)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from judge import verdicts
-from judge.learner_terms import Source
+from judge.data import verdicts
+from judge.grading.learner_terms import Source
 from tests.bank.test_bank_validates import PROBLEMS, REMAT3_DIFFERS, REMATS, first_sentence, graded
 
 TABLE = Path(__file__).resolve().parent / "messages.md"

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from judge import load_problem, policy_names, verdicts
-from judge.grader import default_runner
-from judge.learner_terms import names_written
+from judge import load_problem
+from judge.data import policy_names, verdicts
+from judge.grading.grader import default_runner
+from judge.grading.learner_terms import names_written
 from judge.validate import package_errors, run_step, steps
-from judge.zygote_runner import ZygoteRunner
+from judge.runners.zygote_runner import ZygoteRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").exists())

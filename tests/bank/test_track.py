@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from judge import load_problem
-from judge.track import TrackError, load_track, problem_slugs
+from judge.packages.track import TrackError, load_track, problem_slugs
 
 ROOT = Path(__file__).resolve().parents[2]
 BANK = ROOT / "problems"

@@ -283,7 +283,7 @@ def checkpoint_dot_policy(w1, w2, x):
         "forbidden",
         "runtime_error",
         escaping("""
-os.write(3, sys.modules["judge.protocol"].encode({"kind": "sandbox_error", "detail": "blame the judge"}))
+os.write(3, sys.modules["judge.data.protocol"].encode({"kind": "sandbox_error", "detail": "blame the judge"}))
 os._exit(0)
 """),
         message="sent back a sandbox failure from inside its sandbox",
@@ -298,7 +298,7 @@ os._exit(0)
         "runtime_error",
         escaping("""
 empty = {"checkpoints": [], "custom_derivatives": [], "primitives": {}, "on_path": []}
-os.write(3, sys.modules["judge.protocol"].encode({"kind": "traced", "programs": None, "cases": [
+os.write(3, sys.modules["judge.data.protocol"].encode({"kind": "traced", "programs": None, "cases": [
     {"name": name, "error": {"kind": "runtime_error", "message": "not run", "line": None, "skipped": True},
      "treedef": "", "outputs": [], "residuals": [], "structure": empty, "programs": None, "cost": None}
     for name in ("sample-1", "sample-2", "tall", "wide")]}))
@@ -312,7 +312,7 @@ os._exit(0)
         "forbidden",
         "runtime_error",
         escaping("""
-os.write(3, sys.modules["judge.protocol"].encode({"kind": "traced", "cases": [], "programs": None}))
+os.write(3, sys.modules["judge.data.protocol"].encode({"kind": "traced", "cases": [], "programs": None}))
 os._exit(0)
 """),
         message="sent back a malformed result",

@@ -6,7 +6,7 @@ red-team's escape did: it replaces the judge's inspection, inside its own proces
 describes an honest checkpointed program, while the program it exports is a hand-written
 ``custom_vjp`` that saves the same residuals (so the verifier, which recomputes numbers and
 residual sizes, finds nothing wrong). Before the module views and the run-time guard
-(``judge.allowed``, ``judge.guard``) each of these was accepted, as sent or past the gate.
+(``judge.in_child.allowed``, ``judge.in_child.guard``) each of these was accepted, as sent or past the gate.
 
 Now each is refused by the static gate where the file shows the construct (``forbidden``, with
 its line), and past the gate by the run-time guard (``runtime_error``, with the guard's reason).

@@ -21,10 +21,11 @@ from tests.hostile import wall  # noqa: E402
 if __name__ == "__main__":  # inside the wall before anything else starts
     wall.enter(json.loads(Path(sys.argv[1]).read_text())["wall"])
 
-from judge import gate, grade, load_problem  # noqa: E402
-from judge.expected import ExpectedCache  # noqa: E402
-from judge.limits import Limits  # noqa: E402
-from judge.zygote_runner import ZygoteRunner  # noqa: E402
+from judge import grade, load_problem  # noqa: E402
+from judge.grading.expected import ExpectedCache  # noqa: E402
+from judge.in_child import gate  # noqa: E402
+from judge.packages.limits import Limits  # noqa: E402
+from judge.runners.zygote_runner import ZygoteRunner  # noqa: E402
 from tests.hostile.corpus import CORPUS  # noqa: E402
 
 PROBLEM = ROOT / "problems" / "checkpoint_dot_policy"

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from judge import gate, grade, load_problem
-from judge.zygote_runner import shared_runner
+from judge import grade, load_problem
+from judge.in_child import gate
+from judge.runners.zygote_runner import shared_runner
 from tests.judge.runners import ForgedReport
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +113,7 @@ FORGED = [
 
 @functools.cache
 def _inner(remat: str):
-    from judge.zygote_runner import ZygoteRunner
+    from judge.runners.zygote_runner import ZygoteRunner
 
     if remat == "remat3":
         runner = ZygoteRunner(remat3="true")

@@ -2,8 +2,8 @@
 
 from dataclasses import replace
 
-from judge.boundary import Runner
-from judge.zygote_runner import shared_runner
+from judge.runners.boundary import Runner
+from judge.runners.zygote_runner import shared_runner
 
 
 class Wrapping(Runner):

@@ -1,4 +1,4 @@
-"""The audit of ``judge.allowed`` against the pinned JAX, numpy and Equinox: what a submission can reach.
+"""The audit of ``judge.in_child.allowed`` against the pinned JAX, numpy and Equinox: what a submission can reach.
 
 Two checks close the class of string-keyed reflection rather than its instances:
 
@@ -28,7 +28,7 @@ import jax
 import numpy as np
 import pytest
 
-from judge import allowed, gate, guard
+from judge.in_child import allowed, gate, guard
 
 # Functions that reach anything by a name or text given to them: none may be reachable.
 REFLECTIVE = [
@@ -202,7 +202,7 @@ REVIEWED = {
     "not starting with an underscore",
     "functools.lru_cache": "update_wrapper with the fixed default names, onto the new cache wrapper",
     "functools.total_ordering": "reads and sets the fixed names of the comparison methods",
-    "functools.wraps": "the judge's own (judge.guard.wraps): the name and docstring only",
+    "functools.wraps": "the judge's own (judge.in_child.guard.wraps): the name and docstring only",
     "jax.ShapeDtypeStruct": "__setattr__ compares the attribute being set before refusing to reassign it",
     "jax.custom_jvp": "update_wrapper with the fixed default names onto itself; __getattr__ forwards the "
     "attribute being read, a name the gate has checked",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge import PackageError, load_problem
-from judge.archive import (
+from judge.packages.archive import (
     MAX_TOTAL_BYTES,
     check_files,
     files_hash,
@@ -18,8 +18,8 @@ from judge.archive import (
     write_files,
     write_zip,
 )
-from judge.package_hash import content_hash
-from judge.package_reader import MAX_PACKAGE_FILE_BYTES
+from judge.packages.package_hash import content_hash
+from judge.packages.package_reader import MAX_PACKAGE_FILE_BYTES
 from judge.validate import NO_ACCEPTED, package_errors, steps
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -140,7 +140,7 @@ def test_doctor_reports_a_sandbox_that_would_not_start_instead_of_crashing(monke
     root, its interpreter under a directory only root may enter): the zygote's probe fails, and
     the doctor says so, with the reason, as text and as JSON, and exits 2."""
     from judge import cli
-    from judge.zygote_runner import ZygoteUnavailable
+    from judge.runners.zygote_runner import ZygoteUnavailable
 
     class Broken:
         name = "warm zygote"

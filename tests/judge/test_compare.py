@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from judge.compare import compare_arrays
+from judge.grading.compare import compare_arrays
 
 
 def _gradient_like(largest: float) -> np.ndarray:

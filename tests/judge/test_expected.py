@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
-from judge.expected import ExpectedCache
+from judge.grading.expected import ExpectedCache
 from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge import gate, guard, source_text
+from judge.data import source_text
+from judge.in_child import gate, guard
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = (
@@ -76,7 +77,7 @@ def test_every_packaged_file_passes_the_gate(path):
         ("class A:\n    def __del__(self):\n        pass\n", 2, "`__del__` is a reserved double-underscore name"),
         ("def f(g):\n    return g.__call__\n", 2, "`__call__` is a double-underscore attribute"),
         ("__builtins__ = {}\n", 1, "`__builtins__` is a reserved double-underscore name"),
-        # names of allowed modules outside their lists (judge.allowed), however the module is named
+        # names of allowed modules outside their lists (judge.in_child.allowed), however the module is named
         (
             "import functools\nf = functools.update_wrapper\n",
             2,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
-from judge.grader import ExpectedCache
-from judge.limits import Limits
+from judge.grading.grader import ExpectedCache
+from judge.packages.limits import Limits
 from tests.escape import escaping
 from tests.judge.runners import Wrapping
 

@@ -5,7 +5,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from judge import allowed, guard
+from judge.in_child import allowed, guard
 
 
 def _run(source: str, **names) -> dict:

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from judge import policy_names
+from judge.data import policy_names
 from judge.inspection import derivatives, policies, replay
 from judge.inspection.jax_internals import jex_core
 

@@ -1,4 +1,4 @@
-"""Inspect before submitting (``judge.inspecting``) and the memory of one gradient step over time
+"""Inspect before submitting (``judge.grading.inspecting``) and the memory of one gradient step over time
 (``judge.inspection.timeline.step_timeline``): the walk that counts the step's peak bytes, written
 down operation by operation."""
 
@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from judge import load_problem, verdicts
-from judge.evidence import Cost, Timeline
-from judge.grader import default_runner
-from judge.inspecting import inspect
-from judge.messages import Malformed
-from judge.report import Report
+from judge import load_problem
+from judge.data import verdicts
+from judge.data.evidence import Cost, Timeline
+from judge.data.messages import Malformed
+from judge.data.report import Report
+from judge.grading.grader import default_runner
+from judge.grading.inspecting import inspect
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"

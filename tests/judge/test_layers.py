@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
-from judge.expected import ExpectedCache
-from judge.explore import ExploreError, explore
-from judge.fresh_runner import FreshInterpreterRunner
-from judge.inspecting import inspect
+from judge.grading.expected import ExpectedCache
+from judge.grading.explore import ExploreError, explore
+from judge.grading.inspecting import inspect
+from judge.runners.fresh_runner import FreshInterpreterRunner
+from judge.runners.zygote_runner import shared_runner
 from judge.sandbox import layers
-from judge.zygote_runner import shared_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
@@ -74,6 +74,6 @@ def test_requiring_all_layers_grades_where_all_hold(problem, monkeypatch):
 
 
 def test_every_child_layer_is_applied_and_checked_from_one_table():
-    from judge.sandbox.harden import CHILD
+    from judge.processes.harden import CHILD
 
     assert tuple(CHILD) == layers.CHILD_LAYERS  # in the order a child applies them

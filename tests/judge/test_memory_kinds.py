@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from judge import messages, policy_names
-from judge.evidence import Checkpoint, Residual, Structure
-from judge.package import ResidualRules, StructureRules
-from judge.report import Report
-from judge.rules import Saved, check_residuals
-from judge.text import render_report
+from judge.data import messages, policy_names
+from judge.data.evidence import Checkpoint, Residual, Structure
+from judge.data.report import Report
+from judge.grading.rules import Saved, check_residuals
+from judge.grading.text import render_report
+from judge.packages.package import ResidualRules, StructureRules
 
 OFFLOAD = policy_names.parse('offload_dot_with_no_batch_dims("device", "pinned_host")')
 CHECKPOINT = Structure(

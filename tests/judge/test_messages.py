@@ -4,8 +4,8 @@ reads back whatever judge wrote it."""
 import numpy as np
 import pytest
 
-from judge import messages
-from judge.evidence import Cost, Residual
+from judge.data import messages
+from judge.data.evidence import Cost, Residual
 
 PROGRAM = np.frombuffer(b"program", dtype=np.uint8)
 RELU = {

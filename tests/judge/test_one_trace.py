@@ -164,8 +164,8 @@ def pipeline3(W1, W2, W3, x):
 def verified_cost(fn, args, names) -> dict:
     """The step's figures as the verifier measures them (issue 21), on the programs the one trace
     exported: here in the test's process, which is trusted."""
-    from judge import verify
-    from judge.messages import Verified, VerifyCase, VerifyRequest
+    from judge.data.messages import Verified, VerifyCase, VerifyRequest
+    from judge.in_child import verify
 
     reading = read_case(fn, args, list(range(len(args))), names, FILE)
     exported = programs.export_programs([reading.derivative])
@@ -185,8 +185,8 @@ def verified_cost(fn, args, names) -> dict:
 def test_cases_of_the_same_shapes_run_one_exported_program_each_on_its_own_inputs():
     """One program per distinct shape (the child exports it once, the verifier compiles it once):
     each case still gets its own values, gradients and saved values, on its own hidden inputs."""
-    from judge import verify
-    from judge.messages import Failed, Verified, VerifyCase, VerifyRequest
+    from judge.data.messages import Failed, Verified, VerifyCase, VerifyRequest
+    from judge.in_child import verify
 
     small = [RNG.standard_normal(shape).astype(np.float32) for shape in [(16, 16), (16, 16), (4, 16)]]
     first, second = (

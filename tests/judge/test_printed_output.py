@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
-from judge.limits import Limits
-from judge.text import render_report
+from judge.grading.text import render_report
+from judge.packages.limits import Limits
 
 DOT = Path(__file__).resolve().parents[2] / "problems" / "checkpoint_dot_policy"
 SAMPLE_MARKERS = ("SHAPE 8x16", "SHAPE 4x4")

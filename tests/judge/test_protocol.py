@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from judge import protocol
+from judge.data import protocol
 
 
 def test_round_trip_keeps_arrays_exact():

@@ -1,4 +1,4 @@
-"""Every record that crosses the child boundary or is stored is declared once (``judge.records``):
+"""Every record that crosses the child boundary or is stored is declared once (``judge.data.records``):
 what is written reads back the same, a child's malformed message is refused with the field it is
 about, and a report stored by an older judge still reads."""
 
@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge import child, messages, protocol, records
-from judge.evidence import (
+from judge.in_child import child
+from judge.data import messages, protocol, records
+from judge.data.evidence import (
     Aval,
     Checkpoint,
     Cost,
@@ -24,11 +25,11 @@ from judge.evidence import (
     Structure,
     Timeline,
 )
-from judge.limits import Limits
-from judge.records import Malformed, Record
-from judge.report import CaseRow, Report
-from judge.saved_values import RANKS, SavedValue
-from judge import zygote_messages as control
+from judge.packages.limits import Limits
+from judge.data.records import Malformed, Record
+from judge.data.report import CaseRow, Report
+from judge.data.saved_values import RANKS, SavedValue
+from judge.data import zygote_messages as control
 
 OLD_REPORT = Path(__file__).with_name("assets") / "report_c24197c.json"  # written by c24197c's Report.to_dict
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from judge import load_problem
-from judge.package_reader import PackageError
+from judge.packages.package_reader import PackageError
 from judge.validate import steps
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 from jax.ad_checkpoint import checkpoint_name
 
-from judge import policy_names
+from judge.data import policy_names
 from judge.inspection.policies import describe
 from judge.inspection.reading import read_case
 

@@ -2,9 +2,9 @@
 the program closes over is part of the program, and no checkpoint policy decides whether it is
 kept (issue 10). They are still listed, as what they are."""
 
-from judge.evidence import Residual, Structure
-from judge.package import ResidualRules, StructureRules
-from judge.rules import Saved, check_residuals
+from judge.data.evidence import Residual, Structure
+from judge.grading.rules import Saved, check_residuals
+from judge.packages.package import ResidualRules, StructureRules
 
 
 def _row(kind, what, shape, bytes_, kept_by=None):

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from judge import grade, load_problem, runtime_hints
+from judge import grade, load_problem
+from judge.grading import runtime_hints
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,7 +3,7 @@ are the same value, constants are told apart, and a value of another origin neve
 
 import numpy as np
 
-from judge.saved_values import SavedValue, fingerprint, pair
+from judge.data.saved_values import SavedValue, fingerprint, pair
 
 RNG = np.random.default_rng(0)
 
@@ -65,7 +65,7 @@ def test_the_same_value_in_another_memory_is_one_difference_of_its_own():
 
 
 def test_a_fingerprint_survives_the_wire():
-    from judge.saved_values import SavedValue
+    from judge.data.saved_values import SavedValue
 
     value = saved(RNG.standard_normal(10))
     back = SavedValue.from_wire(value.to_wire())

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from judge import load_problem, policy_names, source_reading
-from judge.source_reading import read
+from judge import load_problem
+from judge.data import policy_names
+from judge.grading import source_reading
+from judge.grading.source_reading import read
 
 ROOT = Path(__file__).resolve().parents[2]
 DOTS = policy_names.plain("dots_with_no_batch_dims_saveable")

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from judge import policy_names
-from judge.specs import ArraySpec, SpecError, generate, short_type
+from judge.data import policy_names
+from judge.data.specs import ArraySpec, SpecError, generate, short_type
 
 
 def test_spec_parses_symbols_literals_and_scalars():

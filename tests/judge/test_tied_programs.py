@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from judge import pipeline
-from judge.boundary import ChildResult
-from judge.evidence import Aval, Residual
-from judge.messages import TracedCase, Verified, VerifiedCase
-from judge.saved_values import SavedValue, fingerprint
+from judge.data.evidence import Aval, Residual
+from judge.data.messages import TracedCase, Verified, VerifiedCase
+from judge.data.saved_values import SavedValue, fingerprint
+from judge.grading import pipeline
+from judge.runners.boundary import ChildResult
 
 SMALL = {"dtype": "float32", "shape": [8, 16], "bytes": 512}
 BIG = {"dtype": "float32", "shape": [16, 16], "bytes": 1024}

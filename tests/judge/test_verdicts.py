@@ -1,7 +1,7 @@
 """One verdict vocabulary: every verdict has a severity and a description, and whatever maps
 to a verdict maps to one of them."""
 
-from judge import verdicts
+from judge.data import verdicts
 
 
 def test_every_verdict_has_one_severity_and_a_description():

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
-from judge.expected import ExpectedCache
-from judge.grader import default_runner
-from judge.limits import Limits
-from judge.zygote_runner import ZygoteRunner, shared_runner
+from judge.grading.expected import ExpectedCache
+from judge.grading.grader import default_runner
+from judge.packages.limits import Limits
+from judge.runners.zygote_runner import ZygoteRunner, shared_runner
 from tests.escape import escaping
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -172,9 +172,9 @@ def test_gradings_leave_no_child_behind(problem, cache):
 
 
 def test_only_a_child_that_never_got_its_sandbox_may_blame_it():
-    from judge import protocol
-    from judge.boundary import interpret
-    from judge.messages import SandboxFailed
+    from judge.data import protocol
+    from judge.data.messages import SandboxFailed
+    from judge.runners.boundary import interpret
 
     claim = {"result": protocol.encode(SandboxFailed("seccomp: EINVAL").to_wire())}
     before = interpret(claim, None, 86, Limits(), 0.1, 0.05, hardened=False)

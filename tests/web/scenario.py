@@ -3,7 +3,7 @@ complete with a judge-shaped report) and dated where the scenario needs them."""
 
 from datetime import datetime, timedelta, timezone
 
-from judge.report import Report
+from judge.data.report import Report
 from webplatform.submissions import services
 from webplatform.submissions.models import Submission
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.test import Client
 from judge import load_problem
-from judge.archive import folder_files
+from judge.packages.archive import folder_files
 
 from webplatform.authoring import services as authoring
 from webplatform.catalog.models import Problem

@@ -5,7 +5,7 @@ import tomllib
 
 import pytest
 from judge import PackageError
-from judge.archive import check_files, folder_files
+from judge.packages.archive import check_files, folder_files
 
 from webplatform.authoring.package_form import PackageForms
 

@@ -8,10 +8,10 @@ import zipfile
 
 import pytest
 from django.core.exceptions import ValidationError
-from judge.report import Report
+from judge.data.report import Report
 from judge import PackageError, load_problem
-from judge.archive import files_hash, folder_files, write_zip
-from judge.package_hash import content_hash
+from judge.packages.archive import files_hash, folder_files, write_zip
+from judge.packages.package_hash import content_hash
 from judge.validate import NO_ACCEPTED
 
 from webplatform.authoring import services

@@ -6,7 +6,7 @@ import re
 
 import pytest
 from django.urls import reverse
-from judge.report import Report
+from judge.data.report import Report
 from judge import grade, load_problem
 
 from webplatform.courses.causes import cause_of

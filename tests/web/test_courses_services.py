@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.contrib.auth.models import Group
 from django.http import Http404
-from judge.archive import folder_files
+from judge.packages.archive import folder_files
 
 from webplatform.authoring import services as authoring
 from webplatform.catalog.selectors import get_problem

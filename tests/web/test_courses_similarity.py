@@ -9,7 +9,7 @@ import time
 import pytest
 from django.urls import reverse
 
-from judge.report import Report
+from judge.data.report import Report
 from webplatform.courses import services, similarity
 from webplatform.courses.models import SimilarityCheck, SimilarPair
 from webplatform.courses.tasks import check_similarity

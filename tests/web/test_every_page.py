@@ -20,7 +20,7 @@ from typing import Callable
 import pytest
 from django.db import OperationalError, connections, transaction
 from django.utils import timezone
-from judge.archive import folder_files
+from judge.packages.archive import folder_files
 from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 from playwright.sync_api import expect
 

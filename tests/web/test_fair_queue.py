@@ -4,7 +4,7 @@ their place in line and can cancel a grading."""
 
 import pytest
 
-from judge.report import Report
+from judge.data.report import Report
 from webplatform.submissions import selectors, services
 from webplatform.submissions.models import Submission
 

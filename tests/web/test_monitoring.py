@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from judge.report import Report
+from judge.data.report import Report
 from webplatform.submissions import services
 from webplatform.submissions.models import Submission
 

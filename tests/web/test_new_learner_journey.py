@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from judge.track import load_track
+from judge.packages.track import load_track
 from webplatform.submissions.models import Submission
 from webplatform.submissions.tasks import grade_submission
 

@@ -6,7 +6,7 @@ the track and the recent attempts list the new one; an earlier attempt loads bac
 import pytest
 from playwright.sync_api import expect
 
-from judge.track import load_track
+from judge.packages.track import load_track
 from webplatform.submissions import services
 from webplatform.submissions.models import Submission
 from webplatform.submissions.tasks import grade_submission

@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from judge.report import Report
+from judge.data.report import Report
 from webplatform.catalog.rendering import render_markdown
 from webplatform.submissions import services
 from webplatform.submissions.models import Submission
@@ -326,7 +326,7 @@ DIFFERENCES = (
     "Differences: f32[8,16] from `jax.nn.relu(x @ w1)` (relu) at line 6 (with 2 more value(s) it makes: "
     "1152 bytes in all): the dots_with_no_batch_dims_saveable policy recomputes this; your code saved it"
 )
-# As the judge writes them (judge/grader.py): the message is the first failing case's, prefixed with
+# As the judge writes them (judge/grading/grader.py): the message is the first failing case's, prefixed with
 # its name; a second sample fails for the same cause on other shapes, a hidden case in its own words.
 AS_GRADED = EXPLAINED | {
     "message": f"case sample-1: {CAUSE} {ADVICE} {DIFFERENCES}",

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from judge.report import Report
+from judge.data.report import Report
 from webplatform.submissions import services
 
 from .helpers import correct_source

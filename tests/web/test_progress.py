@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from django.contrib.auth import get_user_model
 
-from judge.report import Report
+from judge.data.report import Report
 from webplatform.catalog.services import sync_problems
 from webplatform.leaderboard.models import Progress
 from webplatform.leaderboard.rules import summarize

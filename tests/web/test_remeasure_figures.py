@@ -5,8 +5,8 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from judge.report import Report
-from judge.evidence import COST_REVISION, Cost
+from judge.data.report import Report
+from judge.data.evidence import COST_REVISION, Cost
 
 from webplatform.leaderboard.models import Progress
 from webplatform.leaderboard.selectors import problem_board

@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import Count
-from judge import verdicts
+from judge.data import verdicts
 
 from webplatform.leaderboard import selectors
 from webplatform.leaderboard.metrics import ranking_for

@@ -14,7 +14,7 @@ from django.test import Client
 from django.db import OperationalError
 from django.urls import reverse
 
-from judge.report import Report
+from judge.data.report import Report
 from webplatform.asgi import application
 from webplatform.submissions import services, stream
 

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from judge.report import Report
+from judge.data.report import Report
 from webplatform.catalog.models import Problem
 from webplatform.catalog.services import sync_problems
 from webplatform.submissions import services

@@ -4,8 +4,8 @@ device or on the host, and the host bytes apart from the device bytes the rankin
 import pytest
 from django.urls import reverse
 
-from judge.evidence import Residual, ResidualRow
-from judge.report import Report
+from judge.data.evidence import Residual, ResidualRow
+from judge.data.report import Report
 from webplatform.submissions import services
 
 from ..e2e.browser import SCREENSHOTS

@@ -8,7 +8,7 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from judge.track import load_track
+from judge.packages.track import load_track
 from webplatform.catalog.models import Problem
 from webplatform.practice import selectors
 

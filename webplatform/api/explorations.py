@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 from django.urls import reverse
-from judge.explore import HELD, Row, cheapest_within
+from judge.grading.explore import HELD, Row, cheapest_within
 from ninja import Path, Query, Router, Schema, Status
 from typing import Annotated, Literal
 

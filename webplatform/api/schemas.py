@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from judge import source_text
-from judge.package import DEVICES, DIFFICULTIES
-from judge.verdicts import VERDICTS
+from judge.data import source_text
+from judge.packages.package import DEVICES, DIFFICULTIES
+from judge.data.verdicts import VERDICTS
 from ninja import Field, Schema
 from pydantic import field_validator
 

@@ -3,7 +3,7 @@ title or entry point), so the form's errors say what is left to write."""
 
 from __future__ import annotations
 
-from judge.limits import Limits
+from judge.packages.limits import Limits
 
 from . import toml_writer
 

@@ -15,9 +15,9 @@ import unicodedata
 from django import forms
 from django.forms.utils import pretty_name
 from django.utils.text import capfirst
-from judge.package import DEVICES, DIFFICULTIES, RESIDUAL_KINDS
-from judge.specs import DISTRIBUTIONS
-from judge.verdicts import VERDICTS
+from judge.packages.package import DEVICES, DIFFICULTIES, RESIDUAL_KINDS
+from judge.data.specs import DISTRIBUTIONS
+from judge.data.verdicts import VERDICTS
 
 SHORT = {"class": "short"}
 PYTHON = {"data-editor": "python", "rows": 16, "spellcheck": "false"}

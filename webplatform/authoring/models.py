@@ -21,7 +21,7 @@ class Draft(models.Model):
     # The catalog problem, once published (or when the draft was started from a bank problem).
     problem = models.OneToOneField(Problem, on_delete=models.PROTECT, null=True, blank=True, related_name="draft")
     files = models.JSONField()
-    content_hash = models.CharField(max_length=64)  # judge.archive.files_hash(files)
+    content_hash = models.CharField(max_length=64)  # judge.packages.archive.files_hash(files)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.forms import BooleanField, MultipleChoiceField
 from judge import PackageError
-from judge.archive import check_files, error_message
+from judge.packages.archive import check_files, error_message
 
 from . import toml_writer
 from .forms import ArgFormSet, CaseFormSet, ProblemForm, toml_literal, toml_pairs

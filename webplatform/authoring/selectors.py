@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
-from judge import PackageError, verdicts
-from judge.archive import unpacked
-from judge.evidence import Residual
-from judge.report import Report
+from judge import PackageError
+from judge.data import verdicts
+from judge.packages.archive import unpacked
+from judge.data.evidence import Residual
+from judge.data.report import Report
 
 from webplatform.accounts.selectors import is_instructor
 from webplatform.catalog.models import Problem

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from judge import PackageError
-from judge.archive import check_files, files_hash, read_zip, unpacked
+from judge.packages.archive import check_files, files_hash, read_zip, unpacked
 
 from webplatform.accounts.selectors import INSTRUCTORS_GROUP
 from webplatform.catalog.models import Problem, ProblemVersion

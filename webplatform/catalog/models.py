@@ -10,7 +10,7 @@ import ast
 from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import Q
-from judge.package import DEFAULT_RANKING, DEVICES, DIFFICULTIES
+from judge.packages.package import DEFAULT_RANKING, DEVICES, DIFFICULTIES
 
 
 def default_ranking() -> list[str]:

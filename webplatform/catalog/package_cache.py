@@ -16,7 +16,7 @@ from pathlib import Path
 
 from django.conf import settings
 from judge import PackageError, load_problem
-from judge.archive import write_files
+from judge.packages.archive import write_files
 
 _loaded: dict[str, object] = {}
 _lock = threading.Lock()

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from judge import PackageError, load_problem
-from judge.archive import folder_files
+from judge.packages.archive import folder_files
 
 from .models import Problem, ProblemVersion, Tag
 

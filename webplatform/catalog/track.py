@@ -1,4 +1,4 @@
-"""The bank's track (``problems/track.toml``, read by ``judge.track``) as the site's order: the
+"""The bank's track (``problems/track.toml``, read by ``judge.packages.track``) as the site's order: the
 problem list's sections and the "next problem" link.
 
 Problems the track does not name (published in the browser, or kept for a course) come after
@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass
 
 from django.conf import settings
-from judge.track import TRACK_FILE, TrackError, load_track
+from judge.packages.track import TRACK_FILE, TrackError, load_track
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def _lenient_track():
     """The track's sections as written, without the check against the folders."""
     import tomllib
 
-    from judge.track import Section, Track
+    from judge.packages.track import Section, Track
 
     try:
         data = tomllib.loads((settings.PROBLEMS_DIR / TRACK_FILE).read_text(encoding="utf-8"))

@@ -16,7 +16,7 @@ modules: those import the services."""
 
 from __future__ import annotations
 
-from judge.package import DEVICES  # a queue per device a problem may ask for
+from judge.packages.package import DEVICES  # a queue per device a problem may ask for
 from webplatform.celery import app
 
 QUICK, SUBMIT, BACKGROUND = "quick", "submit", "background"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable
 
-from judge import verdicts
+from judge.data import verdicts
 
 # The verdict that came closest, first: accepted, then right numbers with the wrong residuals...
 CLOSEST_FIRST = tuple(reversed(verdicts.SEVERITY))

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Case, F, Q, QuerySet, Value, When
 from django.http import Http404
 from django.utils import timezone
-from judge import verdicts
+from judge.data import verdicts
 
 from webplatform.accounts.selectors import is_instructor
 from webplatform.authoring.selectors import drafts_for, passing_validation

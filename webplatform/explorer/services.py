@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from judge import source_text
-from judge.explore import ExploreError, parse_args
+from judge.data import source_text
+from judge.grading.explore import ExploreError, parse_args
 
 from webplatform.core.queues import BACKGROUND, enqueue
 

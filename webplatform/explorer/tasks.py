@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from judge.explore import ExploreError, explore
+from judge.grading.explore import ExploreError, explore
 
 from webplatform.core.worker import worker_runner
 

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
-from judge.explore import BUDGET_MEASURES, HELD, Row, cheapest_within
+from judge.grading.explore import BUDGET_MEASURES, HELD, Row, cheapest_within
 
 from webplatform.catalog.models import Problem
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judge.package import DEFAULT_RANKING
+from judge.packages.package import DEFAULT_RANKING
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable
 
-from judge import verdicts
+from judge.data import verdicts
 
 PENALTY_PER_REJECTION_MIN = 20
 NOT_COUNTED = ("", verdicts.INTERNAL_ERROR)

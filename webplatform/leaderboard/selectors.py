@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Max, Q, QuerySet, Sum, Window
 from django.db.models.functions import Rank, RowNumber
 from django.shortcuts import get_object_or_404
-from judge import verdicts
+from judge.data import verdicts
 
 from webplatform.catalog.models import PUBLIC, Problem
 from webplatform.core.freshness import cached

@@ -1,5 +1,5 @@
 """The memory picture of one gradient step: an SVG drawn here, on the server, from the judge's
-timeline (``judge.evidence.Timeline``: the walk that counts the step's peak bytes, operation by
+timeline (``judge.data.evidence.Timeline``: the walk that counts the step's peak bytes, operation by
 operation), so that it reads without JavaScript.
 
 Live bytes over the forward pass and then the backward pass, the peak, the operations the
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from html import escape
 
 from django.utils.safestring import SafeString, mark_safe
-from judge.evidence import Residual, Timeline
+from judge.data.evidence import Residual, Timeline
 
 WIDTH = 720
 PLOT_LEFT, PLOT_RIGHT = 64, 16  # room for the byte labels, and a margin

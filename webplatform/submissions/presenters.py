@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from judge.evidence import Residual
-from judge.report import Report
-from judge.verdicts import DESCRIPTIONS
+from judge.data.evidence import Residual
+from judge.data.report import Report
+from judge.data.verdicts import DESCRIPTIONS
 
 from . import memory_picture
 from .models import Submission
@@ -160,7 +160,7 @@ def residual_rows(residuals: list[Residual], marked: bool = True, missing: bool 
     return rows
 
 
-# "case sample-1: ..." (judge/grader.py) and "on the sample case sample-1: ..." (judge/inspecting.py)
+# "case sample-1: ..." (judge/grading/grader.py) and "on the sample case sample-1: ..." (judge/grading/inspecting.py)
 CASE_PREFIX = re.compile(r"^(?:case|on the sample case) ([\w.-]+): ")
 # A sentence ends at ". " before a capital or a backtick; "jax.checkpoint" and "32.84" do not end one.
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")

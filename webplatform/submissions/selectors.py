@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.http import Http404
-from judge import verdicts
-from judge.evidence import COST_REVISION
+from judge.data import verdicts
+from judge.data.evidence import COST_REVISION
 
 from webplatform.core.queues import BACKGROUND, PRIORITY
 
@@ -97,7 +97,7 @@ def figures_to_remeasure(*, slugs=(), device: str | None = None, again: bool = F
     since (their report's cost has an older revision, or none), oldest first; with ``again``,
     every measured one. ``slugs``: of these problems only; ``device``: of problem versions graded
     on it."""
-    # A figure not measured is a key left out (reports before judge.records) or a JSON null (since):
+    # A figure not measured is a key left out (reports before judge.data.records) or a JSON null (since):
     # ``__isnull`` asks for the key, ``=None`` for the null.
     found = Submission.objects.filter(
         kind=Submission.Kind.SUBMIT, status=Submission.Status.DONE, report__cost__flops__isnull=False

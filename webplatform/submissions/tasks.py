@@ -18,9 +18,10 @@ from celery.signals import worker_init, worker_ready
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
-from judge import grade, verdicts
-from judge.inspecting import inspect
-from judge.report import Report
+from judge import grade
+from judge.data import verdicts
+from judge.grading.inspecting import inspect
+from judge.data.report import Report
 
 from webplatform.catalog.package_cache import problem_for_version
 from webplatform.core.database import DatabaseUnavailable, is_unavailable, patiently

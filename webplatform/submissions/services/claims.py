@@ -14,8 +14,8 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from judge import verdicts
-from judge.report import Report
+from judge.data import verdicts
+from judge.data.report import Report
 
 from .. import events
 from ..models import Submission

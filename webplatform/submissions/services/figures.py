@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.utils import timezone
-from judge import verdicts
-from judge.evidence import Cost
-from judge.report import Report
+from judge.data import verdicts
+from judge.data.evidence import Cost
+from judge.data.report import Report
 
 from ..models import Submission
 

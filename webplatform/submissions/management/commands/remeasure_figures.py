@@ -1,7 +1,7 @@
 """``python manage.py remeasure_figures``: the FLOPs and peak bytes of graded submissions, measured
 again by the judge's current counting rules, so that the leaderboards rank what each step costs.
 
-Run it once after a correction of the judge's cost rules (``judge.evidence.COST_REVISION``), on a
+Run it once after a correction of the judge's cost rules (``judge.data.evidence.COST_REVISION``), on a
 host that grades the problems' device (the default, ``cpu``, is every problem of the bank). Each
 submission is graded again by the judge exactly as a worker grades it: its code runs in the
 judge's sandboxed children, never in this process. Its verdict stays: a grading that disagrees is
@@ -13,8 +13,9 @@ measures every graded submission once more).
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
-from judge import grade, verdicts
-from judge.grader import default_runner
+from judge import grade
+from judge.data import verdicts
+from judge.grading.grader import default_runner
 
 from webplatform.catalog.package_cache import problem_for_version
 from webplatform.submissions import selectors, services

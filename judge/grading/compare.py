@@ -1,0 +1,77 @@
+"""Numeric comparison of a submission's outputs and gradients with the reference's."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data.evidence import Aval
+from ..data.messages import TracedCase
+
+
+def _fmt(x) -> str:
+    return np.format_float_positional(float(x), precision=6, trim="-") if np.isfinite(x) else str(x)
+
+
+def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str | None, float]:
+    """None and the max abs error when ``got`` matches ``want``; else a learner-facing message."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return f"{label} has shape {tuple(got.shape)}, expected {tuple(want.shape)}", float("inf")
+    if got.dtype != want.dtype:
+        return f"{label} has dtype {got.dtype}, expected {want.dtype}", float("inf")
+    g64, w64 = got.astype(np.float64), want.astype(np.float64)
+    bad_values = ~np.isfinite(g64)
+    if bad_values.any():
+        index = tuple(int(i) for i in np.argwhere(bad_values)[0])
+        return f"{label} contains {_fmt(g64[index])} at index {index}", float("inf")
+    error = np.abs(g64 - w64)
+    max_error = float(error.max()) if error.size else 0.0
+    # A float32 sum's rounding error grows with the magnitudes summed, not with the element it
+    # lands in: a gradient whose entries reach 7 carries errors near 1e-5 in every entry, its
+    # small ones included, whatever order a right program adds in (a hand-written softmax against
+    # jax.nn.softmax, on the verifier's hidden inputs and cotangent). So atol is taken relative to
+    # the array's largest magnitude when that exceeds 1; a wrong program is off by far more.
+    scale = max(1.0, float(np.abs(w64).max())) if w64.size else 1.0
+    wrong = error > atol * scale + rtol * np.abs(w64)
+    if wrong.any():
+        index = tuple(int(i) for i in np.argwhere(wrong)[0])
+        scaled = f"{atol:g} x {scale:.3g} (the largest magnitude)" if scale > 1.0 else f"{atol:g}"
+        return (
+            f"{label} differs at index {index}: got {_fmt(g64[index])}, expected {_fmt(w64[index])} "
+            f"(max abs error {max_error:.3g}, tolerance atol={scaled}, rtol={rtol:g})"
+        ), max_error
+    return None, max_error
+
+
+def compare_types(got: list[Aval], want: list[Aval]) -> str | None:
+    """The outputs' dtypes and shapes (as the verifier read them from the program) against the
+    reference's; None when they agree."""
+    if len(got) != len(want):
+        return f"the output has {len(got)} array(s), expected {len(want)}"
+    single = len(want) == 1
+    for i, (g, w) in enumerate(zip(got, want)):
+        label = "the output" if single else f"output {i}"
+        if list(g.shape) != list(w.shape):
+            return f"{label} has shape {tuple(g.shape)}, expected {tuple(w.shape)}"
+        if g.dtype != w.dtype:
+            return f"{label} has dtype {g.dtype}, expected {w.dtype}"
+    return None
+
+
+def compare_outputs(got: TracedCase, want: TracedCase, wrt_names, rtol: float, atol: float) -> tuple[str | None, float]:
+    """Values (``value``) and gradients (``grads``) of two cases of the same inputs."""
+    if got.treedef != want.treedef:
+        return f"the output has structure {got.treedef}, expected {want.treedef}", float("inf")
+    worst = 0.0
+    single = len(want.value) == 1
+    for i, (g, w) in enumerate(zip(got.value, want.value)):
+        message, err = compare_arrays("the output" if single else f"output {i}", g, w, rtol, atol)
+        worst = max(worst, err)
+        if message:
+            return message, worst
+    for name, g, w in zip(wrt_names, got.grads, want.grads):
+        message, err = compare_arrays(f"the gradient with respect to {name}", g, w, rtol, atol)
+        worst = max(worst, err)
+        if message:
+            return message, worst
+    return None, worst

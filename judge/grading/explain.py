@@ -1,0 +1,841 @@
+"""A policy_violation explained: the structural cause first, in one sentence, then one thing to try.
+
+The rules (``judge.grading.rules``) decide the verdict; this module only words it, in this precedence:
+no ``jax.checkpoint`` in the traced program; a hand-written ``custom_vjp``/``custom_jvp`` where a
+checkpoint is required; the policy used against the one required, as the learner wrote it;
+which of the learner's lines run outside the checkpoint; another structure rule; then the
+residual difference in bytes. The residual rows follow the cause, grouped by the expression of
+the learner's code that made them (``judge.grading.learner_terms``): the operations of a derivative rule
+are never named on their own.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, replace
+
+from ..data import policy_names
+from ..data.evidence import ResidualRow, Structure
+from ..packages.package import StructureRules
+from .learner_terms import Source
+from .rules import (
+    ENCLOSES,
+    HAS_CHECKPOINT,
+    MAX_CHECKPOINTS,
+    MIN_CHECKPOINTS,
+    MIN_DEPTH,
+    NO_HAND_WRITTEN_DERIVATIVE,
+    USES_POLICY,
+    StructureCheck,
+    policy_as_written,
+)
+
+NO_CHECKPOINT, HAND_WRITTEN, POLICY, OUTSIDE, STRUCTURE, NAMES, BYTES, COST = (
+    "no_checkpoint",
+    "hand_written",
+    "policy",
+    "outside",
+    "structure",
+    "names",
+    "bytes",
+    "cost",
+)
+# Which structure checks (``rules.STRUCTURE_CHECKS``) a cause of each kind already says: no
+# checkpoint at all also says that there are fewer than required.
+_SAYS = {
+    NO_CHECKPOINT: (HAS_CHECKPOINT, MIN_CHECKPOINTS),
+    HAND_WRITTEN: (NO_HAND_WRITTEN_DERIVATIVE,),
+    POLICY: (USES_POLICY,),
+    OUTSIDE: (ENCLOSES,),
+}
+
+
+@dataclass(frozen=True)
+class Cause:
+    kind: str  # one of the kinds above
+    sentence: str  # one sentence, ending with a full stop
+    advice: str  # one "what to try" sentence
+    covers: tuple[str, ...] = ()  # the rules' problems it says (not repeated after it)
+    # Its figures, after the sentence: they may differ between remat implementations (what JAX
+    # keeps is its own choice) where the cause does not.
+    detail: str = ""
+
+
+def required_words(rules: StructureRules) -> str:
+    return f"policy={policy_names.render(rules.policy)}" if rules.policy is not None else ""
+
+
+def no_checkpoint_advice(rules: StructureRules) -> str:
+    """What to try when the program has no checkpoint: the form the problem requires, with its
+    policy only where it names one (a bare-checkpoint problem's statement asks for none)."""
+    return (
+        "Try: wrap the computation in jax.checkpoint(..."
+        + (f", policy={_spelled(rules)}" if rules.policy is not None else "")
+        + ")."
+    )
+
+
+def _at(line) -> str:
+    return f" (line {line})" if line else ""
+
+
+def _spelled(rules: StructureRules) -> str:
+    """The required policy as the learner would write it in their code."""
+    text = policy_names.render(rules.policy)
+    return f"jax.checkpoint_policies.{text}"
+
+
+def _custom_line(found: Structure, source: Source) -> int | None:
+    """Where the hand-written derivative is: the traced line, else its decorator or call in the source."""
+    kinds = {d.kind for d in found.backward_rules}
+    for d in found.backward_rules:
+        if d.line:
+            return d.line
+    if source.tree is None:
+        return None
+    for node in ast.walk(source.tree):
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+        if name in kinds or (name in ("custom_vjp", "custom_jvp") and isinstance(node, (ast.Attribute, ast.Name))):
+            return node.lineno
+    return None
+
+
+def cause(
+    found: Structure,
+    rules: StructureRules,
+    reference: Structure,
+    said: list[tuple[str, str]],
+    rows: list[ResidualRow],
+    missing: list[ResidualRow],
+    mine_bytes: int,
+    their_bytes: int,
+    source: Source,
+    keepers: list[str],
+    cost: list[str] = (),
+) -> Cause | None:
+    """The first structural cause there is, with what to try; None when nothing differs.
+
+    ``said``: the structure rules' problems, by the name of the check that found each; ``cost``:
+    the cost rules' (the last cause: what a gradient step costs follows from its structure).
+    """
+    found_cause = _first_cause(found, rules, reference, said, rows, missing, mine_bytes, their_bytes, source, keepers)
+    if found_cause is None and cost:
+        found_cause = _cost_cause(cost[0], found, source, reference)
+    if found_cause is None:
+        return None
+    covers = [p for check, p in said if check in _SAYS.get(found_cause.kind, ())]
+    if found_cause.kind == POLICY:
+        covers += keepers
+    if found.checkpoints and _equinox_only(source):  # their checkpoint by the name they wrote
+        found_cause = replace(
+            found_cause,
+            sentence=_JAX_CHECKPOINT.sub("eqx.filter_checkpoint", found_cause.sentence),
+            advice=_JAX_CHECKPOINT.sub("eqx.filter_checkpoint", found_cause.advice),
+        )
+    return replace(found_cause, covers=tuple(covers) + found_cause.covers)
+
+
+_JAX_CHECKPOINT = re.compile(r"\bjax\.checkpoint\b(?!_)")
+
+
+def _equinox_only(source: Source) -> bool:
+    """The learner checkpoints with Equinox's filter_checkpoint only (no jax.checkpoint or remat)."""
+    return "filter_checkpoint" in source.names and not re.search(
+        r"\bjax\.(checkpoint|remat)\b(?!_)|\bimport\b[^\n]*\b(checkpoint|remat)\b(?!_)", source.text
+    )
+
+
+def _first_cause(
+    found: Structure,
+    rules: StructureRules,
+    reference: Structure,
+    said,
+    rows,
+    missing,
+    mine_bytes: int,
+    their_bytes: int,
+    source: Source,
+    keepers: list[str],
+) -> Cause | None:
+    required = required_words(rules)
+    use = f"jax.checkpoint with {required}" if required else "jax.checkpoint"
+    hand_written = found.backward_rules and not rules.allow_custom_vjp
+    if not found.checkpoints and hand_written:
+        kind = found.backward_rules[0].kind
+        return Cause(
+            NO_CHECKPOINT,
+            f"Your program has no jax.checkpoint: your hand-written {kind}"
+            f"{_at(_custom_line(found, source))} defines its own backward pass where this "
+            f"problem requires {use}, so what it keeps is your choice, not the policy's.",
+            f"Try: remove the {kind} and wrap the plain function in {use}; JAX then derives "
+            f"the backward pass and the policy decides what it saves.",
+            tuple(p for check, p in said if check is NO_HAND_WRITTEN_DERIVATIVE),
+        )
+    if not found.checkpoints and (rules.policy is not None or reference.checkpoints or rules.min_checkpoints):
+        return Cause(
+            NO_CHECKPOINT,
+            f"Your program has no jax.checkpoint, so reverse mode saves every "
+            f"intermediate value its backward pass needs; this problem requires {use}.",
+            no_checkpoint_advice(rules),
+        )
+    if hand_written:
+        kind = found.backward_rules[0].kind
+        return Cause(
+            HAND_WRITTEN,
+            f"Your hand-written {kind}{_at(_custom_line(found, source))} defines its own "
+            f"backward pass where this problem requires {use}: what it keeps is your "
+            f"choice, not the policy's.",
+            f"Try: remove the {kind} and wrap the plain function in {use}; JAX then derives "
+            f"the backward pass and the policy decides what it saves.",
+        )
+    around = _around_the_loop(found, rules, reference, source)
+    if around is not None:
+        return around
+    same_values = not missing and not any(r.offending for r in rows)
+    policy = _policy_cause(found, rules, said, keepers, source, same_values, reference)
+    if policy is not None:
+        return policy
+    unrolled = _python_loop(found, reference, source, said)
+    if unrolled is not None:
+        return unrolled
+    outside = _outside(found, rules, rows, source)
+    if outside is not None:
+        return outside
+    for check, problem in said:
+        if check is ENCLOSES and "`jnp.arange`" in problem and source.numpy_calls("arange"):
+            return _numpy_table(source, problem)
+        if check is ENCLOSES and "`jnp.arange`" in problem:  # a table built outside: an input kept whole
+            line = next((n for n, text in enumerate(source.lines, 1) if "arange(" in text), None)
+            built = f" at line {line} (`{source.line(line).split('  #')[0]}`)" if line else ""
+            return Cause(
+                STRUCTURE,
+                f"Your table is built outside your jax.checkpoint{built}, so the checkpoint receives it as a "
+                f"finished value and the backward pass keeps all of it, where building it inside lets the "
+                f"backward pass rebuild it from its shape.",
+                "Try: build the table inside the function you checkpoint (its jnp.arange and what follows), "
+                "from the shape of an input, rather than passing it in or closing over it.",
+                (problem,),
+            )
+        if check not in (HAS_CHECKPOINT, NO_HAND_WRITTEN_DERIVATIVE, USES_POLICY):
+            return Cause(STRUCTURE, problem[0].upper() + problem[1:] + ".", _structure_advice(check), (problem,))
+    if any(r.offending for r in rows) or missing:
+        return _names_cause(found, rules, rows, missing, source) or _bytes_cause(
+            rules, rows, missing, mine_bytes, their_bytes, found, source
+        )
+    return None
+
+
+def _around_the_loop(found: Structure, rules: StructureRules, reference: Structure, source: Source) -> Cause | None:
+    """A checkpoint around the whole ``scan`` where the reference checkpoints the step it runs: its
+    policy is not the matter (the right one there still fails), the place is."""
+    on_path = [c for c in found.checkpoints if c.on_path is not False]
+    lines = [c.line for c in on_path]
+    if (
+        not on_path
+        or rules.min_depth  # a nesting problem: the depth is told first (a structure rule)
+        or not any(c.in_loop for c in reference.checkpoints)
+        or any(c.in_loop for c in on_path)
+        or len(set(lines)) < len(lines)  # a Python loop's checkpoints (``_python_loop``)
+        or "scan" not in source.names
+    ):
+        return None
+    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    return Cause(
+        STRUCTURE,
+        f"Your jax.checkpoint{_at(on_path[0].line)} wraps the whole jax.lax.scan, not the step it runs: the "
+        f"backward pass then reruns the whole loop at once and holds what it recomputes for all of its steps "
+        f"together, where a checkpointed step is rerun one step at a time.",
+        f"Try: checkpoint the step function and give that to scan, as jax.lax.scan(jax.checkpoint(step{policy}), "
+        f"...), with no checkpoint around the scan itself.",
+    )
+
+
+def _names_cause(found: Structure, rules: StructureRules, rows, missing, source: Source) -> Cause | None:
+    """A value chosen by its label (``checkpoint_name``): the label thrown away, never written, on
+    another value, or a policy that picks the wrong labels; None where no label is the matter."""
+    written = source.labels()
+    extra = sorted((r for r in rows if r.offending and r.kind == "named"), key=lambda r: -r.bytes)
+    wanted = sorted((r for r in missing if r.kind == "named"), key=lambda r: -r.bytes)
+    for row in wanted:
+        mine = [w for w in written if w[0] == row.what]
+        if mine and all(dropped for _, _, dropped, _ in mine):
+            _, line, _, value = mine[0]
+            target = value if value.isidentifier() else "labelled"
+            return Cause(
+                NAMES,
+                f"Your checkpoint_name at line {line} (`{source.line(line).split('  #')[0]}`) labels a value your code never "
+                f"uses: checkpoint_name returns a new value that carries the name '{row.what}', and your code "
+                f"throws it away and goes on with the unlabelled `{value}`, so nothing is named '{row.what}' "
+                f"and the policy has nothing to keep by that name.",
+                f'Try: use what checkpoint_name returns: {target} = checkpoint_name({value}, "{row.what}") at '
+                f"line {line}.",
+            )
+        if not mine:
+            return Cause(
+                NAMES,
+                f"Your code names no value '{row.what}': the required checkpointing keeps the value labelled "
+                f"'{row.what}', and no checkpoint_name in your program gives that label.",
+                f'Try: label the value where your code makes it, as h = checkpoint_name(..., "{row.what}"), and '
+                f"use h afterwards.",
+            )
+    both = [r for r in extra if r.what in {w.what for w in wanted}]
+    if both:
+        row = both[0]
+        value = next((v for label, _, _, v in written if label == row.what), "")
+        on = f" is on `{value}`" if value else ""
+        return Cause(
+            NAMES,
+            f"Your label '{row.what}'{_at(row.line)}{on}, another value than the one this problem keeps under "
+            f"that name: the policy saves the value you labelled and recomputes the one it should keep.",
+            f"Try: put checkpoint_name(..., \"{row.what}\") on the value the statement names '{row.what}', and use "
+            f"what it returns.",
+        )
+    used = [c for c in found.checkpoints if c.on_path is not False]
+    if not used or not (extra or wanted or missing):
+        return None
+    first = used[0]
+    policy = policy_as_written(first, source.names)
+    rendered = policy_names.render(policy_names.from_wire(first.policy))
+    dropped_names = [r.what for r in extra]
+    kept = {r.what for r in rows if r.kind == "named" and not r.offending} | {r.what for r in wanted}
+    left_out = dropped_names or sorted({label for label, _, _, _ in written} - kept)
+    own = (
+        "Try: write the policy yourself: a function (prim, *args, **params) that returns False when "
+        "prim.name == 'name' and params['name'] is "
+        + " or ".join(f"'{n}'" for n in left_out)
+        + ", and True for every other value."
+        if left_out and rules.policy is None
+        else ""
+    )
+    if extra and wanted:
+        where = next((line for label, line, _, _ in written if label == wanted[0].what), None)
+        mend = (
+            f"Try: in your policy{_at(first.policy_line)}, leave out the name '{extra[0].what}' instead of "
+            f"'{wanted[0].what}': return False when params['name'] == '{extra[0].what}', True otherwise."
+            if policy_names.from_wire(first.policy)[0] == "custom"
+            else own or f"Try: change your policy so that it leaves out '{extra[0].what}' and keeps '{wanted[0].what}'."
+        )
+        return Cause(
+            NAMES,
+            f"Your jax.checkpoint{_at(first.line)} uses {policy}, which saves the value named "
+            f"'{extra[0].what}'{_at(extra[0].line)} and recomputes the one named '{wanted[0].what}'{_at(where)}: "
+            f"this problem wants the reverse, '{extra[0].what}' recomputed and '{wanted[0].what}' kept.",
+            mend,
+        )
+    if extra and rendered.startswith("save_anything_except_these_names("):
+        return Cause(
+            NAMES,
+            f"Your jax.checkpoint{_at(first.line)} uses save_anything_except_these_names, and it still saves the value named "
+            f"'{extra[0].what}'{_at(extra[0].line)}: in JAX 0.10.2 that library policy ignores the names it "
+            f"is given and saves every value, as everything_saveable does.",
+            own or f"Try: a policy that leaves out the value named '{extra[0].what}'.",
+        )
+    if extra:
+        return Cause(
+            NAMES,
+            f"Your jax.checkpoint{_at(first.line)} uses {policy}, which saves the value named "
+            f"'{extra[0].what}'{_at(extra[0].line)} too: this problem wants that value recomputed in the "
+            f"backward pass.",
+            own or f"Try: a policy that leaves out the value named '{extra[0].what}'.",
+        )
+    names_only = rendered.startswith(("save_any_names_but_these(", "save_only_these_names("))
+    unnamed = sorted((r for r in missing if r.kind == "primitive"), key=lambda r: -r.bytes)
+    if names_only and unnamed and rules.policy is None:
+        but = f" except the one named '{left_out[0]}'" if len(left_out) == 1 else ""
+        return Cause(
+            NAMES,
+            f"Your jax.checkpoint{_at(first.line)} uses {policy}, which keeps only values that carry a "
+            f"name, so the others, {_named(unnamed[0])} among them, are recomputed: this problem keeps every "
+            f"value{but}.",
+            own or "Try: a policy that keeps unnamed values too.",
+        )
+    return None
+
+
+# Why the required policy matters, by (the policy used, the one required, whether both keep the
+# same values here): where they keep the same values, what would differ on another network.
+_WHY_THE_POLICY = {
+    (
+        "dots_saveable",
+        "dots_with_no_batch_dims_saveable",
+        True,
+    ): " On this network the two keep the same values (none of its products has a batch dimension), but "
+    "dots_saveable also keeps batched products, such as attention scores, which grow with the batch and "
+    "sequence; the required policy recomputes those.",
+    (
+        "dots_with_no_batch_dims_saveable",
+        "dots_saveable",
+        False,
+    ): " The two differ on products with batch dimensions (a batched matmul's, attention scores'): "
+    "dots_with_no_batch_dims_saveable recomputes them, and this problem wants them kept.",
+}
+
+
+def _only_part(found: Structure, reference: Structure, source: Source) -> str:
+    """The learner's lines that run outside every checkpoint an operation the reference runs inside
+    one (``line 7 (`...`)``), or "" where the checkpoints cover what the reference's cover."""
+    theirs = {op.primitive for op in reference.on_path if not op.checkpoints}
+    lines = sorted({op.line for op in found.on_path if not op.checkpoints and op.primitive not in theirs and op.line})
+    if not lines:
+        return ""
+    shown = [f"line {n} (`{source.line(n).split('  #')[0]}`)" for n in lines[:2]]
+    return " and ".join(shown) + (" run" if len(lines) > 1 else " runs")
+
+
+def _policy_cause(
+    found: Structure,
+    rules: StructureRules,
+    said,
+    keepers: list[str],
+    source: Source,
+    same_values: bool = False,
+    reference: Structure | None = None,
+) -> Cause | None:
+    if rules.policy is None:
+        return None
+    required = policy_names.render(rules.policy)
+    if any(check is USES_POLICY for check, _ in said):
+        idle = [c for c in found.checkpoints if c.on_path is False and policy_names.from_wire(c.policy) == rules.policy]
+        if idle:
+            return Cause(
+                POLICY,
+                f"Your jax.checkpoint with policy={required}{_at(idle[0].line)} is not on the path "
+                f"from your inputs to the output, so it changes nothing in your gradient.",
+                "Try: call the checkpointed function on your inputs and return what it computes.",
+            )
+        used = [c for c in found.checkpoints if c.on_path is not False] or found.checkpoints
+        first = used[0]
+        part = _only_part(found, reference, source) if reference is not None else ""
+        if part:  # a policy alone would not mend a checkpoint around the wrong part
+            return Cause(
+                POLICY,
+                f"Your jax.checkpoint{_at(first.line)} uses {policy_as_written(first, source.names)}, and wraps "
+                f"only part of the computation: {part} outside it, where this problem requires one "
+                f"jax.checkpoint with policy={required} around the whole computation.",
+                f"Try: put the whole computation in one function and checkpoint that: jax.checkpoint(f, "
+                f"policy={_spelled(rules)}), with nothing of it outside.",
+            )
+        why = _WHY_THE_POLICY.get(
+            (policy_names.render(policy_names.from_wire(first.policy)), required, same_values), ""
+        )
+        return Cause(
+            POLICY,
+            f"Your jax.checkpoint{_at(first.line)} uses {policy_as_written(first, source.names)}, where this "
+            f"problem requires {required}.{why}",
+            f"Try: policy={_spelled(rules)} on that jax.checkpoint.",
+        )
+    if keepers:
+        return Cause(
+            POLICY,
+            f"In your program, {keepers[0]}.",
+            f"Try: only one jax.checkpoint, with policy={_spelled(rules)}, around that computation "
+            f"(a checkpoint nested in it with another policy decides for the values it makes).",
+        )
+    return None
+
+
+def _python_loop(found: Structure, reference: Structure, source: Source, said) -> Cause | None:
+    """A checkpoint called in a Python loop where the reference runs one checkpointed step in a
+    scan: Python unrolls the loop, each pass is a checkpoint of its own, and what runs between
+    them (the slicing of the stacked weights, say) lies outside every checkpoint."""
+    if not any(c.in_loop for c in reference.checkpoints):
+        return None
+    lines = [c.line for c in found.checkpoints if c.on_path is not False and not c.in_loop and c.line]
+    repeated = sorted({n for n in lines if lines.count(n) > 1})
+    loop = next((source.loop_around(n) for n in repeated if source.loop_around(n) is not None), None)
+    if loop is None:
+        return None
+    header = source.line(loop.lineno).split("  #")[0].strip()
+    return Cause(
+        STRUCTURE,
+        f"Your jax.checkpoint{_at(repeated[0])} runs in a Python loop (line {loop.lineno}, "
+        f"`{header}`): Python unrolls the loop into one checkpoint per pass, and what runs "
+        f"between them lies outside every checkpoint. This problem runs one checkpointed step "
+        f"under jax.lax.scan.",
+        "Try: replace the Python loop with jax.lax.scan over the stacked layers, with the checkpointed "
+        "function as the step it runs (the step returns the new carry and None).",
+        tuple(p for check, p in said if check in (MAX_CHECKPOINTS, MIN_CHECKPOINTS)),
+    )
+
+
+def _numpy_table(source: Source, problem: str) -> Cause:
+    """A table built with NumPy is a constant of the traced program, wherever the line sits: the
+    checkpoint has nothing to rebuild, and the backward pass keeps the whole table."""
+    line = source.numpy_calls("arange")[0]
+    return Cause(
+        STRUCTURE,
+        f"Your table is built with NumPy at line {line} (`{source.line(line)}`): NumPy runs "
+        f"while JAX traces, so the table becomes a constant baked into the program, and the "
+        f"backward pass keeps all of it instead of rebuilding it inside your jax.checkpoint.",
+        "Try: build the table with jax.numpy (jnp.arange, jnp.where) inside the function you checkpoint, "
+        "so that it is computed from its shape and recomputed in the backward pass.",
+        (problem,),
+    )
+
+
+def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], source: Source) -> Cause | None:
+    """Values the submission saves that the policy would not, made by lines no checkpoint encloses."""
+    if not found.checkpoints:
+        return None
+    wanted = [
+        i
+        for i, c in enumerate(found.checkpoints)
+        if c.on_path is not False and (rules.policy is None or policy_names.from_wire(c.policy) == rules.policy)
+    ]
+    if not wanted:
+        return None
+    inside = {op.line for op in found.on_path if set(op.checkpoints) & set(wanted)}
+    lines = sorted(
+        {
+            r.line
+            for r in rows
+            if r.offending and r.kind == "primitive" and r.kept_by is None and r.line and r.line not in inside
+        }
+    )
+    if not lines:
+        return None
+    shown = lines[:3]
+    checkpoint = found.checkpoints[wanted[0]]
+    written = "; ".join(f"line {n} (`{source.line(n)}`)" if source.line(n) else f"line {n}" for n in shown)
+    more = f" and {len(lines) - len(shown)} more" if len(lines) > len(shown) else ""
+    verb = "runs" if len(lines) == 1 else "run"
+    return Cause(
+        OUTSIDE,
+        f"Part of the computation lies outside your jax.checkpoint{_at(checkpoint.line)}: "
+        f"{written}{more} {verb} before or after it, so reverse mode saves what "
+        f"{'it makes' if len(lines) == 1 else 'they make'} as if there were no checkpoint.",
+        f"Try: move {'that line' if len(lines) == 1 else 'those lines'} into the function you checkpoint.",
+    )
+
+
+_STRUCTURE_ADVICE = {
+    MIN_CHECKPOINTS: "Try: one jax.checkpoint per part of the computation the problem names.",
+    MAX_CHECKPOINTS: "Try: fewer jax.checkpoint calls, each around a larger part of the computation.",
+    MIN_DEPTH: "Try: a jax.checkpoint inside the function another jax.checkpoint wraps.",
+    ENCLOSES: "Try: move the whole computation into the function you checkpoint.",
+}
+
+
+def _structure_advice(check: StructureCheck) -> str:
+    return _STRUCTURE_ADVICE.get(check, "Try: the change the sentence above names.")
+
+
+def _cost_cause(problem: str, found: Structure, source: Source, reference: Structure | None = None) -> Cause:
+    detail = problem[0].upper() + problem[1:] + "."
+    if "peaks at" in problem and reference is not None:
+        segments = _segments_cause(found, source, reference)
+        if segments is not None:
+            return replace(segments, covers=(problem,), detail=detail)
+    carried = source.unchanged_carry()
+    if "peaks at" in problem and carried:
+        name, line = carried[0]
+        return Cause(
+            COST,
+            f"Your gradient step holds more memory at once than this problem allows: your scan's "
+            f"step carries `{name}` through unchanged (line {line}), and a checkpointed scan saves "
+            f"its carry at every step it keeps, so each of them holds a copy of `{name}`.",
+            f"Try: take `{name}` out of the carry: let the step function read it from the enclosing "
+            f"function (a closure), so that only what changes from step to step is carried and saved.",
+            (problem,),
+            detail,
+        )
+    if "FLOPs" in problem:
+        nested = [c for c in found.checkpoints if c.on_path is not False and c.depth >= 1]
+        if nested:  # each level of checkpoints recomputes what it encloses once more
+            return Cause(
+                COST,
+                f"Your gradient step recomputes more than this problem allows: your jax.checkpoint"
+                f"{_at(nested[0].line)} sits inside another one, so the backward pass recomputes its "
+                f"part twice, once for each level.",
+                "Try: keep one level of checkpoints: remove the inner jax.checkpoint (or the outer one), so "
+                "that each value is recomputed at most once.",
+                (problem,),
+                detail,
+            )
+        return Cause(
+            COST,
+            "Your gradient step recomputes more than this problem allows.",
+            "Try: recompute less: let the policy save the values that are expensive to compute again "
+            "(the matrix products, say), or checkpoint fewer parts.",
+            (problem,),
+            detail,
+        )
+    if "saves no memory" in problem:
+        placed = _placed_late(found)
+        if placed is not None:
+            return replace(placed, covers=(problem,), detail=detail)
+        return Cause(
+            COST,
+            "Your checkpoints save no memory in the backward pass.",
+            "Try: checkpoint a part whose saved values outweigh its inputs.",
+            (problem,),
+            detail,
+        )
+    return Cause(
+        COST,
+        "Your gradient step holds more memory at once than this problem allows.",
+        "Try: hold less at once: checkpoint smaller segments (or nest checkpoints), so that the "
+        "backward pass keeps fewer values alive together.",
+        (problem,),
+        detail,
+    )
+
+
+_OVER = "Your gradient step holds more memory at once than this problem allows: "
+
+
+def _placed_late(found: Structure) -> Cause | None:
+    """A checkpoint that cannot save memory because of where it sits: around the last matrix product
+    (the backward pass needs its values first, so it rebuilds them at once), or around all of them."""
+    dots = [op for op in found.on_path if op.primitive == "dot_general"]
+    if not dots or not dots[-1].checkpoints:
+        return None
+    checkpoint = found.checkpoints[dots[-1].checkpoints[0]]
+    where = (
+        "wraps the whole computation, so the backward pass starts by rebuilding all of it and holds "
+        "everything at once, as with no checkpoint"
+        if all(op.checkpoints for op in dots)
+        else "wraps the last part of the computation, whose values the backward pass needs first, so it "
+        "rebuilds them at once and holds them as if they had been saved"
+    )
+    return Cause(
+        COST,
+        f"Your checkpoints save no memory in the backward pass: your jax.checkpoint{_at(checkpoint.line)} {where}.",
+        "Try: checkpoint the early part instead (the first stages), whose values wait longest for the backward "
+        "pass, and leave the last stage outside the checkpoint.",
+    )
+
+
+def _products_outside(structure: Structure) -> tuple[int, list[int]]:
+    """How many matrix products run outside every checkpoint, and on which lines."""
+    outside = [op for op in structure.on_path if op.primitive == "dot_general" and not op.checkpoints]
+    return sum(op.count for op in outside), sorted({op.line for op in outside if op.line})
+
+
+def _segments_cause(found: Structure, source: Source, reference: Structure) -> Cause | None:
+    """A peak over the budget, by how the checkpoints cut the computation, against the reference's
+    cut: products left outside every checkpoint, a segment rebuilt whole that is larger than the
+    reference's largest, more segments (each keeping its input between the passes), or a scan cut
+    into a fixed, small number of blocks."""
+    mine = [c for c in found.checkpoints if c.on_path is not False]
+    theirs = [c for c in reference.checkpoints if c.on_path is not False]
+    if not mine or not theirs:
+        return None
+    outside, lines = _products_outside(found)
+    plain = source.plain_calls(lines[0]) if lines else None
+    if outside > _products_outside(reference)[0] and plain is not None:
+        name, calls = plain
+        return Cause(
+            COST,
+            f"{_OVER}your code calls `{name}` without a checkpoint at line {calls[0]} "
+            f"(`{source.line(calls[0]).split('  #')[0]}`), so the backward pass keeps what its matrix products "
+            f"make there, all at once, besides what your checkpoints rebuild.",
+            f"Try: give that call a jax.checkpoint too: jax.checkpoint({name})(...) in the loop."
+            if source.loop_around(calls[0]) is not None
+            else f"Try: checkpoint that part too: split the call so that all but its last layers run in "
+            f"jax.checkpoint({name})(...), each segment a few layers long (the last ones need not be rebuilt: the "
+            f"backward pass reaches them first).",
+        )
+    if outside > _products_outside(reference)[0] and lines:
+        shown = "; ".join(f"line {n} (`{source.line(n).split('  #')[0]}`)" for n in lines[:2])
+        return Cause(
+            COST,
+            f"{_OVER}{shown} {'runs' if len(lines) == 1 else 'run'} outside every checkpoint, so the backward "
+            f"pass keeps what {'it makes' if len(lines) == 1 else 'they make'} for every pass through "
+            f"{'it' if len(lines) == 1 else 'them'}, all at once.",
+            f"Try: checkpoint that part too: move {'that line' if len(lines) == 1 else 'those lines'} into the "
+            f"function you checkpoint, or give {'it' if len(lines) == 1 else 'them'} a jax.checkpoint of "
+            f"{'its' if len(lines) == 1 else 'their'} own.",
+        )
+    largest = max(mine, key=lambda c: c.encloses.get("dot_general", 0))
+    products = largest.encloses.get("dot_general", 0)
+    if products > max(c.encloses.get("dot_general", 0) for c in theirs):
+        return Cause(
+            COST,
+            f"{_OVER}your jax.checkpoint{_at(largest.line)} encloses {products} matrix products, and the backward "
+            f"pass rebuilds all of them at once, holding what they make together.",
+            "Try: checkpoint smaller segments (a block or a few layers each), so that the backward pass rebuilds "
+            "fewer values at once.",
+        )
+    if len(mine) > len(theirs) and not any(c.in_loop for c in mine):
+        return Cause(
+            COST,
+            f"{_OVER}each of your {len(mine)} checkpoints keeps its input between the passes, so with segments "
+            f"this small the backward pass holds {len(mine)} inputs at once besides the segment it rebuilds.",
+            "Try: fewer checkpoints, each around a few layers (about the square root of their number), so that "
+            "the inputs kept between the passes and the segment rebuilt at once both stay small.",
+        )
+    segment = source.segment_length()
+    looped = [c for c in mine if c.in_loop and c.depth == 0]
+    if segment is not None and segment[0] > 1 and looped:
+        length, line = segment
+        return Cause(
+            COST,
+            f"{_OVER}your jax.checkpoint{_at(looped[0].line)} wraps segments of {length} blocks (line {line}, "
+            f"`{source.line(line).split('  #')[0].strip()}`), and the backward pass rebuilds a whole segment at "
+            f"once, holding what its {length} blocks make together.",
+            "Try: checkpoint every block instead of segments of several: jax.lax.scan(jax.checkpoint(block), "
+            "...) over all the blocks, so that the backward pass rebuilds one block at a time.",
+        )
+    fixed = source.fixed_blocks()
+    if fixed is not None and any(c.in_loop and c.depth >= 1 for c in mine):
+        count, line = fixed
+        return Cause(
+            COST,
+            f"{_OVER}your outer scan cuts the steps into {count} blocks (line {line}, "
+            f"`{source.line(line).split('  #')[0]}`), so rebuilding one block in the backward pass holds "
+            f"1/{count} of all the steps' carries at once.",
+            "Try: about the square root of the number of steps as the number of blocks (math.isqrt(steps)), so "
+            "that the blocks kept and the steps of the block rebuilt are both few.",
+        )
+    return None
+
+
+def _bytes_cause(
+    rules: StructureRules, rows, missing, mine: int, theirs: int, found: Structure | None = None, source=None
+) -> Cause:
+    who = (
+        f"the required policy ({policy_names.render(rules.policy)})"
+        if rules.policy is not None
+        else "the reference solution"
+    )
+    detail = f"It saves {mine} bytes of residuals where {who} saves {theirs}."
+    why = _why_saved(rows, missing, who, found, source) if found is not None and source is not None else None
+    if why is not None:
+        advice = why[1] or _bytes_advice(who, rows, missing, mine, theirs, source)
+        return Cause(BYTES, why[0], advice, detail=detail)
+    if mine > theirs:
+        sentence = f"Your code saves more for the backward pass than {who}."
+    elif mine < theirs:
+        sentence = f"Your code saves less for the backward pass than {who}, and recomputes more."
+    else:
+        sentence = f"Your code saves other values for the backward pass than {who}, of the same total size."
+    found = _bytes_advice(who, rows, missing, mine, theirs, source)
+    return Cause(BYTES, sentence, found, detail=detail)
+
+
+def _why_saved(rows, missing, who: str, found: Structure, source: Source) -> tuple[str, str] | None:
+    """The bytes' difference by its cause, where one is plain: an argument the backward pass reads
+    because of a line of the learner's, or a policy of the learner's own that keeps or recomputes
+    a value the required checkpointing does not."""
+    extra = sorted((r for r in rows if r.offending), key=lambda r: -r.bytes)
+    wanted = sorted(missing, key=lambda r: -r.bytes)
+    if extra and extra[0].kind == "argument":
+        uses = source.uses_of(extra[0].what)
+        if uses:
+            line = uses[-1]
+            return (
+                f"Your backward pass keeps the argument {extra[0].what}, which the reference solution's never "
+                f"reads: your code computes with it at line {line} (`{source.line(line).split('  #')[0]}`) on "
+                f"every call, and the reference leaves that computation out where it is not needed.",
+                "",
+            )
+    used = [c for c in found.checkpoints if c.on_path is not False]
+    if not used or policy_names.from_wire(used[0].policy)[0] != "custom":
+        return None
+    name = policy_names.from_wire(used[0].policy)[1]
+    policy = "lambda policy" if name == "<lambda>" else f"policy {name}"
+    policy += _at(used[0].policy_line)
+    if wanted and not extra:
+        return (
+            f"Your {policy} recomputes {_named(wanted[0])}, which {who} keeps for the backward pass.",
+            f"Try: have your policy return True for {_named(wanted[0])}, as {who}'s does.",
+        )
+    if extra and not wanted:
+        return (
+            f"Your {policy} keeps {_named(extra[0])}, which {who} recomputes in the backward pass.",
+            f"Try: have your policy return False for {_named(extra[0])}, as {who}'s does.",
+        )
+    return None
+
+
+def _bytes_advice(who: str, rows, missing, mine: int, theirs: int, source=None) -> str:
+    extra = sorted((r for r in rows if r.offending), key=lambda r: -r.bytes)
+    if extra and (mine >= theirs or not missing):
+        if extra[0].kind == "argument":
+            uses = source.uses_of(extra[0].what) if source is not None else []
+            if uses and "where" in source.line(uses[-1]):
+                return (
+                    f"Try: jnp.where computes both of its branches, so decide while tracing instead: compute the "
+                    f"condition itself under jax.ensure_compile_time_eval() and branch on it with a Python `if`, "
+                    f"so that the branch that uses {extra[0].what} does not run when it is not taken."
+                )
+            return (
+                f"Try: change your code so that its backward pass no longer needs the argument "
+                f"{extra[0].what} (the reference's does not read it)."
+            )
+        return f"Try: let {_named(extra[0])} be recomputed in the backward pass instead of saved."
+    wanted = sorted(missing, key=lambda r: -r.bytes)
+    if wanted:
+        return f"Try: keep {_named(wanted[0])} for the backward pass, as {who} does."
+    return "Try: compare your rows with the policy's in the residual table."
+
+
+# A value made by no line of the learner's (the reference's, or one JAX makes), by what made it.
+_MADE_BY = {"dot_general": "the result of a matrix product", "scan carry": "the scan's carry at every step"}
+
+
+def _named(row: ResidualRow) -> str:
+    if row.kind == "primitive":
+        made_by = _MADE_BY.get(row.op or row.what)
+        if row.expr:
+            text = f"`{row.expr}`"
+        elif made_by:
+            text = f"{made_by} of shape ({', '.join(str(n) for n in row.shape)})"
+        else:
+            text = f"the value of {row.op}" if row.op else f"the {row.type} value"
+        return text + (f" (line {row.line})" if row.line else "")
+    if row.kind == "named":
+        return f"the value named '{row.what}'"
+    if row.kind == "argument":
+        return f"the argument {row.what}"
+    return f"the {row.type} {row.kind}"
+
+
+# ---------------------------------------------------------------------------- the residual rows, grouped
+
+
+@dataclass
+class Group:
+    """The residuals one expression of the learner's code made (a derivative rule's several)."""
+
+    rows: list[ResidualRow]
+    missing: bool
+
+    @property
+    def bytes(self) -> int:
+        return sum(r.bytes for r in self.rows)
+
+    def phrase(self) -> str:
+        first = max(self.rows, key=lambda r: r.bytes)
+        text = first.phrase()
+        if len(self.rows) > 1:
+            text += f" (with {len(self.rows) - 1} more value(s) it makes: {self.bytes} bytes in all)"
+        return text
+
+
+def groups(rows: list[ResidualRow], missing: list[ResidualRow]) -> list[Group]:
+    """Offending rows, one group per expression of the learner's code, biggest first; then the missing ones."""
+    found: list[Group] = []
+    for is_missing, items in ((False, [r for r in rows if r.offending]), (True, missing)):
+        by_key: dict = {}
+        for r in items:
+            key = (r.expression(), r.reason) if r.expression() else id(r)
+            by_key.setdefault(key, []).append(r)
+        found += sorted((Group(g, is_missing) for g in by_key.values()), key=lambda g: -g.bytes)
+    return found
+
+
+def message(
+    found_cause: Cause | None, rows: list[ResidualRow], missing: list[ResidualRow], others: list[str], shown: int = 2
+) -> str:
+    """The learner-facing message of a policy_violation: cause, advice, then what differs."""
+    parts = [f"{g.phrase()}: {g.rows[0].reason}" for g in groups(rows, missing)] + others
+    text = "; ".join(parts[:shown])
+    if len(parts) > shown:
+        text += f" (and {len(parts) - shown} more: see the residual table)"
+    if found_cause is None:
+        return text
+    detail = f" {found_cause.detail}" if found_cause.detail else ""
+    return f"{found_cause.sentence}{detail} {found_cause.advice}" + (f" Differences: {text}" if text else "")

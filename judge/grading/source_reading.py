@@ -1,0 +1,505 @@
+"""The checkpoint API a submission uses, read from its source by the parent, which never runs it.
+
+What the traced program shows comes from the child that ran the learner's code, and a child
+whose code escaped the gate can report anything. The source text cannot lie about itself: which
+``jax.checkpoint`` (or ``jax.remat``, or Equinox's ``filter_checkpoint``) calls and decorators it
+writes, with which policy, and whether it writes its own derivative rule. This module reads those
+facts with ``ast`` alone; ``problems`` turns them into the structure problems a verdict may rest on.
+
+Where the source cannot say (a policy passed in as a parameter, a name bound twice, the API
+handed around as a value), the reader says "unknown" and the effect decides: the values the
+verified program saves (``judge.data.saved_values``). It never guesses in the learner's disfavour.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ..data import policy_names
+from . import explain
+
+CHECKPOINT_APIS = {
+    "jax.checkpoint": "jax.checkpoint",
+    "jax.remat": "jax.remat",
+    "jax.ad_checkpoint.checkpoint": "jax.checkpoint",
+    "jax.ad_checkpoint.remat": "jax.remat",
+    "equinox.filter_checkpoint": "eqx.filter_checkpoint",
+}
+POLICY_MODULES = ("jax.checkpoint_policies.", "jax.ad_checkpoint.checkpoint_policies.")
+# Rules of the learner's own that replace reverse mode: what is saved is then their choice.
+BACKWARD_RULES = {
+    "jax.custom_vjp": "custom_vjp",
+    "jax.custom_gradient": "custom_gradient",
+    "equinox.filter_custom_vjp": "eqx.filter_custom_vjp",
+}
+# A custom JVP defines the forward derivative; reverse mode and the policy still decide what is saved.
+FORWARD_RULES = {"jax.custom_jvp": "custom_jvp", "equinox.filter_custom_jvp": "eqx.filter_custom_jvp"}
+DEFINERS = ("defvjp", "defjvp", "defjvps", "defvjp_fwd_bwd")
+DEFAULT_POLICY = policy_names.plain("nothing_saveable")
+# The loops of jax.lax, with the positions of the functions they run in their body.
+LOOPS = {"jax.lax.scan": (0,), "jax.lax.fori_loop": (2,), "jax.lax.while_loop": (0, 1), "jax.lax.map": (0,)}
+
+
+@dataclass(frozen=True)
+class Site:
+    """A checkpoint the source asks for, at a line, with its policy as far as the source says."""
+
+    line: int
+    api: str  # as the learner would call it: "jax.checkpoint", "jax.remat", "eqx.filter_checkpoint"
+    policy: tuple | None  # canonical (see policy_names); None: the source cannot say
+    written: str  # the policy as written ("" when none is given)
+    own: bool = False  # a policy the learner built (a function, a lambda, an object): not one of JAX's
+    prevent_cse: bool | None = True  # None: not a literal
+    in_loop: bool = False  # it runs in a loop's body (lax.scan, fori_loop, while_loop, map), as far as the source says
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A derivative rule the source writes."""
+
+    kind: str  # custom_vjp, custom_gradient, custom_jvp, ... or "redefined" (a library function's rule)
+    line: int
+    backward: bool  # it replaces reverse mode (custom_vjp and kin), or redefines JAX's own rule
+
+
+@dataclass
+class SourceFacts:
+    sites: list[Site] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+    dynamic: bool = False  # the checkpoint API is used in a way the reader does not follow
+
+    @property
+    def backward_rules(self) -> list[Rule]:
+        return [r for r in self.rules if r.backward]
+
+
+# ---------------------------------------------------------------------------- names
+
+
+class _Scopes:
+    """What each name is bound to, per function (and the module): an import's dotted path, the
+    one value assigned to it, or nothing certain (assigned twice, a parameter, a loop variable)."""
+
+    UNCERTAIN = object()
+
+    def __init__(self, tree: ast.Module):
+        self.bindings: dict[ast.AST, dict[str, object]] = {}
+        self.parent: dict[ast.AST, ast.AST] = {}
+        self._collect(tree, tree)
+
+    def _bind(self, scope: ast.AST, name: str, value) -> None:
+        table = self.bindings.setdefault(scope, {})
+        table[name] = value if name not in table else self.UNCERTAIN
+
+    def _collect(self, node: ast.AST, scope: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            self.parent[child] = node
+            inner = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                if not isinstance(child, ast.Lambda):
+                    self._bind(scope, child.name, child)
+                args = child.args
+                for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                    if a is not None:
+                        self._bind(child, a.arg, self.UNCERTAIN)
+                inner = child
+            elif isinstance(child, ast.ClassDef):
+                self._bind(scope, child.name, child)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                for alias in child.names:
+                    if isinstance(child, ast.Import):
+                        path = alias.name if alias.asname else alias.name.split(".")[0]
+                        self._bind(scope, alias.asname or path, ("import", path))
+                    else:
+                        self._bind(scope, alias.asname or alias.name, ("import", f"{child.module}.{alias.name}"))
+            elif isinstance(child, ast.Assign):
+                for target in child.targets:
+                    value = child.value if isinstance(target, ast.Name) else self.UNCERTAIN
+                    for name in _stored(target):
+                        self._bind(scope, name, value)
+            elif isinstance(
+                child,
+                (
+                    ast.AnnAssign,
+                    ast.AugAssign,
+                    ast.NamedExpr,
+                    ast.For,
+                    ast.AsyncFor,
+                    ast.With,
+                    ast.AsyncWith,
+                    ast.comprehension,
+                    ast.ExceptHandler,
+                    ast.Global,
+                    ast.Nonlocal,
+                    ast.Delete,
+                ),
+            ):
+                value = (
+                    child.value if isinstance(child, (ast.AnnAssign, ast.NamedExpr)) and child.value else self.UNCERTAIN
+                )
+                for name in _stored(child):
+                    self._bind(scope, name, value)
+                if isinstance(child, (ast.Global, ast.Nonlocal)):
+                    for name in child.names:  # bound elsewhere, by a scope the reader does not tie it to
+                        self._bind(scope, name, self.UNCERTAIN)
+            self._collect(child, inner)
+
+    def lookup(self, name: str, at: ast.AST):
+        scope = self.scope_of(at)
+        while scope is not None:
+            table = self.bindings.get(scope, {})
+            if name in table:
+                return table[name]
+            scope = self.scope_of(scope) if scope in self.parent else None
+        return None  # a builtin, or never bound
+
+    def scope_of(self, node: ast.AST) -> ast.AST | None:
+        node = self.parent.get(node)
+        while node is not None and not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)
+        ):
+            node = self.parent.get(node)
+        return node
+
+
+def _stored(node: ast.AST) -> list[str]:
+    """The names an assignment target (or a statement binding names) stores to."""
+    names = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            names.append(sub.id)
+    return names
+
+
+class _Reader:
+    def __init__(self, tree: ast.Module):
+        self.scopes = _Scopes(tree)
+        self.looped: set[int] = set()  # ids of the nodes that run in a loop's body
+
+    def in_loop(self, node: ast.AST) -> bool:
+        while node is not None:
+            if id(node) in self.looped:
+                return True
+            node = self.scopes.parent.get(node)
+        return False
+
+    def value(self, node: ast.AST, depth: int = 0):
+        """A name's one value, followed through assignments: an import path, an expression, or UNCERTAIN."""
+        seen = 0
+        while isinstance(node, ast.Name) and seen < 20:
+            bound = self.scopes.lookup(node.id, node)
+            if bound is None:
+                return None
+            if bound is _Scopes.UNCERTAIN or isinstance(bound, tuple):
+                return bound
+            node, seen = bound, seen + 1
+        return node
+
+    def path(self, node: ast.AST) -> str | None:
+        """The dotted import path an expression names (``cp.dots_saveable`` -> ``jax.checkpoint_policies.dots_saveable``)."""
+        if isinstance(node, ast.Attribute):
+            base = self.path(node.value)
+            return f"{base}.{node.attr}" if base else None
+        if isinstance(node, ast.Name):
+            bound = self.value(node)
+            if isinstance(bound, tuple) and bound and bound[0] == "import":
+                return bound[1]
+            if isinstance(bound, (ast.Attribute, ast.Name)):
+                return self.path(bound)
+        return None
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def read(source: str) -> SourceFacts:
+    """The checkpoint sites and derivative rules of ``source`` (a source that does not parse has none)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return SourceFacts()
+    reader = _Reader(tree)
+    reader.looped = _looped(reader, tree)
+    facts = SourceFacts()
+    understood: set[int] = set()  # ids of the nodes naming the API that a site or a rule accounts for
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                _decorator(reader, decorator, facts, understood)
+        elif isinstance(node, ast.Call):
+            _call(reader, node, facts, understood)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in understood:
+            path = reader.path(node)
+            if path in CHECKPOINT_APIS and not _is_binding(reader, node):
+                facts.dynamic = True
+    facts.sites.sort(key=lambda s: s.line)
+    facts.rules.sort(key=lambda r: r.line)
+    return facts
+
+
+def _looped(reader: _Reader, tree: ast.Module) -> set[int]:
+    """The nodes that run in a loop's body: the functions a loop is given, and those they call by name."""
+    bodies = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and reader.path(node.func) in LOOPS:
+            for position in LOOPS[reader.path(node.func)]:
+                if position < len(node.args):
+                    bodies.append(node.args[position])
+    looped: set[int] = set()
+    while bodies:
+        body = bodies.pop()
+        if isinstance(body, ast.Name):
+            value = reader.value(body)
+            body = value if isinstance(value, ast.AST) else None
+        if body is None or id(body) in looped:
+            continue
+        looped.add(id(body))
+        for inner in ast.walk(body):
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name):
+                bodies.append(inner.func)
+            if isinstance(inner, ast.Call) and reader.path(inner.func) == "functools.partial" and inner.args:
+                bodies.append(inner.args[0])
+    return looped
+
+
+def _is_binding(reader: _Reader, node: ast.AST) -> bool:
+    """``ck = jax.checkpoint`` only binds a name: its uses are read where they are called."""
+    parent = reader.scopes.parent.get(node)
+    return (
+        isinstance(parent, ast.Assign) and parent.value is node and all(isinstance(t, ast.Name) for t in parent.targets)
+    )
+
+
+def _decorator(reader: _Reader, node: ast.AST, facts: SourceFacts, understood: set[int]) -> None:
+    if isinstance(node, ast.Call):
+        return  # a call: read as one (``_call``), decorators and plain calls alike
+    path = reader.path(node)
+    if path in CHECKPOINT_APIS:
+        facts.sites.append(Site(node.lineno, CHECKPOINT_APIS[path], DEFAULT_POLICY, "", in_loop=reader.in_loop(node)))
+        understood.add(id(node))
+    _rule(path, node, facts)
+
+
+def _call(reader: _Reader, node: ast.Call, facts: SourceFacts, understood: set[int]) -> None:
+    path = reader.path(node.func)
+    keywords, positional, api = node.keywords, node.args[1:], path
+    if path in ("functools.partial",) and node.args:
+        api = reader.path(node.args[0])
+        if api in CHECKPOINT_APIS:
+            understood.add(id(node.args[0]))
+    elif path in CHECKPOINT_APIS:
+        understood.add(id(node.func))
+    if api in CHECKPOINT_APIS:
+        if any(k.arg is None for k in keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+            facts.sites.append(
+                Site(node.lineno, CHECKPOINT_APIS[api], None, "", prevent_cse=None, in_loop=reader.in_loop(node))
+            )
+            return
+        given = {k.arg: k.value for k in keywords}
+        if api != "equinox.filter_checkpoint" and path != "functools.partial":
+            given |= dict(zip(("prevent_cse", "policy"), positional))  # jax.checkpoint(fun, prevent_cse, policy)
+        facts.sites.append(_site(reader, node.lineno, CHECKPOINT_APIS[api], given, reader.in_loop(node)))
+        return
+    if isinstance(node.func, ast.Attribute) and node.func.attr in DEFINERS:
+        owner = reader.path(node.func.value)
+        if owner and (owner.startswith("jax.") or owner.startswith("equinox.")):
+            facts.rules.append(Rule("redefined", node.lineno, backward=True))
+        return
+    _rule(api, node, facts)
+
+
+def _rule(path: str | None, node: ast.AST, facts: SourceFacts) -> None:
+    if path in BACKWARD_RULES:
+        facts.rules.append(Rule(BACKWARD_RULES[path], node.lineno, backward=True))
+    elif path in FORWARD_RULES:
+        facts.rules.append(Rule(FORWARD_RULES[path], node.lineno, backward=False))
+
+
+def _site(reader: _Reader, line: int, api: str, given: dict, in_loop: bool) -> Site:
+    cse = given.get("prevent_cse")
+    prevent_cse = (
+        True if cse is None else (cse.value if isinstance(cse, ast.Constant) and isinstance(cse.value, bool) else None)
+    )
+    expr = given.get("policy")
+    if expr is None or (isinstance(expr, ast.Constant) and expr.value is None):
+        return Site(line, api, DEFAULT_POLICY, "", prevent_cse=prevent_cse, in_loop=in_loop)
+    written = ast.unparse(expr)
+    policy, own = _policy(reader, expr)
+    return Site(line, api, policy, written, own=own, prevent_cse=prevent_cse, in_loop=in_loop)
+
+
+def _policy(reader: _Reader, expr: ast.AST, depth: int = 0) -> tuple[tuple | None, bool]:
+    """(canonical policy, the learner's own). (None, False): the source cannot say."""
+    if depth > 8:
+        return None, False
+    path = reader.path(expr)
+    if path is not None:
+        name = _policy_name(path)
+        if name is None:
+            return None, False  # something imported, not a policy of JAX's module: unknown
+        try:
+            return policy_names.parse(name), False
+        except policy_names.PolicyNameError:
+            return None, False  # a factory left uncalled, or a name JAX does not have: the effect decides
+    value = reader.value(expr)
+    if value is _Scopes.UNCERTAIN or value is None:
+        return None, False
+    if value is not expr and not isinstance(value, tuple):
+        return _policy(reader, value, depth + 1)
+    if isinstance(expr, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ("custom", getattr(expr, "name", "<lambda>")), True
+    if isinstance(expr, ast.Call):
+        factory = reader.path(expr.func)
+        name = _policy_name(factory) if factory else None
+        if name is None:  # an object the learner's code builds: their own policy, not JAX's
+            return ("custom", ast.unparse(expr.func)), True
+        try:
+            call = ast.Call(
+                func=ast.Name(id=name),
+                args=[_constant(reader, a, depth) for a in expr.args],
+                keywords=[ast.keyword(k.arg, _constant(reader, k.value, depth)) for k in expr.keywords],
+            )
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                call.args = _spread(reader, call.args, depth)
+            for i, a in enumerate(call.args):
+                if not isinstance(a, ast.Constant):
+                    inner, own = _policy(reader, a, depth + 1)
+                    if inner is None or own:
+                        return (None, False) if inner is None else (("custom", ast.unparse(expr)), True)
+                    call.args[i] = ast.parse(policy_names.render(inner), mode="eval").body
+            return policy_names.parse(ast.unparse(call)), False
+        except (policy_names.PolicyNameError, _Unknown):
+            return None, False
+    return None, False
+
+
+class _Unknown(Exception):
+    pass
+
+
+def _policy_name(path: str) -> str | None:
+    for prefix in POLICY_MODULES:
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+    return None
+
+
+def _constant(reader: _Reader, node: ast.AST, depth: int) -> ast.AST:
+    """An argument of a policy factory: names followed to their one value (strings, lists of them)."""
+    if isinstance(node, ast.Starred):
+        return ast.Starred(value=_constant(reader, node.value, depth), ctx=ast.Load())
+    value = reader.value(node) if isinstance(node, ast.Name) else node
+    if value is _Scopes.UNCERTAIN or value is None or isinstance(value, tuple) and not isinstance(value, ast.AST):
+        raise _Unknown
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return (
+            type(value)(elts=[_constant(reader, e, depth) for e in value.elts], ctx=ast.Load())
+            if not isinstance(value, ast.Set)
+            else ast.List(elts=[_constant(reader, e, depth) for e in value.elts], ctx=ast.Load())
+        )
+    return value
+
+
+def _spread(reader: _Reader, args: list, depth: int) -> list:
+    spread = []
+    for a in args:
+        if isinstance(a, ast.Starred):
+            if not isinstance(a.value, (ast.List, ast.Tuple)):
+                raise _Unknown
+            spread += a.value.elts
+        else:
+            spread.append(a)
+    return spread
+
+
+# ---------------------------------------------------------------------------- what the rules make of it
+
+
+@dataclass(frozen=True)
+class SourceProblem:
+    """A structure problem the source shows: its cause (``kind``) and its sentence."""
+
+    kind: str  # backward_rule, no_checkpoint, policy, prevent_cse
+    sentence: str
+    line: int | None = None
+    advice: str = ""  # a "Try:" line for this very problem, when there is one better than the kind's
+
+
+def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
+    """The problem's structure rules (``package.StructureRules``) on what the source says, in the
+    precedence of the causes (``judge.grading.explain``). Only what the source says for certain counts."""
+    found = []
+    if not rules.allow_custom_vjp:
+        for rule in facts.backward_rules:
+            if rule.kind == "redefined":
+                found.append(
+                    SourceProblem(
+                        "backward_rule",
+                        f"line {rule.line} redefines the derivative of one of "
+                        f"JAX's own functions, so your gradient is not JAX's",
+                        rule.line,
+                    )
+                )
+            else:
+                found.append(
+                    SourceProblem(
+                        "backward_rule",
+                        f"your hand-written {rule.kind} (line {rule.line}) "
+                        f"defines its own backward pass, so what it keeps is your choice, not "
+                        f"the policy's",
+                        rule.line,
+                    )
+                )
+    required = rules.policy
+    if (required is not None or rules.min_checkpoints) and not facts.sites and not facts.dynamic:
+        # the trace's cause gives the same advice (``explain``): the policy only where one is required
+        found.append(
+            SourceProblem(
+                "no_checkpoint", "your program has no jax.checkpoint", advice=explain.no_checkpoint_advice(rules)
+            )
+        )
+    if required is not None:
+        for site in facts.sites:
+            if site.policy is not None and site.policy != required:
+                found.append(
+                    SourceProblem(
+                        "policy",
+                        f"your {site.api} (line {site.line}) uses {_as_written(site)}, where this problem "
+                        f"requires policy={policy_names.render(required)}",
+                        site.line,
+                    )
+                )
+    for site in facts.sites:
+        wanted, where = rules.prevent_cse, ""
+        if site.in_loop and rules.prevent_cse_in_loops is not None:
+            wanted, where = rules.prevent_cse_in_loops, " inside the scan"
+        elif not site.in_loop and rules.prevent_cse_outside_loops is not None:
+            wanted, where = rules.prevent_cse_outside_loops, " outside any scan"
+        if wanted is not None and site.prevent_cse is not None and site.prevent_cse != wanted:
+            why = (
+                " (a scan already keeps XLA from merging the recomputation with the forward pass)"
+                if wanted is False
+                else " (without it, XLA may merge the recomputation away under jit)"
+            )
+            found.append(
+                SourceProblem(
+                    "prevent_cse",
+                    f"your {site.api} (line {site.line}){where} has prevent_cse="
+                    f"{site.prevent_cse}; this problem needs prevent_cse={wanted}{why}",
+                    site.line,
+                    f"Try: {site.api}(..., prevent_cse={wanted}) at line {site.line}.",
+                )
+            )
+    return found
+
+
+def _as_written(site: Site) -> str:
+    if not site.written:
+        return "no policy, which means nothing_saveable"
+    if site.own:
+        return f"{site.written}, a policy your code builds rather than one of jax.checkpoint_policies"
+    if site.written.isidentifier():  # a name bound to the policy: say which policy it is
+        return f"{policy_names.render(site.policy)} (your `{site.written}`)"
+    return site.written

@@ -1,0 +1,180 @@
+"""The facts a verdict rests on, from where no submitted code ran, and what the rules make of them.
+
+Two sources, in the parent: the verifier's run of the exported programs (values, gradients, and
+what is saved for the backward pass, by value: ``judge.data.saved_values``), and the source text,
+parsed and never run (``judge.grading.source_reading``). The child's report of its own trace (lines,
+expressions, provenance, the memory picture) words a verdict and may add a refusal of its own,
+but acceptance rests only on what is here: a child whose code escaped the gate and rewrote its
+report can make its own verdict worse, never better.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..data import saved_values
+from ..data.evidence import DEVICE, Residual, Structure
+from ..data.messages import TracedCase
+from ..packages.package import Problem
+from . import rules, source_reading
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem the trusted side found on a case."""
+
+    kind: str  # a source problem's kind (backward_rule, no_checkpoint, policy, prevent_cse), or "values", "limit"
+    sentence: str  # for a sample case; sizes may be in it
+    hidden: str  # the same without sizes, for a hidden case
+    advice: str = ""  # its own "Try:" line, where it has one (else the kind's: grader.TRUSTED_ADVICE)
+
+
+def source_findings(facts: source_reading.SourceFacts, problem: Problem) -> list[Finding]:
+    """The structure rules on what the source says: the same on every case (no sizes in them)."""
+    return [
+        Finding(p.kind, p.sentence, p.sentence, p.advice)
+        for p in source_reading.problems(facts, problem.structure_rules)
+    ]
+
+
+def counted_values(case: TracedCase, problem: Problem) -> list[saved_values.SavedValue]:
+    return [case.saved[i] for i in saved_values.counted(case.saved, problem.residual_rules.constants)]
+
+
+def value_findings(
+    problem: Problem, got: TracedCase, want: TracedCase, named: list[Residual] | None = None
+) -> tuple[list[Finding], saved_values.Pairing | None]:
+    """What the program saves, by value, against the reference's on the same hidden inputs, and
+    the residual limits on what the verifier counted. ``named``: the submission's residuals in its
+    own terms, in the program's order (the child's report, confirmed by the verifier's types), to
+    name a value in a sample case's sentence; without it a value is told by its type."""
+    rules = problem.residual_rules
+    found: list[Finding] = []
+    pairing = None
+    if rules.match_reference:
+        pairing = saved_values.pair(got.saved, want.saved, constants=rules.constants)
+        if not pairing.matches:
+            found.append(_difference(pairing, got, want, named))
+    mine = [v for v in counted_values(got, problem) if v.memory == DEVICE]
+    total = sum(v.bytes for v in mine)
+    if rules.at_most_reference:
+        theirs = [v for v in counted_values(want, problem) if v.memory == DEVICE]
+        limit = sum(v.bytes for v in theirs)
+        if len(mine) > len(theirs) or total > limit:
+            found.append(
+                Finding(
+                    "limit",
+                    f"your program saves {len(mine)} values ({total} bytes) for the backward "
+                    f"pass; the required checkpointing saves {len(theirs)} ({limit} bytes), and yours "
+                    f"may not save more",
+                    "your program saves more for the backward pass than the required checkpointing",
+                )
+            )
+    if rules.max_bytes is not None and total > rules.max_bytes:
+        found.append(
+            Finding(
+                "limit",
+                f"your program saves {total} bytes for the backward pass; at most {rules.max_bytes} are allowed",
+                "your program saves more bytes for the backward pass than this problem allows",
+            )
+        )
+    if rules.max_count is not None and len(mine) > rules.max_count:
+        found.append(
+            Finding(
+                "limit",
+                f"your program saves {len(mine)} values for the backward pass; at most {rules.max_count} are allowed",
+                "your program saves more values for the backward pass than this problem allows",
+            )
+        )
+    return found, pairing
+
+
+def cost_findings(problem: Problem, got: TracedCase, want: TracedCase) -> list[Finding]:
+    """The cost rules on the verifier's figures of the step (``Cost``: measured on the program it
+    compiled); the structure only words them, and only when the report is believed."""
+    if got.cost is None:
+        return []
+    structure = Structure() if got.contradicted else got.structure
+    return [
+        Finding("cost", problem_text, _COST_HIDDEN)
+        for problem_text in rules.check_cost(got.cost, want.cost, structure, problem.cost_rules)
+    ]
+
+
+_COST_HIDDEN = "your gradient step costs more (memory held at once, or FLOPs) than this problem allows"
+
+
+def _difference(
+    pairing: saved_values.Pairing, got: TracedCase, want: TracedCase, named: list[Residual] | None
+) -> Finding:
+    def mine(i: int) -> str:
+        if named is not None and i < len(named):
+            return named[i].phrase()
+        return _typed(got.residual_types[i]) if i < len(got.residual_types) else "a value"
+
+    def theirs(j: int) -> str:  # the reference's lines are not the learner's: its values by what they are
+        r = want.residuals[j] if j < len(want.residuals) else None
+        return replace(r, line=None, span=None, expr="", op="", in_terms=False).phrase() if r else "a value"
+
+    parts, hidden = [], []
+    relabelled = _same_name(pairing, named, want)
+    if relabelled is not None:
+        i, j = relabelled
+        return Finding(
+            "values",
+            f"the value you named '{named[i].what}'{_at(named[i].line)} is not the one the "
+            f"required checkpointing keeps under that name: the label sits on another value, so the "
+            f"policy keeps that one and the backward pass recomputes the one it needs",
+            f"the value you named '{named[i].what}' is not the one the required checkpointing keeps under that name",
+            f'Try: put checkpoint_name(..., "{named[i].what}") on the value the statement names '
+            f"'{named[i].what}', and use what it returns in place of that value.",
+        )
+    if pairing.extra:
+        parts.append(f"{_listed([mine(i) for i in pairing.extra])}, which the required checkpointing does not keep")
+        hidden.append("values that the required checkpointing does not keep")
+    if pairing.missing:
+        parts.append(f"not {_listed([theirs(j) for j in pairing.missing])}, which it keeps")
+        hidden.append("not values that it keeps")
+    if pairing.elsewhere:
+        i, j = pairing.elsewhere[0]
+        where = want.saved[j].memory
+        parts.append(
+            f"{_listed([mine(i) for i, _ in pairing.elsewhere])} in another memory than it does (it keeps "
+            f"them on {_memory(where)})"
+        )
+        hidden.append("values in another memory than it does")
+    lead = "your program keeps for its backward pass "
+    return Finding("values", lead + "; ".join(parts), lead + "; ".join(hidden))
+
+
+def _same_name(pairing: saved_values.Pairing, named: list[Residual] | None, want: TracedCase) -> tuple | None:
+    """A name put on another value than the reference's value of that name."""
+    if named is None:
+        return None
+    for i in pairing.extra:
+        for j in pairing.missing:
+            if (
+                i < len(named)
+                and j < len(want.residuals)
+                and named[i].kind == want.residuals[j].kind == "named"
+                and named[i].what == want.residuals[j].what
+            ):
+                return i, j
+    return None
+
+
+def _at(line) -> str:
+    return f" (line {line})" if line else ""
+
+
+def _typed(aval) -> str:
+    return f"{aval.dtype}{list(aval.shape)}"
+
+
+def _listed(items: list[str]) -> str:
+    shown = items[:3] + ([f"{len(items) - 3} more"] if len(items) > 3 else [])
+    return ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "") + shown[-1]
+
+
+def _memory(kind: str) -> str:
+    return "the device" if kind == DEVICE else f"the host ({kind})"

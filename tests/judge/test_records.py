@@ -113,7 +113,7 @@ SAMPLES = [
 
 def _all_records() -> set[type]:
     for module in ("evidence", "report", "messages", "saved_values", "zygote_messages"):
-        importlib.import_module(f"judge.{module}")
+        importlib.import_module(f"judge.data.{module}")
     found, todo = set(), [Record]
     while todo:
         for sub in todo.pop().__subclasses__():

@@ -33,7 +33,7 @@ def test_the_defaults_are_six_submissions_and_twenty_runs_a_minute(settings):
 def test_the_site_and_the_judges_gate_have_one_size_limit():
     """SUBMISSION_MAX_SOURCE_BYTES sets both: before, the gate kept a fixed 64 KiB of its own."""
     probe = (
-        "from django.conf import settings; import django; django.setup(); from judge import gate; "
+        "from django.conf import settings; import django; django.setup(); from judge.in_child import gate; "
         "print(settings.SUBMISSION_LIMITS['MAX_SOURCE_BYTES'], gate.check('x = 1  #' + 'a' * 3000).reason)"
     )
     done = subprocess.run(

@@ -76,6 +76,21 @@ def no_checkpoint_advice(rules: StructureRules) -> str:
     )
 
 
+def _scan_step_advice(rules: StructureRules, reference: Structure, source: Source) -> str | None:
+    """Where the reference checkpoints the step of a scan and the learner's code scans a function
+    of its own: wrapping the whole computation would rerun every step at once (and the peak with
+    it), so the advice names that step. Not for Equinox code, whose steps hold functions."""
+    steps = source.scan_steps()
+    if not steps or not any(c.in_loop for c in reference.checkpoints) or "equinox" in source.text:
+        return None
+    step, line = steps[0]
+    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    return (
+        f"Try: checkpoint the step you give to jax.lax.scan at line {line}: jax.lax.scan(jax.checkpoint({step}"
+        f"{policy}), ...), so that the backward pass reruns one step at a time."
+    )
+
+
 def _at(line) -> str:
     return f" (line {line})" if line else ""
 
@@ -177,7 +192,7 @@ def _first_cause(
             NO_CHECKPOINT,
             f"Your program has no jax.checkpoint, so reverse mode saves every "
             f"intermediate value its backward pass needs; this problem requires {use}.",
-            no_checkpoint_advice(rules),
+            _scan_step_advice(rules, reference, source) or no_checkpoint_advice(rules),
         )
     if hand_written:
         kind = found.backward_rules[0].kind

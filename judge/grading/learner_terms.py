@@ -147,6 +147,20 @@ class Source:
             }
         )
 
+    def scan_steps(self) -> list[tuple[str, int]]:
+        """(function, line) of each scan whose step is a function named in the source:
+        ``jax.lax.scan(step, ...)`` gives ("step", its line)."""
+        if self.tree is None:
+            return []
+        return sorted(
+            (n.args[0].id, n.lineno)
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Call)
+            and n.args
+            and (getattr(n.func, "attr", None) == "scan" or getattr(n.func, "id", None) == "scan")
+            and isinstance(n.args[0], ast.Name)
+        )
+
     def unchanged_carry(self) -> list[tuple[str, int]]:
         """(name, line) of what a scan's step carries through unchanged: its carry unpacked as
         ``h, W = carry`` and returned as ``(..., W)`` in the same place. A checkpointed scan saves

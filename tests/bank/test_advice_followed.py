@@ -23,6 +23,13 @@ OWN_POLICY = (
 FOLLOWED = [
     (
         "fit_the_budget",
+        "policy_violation/as_given.py",
+        "Your program has no jax.checkpoint",
+        "jax.lax.scan(jax.checkpoint(block), ...)",
+        [("jax.lax.scan(block, x, (W_in, W_out))", "jax.lax.scan(jax.checkpoint(block), x, (W_in, W_out))")],
+    ),
+    (
+        "fit_the_budget",
         "policy_violation/least_held_segments.py",
         "Your gradient step holds more memory at once than this problem allows: your jax.checkpoint wraps "
         "segments of 4 blocks (line 17",

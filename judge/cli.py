@@ -67,6 +67,7 @@ def cmd_validate(args) -> int:
 def cmd_inspect(args) -> int:
     import numpy as np
 
+    from .grading.explore import parameter_names
     from .packages.limits import Limits
 
     file, _, function = args.target.rpartition(":")
@@ -81,7 +82,7 @@ def cmd_inspect(args) -> int:
     rng = np.random.default_rng(args.seed)
     arrays = [generate(s, s.shape({}), "normal", 1.0, rng) for s in specs]
     source = Path(file).read_text(encoding="utf-8")
-    names = _parameter_names(source, function, len(specs))
+    names = parameter_names(source, function, len(specs))
     case = messages.CaseInput("inspect", args.seed, [False] * len(specs), arrays, sample=True)  # its output shown
     request = messages.ChildRequest(
         source=source, entry=function, arg_names=names, wrt=list(range(len(specs))), cases=[case], fwd_bwd=args.fwd_bwd
@@ -259,21 +260,6 @@ def cmd_bench(args) -> int:
         width = max(len(r) for r in rows) if rows else len(headers)
         print(text.table(headers + [""] * (width - len(headers)), [r + [""] * (width - len(r)) for r in rows]))
     return 0 if ok else 1
-
-
-def _parameter_names(source: str, function: str, count: int) -> list[str]:
-    """The function's own parameter names, read from its source without running it."""
-    import ast
-
-    try:
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.FunctionDef) and node.name == function:
-                names = [a.arg for a in node.args.posonlyargs + node.args.args]
-                if len(names) >= count:
-                    return names[:count]
-    except SyntaxError:
-        pass
-    return [f"arg{i}" for i in range(count)]
 
 
 def cmd_catalog(args) -> int:

@@ -351,6 +351,7 @@ def labelled_names(source: str) -> list[str]:
 
 
 def parameter_names(source: str, function: str, count: int) -> list[str]:
+    """The function's own parameter names, read from its source without running it."""
     try:
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.FunctionDef) and node.name == function:

@@ -69,11 +69,13 @@ def required_words(rules: StructureRules) -> str:
 def no_checkpoint_advice(rules: StructureRules) -> str:
     """What to try when the program has no checkpoint: the form the problem requires, with its
     policy only where it names one (a bare-checkpoint problem's statement asks for none)."""
-    return (
-        "Try: wrap the computation in jax.checkpoint(..."
-        + (f", policy={_spelled(rules)}" if rules.policy is not None else "")
-        + ")."
-    )
+    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    if rules.min_checkpoints is not None and rules.min_checkpoints > 1:  # one around all of it would not do
+        return (
+            f"Try: a jax.checkpoint(...{policy}) around each part of the computation (each layer, say: at least "
+            f"{rules.min_checkpoints}), not one around all of it."
+        )
+    return f"Try: wrap the computation in jax.checkpoint(...{policy})."
 
 
 def _scan_step_advice(rules: StructureRules, reference: Structure, source: Source) -> str | None:
@@ -87,7 +89,7 @@ def _scan_step_advice(rules: StructureRules, reference: Structure, source: Sourc
     policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
     return (
         f"Try: checkpoint the step you give to jax.lax.scan at line {line}: jax.lax.scan(jax.checkpoint({step}"
-        f"{policy}), ...), so that the backward pass reruns one step at a time."
+        f"{policy}), ...), so that the backward pass reruns one step at a time, not the whole scan at once."
     )
 
 

@@ -148,17 +148,20 @@ class Source:
         )
 
     def scan_steps(self) -> list[tuple[str, int]]:
-        """(function, line) of each scan whose step is a function named in the source:
-        ``jax.lax.scan(step, ...)`` gives ("step", its line)."""
+        """(step, line) of each scan: ``jax.lax.scan(step, ...)`` gives ("step", its line); a lambda
+        written in place, ("lambda ...", its line) as written."""
         if self.tree is None:
             return []
         return sorted(
-            (n.args[0].id, n.lineno)
+            (
+                n.args[0].id if isinstance(n.args[0], ast.Name) else ast.get_source_segment(self.text, n.args[0]),
+                n.lineno,
+            )
             for n in ast.walk(self.tree)
             if isinstance(n, ast.Call)
             and n.args
             and (getattr(n.func, "attr", None) == "scan" or getattr(n.func, "id", None) == "scan")
-            and isinstance(n.args[0], ast.Name)
+            and isinstance(n.args[0], (ast.Name, ast.Lambda))
         )
 
     def unchanged_carry(self) -> list[tuple[str, int]]:

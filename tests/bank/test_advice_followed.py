@@ -22,6 +22,32 @@ OWN_POLICY = (
 # (problem, packaged file, the cause's opening, a phrase of its advice, the edit: (old, new) pairs)
 FOLLOWED = [
     (
+        "checkpoint_per_layer",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        "around each part of the computation (each layer, say: at least 3), not one around all of it",
+        [
+            ("import jax.numpy as jnp\n", "import jax\nimport jax.numpy as jnp\n"),
+            (
+                "        x = jnp.sin(W @ x)\n",
+                "        x = jax.checkpoint(lambda W, x: jnp.sin(W @ x), "
+                "policy=jax.checkpoint_policies.nothing_saveable)(W, x)\n",
+            ),
+        ],
+    ),
+    (
+        "scan_over_layers",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        "jax.lax.scan(jax.checkpoint(lambda h, W: (jnp.tanh(h @ W), None), " + POLICY + "), ...)",
+        [
+            (
+                "jax.lax.scan(lambda h, W: (jnp.tanh(h @ W), None), x, Ws)",
+                "jax.lax.scan(jax.checkpoint(lambda h, W: (jnp.tanh(h @ W), None), " + POLICY + "), x, Ws)",
+            )
+        ],
+    ),
+    (
         "fit_the_budget",
         "policy_violation/as_given.py",
         "Your program has no jax.checkpoint",

@@ -31,7 +31,7 @@ from ..data.specs import ArraySpec, SpecError
 from ..packages.limits import Limits
 from ..packages.package import Arg, Case, CostRules, Problem, ResidualRules, StructureRules
 from ..runners.boundary import Runner
-from . import pipeline
+from . import explore_loops, pipeline
 
 # Within the site's limits: the arguments together, and how many names get a plan of their own.
 # Every plan is a case of its own, but the plans share their inputs, which a request then carries
@@ -53,7 +53,8 @@ BUDGET_MEASURES = {
 
 # The judge's own code, run in the child next to the learner's: it applies a plan by name. Only
 # JAX's own policy objects are used, so the child's reading recognises them as JAX's.
-HARNESS = """
+HARNESS = (
+    """
 import math
 
 import jax
@@ -166,6 +167,8 @@ def _scan_owners(namespace):
 
 def run(learner, plan, *arrays):
     kind, _, names = plan.partition(":")
+    # a loop the parent rewrote calls arena_chain: the turns as written, or placed (explore_loops)
+    _namespace(_unjitted(learner))["arena_chain"] = _chain(names if kind == "blocks" else None)
     if kind == "as written":
         return learner(*arrays)
     if kind == "blocks":
@@ -180,6 +183,8 @@ def run(learner, plan, *arrays):
                 owner[key] = _scan
     return jax.checkpoint(learner, policy=_policy(kind, tuple(n for n in names.split(",") if n)))(*arrays)
 """
+    + explore_loops.HARNESS
+)
 
 
 class ExploreError(ValueError):
@@ -215,12 +220,13 @@ class Plan:
     def offloads(self) -> bool:
         return self.kind.startswith(("offload", "save_and_offload"))
 
-    def code(self, function: str, block: str = "block") -> str:
-        """The change that applies the plan to ``function`` (``block``: the function its scan runs)."""
+    def code(self, function: str, block: str = "block", loop: explore_loops.Loop | None = None) -> str:
+        """The change that applies the plan to ``function`` (``block``: the function its scan
+        runs; ``loop``: its Python loop over blocks, where it has one instead)."""
         if self.kind == AS_WRITTEN:
             return f"{function}  # as written: no checkpoint added"
         if self.kind == BLOCKS:
-            return placement_code(self.placement, block)
+            return explore_loops.placement_code(self.placement, loop) if loop else placement_code(self.placement, block)
         cp = "jax.checkpoint_policies"
         names = ", ".join(repr(n) for n in self.names)
         policy = {
@@ -397,8 +403,9 @@ def scanned_block(source: str) -> str | None:
 def plans(names: list[str], offload: bool = True, blocks: bool = False) -> list[Plan]:
     """Every plan tried: the function as written, each policy JAX ships that takes no arguments,
     and, per labelled name, saving only it and saving all but it (and all of them, offloaded);
-    for a function that scans over its blocks, checkpoints placed in that scan: every block,
-    segments of a few blocks, and segments of sqrt(N) with every block inside checkpointed too.
+    for a function that scans over its blocks (or loops over them in Python, ``explore_loops``),
+    checkpoints placed in that scan or loop: every block, segments of a few blocks, and segments
+    of sqrt(N) with every block inside checkpointed too.
     (No placement is the function as written, for a scan whose blocks have no checkpoint.)
     ``save_anything_except_these_names`` is left out: in JAX 0.10.2 it drops its names and saves
     everything, the same row as everything_saveable."""
@@ -491,10 +498,15 @@ def explore(
                 + (f", not {', '.join(unknown)}" if unknown else "")
             )
     block = scanned_block(source)
-    chosen = plans(names, offload, blocks=block is not None)
+    # no scan: a Python loop over blocks, rewritten so that the harness can place checkpoints in it
+    loop = explore_loops.find(source, function) if block is None else None
+    if loop is not None and pipeline.admit(loop.rewritten, runner):
+        loop = None  # the gate read the rewrite otherwise than the learner's source: run it as written
+    chosen = plans(names, offload, blocks=block is not None or loop is not None)
     limits = limits or Limits(wall_s=60.0, cpu_s=60)
     problem = _problem(function, arg_names, parsed, chosen, limits, list(wrt or arg_names))
-    outcome = pipeline.run(problem, source, problem.cases, runner, salt=secrets.randbits(62), numbers=False)
+    ran = loop.rewritten if loop is not None else source
+    outcome = pipeline.run(problem, ran, problem.cases, runner, salt=secrets.randbits(62), numbers=False)
     found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)
     if outcome.failure is not None:
         raise ExploreError(f"{outcome.failure[0]}: {outcome.failure[1]}")
@@ -514,7 +526,7 @@ def explore(
                 plan.label,
                 plan.kind,
                 list(plan.names),
-                plan.code(function, block or "block"),
+                plan.code(function, block or "block", loop),
                 device,
                 sum(r.bytes for r in traced.residual_types if r.memory != DEVICE),
                 len(traced.residual_types),

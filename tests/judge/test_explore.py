@@ -13,6 +13,7 @@ import pytest
 from judge import grade, load_problem
 from judge.cli import main
 from judge.bench_explorer import MLP, MLP_SHAPES, TRANSFORMER, transformer_shapes
+from judge.grading import explore_loops
 from judge.grading.explore import HARNESS, ExploreError, cheapest_within, explore, scanned_block
 from judge.grading.grader import default_runner
 
@@ -302,3 +303,89 @@ def test_a_jitted_function_is_placed_like_the_function_it_wraps():
         mine, theirs = found["transformer"][plan], found["plain"][plan]
         assert (mine.held_bytes, mine.peak_bytes, mine.flops) == (theirs.held_bytes, theirs.peak_bytes, theirs.flops)
     assert found["transformer"][PLACEMENTS[0]].peak_bytes < found["transformer"]["as written"].peak_bytes
+
+
+# ---------------------------------------------------------------------------- placements in a Python loop
+
+LOOPED = TRANSFORMER.replace(
+    "    h, _ = jax.lax.scan(block, x, (wq, wk, wv, wo, w1, w2))\n",
+    "    h = x\n    for layer in zip(wq, wk, wv, wo, w1, w2):\n        h, _ = block(h, layer)\n",
+)
+
+
+@pytest.fixture(scope="module")
+def looped():
+    return explore(LOOPED, "transformer", _stack(6, 32, 128, 64), default_runner())
+
+
+def test_a_python_loop_over_blocks_gets_the_placements_a_scan_gets(looped):
+    """Most models loop over their layers in Python: the explorer places checkpoints in that loop
+    too, and what each placement costs moves the way it does in a scan."""
+    found = looped
+    assert [r.plan for r in found.rows if r.kind == "blocks"] == PLACEMENTS and found.failed == []
+    written, whole, every = _row(found, "as written"), _row(found, "nothing_saveable"), _row(found, PLACEMENTS[0])
+    assert every.peak_bytes < written.peak_bytes / 2 and every.peak_bytes < whole.peak_bytes
+    assert every.held_bytes - whole.held_bytes == 6 * 64 * 32 * 4  # each block's input kept
+    segments = [_row(found, p) for p in PLACEMENTS[:4]]
+    assert [r.held_bytes for r in segments] == sorted((r.held_bytes for r in segments), reverse=True)
+    assert _row(found, PLACEMENTS[-1]).flops > every.flops > written.flops
+    # the code shown is the learner's loop, with their own names, checkpointed
+    assert every.code.splitlines()[-2:] == [
+        "for layer in zip(wq, wk, wv, wo, w1, w2):",
+        "    h = jax.checkpoint(partial(turn, layer))(h)",
+    ]
+
+
+@pytest.mark.parametrize("placement", ["every", "2", "3", "nested"])
+def test_a_placed_loop_computes_the_loop_as_written(placement):
+    """The rewrite and the harness change where values are computed, never what: a loop over an
+    index (a Python int each turn, so it stays one), carrying two values, 7 turns in segments that
+    leave a shorter last one."""
+    source = """import jax
+import jax.numpy as jnp
+
+
+def loss(ws, x):
+    h, total = x, 0.0
+    for i in range(ws.shape[0]):
+        h = jnp.tanh(h @ ws[i]) + h
+        total = total + jnp.sum(h) * (i + 1)
+    return jnp.mean(h ** 2) + total
+"""
+    loop = explore_loops.find(source, "loss")
+    assert (loop.targets, loop.carried, loop.items) == (("i",), ("h", "total"), "range(ws.shape[0])")
+    harness, learner, plain = {}, {}, {}
+    exec(HARNESS, harness)  # noqa: S102 - the judge's own code
+    exec(loop.rewritten, learner)  # noqa: S102 - a test's function, rewritten
+    exec(source, plain)  # noqa: S102 - the same, as written
+    rng = np.random.default_rng(0)
+    ws = rng.standard_normal((7, 16, 16)).astype(np.float32) * 0.3
+    x = rng.standard_normal((4, 16)).astype(np.float32)
+    value, grads = jax.jit(jax.value_and_grad(plain["loss"], argnums=(0, 1)))(ws, x)
+    placed = jax.value_and_grad(lambda w, h: harness["run"](learner["loss"], f"blocks:{placement}", w, h), (0, 1))
+    placed_value, placed_grads = jax.jit(placed)(ws, x)
+    np.testing.assert_allclose(placed_value, value, rtol=1e-5)
+    for mine, theirs in zip(placed_grads, grads):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-6)
+    jaxpr = str(jax.make_jaxpr(lambda w, h: harness["run"](learner["loss"], f"blocks:{placement}", w, h))(ws, x))
+    written = str(jax.make_jaxpr(lambda w, h: harness["run"](learner["loss"], "as written:", w, h))(ws, x))
+    assert ("checkpoint" in jaxpr or "remat" in jaxpr) and "checkpoint" not in written and "remat" not in written
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for w in ws:\n        h = f(h, w)\n        if h is None:\n            break",  # leaves early
+        "for w in ws:\n        h = f(h, w)\n    else:\n        h = -h",  # an else after it
+        "for w in ws:\n        last = f(h, w)",  # nothing carried from turn to turn
+        "for w in ws:\n        y = f(h, w)\n        h = y\n    h = h + y",  # a name of the turn read after
+        "for w in ws:\n        h = f(h, w)\n    h = h + w",  # the loop's own name read after
+        "for w in ws: h = f(h, w)",  # the turn on the header's line
+        "for w, (a, b) in ws:\n        h = f(h, w)",  # a nested target
+        "for w in ws:\n        h = arena_chain(h, w)",  # the learner's own name of the rewrite's
+    ],
+)
+def test_a_loop_the_rewrite_could_change_is_left_as_written(loop):
+    source = f"def f(h, w):\n    return h @ w\n\n\ndef loss(ws, h):\n    {loop}\n    return h\n"
+    compile(source, "submission.py", "exec")  # valid Python, only not rewritable
+    assert explore_loops.find(source, "loss") is None

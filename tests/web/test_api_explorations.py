@@ -51,6 +51,44 @@ def test_an_exploration_through_the_api_names_the_plan_within_a_budget(
     assert api_for(client, other_learner).get(f"/explorations/{body['id']}").status_code == 404
 
 
+def test_an_exploration_started_on_the_peak_keeps_it_and_chooses_on_it(api, broker):
+    """``budget_on`` given at the start: kept with the exploration, returned, and what ``best`` is
+    chosen on until a GET's ``on`` says otherwise."""
+    first = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": SHAPES}).json()
+    run_exploration.apply(args=[first["id"]], task_id="first")
+    rows = api.get(f"/explorations/{first['id']}").json()["rows"]
+    lowest = min(r["peak_bytes"] for r in rows)
+    least_work = min(r["flops"] for r in rows if r["peak_bytes"] == lowest)
+
+    body = {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": lowest, "budget_on": "peak"}
+    created = api.post("/explorations", body).json()
+    assert (created["status"], created["budget"], created["budget_on"]) == ("queued", lowest, "peak")
+    run_exploration.apply(args=[created["id"]], task_id="m")
+    found = api.get(f"/explorations/{created['id']}").json()
+    assert found["budget_on"] == "peak" and (found["best"]["peak_bytes"], found["best"]["flops"]) == (
+        lowest,
+        least_work,
+    )
+    on_held = api.get(f"/explorations/{created['id']}", on="held").json()
+    assert on_held["budget_on"] == "held" and on_held["best"]["held_bytes"] <= lowest
+    assert on_held["best"]["plan"] != found["best"]["plan"]
+    # an exploration started without it bounds what is held, as before the choice existed
+    assert api.get(f"/explorations/{first['id']}").json()["budget_on"] == "held"
+
+
+def test_what_the_budget_bounds_is_held_or_peak_and_documented(api, client, broker):
+    bad = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget_on": "all"})
+    assert (bad.status_code, bad.json()["code"]) == (422, "invalid_request")
+    [error] = bad.json()["errors"]
+    assert error["location"][-1] == "budget_on" and "'held' or 'peak'" in error["message"]
+    # input the explorer cannot use is taken, failed at once, with what its budget was on
+    refused = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": ["f32[n]"], "budget_on": "peak"})
+    assert (refused.json()["status"], refused.json()["budget_on"]) == ("failed", "peak")
+    schema = client.get("/api/openapi.json").json()["components"]["schemas"]
+    started = schema["ExplorationIn"]["properties"]["budget_on"]
+    assert started["enum"] == ["held", "peak"] and started["default"] == "held" and "peak" in started["description"]
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -90,8 +128,10 @@ def test_the_python_client_explores_a_function_through_the_api(learner, monkeypa
     client's HTTP handed to Django's test client; the worker's task run when an exploration is
     queued, as the background worker would)."""
     site = api_for(Client(), learner)
+    asked = []  # each request's query, to see which choices came after the start
 
     def handler(request: httpx.Request) -> httpx.Response:
+        asked.append(dict(request.url.params))
         headers = {"HTTP_AUTHORIZATION": request.headers["Authorization"]}
         if request.method == "POST":
             answer = site.client.post(request.url.path, request.content, content_type="application/json", **headers)
@@ -110,9 +150,12 @@ def test_the_python_client_explores_a_function_through_the_api(learner, monkeypa
     nothing = next(r for r in found.rows if r["plan"] == "nothing_saveable")
     assert nothing["held_bytes"] == INPUT_BYTES and nothing["recomputed_flops"] > 0
     assert "nothing_saveable" in repr(found)
-    # the budget on the step's peak: chosen again once the exploration is done
+    # the budget on the step's peak: sent at the start, so the site chose on it (no asking again)
     lowest = min(r["peak_bytes"] for r in found.rows)
-    assert arena.explore(_mlp, *SHAPES, budget=lowest, budget_on="peak").best["peak_bytes"] == lowest
+    asked.clear()
+    on_peak = arena.explore(_mlp, *SHAPES, budget=lowest, budget_on="peak")
+    assert on_peak.best["peak_bytes"] == lowest and on_peak.data["budget_on"] == "peak"
+    assert not any("on" in query for query in asked)
 
     path = tmp_path / "mine.py"
     path.write_text(EXAMPLE)
@@ -123,3 +166,20 @@ def test_the_python_client_explores_a_function_through_the_api(learner, monkeypa
     assert "jax.checkpoint(mlp, policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims(" in out
     assert cli.main(["explore", str(path), "--args", *SHAPES, "--budget", "1", "--budget-on", "peak"]) == 0
     assert "No plan's step peaks at 1 bytes or fewer." in capsys.readouterr().out
+
+
+def test_the_client_asks_an_older_site_again_for_a_budget_on_the_peak():
+    """A site from before the choice at the start ignores ``budget_on`` and answers on what is
+    held: the client then asks for the plan on the peak once the exploration is done."""
+    asked = []
+
+    def older_site(request: httpx.Request) -> httpx.Response:
+        asked.append((request.method, dict(request.url.params)))
+        on = request.url.params.get("on", "held")
+        found = {"id": 7, "status": "done", "done": True, "budget_on": on, "rows": [], "best": {"plan": on}}
+        return httpx.Response(201 if request.method == "POST" else 200, json=found)
+
+    site = ArenaClient("http://old.example", "token", transport=httpx.MockTransport(older_site))
+    created = site.explore("def f(x):\n    return x\n", "f", ["f32[4]"], budget=10, budget_on="peak")
+    found = site.chosen_on(site.wait_exploration(created["id"]), budget=10, budget_on="peak")
+    assert found["best"] == {"plan": "peak"} and asked[-1] == ("GET", {"budget": "10", "on": "peak"})

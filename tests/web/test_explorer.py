@@ -67,12 +67,25 @@ def test_an_exploration_runs_on_the_background_lane_and_shows_every_plan(
         ({"function": "not a name"}, "name the function"),
         ({"source": "  "}, "paste the code"),
         ({"budget": "-3"}, "whole number of bytes"),
+        ({"budget_on": "all"}, "the bytes held between the passes (held) or the step&#x27;s peak (peak), not"),
     ],
 )
 def test_bad_input_is_refused_with_the_reason_and_the_form_kept(learner_client, learner, broker, fields, phrase):
     answer = start(learner_client, **fields)
     assert answer.status_code == 400 and phrase in answer.content.decode()
     assert 'id="explore-form"' in answer.content.decode() and not Exploration.objects.exists()
+
+
+def test_the_form_asks_what_the_budget_bounds_and_keeps_the_answer_when_it_refuses(learner_client, learner, broker):
+    form = learner_client.get(reverse("explorer:explore")).content.decode()
+    assert '<label for="explore-budget-on">The budget bounds</label>' in form
+    assert '<option value="held" selected>bytes held between the passes</option>' in form
+    assert '<option value="peak">the step&#x27;s peak</option>' in form
+    refused = start(learner_client, args="f32[n,4]", budget="5000", budget_on="peak").content.decode()
+    assert '<option value="peak" selected>' in refused and 'value="5000"' in refused
+    # a form from before the choice (no budget_on) starts on what is held, as it did
+    start(learner_client, budget="5000", budget_on="")
+    assert Exploration.objects.get(user=learner).budget_on == "held"
 
 
 def test_a_refused_source_fails_with_the_gates_reason(learner_client, learner, broker):
@@ -143,3 +156,29 @@ def test_a_scan_over_blocks_shows_its_placements_and_a_budget_on_the_peak_choose
     assert '<strong id="best-plan">checkpoint every block</strong>' not in held
     too_low = learner_client.get(page, {"budget": "1", "on": "peak"}).content.decode()
     assert "No plan's step peaks at 1 bytes or fewer" in too_low
+
+
+def test_an_exploration_started_on_the_peak_names_the_cheapest_plan_within_the_peak(learner_client, learner, broker):
+    """Knowing the step must fit, a learner starts the exploration with its budget on the peak:
+    the worker chooses on the peak, and the page opens on it (its "on" still changes it)."""
+    start(learner_client, source=STACK, function="stack", args="f32[8,64,64] f32[128,64]")
+    first = Exploration.objects.get(user=learner)
+    run_exploration.apply(args=[first.pk], task_id="first")
+    every = {r["plan"]: r for r in Exploration.objects.get(pk=first.pk).result["rows"]}["checkpoint every block"]
+
+    budget = str(every["peak_bytes"])
+    start(
+        learner_client, source=STACK, function="stack", args="f32[8,64,64] f32[128,64]", budget=budget, budget_on="peak"
+    )
+    found = Exploration.objects.exclude(pk=first.pk).get(user=learner)
+    assert (found.budget, found.budget_on) == (every["peak_bytes"], "peak")
+    assert run_exploration.apply(args=[found.pk], task_id="m").get() == "done"
+    found.refresh_from_db()
+    assert (found.result["budget_on"], found.result["best"]) == ("peak", "checkpoint every block")
+    page = reverse("explorer:detail", args=[found.pk])
+    html = learner_client.get(page).content.decode()
+    assert '<option value="peak" selected>' in html and '<strong id="best-plan">checkpoint every block</strong>' in html
+    assert "at the step's peak" in html
+    held = learner_client.get(page, {"budget": budget, "on": "held"}).content.decode()
+    assert '<option value="held" selected>' in held
+    assert '<strong id="best-plan">checkpoint every block</strong>' not in held

@@ -88,21 +88,27 @@ def stack(ws, x):
 def test_a_learner_reads_off_where_to_checkpoint_a_scan_of_blocks_within_a_peak_budget(
     live_browser, live_server, learner, broker
 ):
-    page = signed_in(live_browser, live_server, learner).new_page()
+    # on a phone: the form's choice of what the budget bounds, by its label, fits the screen
+    page = signed_in(live_browser, live_server, learner, viewport={"width": 390, "height": 844}).new_page()
     page.goto(live_server.url + "/explore/")
     page.locator("#explore-source").fill(STACK)
     page.locator("#explore-function").fill("stack")
     page.locator("#explore-args").fill("f32[8,64,64] f32[128,64]")
+    bounds = page.get_by_label("The budget bounds")
+    expect(bounds).to_have_value("held")
+    bounds.select_option(label="the step's peak")
+    assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
     page.locator("#explore-button").click()
     found = Exploration.objects.get(user=learner)
+    assert found.budget_on == "peak"
     run_exploration.apply(args=[found.pk], task_id=f"explore-{found.pk}")
     placement = page.locator("#explore-table tbody tr", has_text="checkpoint every block")
     expect(placement).to_have_count(1, timeout=30_000)  # a row of its own, beside the policies'
     expect(page.locator("#explore-table tbody tr", has_text="nested: sqrt(N) segments")).to_have_count(1)
     expect(page.locator("#explore-chart g.plan", has_text="checkpoint every block")).to_have_count(1)
+    expect(page.locator("#budget-on")).to_have_value("peak")  # the results open on the choice made at the start
     rows = {r["plan"]: r for r in Exploration.objects.get(pk=found.pk).result["rows"]}
     page.locator("#budget-input").fill(str(rows["checkpoint every block"]["peak_bytes"]))
-    page.locator("#budget-on").select_option("peak")
     page.locator("#budget-button").click()
     expect(page.locator("#best-plan")).to_have_text("checkpoint every block")
     expect(page.locator("#plan-code")).to_have_text("h, ys = jax.lax.scan(jax.checkpoint(block), h, layers)")

@@ -21,6 +21,7 @@ from .schemas import SOURCE_PATTERN, readable_source
 
 router = Router(tags=["explorer"], auth=bearer)
 MAX_ID = 2**63 - 1
+BudgetOn = Literal["held", "peak"]  # judge.grading.explore.BUDGET_MEASURES
 
 
 class ExplorationIn(Schema):
@@ -40,7 +41,15 @@ class ExplorationIn(Schema):
         ),
     )
     budget: int | None = Field(
-        None, ge=1, le=services.MAX_BUDGET, description="bytes the plan may hold on the device between the passes"
+        None, ge=1, le=services.MAX_BUDGET, description="bytes the plan may use, of the figure budget_on names"
+    )
+    budget_on: BudgetOn = Field(
+        HELD,
+        description=(
+            "what the budget bounds: the bytes held on the device between the passes (held, the default), or the "
+            "step's peak (peak), where placements of checkpoints in a scan of blocks differ; kept with the "
+            "exploration, and what its best plan is chosen on"
+        ),
     )
 
     @field_validator("source")
@@ -60,11 +69,11 @@ class BudgetQuery(Schema):
         le=services.MAX_BUDGET,
         description="choose the plan for this budget instead of the one given at the start",
     )
-    on: Literal["held", "peak"] = Field(
-        "held",
+    on: BudgetOn | None = Field(
+        None,
         description=(
-            "what the budget bounds: the bytes held on the device between the passes (held), or the step's peak "
-            "(peak), where placements of checkpoints in a scan of blocks differ"
+            "choose the plan with the budget bounding this instead of what the exploration was started with: the "
+            "bytes held on the device between the passes (held), or the step's peak (peak)"
         ),
     )
 
@@ -89,7 +98,9 @@ class Exploration(Schema):
     function: str
     args: list[str]
     budget: int | None
-    budget_on: str = Field(description='what the budget bounds: "held" or "peak"')
+    budget_on: BudgetOn = Field(
+        description='what the budget bounds, as given at the start or by "on": "held" (between the passes) or "peak"'
+    )
     error: str | None
     names: list[str]
     rows: list[Plan]
@@ -100,10 +111,11 @@ class Exploration(Schema):
     url: str
 
 
-def exploration_out(found: ExplorationRow, budget: int | None = None, on: str = HELD) -> dict:
+def exploration_out(found: ExplorationRow, budget: int | None = None, on: str | None = None) -> dict:
     result = found.result or {}
     rows = [r for r in map(Row.from_dict, result.get("rows", [])) if r is not None]
     budget = budget if budget is not None else found.budget
+    on = on or found.budget_on
     best = cheapest_within(rows, budget, on)
     keys = Plan.model_fields
     return {
@@ -136,6 +148,7 @@ def start(request: HttpRequest, body: ExplorationIn):
             function=body.function,
             args=" ".join(body.args),
             budget=str(body.budget or ""),
+            budget_on=body.budget_on,
         )
     except services.Busy as exc:
         raise ApiError(429, "rate_limited", str(exc), retry_after_s=5) from None
@@ -146,6 +159,7 @@ def start(request: HttpRequest, body: ExplorationIn):
             function=body.function,
             args=body.args,
             budget=body.budget,
+            budget_on=body.budget_on,
             error=str(exc),
         )
     return Status(201, exploration_out(found))

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from judge.grading.explore import BUDGET_MEASURES, HELD
 
 
 class Exploration(models.Model):
@@ -15,7 +16,9 @@ class Exploration(models.Model):
     source = models.TextField()
     function = models.CharField(max_length=100)
     args = models.JSONField(default=list)  # the argument specs, such as "f32[64,128]"
-    budget = models.BigIntegerField(null=True, blank=True)  # bytes on the device between the passes
+    budget = models.BigIntegerField(null=True, blank=True)  # bytes, of the figure budget_on names
+    # what the budget bounds: bytes held on the device between the passes, or the step's peak
+    budget_on = models.CharField(max_length=4, choices=list(BUDGET_MEASURES.items()), default=HELD)
     problem_slug = models.CharField(max_length=100, blank=True)  # the problem page it was opened from
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveIntegerField(default=0)

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from judge.data import source_text
-from judge.grading.explore import ExploreError, parse_args
+from judge.grading.explore import BUDGET_MEASURES, HELD, ExploreError, parse_args
 
 from webplatform.core.queues import BACKGROUND, enqueue
 
@@ -44,6 +44,17 @@ def read_budget(text: str) -> int | None:
     return int(text)
 
 
+def read_budget_on(text: str | None) -> str:
+    """What the budget bounds: ``held`` (the default, also for a form or request that does not
+    say) or ``peak``."""
+    text = (text or "").strip() or HELD
+    if text not in BUDGET_MEASURES:
+        raise BadRequest(
+            f"the budget bounds the bytes held between the passes (held) or the step's peak (peak), not {text[:20]!r}"
+        )
+    return text
+
+
 def read_args(text: str) -> list[str]:
     """Argument specs separated by spaces or new lines (commas inside brackets are sizes)."""
     specs, depth, current = [], 0, ""
@@ -65,7 +76,16 @@ def read_args(text: str) -> list[str]:
     return specs
 
 
-def start(*, user, source: str, function: str, args: str, budget: str = "", problem_slug: str = "") -> Exploration:
+def start(
+    *,
+    user,
+    source: str,
+    function: str,
+    args: str,
+    budget: str = "",
+    budget_on: str = HELD,
+    problem_slug: str = "",
+) -> Exploration:
     """Checks the input and queues the exploration; ``BadRequest`` says what is wrong."""
     source = (source or "").replace("\r\n", "\n")
     unreadable = source_text.unreadable(source, MAX_SOURCE)
@@ -78,6 +98,7 @@ def start(*, user, source: str, function: str, args: str, budget: str = "", prob
         raise BadRequest("name the function to explore, such as mlp")
     specs = read_args(args)
     budget_bytes = read_budget(budget)
+    budget_on = read_budget_on(budget_on)
     if Exploration.objects.filter(user=user, status__in=(Status.QUEUED, Status.RUNNING)).count() >= IN_FLIGHT:
         raise Busy(f"you have {IN_FLIGHT} explorations waiting or running: wait until one finishes")
     with transaction.atomic():
@@ -87,13 +108,16 @@ def start(*, user, source: str, function: str, args: str, budget: str = "", prob
             function=function,
             args=specs,
             budget=budget_bytes,
+            budget_on=budget_on,
             problem_slug=(problem_slug or "")[:100],
         )
         transaction.on_commit(lambda: enqueue(EXPLORE_TASK, found.pk, queue=QUEUE, lane=BACKGROUND))
     return found
 
 
-def refused(*, user, source: str, function: str, args: list[str], budget: int | None, error: str) -> Exploration:
+def refused(
+    *, user, source: str, function: str, args: list[str], budget: int | None, budget_on: str = HELD, error: str
+) -> Exploration:
     """An exploration the explorer cannot run, recorded as failed with the reason (the API's way
     of answering input its schema admits: the request is taken, the exploration says why not)."""
     return Exploration.objects.create(
@@ -102,6 +126,7 @@ def refused(*, user, source: str, function: str, args: list[str], budget: int | 
         function=function[:100],
         args=args[:8],
         budget=budget,
+        budget_on=budget_on if budget_on in BUDGET_MEASURES else HELD,
         status=Status.FAILED,
         error=error[:2000],
         finished_at=timezone.now(),

@@ -21,7 +21,14 @@ def run_exploration(self, exploration_id: int) -> str:
     if claimed is None:
         return "skipped"  # finished, or held by another worker: a duplicate message
     try:
-        found = explore(claimed.source, claimed.function, claimed.args, worker_runner(), budget=claimed.budget)
+        found = explore(
+            claimed.source,
+            claimed.function,
+            claimed.args,
+            worker_runner(),
+            budget=claimed.budget,
+            budget_on=claimed.budget_on,
+        )
     except ExploreError as exc:
         services.complete(exploration_id=exploration_id, task_id=task_id, error=str(exc))
         return "failed"

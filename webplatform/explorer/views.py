@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
-from judge.grading.explore import BUDGET_MEASURES, HELD, Row, cheapest_within
+from judge.grading.explore import BUDGET_MEASURES, HELD, PEAK, Row, cheapest_within
 
 from webplatform.catalog.models import Problem
 
@@ -27,17 +27,26 @@ def mlp(w1, w2, x):
     return jnp.sum(jnp.tanh(hidden @ w2) ** 2)
 """
 EXAMPLE_ARGS = "f32[128,256] f32[256,128] f32[64,128]"
+# the form's choice of what the budget bounds, in the words of its select
+BUDGET_MEASURE_LABELS = [(HELD, "bytes held between the passes"), (PEAK, "the step's peak")]
 
 
 @require_http_methods(["GET", "POST"])
 def explore(request):
     slug = request.GET.get("problem") or request.POST.get("problem", "")
     problem = Problem.objects.filter(slug=slug[:100]).first() if slug else None  # named only if public (template)
-    form = {"source": EXAMPLE, "function": "mlp", "args": EXAMPLE_ARGS, "budget": "", "problem": slug[:100]}
+    form = {
+        "source": EXAMPLE,
+        "function": "mlp",
+        "args": EXAMPLE_ARGS,
+        "budget": "",
+        "budget_on": HELD,
+        "problem": slug[:100],
+    }
     if request.method == "POST":
         if not request.user.is_authenticated:
             return redirect(f"{reverse('accounts:login')}?next={reverse('explorer:explore')}")
-        form.update({k: request.POST.get(k, "") for k in ("source", "function", "args", "budget")})
+        form.update({k: request.POST.get(k, "") for k in ("source", "function", "args", "budget", "budget_on")})
         try:
             found = services.start(
                 user=request.user,
@@ -45,18 +54,20 @@ def explore(request):
                 function=form["function"],
                 args=form["args"],
                 budget=form["budget"],
+                budget_on=form["budget_on"],
                 problem_slug=form["problem"],
             )
         except services.BadRequest as exc:
             return render(
                 request,
                 "explorer/form.html",
-                {"form": form, "error": str(exc), "problem": problem},
+                {"form": form, "error": str(exc), "problem": problem, "measures": BUDGET_MEASURE_LABELS},
                 status=429 if isinstance(exc, services.Busy) else 400,
             )
         return redirect("explorer:detail", found.pk)
     recent = Exploration.objects.filter(user=request.user)[:5] if request.user.is_authenticated else []
-    return render(request, "explorer/form.html", {"form": form, "problem": problem, "recent": recent})
+    context = {"form": form, "problem": problem, "recent": recent, "measures": BUDGET_MEASURE_LABELS}
+    return render(request, "explorer/form.html", context)
 
 
 @login_required
@@ -68,9 +79,10 @@ def detail(request, pk: int):
             budget = services.read_budget(request.GET["budget"])
         except services.BadRequest as exc:
             budget_error = str(exc)
-    # what the budget bounds: held between the passes (what the exploration was started with), or
-    # the step's peak (where checkpoints go in a chain of blocks shows there), chosen on the page
-    on = request.GET.get("on", HELD) if request.GET.get("on") in BUDGET_MEASURES else HELD
+    # what the budget bounds: what the exploration was started with (held between the passes, or
+    # the step's peak, where checkpoints go in a chain of blocks shows), or another choice made on
+    # the page, which re-chooses among the stored rows
+    on = request.GET["on"] if request.GET.get("on") in BUDGET_MEASURES else found.budget_on
     result = found.result or {}
     rows = result.get("rows", [])
     best = cheapest_within([r for r in map(Row.from_dict, rows) if r is not None], budget, on)

@@ -113,8 +113,6 @@ def explore(
             raise SourceError("name the function to explore: explore(code, *shapes, function=...)")
         function = fn_or_source.__name__
     site = _site()
-    created = site.explore(source_text(fn_or_source), function, list(shapes), budget=budget)
+    created = site.explore(source_text(fn_or_source), function, list(shapes), budget=budget, budget_on=budget_on)
     found = site.wait_exploration(created["id"], timeout=timeout)
-    if budget_on != "held" and found.get("status") == "done":  # the plan chosen again, on the peak
-        found = site.exploration(created["id"], budget=budget, on=budget_on)
-    return Exploration(found)
+    return Exploration(site.chosen_on(found, budget=budget, budget_on=budget_on))

@@ -142,11 +142,10 @@ def cmd_explore(args) -> int:
         print(f"arena: {args.file} defines no function; name one with --function", file=sys.stderr)
         return FAILED
     with _client() as site:
-        created = site.explore(source, function, args.args, budget=args.budget)
+        created = site.explore(source, function, args.args, budget=args.budget, budget_on=args.budget_on)
         print(f"Exploring as #{created['id']}", file=sys.stderr)
         found = site.wait_exploration(created["id"], timeout=args.timeout, on_status=_status_line)
-        if args.budget_on != "held" and found.get("status") == "done":  # the plan chosen again, on the peak
-            found = site.exploration(created["id"], budget=args.budget, on=args.budget_on)
+        found = site.chosen_on(found, budget=args.budget, budget_on=args.budget_on)
     print(render_exploration(found))
     return FAILED if found.get("error") else 0
 

@@ -106,17 +106,29 @@ class Client:
     def leaderboard(self, slug: str | None = None, **params) -> dict:
         return self._call("GET", f"/leaderboard/problems/{slug}" if slug else "/leaderboard", params=params)
 
-    def explore(self, source: str, function: str, args: list[str], *, budget: int | None = None) -> dict:
+    def explore(
+        self, source: str, function: str, args: list[str], *, budget: int | None = None, budget_on: str = "held"
+    ) -> dict:
         """Queues the policy explorer on ``function`` of ``source`` with arguments of ``args``
-        (such as ``"f32[64,128]"``); ``budget``: bytes the plan may hold between the passes."""
-        body = {"source": source, "function": function, "args": list(args), "budget": budget}
+        (such as ``"f32[64,128]"``); ``budget``: bytes the plan may use; ``budget_on``: what the
+        budget bounds, ``"held"`` (between the passes, the default) or ``"peak"`` (the step's)."""
+        body = {"source": source, "function": function, "args": list(args), "budget": budget, "budget_on": budget_on}
         return self._call("POST", "/explorations", json=body)
 
     def exploration(self, exploration_id: int, *, budget: int | None = None, on: str | None = None) -> dict:
         """One exploration; with ``budget``, the plan chosen for that budget instead; ``on``: what
-        the budget bounds, ``"held"`` (between the passes, the default) or ``"peak"`` (the step's)."""
+        the budget bounds, ``"held"`` (between the passes) or ``"peak"`` (the step's), instead of
+        what the exploration was started with."""
         params = {key: value for key, value in (("budget", budget), ("on", on)) if value}
         return self._call("GET", f"/explorations/{exploration_id}", params=params)
+
+    def chosen_on(self, found: dict, *, budget: int | None, budget_on: str) -> dict:
+        """A finished exploration with its plan chosen on ``budget_on``: as the site chose it, the
+        exploration having been started so; chosen again by a site from before the choice at the
+        start, which took every budget as held."""
+        if found.get("budget_on", "held") != budget_on and found.get("status") == "done":
+            found = self.exploration(found["id"], budget=budget, on=budget_on)
+        return found
 
     def wait_exploration(self, exploration_id: int, *, timeout: float = 300.0, on_status=None) -> dict:
         """Polls until the exploration is done (or failed), as ``wait`` does a submission."""

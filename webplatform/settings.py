@@ -123,6 +123,7 @@ TEMPLATES = [
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
+                "webplatform.accounts.context_processors.perms",  # replaces auth's perms: one query, not two
                 "django.contrib.messages.context_processors.messages",
             ],
         },

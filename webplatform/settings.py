@@ -198,7 +198,11 @@ LOGOUT_REDIRECT_URL = "practice:problem_list"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
-USE_I18N = True
+# The site is in English only (no LocaleMiddleware, no catalog of its own; Django's English
+# catalogs translate nothing), so translation is off: each get_language() then reads this
+# setting instead of a context-local, which url reversing and number and date formatting ask
+# dozens of times per page (issue 27: 0.3-0.5 ms of CPU per page). The text is the same.
+USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"

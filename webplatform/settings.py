@@ -120,6 +120,9 @@ TEMPLATES = [
         "DIRS": [BASE_DIR / "webplatform" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
+            # {% url %} remembered per process (core.url_tag): the same text, without reversing
+            # the same URL on every page.
+            "builtins": ["webplatform.core.url_tag"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",

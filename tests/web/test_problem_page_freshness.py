@@ -4,6 +4,7 @@ public, a learner joining or leaving the course a problem is kept for."""
 
 import pytest
 from django.contrib.auth.models import Group
+from django.test import Client
 from django.urls import reverse
 
 from webplatform.catalog.models import Problem
@@ -45,7 +46,7 @@ def test_a_retired_problem_is_gone_on_the_next_view(learner_client, published):
 
 
 def test_a_course_problem_follows_joining_leaving_and_being_made_public(
-    learner_client, learner, client, other_learner, published
+    learner_client, learner, other_learner, published
 ):
     course = Group.objects.create(name="a course")
     problem = Problem.objects.get(slug="fresh_page")
@@ -57,11 +58,11 @@ def test_a_course_problem_follows_joining_leaving_and_being_made_public(
     assert learner_client.get(published["url"]).status_code == 200
     learner.groups.remove(course)
     assert learner_client.get(published["url"]).status_code == 404
-    learner.groups.add(course)
-    client.force_login(other_learner)
-    assert client.get(published["url"]).status_code == 404
+    outsider = Client()  # not pytest-django's ``client``: that one is learner_client
+    outsider.force_login(other_learner)
+    assert outsider.get(published["url"]).status_code == 404
     make_public(problem=problem)
-    assert client.get(published["url"]).status_code == 200
+    assert outsider.get(published["url"]).status_code == 200
 
 
 def test_each_caller_gets_a_problem_of_its_own(learner, published):

@@ -60,6 +60,19 @@ def get_problem(*, slug: str, user) -> Problem:
     problem = _published().get(slug) or _load_published(slug)
     if problem is None or not _may_open(user, problem):
         raise Http404(f"No {Problem._meta.object_name} matches the given query.")
+    return _own_copy(problem)
+
+
+def get_public_problem(*, slug: str) -> Problem:
+    """The public active problem with this slug (listed, ranked, open to everyone) and its current
+    version, or 404; remembered as ``get_problem``'s."""
+    problem = _published().get(slug) or _load_published(slug)
+    if problem is None or not problem.is_public:
+        raise Http404(f"No {Problem._meta.object_name} matches the given query.")
+    return _own_copy(problem)
+
+
+def _own_copy(problem: Problem) -> Problem:
     mine = copy.copy(problem)
     mine.current_version = copy.copy(problem.current_version)
     return mine

@@ -222,6 +222,8 @@ STORAGES = {
     },
 }
 
+# Django's database sessions, loaded in one plain query instead of an ORM one (accounts.sessions).
+SESSION_ENGINE = "webplatform.accounts.sessions"
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 CSRF_FAILURE_VIEW = "webplatform.core.errors.csrf_failure"

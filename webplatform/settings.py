@@ -121,8 +121,8 @@ TEMPLATES = [
         "APP_DIRS": True,
         "OPTIONS": {
             # {% url %} remembered per process (core.url_tag): the same text, without reversing
-            # the same URL on every page.
-            "builtins": ["webplatform.core.url_tag"],
+            # the same URL on every page; |options writes a select's options in one pass.
+            "builtins": ["webplatform.core.url_tag", "webplatform.core.options_filter"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",

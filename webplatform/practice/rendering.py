@@ -28,20 +28,19 @@ def mark_solved(rows: SafeString, slugs) -> SafeString:
     return mark_safe(rows)
 
 
-_statements: dict[tuple, SafeString] = {}  # (version id, content hash, solved) -> the block
-_STATEMENTS_MAX = 256
-
-
 def statement_block(version, *, solved: bool) -> SafeString:
     """What a learner reads of a version (``catalog/_statement.html``: title, tags, signature,
-    statement, samples, hints), rendered once per version and "solved" tick: a version never
-    changes (its content hash is in the key, for databases that hand an id out again)."""
+    statement, samples, hints), rendered once per version and "solved" tick while the grading
+    state stands (a version never changes; a new state, as after a new version, starts again)."""
+    blocks = cached("statement-blocks", dict)  # {(version id, content hash, solved): the block}
     key = (version.pk, version.content_hash, bool(solved))
-    found = _statements.get(key)
+    found = blocks.get(key)
     if found is None:
         context = {"version": version, "solved": solved, "statement_html": render_statement(version.statement)}
         found = mark_safe(render_to_string("catalog/_statement.html", context))
-        if len(_statements) >= _STATEMENTS_MAX:
-            _statements.clear()
-        _statements[key] = found
+        if len(blocks) < _STATEMENTS_MAX:
+            blocks[key] = found
     return found
+
+
+_STATEMENTS_MAX = 512

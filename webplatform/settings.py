@@ -218,7 +218,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        else "webplatform.core.static_files.RememberedURLStorage"  # whitenoise's, URLs remembered
     },
 }
 

@@ -9,7 +9,7 @@ from html import unescape
 
 import pytest
 
-from webplatform.practice import views as practice_views
+from webplatform.practice import rendering as practice_rendering
 from webplatform.catalog.models import ProblemVersion
 from webplatform.catalog.rendering import render_markdown
 
@@ -103,7 +103,7 @@ def test_with_the_sanitizer_switched_off_the_policy_still_runs_nothing(
     live_browser, live_server, learner, bank, monkeypatch
 ):
     # The worst case: the statement's raw HTML reaches the page as it is.
-    monkeypatch.setattr(practice_views, "render_statement", lambda text: text)
+    monkeypatch.setattr(practice_rendering, "render_statement", lambda text: text)
     ProblemVersion.objects.filter(pk=bank["checkpoint_dot_policy"].current_version.pk).update(
         statement='Hi <img src="x" onerror="document.title=\'pwned\'"> <script>document.title="pwned"</script> '
         "<a href=\"javascript:document.title='pwned'\">click</a>"

@@ -5,6 +5,7 @@ import unicodedata
 from django.utils import timezone
 
 from .models import SignInFailures
+from .permissions import has_permission
 
 INSTRUCTORS_GROUP = "instructors"
 # Granted to INSTRUCTORS_GROUP by the authoring app (see webplatform/authoring/roles.py).
@@ -15,7 +16,7 @@ def is_instructor(user) -> bool:
     """Instructors (the group's permission) and staff: they author problems and see every reference."""
     if not user.is_authenticated:
         return False
-    return user.is_staff or user.has_perm(AUTHOR_PERMISSION)
+    return user.is_staff or has_permission(user, AUTHOR_PERMISSION)
 
 
 def throttle_keys(*, username: str | None, address: str | None) -> list[str]:

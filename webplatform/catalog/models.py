@@ -6,6 +6,7 @@ written it never changes, and every submission names the version it was graded a
 """
 
 import ast
+import functools
 
 from django.contrib.auth.models import Group
 from django.db import models
@@ -125,6 +126,14 @@ class ProblemVersion(models.Model):
 
 def _written_signature(starter: str, entry: str) -> list[str] | None:
     """The parameter names of ``def entry(...)`` in the starter; None when it has none."""
+    names = _parsed_signature(starter, entry)
+    return None if names is None else list(names)
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_signature(starter: str, entry: str) -> tuple[str, ...] | None:
+    # Parsed once per starter: the problem page shows the signature on every view (a version,
+    # and so its starter, never changes).
     try:
         tree = ast.parse(starter)
     except (SyntaxError, ValueError):
@@ -132,7 +141,7 @@ def _written_signature(starter: str, entry: str) -> list[str] | None:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == entry:
             a = node.args
-            return (
+            return tuple(
                 [p.arg for p in a.posonlyargs + a.args]
                 + ([f"*{a.vararg.arg}"] if a.vararg else [])
                 + [p.arg for p in a.kwonlyargs]

@@ -19,7 +19,8 @@ from django.db.models.functions import Rank, RowNumber
 from django.shortcuts import get_object_or_404
 from judge.data import verdicts
 
-from webplatform.catalog.models import PUBLIC, Problem
+from webplatform.catalog.models import Problem
+from webplatform.catalog.selectors import get_public_problem
 from webplatform.core.freshness import cached
 from webplatform.submissions.models import Submission
 
@@ -145,16 +146,9 @@ ENTRY_FIELDS = (
 
 
 def ranked_problem(*, slug: str) -> Problem:
-    """The active problem with this slug and its current version's title, or 404: only what a
-    ranking page shows (the catalog's ``get_problem`` loads the whole version: statement, starter ...)."""
-    return get_object_or_404(
-        Problem.objects.select_related("current_version").only(
-            "id", "uuid", "slug", "title", "current_version_id", "current_version__title", "current_version__ranking"
-        ),
-        PUBLIC,
-        slug=slug,
-        current_version__isnull=False,
-    )
+    """The public active problem with this slug and its current version, or 404 (the catalog's,
+    remembered per grading state: ``catalog.selectors.get_public_problem``)."""
+    return get_public_problem(slug=slug)
 
 
 def accepted_submissions(problem) -> QuerySet[Submission]:

@@ -7,7 +7,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from webplatform.catalog.models import Problem
-from webplatform.catalog.rendering import render_markdown, render_statement
+from webplatform.catalog.rendering import render_markdown
 from webplatform.catalog.selectors import get_problem, tags_in_use
 from webplatform.core.params import parse_id
 from webplatform.courses.selectors import assignment_context
@@ -64,12 +64,13 @@ def problem_detail(request, slug):
     context = assignment_context(
         user=request.user, assignment_id=parse_id(request.GET.get("assignment")), problem=problem
     )
+    state = _page_state(request, problem)
     return render(
         request,
         "practice/problem_detail.html",
         {
-            **_page_state(request, problem),
-            "statement_html": render_statement(problem.current_version.statement),
+            **state,
+            "statement_block": rendering.statement_block(problem.current_version, solved=state["solved"]),
             "assignment_context": context,
             "now": timezone.now(),
         },

@@ -10,6 +10,7 @@ from django.http import Http404
 from judge.data import verdicts
 from judge.data.evidence import COST_REVISION
 
+from webplatform.core.freshness import cached
 from webplatform.core.queues import BACKGROUND, PRIORITY
 
 from .models import Submission
@@ -75,21 +76,34 @@ def recent_attempts(*, user, problem, limit: int = 10) -> list[Submission]:
     )
 
 
+# Learners whose solved problems one grading state remembers (each a few integers).
+_SOLVED_MAX = 20_000
+
+
 def solved_problem_ids(*, user) -> set[int]:
+    """The problems ``user`` has solved (an accepted submission, of any version).
+
+    Asked on every view of the problem list and of a problem page, so remembered per grading
+    state (``core.freshness``): a verdict moves the state, so it shows on the next page, and
+    until one lands each learner's set is read once per process, not once per view."""
     if not user.is_authenticated:
         return set()
-    return set(
-        Submission.objects.filter(user=user, kind=Submission.Kind.SUBMIT, verdict=verdicts.ACCEPTED)
-        .order_by()
-        .values_list("problem_id", flat=True)
-        .distinct()
-    )
+    table = cached("solved-problem-ids", dict)  # {user id: frozenset of problem ids}, this state's
+    found = table.get(user.pk)
+    if found is None:
+        found = frozenset(
+            Submission.objects.filter(user=user, kind=Submission.Kind.SUBMIT, verdict=verdicts.ACCEPTED)
+            .order_by()
+            .values_list("problem_id", flat=True)
+            .distinct()
+        )
+        if len(table) < _SOLVED_MAX:
+            table[user.pk] = found
+    return set(found)
 
 
 def has_solved(*, user, problem) -> bool:
-    if not user.is_authenticated:
-        return False
-    return problem.submissions.filter(user=user, kind="submit", verdict="accepted").exists()
+    return problem.pk in solved_problem_ids(user=user)
 
 
 def figures_to_remeasure(*, slugs=(), device: str | None = None, again: bool = False) -> QuerySet[Submission]:

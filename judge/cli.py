@@ -54,7 +54,7 @@ def cmd_validate(args) -> int:
             failed = True
             continue
         result = validate(problem, runner=runner)
-        rows = [["ok" if r.ok else "FAIL", r.submission, r.expected, r.actual, r.message[:90]] for r in result.rows]
+        rows = [["ok" if r.ok else "FAIL", r.submission, r.expected, r.actual, r.summary[:90]] for r in result.rows]
         print(f"{problem.slug}: {'ok' if result.ok else 'FAILED'}")
         print(text.table(["", "submission", "expected", "actual", "message"], rows))
         for error in result.errors:

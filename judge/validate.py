@@ -12,6 +12,7 @@ report.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,12 +23,21 @@ from .packages.package import Problem
 NO_ACCEPTED = "no packaged submission in submissions/accepted/"
 
 
+def first_sentence(message: str) -> str:
+    """A case's message, without its "case NAME: " label, up to its first full stop."""
+    text = re.sub(r"^case [^:]+: ", "", message)
+    return text.split(". ")[0]
+
+
 @dataclass
 class ValidationRow:
     submission: str
     expected: str
     actual: str
     message: str
+    # what a learner reads first: the cause in their terms where the judge found one (JAX's own
+    # error text only where it did not)
+    summary: str = ""
 
     @property
     def ok(self) -> bool:
@@ -77,7 +87,8 @@ def package_errors(problem: Problem) -> list[str]:
 
 def run_step(problem: Problem, step: Step, runner=None) -> tuple[ValidationRow, Report]:
     report = grade(problem, step.path.read_text(encoding="utf-8"), runner=runner)
-    return ValidationRow(step.name(problem), step.expected, report.verdict, report.message), report
+    summary = report.cause or first_sentence(report.message)
+    return ValidationRow(step.name(problem), step.expected, report.verdict, report.message, summary), report
 
 
 def validate(problem: Problem, runner=None) -> ValidationResult:

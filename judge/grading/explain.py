@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from ..data import policy_names
 from ..data.evidence import ResidualRow, Structure
 from ..packages.package import StructureRules
+from . import explore_loops
 from .learner_terms import Source
 from .rules import (
     ENCLOSES,
@@ -70,6 +71,12 @@ def no_checkpoint_advice(rules: StructureRules) -> str:
     """What to try when the program has no checkpoint: the form the problem requires, with its
     policy only where it names one (a bare-checkpoint problem's statement asks for none)."""
     policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    if rules.min_depth:  # one checkpoint, however placed, is one level deep
+        return (
+            f"Try: checkpoints inside checkpoints ({rules.min_depth + 1} levels at least): wrap the computation in "
+            f"jax.checkpoint(...{policy}), and inside the function it wraps, checkpoint its parts again (a chain: "
+            f"its two halves, and the halves of those), so that the backward pass rebuilds a part of a part at a time."
+        )
     if rules.min_checkpoints is not None and rules.min_checkpoints > 1:  # one around all of it would not do
         return (
             f"Try: a jax.checkpoint(...{policy}) around each part of the computation (each layer, say: at least "
@@ -90,6 +97,79 @@ def _scan_step_advice(rules: StructureRules, reference: Structure, source: Sourc
     return (
         f"Try: checkpoint the step you give to jax.lax.scan at line {line}: jax.lax.scan(jax.checkpoint({step}"
         f"{policy}), ...), so that the backward pass reruns one step at a time, not the whole scan at once."
+    )
+
+
+_MATMULS = ("dot", "matmul", "einsum", "tensordot", "inner", "vdot")
+
+
+def _matmuls(node: ast.AST, functions: dict[str, ast.FunctionDef], seen: frozenset = frozenset()) -> int:
+    """Matrix products a piece of source makes, counted through the module's functions it calls."""
+    count = 0
+    for n in ast.walk(node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+            count += 1
+        elif isinstance(n, ast.Call):
+            name = getattr(n.func, "id", None)
+            if name in functions and name not in seen:
+                count += _matmuls(functions[name], functions, seen | {name})
+            elif getattr(n.func, "attr", None) in _MATMULS:
+                count += 1
+    return count
+
+
+def _plain_argument(node: ast.expr) -> bool:
+    # a name, a layer picked from a stack, a constant: nothing computed outside the checkpoint
+    if isinstance(node, ast.Subscript):
+        return _plain_argument(node.value)
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Constant))
+
+
+def _loop_turn_advice(rules: StructureRules, reference: Structure, source: Source) -> str | None:
+    """Where the reference checkpoints several parts side by side (a Python loop's turns, unrolled
+    in its trace) and the learner's code loops over its layers with no checkpoint: one checkpoint
+    around all of it would rebuild every turn at once (and peak as high as none), so the advice
+    names the loop, and how many turns each checkpoint takes: the reference's matrix products per
+    checkpoint over those of one turn. Not where checkpoints must nest (``no_checkpoint_advice``)."""
+    looped = [c for c in reference.checkpoints if c.depth == 0]
+    if len(looped) < 2 or rules.min_depth or source.tree is None or source.scan_steps() or "equinox" in source.text:
+        return None
+    loop = explore_loops.find(source.text, "")
+    if loop is None:
+        return None
+    functions = {n.name: n for n in source.tree.body if isinstance(n, ast.FunctionDef)}
+    per_turn = sum(_matmuls(statement, functions) for statement in loop.node.body)
+    per_checkpoint = min(c.encloses.get("dot_general", 0) for c in looped)
+    turns = round(per_checkpoint / per_turn) if per_turn and per_checkpoint else 1
+    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    where = f"the loop at line {loop.line}"
+    if turns > 1:
+        return (
+            f"Try: checkpoint {where} in segments of {turns} turns: a function that runs {turns} of them, "
+            f"called through jax.checkpoint(...{policy}) once per segment, so that the backward pass rebuilds "
+            f"{turns} turns at a time (one checkpoint per turn keeps more of their inputs at once, and one "
+            f"around the whole loop rebuilds every turn at once); leave the last turns out of the segments: "
+            f"the backward pass reaches them first, so rebuilding them would be work for nothing."
+        )
+    carried, params = ", ".join(loop.carried), ", ".join(loop.targets + loop.carried)
+    only = loop.node.body[0] if len(loop.node.body) == 1 else None
+    if (
+        isinstance(only, ast.Assign)
+        and isinstance(only.value, ast.Call)
+        and all(_plain_argument(a) for a in only.value.args)
+        and not only.value.keywords
+    ):
+        call = only.value
+        written = f"{ast.unparse(only.targets[0])} = jax.checkpoint({ast.unparse(call.func)}{policy})({', '.join(ast.unparse(a) for a in call.args)})"
+    else:
+        written = f"move its body into a function, say `def turn({params})` returning `{carried}`, and write `{carried} = jax.checkpoint(turn{policy})({params})`"
+        return (
+            f"Try: checkpoint each turn of {where}: {written} in the loop, so that the backward pass rebuilds "
+            f"one turn at a time (one jax.checkpoint around the whole loop would rebuild every turn at once)."
+        )
+    return (
+        f"Try: checkpoint each turn of {where}: `{written}`, so that the backward pass rebuilds one turn at a "
+        f"time (one jax.checkpoint around the whole loop would rebuild every turn at once)."
     )
 
 
@@ -194,7 +274,9 @@ def _first_cause(
             NO_CHECKPOINT,
             f"Your program has no jax.checkpoint, so reverse mode saves every "
             f"intermediate value its backward pass needs; this problem requires {use}.",
-            _scan_step_advice(rules, reference, source) or no_checkpoint_advice(rules),
+            _scan_step_advice(rules, reference, source)
+            or _loop_turn_advice(rules, reference, source)
+            or no_checkpoint_advice(rules),
         )
     if hand_written:
         kind = found.backward_rules[0].kind
@@ -235,7 +317,8 @@ def _first_cause(
                 (problem,),
             )
         if check not in (HAS_CHECKPOINT, NO_HAND_WRITTEN_DERIVATIVE, USES_POLICY):
-            return Cause(STRUCTURE, problem[0].upper() + problem[1:] + ".", _structure_advice(check), (problem,))
+            advice = _depth_advice(source) if check is MIN_DEPTH else _structure_advice(check)
+            return Cause(STRUCTURE, problem[0].upper() + problem[1:] + ".", advice, (problem,))
     if any(r.offending for r in rows) or missing:
         return _names_cause(found, rules, rows, missing, source) or _bytes_cause(
             rules, rows, missing, mine_bytes, their_bytes, found, source
@@ -529,9 +612,21 @@ def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], s
 _STRUCTURE_ADVICE = {
     MIN_CHECKPOINTS: "Try: one jax.checkpoint per part of the computation the problem names.",
     MAX_CHECKPOINTS: "Try: fewer jax.checkpoint calls, each around a larger part of the computation.",
-    MIN_DEPTH: "Try: a jax.checkpoint inside the function another jax.checkpoint wraps.",
     ENCLOSES: "Try: move the whole computation into the function you checkpoint.",
 }
+
+
+def _depth_advice(source: Source) -> str:
+    """How to nest, in the shape of the learner's code: a scan's steps, or a chain of calls."""
+    how = (
+        "a scan over blocks: checkpoint the outer scan's step, and inside it the step of the inner scan over one block"
+        if source.scan_steps()
+        else "a chain: checkpoint its two halves, and inside each half its halves again"
+    )
+    return (
+        f"Try: put checkpoints inside the function another jax.checkpoint wraps ({how}), so that the "
+        f"backward pass rebuilds a part of a part at a time."
+    )
 
 
 def _structure_advice(check: StructureCheck) -> str:

@@ -26,7 +26,7 @@ assigns read after it. Any other loop is left as written, and gets no placement.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 TURN = "_arena_turn"
 CHAIN = "arena_chain"
@@ -37,11 +37,13 @@ _LEAVES = (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom, ast.Gl
 class Loop:
     """The loop found, in the learner's own words, and the source rewritten around it."""
 
+    line: int  # the ``for`` line
     targets: tuple[str, ...]  # the loop's names: ("layer",), or ("w", "b") for ``for w, b in ...``
     carried: tuple[str, ...]  # what one turn hands to the next, such as ("x",)
     items: str  # what it loops over, as written
     body: str  # one turn, as written, dedented
     rewritten: str  # the whole source with the loop as a function of one turn and a chain of it
+    node: ast.For = field(compare=False, repr=False)  # the loop as parsed
 
 
 def _names(node: ast.AST, context: type) -> set[str]:
@@ -175,7 +177,7 @@ def _rewrite(lines: list[str], loop: ast.For, targets: tuple[str, ...], carried:
         *lines[loop.end_lineno :],
     ]
     body = "\n".join(line[len(inner) :] if line.startswith(inner) else line.lstrip() for line in body_lines)
-    return Loop(targets, carried, items, body, "\n".join(rewritten) + "\n")
+    return Loop(loop.lineno, targets, carried, items, body, "\n".join(rewritten) + "\n", loop)
 
 
 # The harness's side (part of ``explore.HARNESS``, run in the child): ``arena_chain`` for a plan.

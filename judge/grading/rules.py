@@ -373,9 +373,13 @@ def _min_depth(found: Structure, rules: StructureRules) -> list[str]:
     deepest = max((found.checkpoints[i].depth for i in _on_path(found)), default=-1)
     if deepest >= rules.min_depth:
         return []
+    have = (
+        "none of your checkpoints is inside another (one level deep)"
+        if deepest <= 0
+        else f"your checkpoints are nested {deepest + 1} levels deep"
+    )
     return [
-        f"your checkpoints are nested {deepest + 1} level(s) deep; this problem needs "
-        f"jax.checkpoint nested at least {rules.min_depth + 1} levels deep "
+        f"{have}; this problem needs jax.checkpoint nested at least {rules.min_depth + 1} levels deep "
         f"(a checkpoint inside a checkpoint)"
     ]
 

@@ -25,13 +25,83 @@ FOLLOWED = [
         "checkpoint_per_layer",
         "policy_violation/no_checkpoint.py",
         "Your program has no jax.checkpoint",
-        "around each part of the computation (each layer, say: at least 3), not one around all of it",
+        "checkpoint each turn of the loop at line 5: move its body into a function, say `def turn(W, x)` "
+        "returning `x`, and write `x = jax.checkpoint(turn, policy=jax.checkpoint_policies.nothing_saveable)(W, x)`",
+        [
+            (
+                "import jax.numpy as jnp\n",
+                "import jax\nimport jax.numpy as jnp\n\n\ndef turn(W, x):\n    x = jnp.sin(W @ x)\n    return x\n",
+            ),
+            (
+                "        x = jnp.sin(W @ x)\n",
+                "        x = jax.checkpoint(turn, policy=jax.checkpoint_policies.nothing_saveable)(W, x)\n",
+            ),
+        ],
+    ),
+    (
+        "memory_budget_transformer",
+        "policy_violation/plain.py",
+        "Your program has no jax.checkpoint",
+        "checkpoint each turn of the loop at line 19: move its body into a function, say `def turn(i, h)` "
+        "returning `h`, and write `h = jax.checkpoint(turn)(i, h)` in the loop",
+        [
+            (
+                "    for i in range(Wq.shape[0]):\n        h = mlp(attention(h, Wq[i], Wk[i], Wv[i], Wo[i]), W1[i], W2[i])\n",
+                "    def turn(i, h):\n        h = mlp(attention(h, Wq[i], Wk[i], Wv[i], Wo[i]), W1[i], W2[i])\n        return h\n\n"
+                "    for i in range(Wq.shape[0]):\n        h = jax.checkpoint(turn)(i, h)\n",
+            ),
+        ],
+    ),
+    (
+        "memory_budget_mlp",
+        "policy_violation/plain.py",
+        "Your program has no jax.checkpoint",
+        "checkpoint the loop at line 11 in segments of 2 turns: a function that runs 2 of them, called through "
+        "jax.checkpoint(...) once per segment",
+        [
+            (
+                "    for i in range(Ws.shape[0]):\n        h = layer(h, Ws[i])\n",
+                "    def segment(h, part):  # 2 turns\n        for W in part:\n            h = layer(h, W)\n        return h\n\n"
+                "    last = 2 * ((Ws.shape[0] - 1) // 2)  # the last turns outside the segments\n"
+                "    for start in range(0, last, 2):\n"
+                "        h = jax.checkpoint(segment)(h, Ws[start:start + 2])\n"
+                "    h = segment(h, Ws[last:])\n",
+            ),
+        ],
+    ),
+    (
+        "recursive_checkpoint",
+        "policy_violation/plain_chain.py",
+        "Your program has no jax.checkpoint",
+        "checkpoints inside checkpoints (2 levels at least)",
         [
             ("import jax.numpy as jnp\n", "import jax\nimport jax.numpy as jnp\n"),
             (
-                "        x = jnp.sin(W @ x)\n",
-                "        x = jax.checkpoint(lambda W, x: jnp.sin(W @ x), "
-                "policy=jax.checkpoint_policies.nothing_saveable)(W, x)\n",
+                "    for _ in range(depth):\n        x = jnp.sin(x)\n    return x\n",
+                "    def chain(x, n):  # the first half checkpointed, and inside it its own halves again\n"
+                "        if n == 1:\n            return jnp.sin(x)\n"
+                "        half = n // 2\n"
+                "        x = jax.checkpoint(lambda v: chain(v, half), policy=jax.checkpoint_policies.nothing_saveable)(x)\n"
+                "        return chain(x, n - half)\n\n"
+                "    return chain(x, depth)\n",
+            ),
+        ],
+    ),
+    (
+        "recursive_checkpoint",
+        "policy_violation/every_link.py",
+        "None of your checkpoints is inside another",
+        "put checkpoints inside the function another jax.checkpoint wraps (a chain: checkpoint its two halves, "
+        "and inside each half its halves again)",
+        [
+            (
+                "    for _ in range(depth):\n        x = link(x)\n    return x\n",
+                "    def chain(x, n):  # the first half checkpointed, and inside it its own halves again\n"
+                "        if n == 1:\n            return jnp.sin(x)\n"
+                "        half = n // 2\n"
+                "        x = jax.checkpoint(lambda v: chain(v, half))(x)\n"
+                "        return chain(x, n - half)\n\n"
+                "    return chain(x, depth)\n",
             ),
         ],
     ),

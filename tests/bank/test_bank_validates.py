@@ -14,7 +14,7 @@ from judge import load_problem
 from judge.data import policy_names, verdicts
 from judge.grading.grader import default_runner
 from judge.grading.learner_terms import names_written
-from judge.validate import package_errors, run_step, steps
+from judge.validate import first_sentence, package_errors, run_step, steps
 from judge.runners.zygote_runner import ZygoteRunner
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,12 +116,6 @@ def test_problem_validates(folder, remat):
         } == known
     assert problem.submissions.get(verdicts.ACCEPTED)
     assert problem.submissions.get(verdicts.POLICY_VIOLATION), "a checkpoint problem must show a policy_violation"
-
-
-def first_sentence(message: str) -> str:
-    """A case's message, without its "case NAME: " label, up to its first full stop."""
-    text = re.sub(r"^case [^:]+: ", "", message)
-    return text.split(". ")[0]
 
 
 @pytest.mark.parametrize("folder", PROBLEMS, ids=[p.name for p in PROBLEMS])

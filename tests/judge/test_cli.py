@@ -49,7 +49,11 @@ def test_grade_text_marks_offending_rows():
 def test_validate_passes_on_a_good_problem_and_fails_when_a_verdict_is_misfiled(tmp_path):
     import shutil
 
-    assert "checkpoint_dot_policy: ok" in judge("validate", DOT).stdout
+    table = judge("validate", DOT).stdout
+    assert "checkpoint_dot_policy: ok" in table
+    # each wrong submission's row says what its learner reads first: the cause, never JAX's own text
+    row = next(line for line in table.splitlines() if "runtime_error/string_policy.py" in line)
+    assert "Your code calls a string as a function (line 7)" in row and "case sample" not in table
     broken = tmp_path / "checkpoint_dot_policy"
     shutil.copytree(DOT, broken)
     shutil.move(broken / "submissions/policy_violation/no_policy.py", broken / "submissions/accepted/no_policy.py")

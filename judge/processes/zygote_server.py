@@ -339,6 +339,10 @@ def _serve_one(plan: Plan, role: str) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     protocol.write_message(RESULT_FD, response)
+    # Closed before exiting: the parent reads the end of every pipe now, not once this process's
+    # memory is torn down (the kernel closes descriptors after unmapping it), and goes on.
+    for fd in (RESULT_FD, 1, 2):
+        os.close(fd)
     os._exit(0)
 
 

@@ -201,6 +201,11 @@ class _ZygoteChild:
             send=(self.stdin_w, protocol.encode(request, share=True)),
         )
         self.stdin_w = None  # pump closed it
+        if not reason and protocol.is_whole_message(raw["result"]):
+            # A whole response decides the outcome alone (``interpret`` reads the exit status only
+            # when there is none): the child is killed now rather than awaited while it exits.
+            self._close()
+            return interpret(raw, None, 0, limits, time.monotonic() - started, 0.0, bytes(raw["hardened"]) == b"H")
         if reason:  # killed: its exit status follows as soon as the zygote has reaped it
             self.kill()
             exit_info = self._wait(EXIT_GRACE_S)

@@ -365,11 +365,16 @@ _SHARED: ZygoteRunner | None = None
 _SHARED_LOCK = threading.Lock()
 
 
+# Set to 0 where CPU is scarcer than latency: a child forked ahead spends its warm-up (about
+# 0.1 s of CPU each) whether or not a grading follows; without, each grading forks cold children.
+CHILDREN_AHEAD = "JUDGE_CHILDREN_AHEAD"
+
+
 def shared_runner() -> ZygoteRunner:
     """The process-wide runner; its zygote starts on first use and again if it died."""
     global _SHARED
     with _SHARED_LOCK:
         if _SHARED is None:
-            _SHARED = ZygoteRunner()
+            _SHARED = ZygoteRunner(ahead=os.environ.get(CHILDREN_AHEAD, "1") != "0")
             atexit.register(_SHARED.close)
         return _SHARED

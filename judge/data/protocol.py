@@ -152,6 +152,11 @@ def parse_buffer(data: bytes, cap: int):
     return decode_body(data[HEADER.size :])
 
 
+def is_whole_message(data: bytes) -> bool:
+    """Whether ``data`` is exactly one message, whole (its length as its header says)."""
+    return len(data) >= HEADER.size and len(data) == HEADER.size + HEADER.unpack(bytes(data[: HEADER.size]))[0]
+
+
 def write_message(fd: int, obj) -> None:
     data = memoryview(encode(obj))
     while data:

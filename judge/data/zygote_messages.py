@@ -53,6 +53,7 @@ class Spawn(Record):
 
     limits: Limits
     role: str = choice(ROLES, default="run")
+    ahead: bool = False  # forked ahead of its request: it warms up on the judge's own sample first
 
 
 @dataclass

@@ -75,12 +75,21 @@ class _Mismatch(Exception):
 
 def warm_up() -> None:
     """Start the backend and the compiler on a program of the judge's own, before the request
-    arrives (while the submission's child is still tracing): their first use costs more than
-    the verification itself. Measured, a full dry run of the verifier's path here saves no more
-    time than this and costs twice the CPU."""
+    arrives (while the submission's child is still tracing, or before the grading, for a
+    verifier forked ahead): their first use costs more than the verification itself. The
+    program is a gradient through matrix products, since the first run in a process of products
+    and of their transposes costs 30-40 ms of CPU once (measured on checkpoint_dot_policy's
+    programs: 4-12 ms to run them after this warm-up, 30-50 ms after an elementwise one, or after
+    a product alone). Measured, a full dry run of the verifier's path here saves no more time
+    than this."""
     import jax
+    import jax.numpy as jnp
 
-    jax.jit(lambda x: x * 2 + 1)(np.ones(3, np.float32)).block_until_ready()
+    def loss(w, x):
+        return jnp.sum(jnp.maximum(x @ w, 0) ** 2)
+
+    step = jax.jit(jax.grad(loss, argnums=(0, 1)))
+    jax.block_until_ready(step(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)))
 
 
 def serve(request: VerifyRequest) -> Verified | Mismatched | Failed:

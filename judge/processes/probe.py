@@ -46,10 +46,8 @@ def examine(plan: Plan, evidence: dict, missing: dict, project_root: Path) -> di
     return {"layers": status, "sample": sample, "modules": sorted(set(sys.modules) - before)}
 
 
-def run_sample() -> str | None:
-    """Grade a tiny function end to end in this process; None when it worked, else why not."""
+def _sample_request():
     from ..data import messages
-    from ..in_child import child
 
     rng = np.random.default_rng(0)
     w, x = rng.standard_normal((3, 3)).astype(np.float32), rng.standard_normal((2, 3)).astype(np.float32)
@@ -60,6 +58,25 @@ def run_sample() -> str | None:
         wrt=[0, 1],
         cases=[messages.CaseInput("sample", 0, [False, False], [w, x])],
     )
+    return request, w, x
+
+
+def warm_up_tracing() -> None:
+    """Trace and export the sample in this process, as a submission's child does its request: the
+    first time costs a process far more than the next (the backend started, JAX's caches
+    filled, the memory it writes copied from the zygote's). Run by a child forked ahead of its
+    request (``zygote_server._serve_one``); its answer is not needed."""
+    from ..in_child import child
+
+    child.serve(_sample_request()[0].to_wire())
+
+
+def run_sample() -> str | None:
+    """Grade a tiny function end to end in this process; None when it worked, else why not."""
+    from ..data import messages
+    from ..in_child import child
+
+    request, w, x = _sample_request()
     try:
         traced = messages.parse_child_response(child.serve(request.to_wire()), ["sample"])
         if traced.error is not None or traced.cases[0].error is not None:

@@ -198,11 +198,11 @@ class Zygote:
                     os.close(fd)
                 return
         plan = self.plan(message.limits, uid)
-        role = message.role
+        role, ahead = message.role, message.ahead
         gc.freeze()  # whatever the zygote allocated since: not scanned, not copied, by the child
         try:
             fds = {0: stdin_r, 1: out_w, 2: out_w, RESULT_FD: result_w, HARDENED_FD: hardened_w}
-            pid = self.fork_child(plan, fds, lambda plan: _serve_one(plan, role))
+            pid = self.fork_child(plan, fds, lambda plan: _serve_one(plan, role, ahead))
         except OSError as exc:
             _send(status, messages.Unavailable(f"fork failed: {exc}"))
             status.close()
@@ -317,10 +317,13 @@ class Zygote:
             pass
 
 
-def _serve_one(plan: Plan, role: str) -> None:
-    """The child's whole life after the fork: harden, (warm up), read the request, answer, exit."""
+def _serve_one(plan: Plan, role: str, ahead: bool = False) -> None:
+    """The child's whole life after the fork: harden, (warm up), read the request, answer, exit.
+    ``ahead``: forked before its request exists (``ZygoteRunner``): a submission's child warms up
+    too, on the judge's own sample, while it has the time."""
     from ..in_child import child, verify
     from ..data import protocol
+    from . import probe
 
     # A child lives for a second: collecting young objects less often saves ~5% of its CPU, and
     # its memory stays bounded by its rlimit.
@@ -328,6 +331,8 @@ def _serve_one(plan: Plan, role: str) -> None:
     harden(plan)
     if role == "verify":
         verify.warm_up()  # the judge's own code and data: runs before any request exists
+    elif ahead:
+        probe.warm_up_tracing()  # the same: the judge's sample traced and exported
     os.write(HARDENED_FD, b"H")  # from here on, anything this process says may be the submission's
     os.close(HARDENED_FD)
     try:
@@ -339,6 +344,10 @@ def _serve_one(plan: Plan, role: str) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     protocol.write_message(RESULT_FD, response)
+    # Closed before exiting: the parent reads the end of every pipe now, not once this process's
+    # memory is torn down (the kernel closes descriptors after unmapping it), and goes on.
+    for fd in (RESULT_FD, 1, 2):
+        os.close(fd)
     os._exit(0)
 
 

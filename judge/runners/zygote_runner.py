@@ -7,12 +7,21 @@ directly: it writes the request, reads the capped output and result (``boundary.
 wall-clock limit has the zygote kill the child's process group. ``shared_runner()`` is the one
 runner of a process (the CLI, the tests, a Celery worker), started on first use and restarted
 whenever its zygote has died.
+
+Children forked ahead: each time a child of a role is handed out, the zygote is asked for the next
+one of that role and limits, which hardens itself and warms up on the judge's own sample while
+the grading in progress runs (on the other core), and then waits for a request. The next
+grading starts on a warm child instead of forking one and paying its first trace, export and
+compile: on ``checkpoint_dot_policy`` that is most of the difference between a child's first
+request and its second. Such a child has seen nothing but the judge's own code; it still serves
+one request only.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -39,11 +48,15 @@ class ZygoteUnavailable(RuntimeError):
 class ZygoteRunner(Runner):
     name = "warm zygote"
 
-    def __init__(self, remat3: str | None = None):
+    def __init__(self, remat3: str | None = None, *, ahead: bool = True):
         """``remat3``: ``JAX_REMAT3`` for this runner's children ("true": JAX 0.10.2's remat3);
-        None: the grader's own environment decides."""
+        None: the grader's own environment decides. ``ahead``: keep one child per role forked
+        ahead of its request (see the module's text)."""
         self.remat3 = remat3 if remat3 is not None else remat3_chosen()
+        self.ahead = ahead
         self._lock = threading.Lock()
+        self._ahead_lock = threading.Lock()
+        self._asked_ahead: dict[str, _Asked] = {}  # per role: the next child, asked for already
         self._proc: subprocess.Popen | None = None
         self._control: socket.socket | None = None
         self._layers: dict = {}
@@ -96,6 +109,7 @@ class ZygoteRunner(Runner):
         self._proc, self._control, self._layers, self.pid = proc, parent_end, found, message.pid
 
     def _stop(self) -> None:
+        self._abandon_ahead()
         if self._control is not None:
             self._control.close()  # the zygote kills its children and exits on end of file
             self._control = None
@@ -130,11 +144,32 @@ class ZygoteRunner(Runner):
     # ------------------------------------------------------------------ children
 
     def prepare(self, limits: Limits, role: str = "run") -> "_ZygoteChild":
-        """Fork a hardened child now; it waits for its request (a "verify" child warms up first)."""
+        """A hardened child that waits for its request: the one forked ahead for this role and
+        limits if there is one, else one forked now (a "verify" child warms up first); then the
+        next one is asked for ahead."""
+        child = self._take_ahead(limits, role)
+        if child is None:
+            child = self._fork_now(limits, role)
+        if self.ahead:
+            self._ask_ahead(limits, role)
+        return child
+
+    def ready_pids(self) -> list[int]:
+        """The children forked ahead and waiting for a request (never handed one yet)."""
+        pids = []
+        with self._ahead_lock:  # a child being taken is out of the table already
+            for asked in self._asked_ahead.values():
+                try:
+                    pids.append(asked.answer().pid)
+                except ZygoteUnavailable:
+                    pass
+        return pids
+
+    def _fork_now(self, limits: Limits, role: str) -> "_ZygoteChild":
         for attempt in range(2):
             self._ensure()
             try:
-                return self._spawn(limits, role)
+                return self._ask(limits, role, ahead=False).answer()
             except ZygoteUnavailable:
                 if attempt:
                     raise
@@ -142,13 +177,50 @@ class ZygoteRunner(Runner):
                     self._stop()
         raise AssertionError("unreachable")
 
-    def _spawn(self, limits: Limits, role: str) -> "_ZygoteChild":
+    def _take_ahead(self, limits: Limits, role: str) -> "_ZygoteChild | None":
+        with self._ahead_lock:
+            asked = self._asked_ahead.pop(role, None)
+        if asked is None:
+            return None
+        if asked.limits != limits:  # forked for another problem's limits
+            asked.abandon()
+            return None
+        try:
+            child = asked.answer()
+        except ZygoteUnavailable:
+            return None
+        if child.ended():  # it died while waiting (its zygote with it, maybe): not used
+            child.discard()
+            return None
+        return child
+
+    def _ask_ahead(self, limits: Limits, role: str) -> None:
+        """Ask the zygote for the next child of this role; its answer is read when it is taken."""
+        try:
+            asked = self._ask(limits, role, ahead=True)
+        except ZygoteUnavailable:
+            return  # the next request forks its child then
+        with self._ahead_lock:
+            previous = self._asked_ahead.get(role)
+            self._asked_ahead[role] = asked
+        if previous is not None:
+            previous.abandon()
+
+    def _abandon_ahead(self) -> None:
+        with self._ahead_lock:
+            asked, self._asked_ahead = list(self._asked_ahead.values()), {}
+        for a in asked:
+            a.abandon()
+
+    def _ask(self, limits: Limits, role: str, ahead: bool) -> "_Asked":
+        """Send the zygote a spawn request with the child's descriptors; its answer is read later."""
         stdin_r, stdin_w = os.pipe()
         out_r, out_w = os.pipe()
         result_r, result_w = os.pipe()
         hardened_r, hardened_w = os.pipe()
         status, status_for_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        message = control.encode(control.Spawn(limits, role))
+        message = control.encode(control.Spawn(limits, role, ahead))
+        asked = _Asked(limits, stdin_w, out_r, result_r, hardened_r, status)
         try:
             with self._lock:
                 control_socket = self._control
@@ -157,27 +229,53 @@ class ZygoteRunner(Runner):
                 socket.send_fds(
                     control_socket, [message], [stdin_r, out_w, result_w, hardened_w, status_for_child.fileno()]
                 )
-            status.settimeout(REPLY_TIMEOUT_S)
-            data = status.recv(1 << 10)
         except (OSError, ZygoteUnavailable) as exc:
-            for fd in (stdin_w, out_r, result_r, hardened_r):
-                os.close(fd)
-            status.close()
+            asked.abandon()
             raise ZygoteUnavailable(f"the zygote did not take the child: {exc}") from None
         finally:
             for fd in (stdin_r, out_w, result_w, hardened_w):
                 os.close(fd)
             status_for_child.close()
+        return asked
+
+
+class _Asked:
+    """A child the zygote was asked for: this side's ends of its descriptors, and the zygote's
+    answer once read (``answer``)."""
+
+    def __init__(self, limits: Limits, stdin_w: int, out_r: int, result_r: int, hardened_r: int, status: socket.socket):
+        self.limits = limits
+        self.fds = (stdin_w, out_r, result_r, hardened_r)
+        self.status = status
+        self.child: _ZygoteChild | None = None
+
+    def answer(self) -> "_ZygoteChild":
+        if self.child is not None:
+            return self.child
+        try:
+            self.status.settimeout(REPLY_TIMEOUT_S)
+            data = self.status.recv(1 << 10)
+        except OSError as exc:
+            self.abandon()
+            raise ZygoteUnavailable(f"the zygote did not take the child: {exc}") from None
         try:
             reply = control.receive(data, control.Spawned, control.Unavailable)
-        except control.Malformed as exc:
+        except control.Malformed as exc:  # end of file: the zygote is gone
             reply = control.Unavailable(f"no child: {exc}")
         if isinstance(reply, control.Unavailable):
-            for fd in (stdin_w, out_r, result_r, hardened_r):
-                os.close(fd)
-            status.close()
+            self.abandon()
             raise ZygoteUnavailable(reply.error)
-        return _ZygoteChild(reply.pid, reply.uid, stdin_w, out_r, result_r, hardened_r, status)
+        self.child = _ZygoteChild(reply.pid, reply.uid, *self.fds, self.status)
+        return self.child
+
+    def abandon(self) -> None:
+        """Not wanted after all: closing its status socket has the zygote kill it."""
+        if self.child is not None:
+            self.child.discard()
+            return
+        for fd in self.fds:
+            os.close(fd)
+        self.status.close()
 
 
 class _ZygoteChild:
@@ -201,6 +299,11 @@ class _ZygoteChild:
             send=(self.stdin_w, protocol.encode(request, share=True)),
         )
         self.stdin_w = None  # pump closed it
+        if not reason and protocol.is_whole_message(raw["result"]):
+            # A whole response decides the outcome alone (``interpret`` reads the exit status only
+            # when there is none): the child is killed now rather than awaited while it exits.
+            self._close()
+            return interpret(raw, None, 0, limits, time.monotonic() - started, 0.0, bytes(raw["hardened"]) == b"H")
         if reason:  # killed: its exit status follows as soon as the zygote has reaped it
             self.kill()
             exit_info = self._wait(EXIT_GRACE_S)
@@ -220,6 +323,14 @@ class _ZygoteChild:
         return interpret(
             raw, reason, exit_info.exit, limits, wall_s, exit_info.cpu_s, hardened=bytes(raw["hardened"]) == b"H"
         )
+
+    def ended(self) -> bool:
+        """Whether the zygote has said anything on its status socket (its exit) or closed it:
+        a child waiting for its request says nothing there."""
+        try:
+            return bool(select.select([self.status], [], [], 0)[0])
+        except (OSError, ValueError):
+            return True
 
     def _wait(self, timeout_s: float) -> control.Exited | None:
         self.status.settimeout(max(timeout_s, 0.05))
@@ -254,11 +365,16 @@ _SHARED: ZygoteRunner | None = None
 _SHARED_LOCK = threading.Lock()
 
 
+# Set to 0 where CPU is scarcer than latency: a child forked ahead spends its warm-up (about
+# 0.1 s of CPU each) whether or not a grading follows; without, each grading forks cold children.
+CHILDREN_AHEAD = "JUDGE_CHILDREN_AHEAD"
+
+
 def shared_runner() -> ZygoteRunner:
     """The process-wide runner; its zygote starts on first use and again if it died."""
     global _SHARED
     with _SHARED_LOCK:
         if _SHARED is None:
-            _SHARED = ZygoteRunner()
+            _SHARED = ZygoteRunner(ahead=os.environ.get(CHILDREN_AHEAD, "1") != "0")
             atexit.register(_SHARED.close)
         return _SHARED

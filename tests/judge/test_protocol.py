@@ -88,3 +88,13 @@ def test_an_answer_may_not_share_arrays():
     array = np.zeros(4, np.float32)
     with pytest.raises(protocol.ProtocolError, match="shared"):
         protocol.parse_buffer(protocol.encode([array, array], share=True), 1 << 20)
+
+
+def test_only_a_whole_message_is_taken_for_a_childs_complete_answer():
+    # the runner stops waiting for a child once its answer is whole: a cut or padded one is not
+    whole = protocol.encode({"kind": "traced", "cases": []})
+    assert protocol.is_whole_message(whole)
+    assert not protocol.is_whole_message(b"")
+    assert not protocol.is_whole_message(whole[:5])
+    assert not protocol.is_whole_message(whole[:-1])
+    assert not protocol.is_whole_message(whole + b" ")

@@ -52,6 +52,13 @@ def _children_of(pid: int) -> list[int]:
     return found
 
 
+def _left_behind(runner: ZygoteRunner) -> list[int]:
+    """The zygote's children but those forked ahead for the next request (which ran nothing)."""
+    ready = runner.ready_pids()
+    assert len(ready) <= 2  # one per role at most
+    return [pid for pid in _children_of(runner.pid) if pid not in ready]
+
+
 def _eventually(condition, timeout_s: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -120,7 +127,7 @@ def test_a_child_past_its_wall_clock_is_killed(problem, cache, past_the_gate):
         report = grade(tight, sleeper, runner=runner, expected_cache=cache)
         assert report.verdict == "time_limit" and "longer than 3 s" in report.message
         assert time.monotonic() - started < 30
-        assert _eventually(lambda: _children_of(runner.pid) == [])
+        assert _eventually(lambda: _left_behind(runner) == [])
     finally:
         runner.close()
 
@@ -168,7 +175,47 @@ def test_gradings_leave_no_child_behind(problem, cache):
     runner = shared_runner()
     for source in (ACCEPTED, NO_CHECKPOINT):
         grade(problem, source, runner=runner, expected_cache=cache)
-    assert _eventually(lambda: _children_of(runner.pid) == [])
+    assert _eventually(lambda: _left_behind(runner) == [])
+
+
+def test_a_child_forked_ahead_serves_the_next_grading_and_one_request_only(problem, cache):
+    runner = ZygoteRunner()
+    try:
+        assert grade(problem, ACCEPTED, runner=runner, expected_cache=cache).verdict == "accepted"
+        ready = runner.ready_pids()
+        assert len(ready) == 2  # the next submission's child and the next verifier, waiting
+        assert grade(problem, NO_CHECKPOINT, runner=runner, expected_cache=cache).verdict == "policy_violation"
+        assert _eventually(lambda: not any(_alive(pid) for pid in ready))  # each served one request, then ended
+        assert set(runner.ready_pids()).isdisjoint(ready)
+    finally:
+        runner.close()
+
+
+def test_without_children_ahead_gradings_leave_nothing_behind(problem, cache):
+    runner = ZygoteRunner(ahead=False)
+    try:
+        assert grade(problem, ACCEPTED, runner=runner, expected_cache=cache).verdict == "accepted"
+        assert runner.ready_pids() == []
+        assert _eventually(lambda: _children_of(runner.pid) == [])
+    finally:
+        runner.close()
+
+
+def test_a_child_forked_ahead_for_other_limits_is_not_used(problem):
+    import dataclasses
+
+    runner = ZygoteRunner()
+    try:
+        first = runner.prepare(problem.limits)
+        (waiting,) = runner.ready_pids()
+        other = dataclasses.replace(problem.limits, wall_s=problem.limits.wall_s + 1)
+        second = runner.prepare(other)
+        assert second.pid != waiting
+        assert _eventually(lambda: not _alive(waiting))
+        first.discard()
+        second.discard()
+    finally:
+        runner.close()
 
 
 def test_only_a_child_that_never_got_its_sandbox_may_blame_it():

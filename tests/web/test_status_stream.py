@@ -219,6 +219,82 @@ def test_under_asgi_verdicts_landing_together_reach_every_stream(make_user, bank
     assert set().union(*looks) == {s.pk for s, _ in waiting}
 
 
+def store_own_verdicts_at_once(submissions) -> None:
+    """A class's verdicts landing together, each its own (verdict, message, cases): a payload
+    handed to the wrong stream, or one learner's shown to all, would show."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from webplatform.submissions import events
+    from webplatform.submissions.models import Submission
+
+    def write():
+        with transaction.atomic():
+            for i, submission in enumerate(submissions):
+                verdict = "accepted" if i % 2 else "wrong_answer"
+                message = f"verdict of learner {i}"
+                case = {"name": f"sample-{i}", "sample": True, "verdict": verdict, "message": message, "max_error": i}
+                Submission.objects.filter(pk=submission.pk).update(
+                    status="done",
+                    verdict=verdict,
+                    message=message,
+                    report={"verdict": verdict, "message": message, "cases": [case], "time_s": 0.5 + i},
+                    finished_at=timezone.now(),
+                )
+                events.announce(submission.pk)
+
+    unlocked(write)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_streams_waiting_together_each_get_their_own_verdict_as_status_shows_it(
+    make_user, bank, broker, monkeypatch
+):
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 30.0)
+    learners = [make_user(f"class{i}") for i in range(24)]
+    waiting = [(submit(u, bank["checkpoint_dot_policy"]), session_of(u)) for u in learners]
+
+    async def follow():
+        pages = [Page(reverse("submissions:events", args=[s.pk]), session) for s, session in waiting]
+        for page in pages:
+            assert (await page.events())[0]["status"] == "queued"
+        await asyncio.sleep(0.5)  # every stream waits now
+        await sync_to_async(store_own_verdicts_at_once)([s for s, _ in waiting])
+        last = []
+        for page in pages:
+            seen = []
+            while not (seen and seen[-1]["done"]):
+                seen += await page.events()
+            last.append(seen[-1])
+        return last
+
+    last = asyncio.run(follow())
+    for (submission, _), learner, pushed in zip(waiting, learners, last):
+        status = Client()
+        status.force_login(learner)
+        shown = status.get(reverse("submissions:status", args=[submission.pk])).json()
+        assert pushed == shown and shown["id"] == submission.pk
+    assert len({pushed["result_html"] for pushed in last}) == len(learners)  # each its own result
+
+
+def test_status_addresses_are_the_routes_reversed_under_the_sites_prefix():
+    """The payload builds its four addresses from each route reversed once: the same addresses as
+    ``reverse``, also for a site mounted under a prefix."""
+    from django.urls import get_script_prefix, set_script_prefix
+
+    from webplatform.submissions.views import address_of
+
+    names = ("submissions:detail", "submissions:status", "submissions:cancel", "submissions:events")
+    before = get_script_prefix()
+    try:
+        for prefix in ("/", "/arena/"):
+            set_script_prefix(prefix)
+            for pk in (1, 42, 9_223_372_036_854_775_807):
+                assert [address_of(name, pk) for name in names] == [reverse(name, args=[pk]) for name in names]
+    finally:
+        set_script_prefix(before)
+
+
 def test_looks_asked_together_are_one_query(monkeypatch):
     """How many streams share a look depends on when their announcements arrive (the batching
     above, under load, came to 18 looks for 30 streams): here the looks are asked in one turn of

@@ -277,6 +277,33 @@ def test_under_asgi_streams_waiting_together_each_get_their_own_verdict_as_statu
     assert len({pushed["result_html"] for pushed in last}) == len(learners)  # each its own result
 
 
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_a_verdict_just_after_the_queue_moved_is_pushed_at_once(
+    learner, other_learner, bank, broker, monkeypatch
+):
+    # The place in line is looked at again only after a minute, and the heartbeat after two: only
+    # the grading's own announcement can bring its verdict within the page's wait below.
+    monkeypatch.setattr(stream, "QUEUE_LOOK_S", 60.0)
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 120.0)
+    ahead = submit(other_learner, bank["checkpoint_dot_policy"])
+    mine = submit(learner, bank["checkpoint_dot_policy"])
+    session = session_of(learner)
+
+    async def follow():
+        page = Page(reverse("submissions:events", args=[mine.pk]), session)
+        assert (await page.events())[0]["status"] == "queued"
+        await asyncio.sleep(0.3)  # the stream is waiting now
+        await sync_to_async(grade_as_accepted)(ahead)  # the queue moves: announcements of another grading
+        await asyncio.sleep(0.3)
+        await sync_to_async(grade_as_accepted)(mine)
+        seen = []
+        while not (seen and seen[-1]["done"]):
+            seen += await page.events()
+        return seen
+
+    assert asyncio.run(follow())[-1]["verdict"] == "accepted"
+
+
 def test_status_addresses_are_the_routes_reversed_under_the_sites_prefix():
     """The payload builds its four addresses from each route reversed once: the same addresses as
     ``reverse``, also for a site mounted under a prefix."""

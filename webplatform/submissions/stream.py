@@ -21,6 +21,7 @@ polling when it hears nothing for longer, or when the stream breaks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import logging
@@ -157,8 +158,11 @@ async def _pushed(request, submission_id: int, first: dict):
         while not last["done"] and time.monotonic() - started < MAX_STREAM_S:
             if not failed:
                 own = await listener.next_change(woke, queued=last["status"] == "queued", timeout=HEARTBEAT_S)
-                if not own:
-                    await asyncio.sleep(max(0.0, looked + QUEUE_LOOK_S - time.monotonic()))
+                if not own:  # the queue moved: look at the place once QUEUE_LOOK_S is past, or at once when
+                    # its own change comes meanwhile (a verdict that landed within QUEUE_LOOK_S of a
+                    # look, a heartbeat's or the queue's, waited out the rest: up to 2 s)
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(woke.wait(), max(0.0, looked + QUEUE_LOOK_S - time.monotonic()))
             woke.clear()  # before the look: an announcement during it wakes the next wait
             try:
                 payload, looked, failed = await looks.look(request, submission_id), time.monotonic(), False

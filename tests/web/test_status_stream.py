@@ -383,6 +383,41 @@ def test_under_asgi_a_look_that_meets_a_database_error_is_tried_again(learner, b
     assert asyncio.run(follow())[-1]["verdict"] == "accepted" and failures == [{submission.pk}] * 2
 
 
+class PipelineOf:
+    """A fake Redis's pipeline, as redis-py's behaves for publishes: queued, then sent in order."""
+
+    def __init__(self, client):
+        self.client, self.queued = client, []
+
+    def publish(self, channel, message):
+        self.queued.append((channel, message))
+
+    def execute(self):
+        return [self.client.publish(channel, message) for channel, message in self.queued]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_class_of_verdicts_stored_together_is_announced_whole_and_in_order(broker):
+    """Announcements waiting together go to Redis together (one round trip for many): each of
+    1200, more than one round trip takes, reaches a listener, in the order of the writes."""
+    from django.db import transaction
+
+    from webplatform.submissions import events
+
+    listening = broker.client.pubsub()
+    listening.subscribe(events.CHANNEL)
+    assert listening.get_message(timeout=5)["type"] == "subscribe"
+    with transaction.atomic():
+        for submission_id in range(1, 1201):
+            events.announce(submission_id)
+    assert events.flush(30) is True
+    heard = []
+    while len(heard) < 1200 and (message := listening.get_message(timeout=5)) is not None:
+        heard.append(int(message["data"]))
+    listening.close()
+    assert heard == list(range(1, 1201))
+
+
 @pytest.mark.django_db(transaction=True)
 def test_an_announcement_never_holds_the_write_that_makes_it(monkeypatch):
     """A Redis that is away blocks a publish for its timeouts and retries; a worker held there
@@ -397,6 +432,9 @@ def test_an_announcement_never_holds_the_write_that_makes_it(monkeypatch):
         def publish(self, channel, message):
             released.wait(10)  # as a publish to an unreachable Redis does, for seconds
             published.append((channel, message))
+
+        def pipeline(self, transaction=True):
+            return PipelineOf(self)
 
     monkeypatch.setattr(events, "_client", lambda: AwayRedis())
     with transaction.atomic():
@@ -425,6 +463,9 @@ def test_a_process_that_ends_after_its_writes_can_wait_for_its_announcements(mon
         def publish(self, channel, message):
             released.wait(10)
             published.append(message)
+
+        def pipeline(self, transaction=True):
+            return PipelineOf(self)
 
     monkeypatch.setattr(events, "_client", lambda: SlowRedis())
     with transaction.atomic():

@@ -56,6 +56,7 @@ def announce(submission_id: int) -> None:
 
 
 _OUTBOX_SIZE = 10_000  # announcements waiting for Redis; past it they are dropped (the looks carry them)
+_PUBLISH_BATCH = 500  # announcements published in one round trip, at most
 _outbox_lock = threading.Lock()
 _outbox_queue: queue.Queue | None = None
 
@@ -82,13 +83,35 @@ class _Outbox(queue.Queue):
 
     def _publish_forever(self) -> None:
         while True:
-            submission_id = self.get()
+            waiting = self._take_waiting()
             try:
-                _client().publish(CHANNEL, str(submission_id))
+                if len(waiting) == 1:
+                    _client().publish(CHANNEL, str(waiting[0]))
+                else:
+                    pipeline = _client().pipeline(transaction=False)
+                    for submission_id in waiting:
+                        pipeline.publish(CHANNEL, str(submission_id))
+                    pipeline.execute()
             except (redis.RedisError, OSError) as exc:
-                log.warning("could not announce submission %s: %s", submission_id, exc)
+                named = ", ".join(map(str, waiting[:10])) + (
+                    f" and {len(waiting) - 10} more" if len(waiting) > 10 else ""
+                )
+                log.warning("could not announce submission %s: %s", named, exc)
             finally:
-                self.task_done()
+                for _ in waiting:
+                    self.task_done()
+
+    def _take_waiting(self) -> list[int]:
+        """The next announcement, and those waiting behind it (at most ``_PUBLISH_BATCH``), in
+        order: published in one round trip. A class's verdicts stored together, one round trip
+        each, took 0.4 to 0.9 s to reach Redis (2000 of them), and a stream waits for its own."""
+        waiting = [self.get()]
+        while len(waiting) < _PUBLISH_BATCH:
+            try:
+                waiting.append(self.get_nowait())
+            except queue.Empty:
+                break
+        return waiting
 
 
 def flush(timeout: float = 10.0) -> bool:

@@ -52,6 +52,7 @@ class Page:
         self.chunks: asyncio.Queue = asyncio.Queue()
         self.leave = asyncio.Event()
         self.status = None
+        self.bodies = []  # the body messages, as the server got them
         scope = {
             "type": "http",
             "asgi": {"version": "3.0"},
@@ -76,6 +77,7 @@ class Page:
         if message["type"] == "http.response.start":
             self.status = message["status"]
         else:
+            self.bodies.append(message)
             await self.chunks.put(message.get("body", b""))
 
     async def events(self, timeout=5.0) -> list[dict]:
@@ -130,18 +132,20 @@ def test_under_asgi_the_verdict_is_pushed_when_stored_with_the_status_payload(le
         assert page.status == 200 and first == [expected] and expected["status"] == "queued"
         assert {"place", "position", "cancel_url", "events_url"} <= set(expected)
         await asyncio.sleep(0.2)  # the stream is waiting now
-        threads = threading.active_count()
         await sync_to_async(grade_as_accepted)(submission)
         started, seen = time.monotonic(), []
         while not (seen and seen[-1]["done"]):
             seen += await page.events()
         waited = time.monotonic() - started
         await asyncio.wait_for(page.task, 5)  # the stream ends with the grading
-        return seen, waited, threads
+        return seen, waited, page
 
-    seen, waited, _ = asyncio.run(follow())
+    seen, waited, page = asyncio.run(follow())
     assert seen[-1]["verdict"] == "accepted" and "result_html" in seen[-1]
     assert waited < 1.5, f"the verdict came after {waited:.2f} s: not pushed"
+    # the verdict's event ends the response: one message, which the server writes with the end of
+    # the chunked body (not a second, empty one)
+    assert not page.bodies[-1].get("more_body", False) and events_of(page.bodies[-1]["body"]) == [seen[-1]]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -52,6 +52,7 @@ class Page:
         self.chunks: asyncio.Queue = asyncio.Queue()
         self.leave = asyncio.Event()
         self.status = None
+        self.bodies = []  # the body messages, as the server got them
         scope = {
             "type": "http",
             "asgi": {"version": "3.0"},
@@ -76,6 +77,7 @@ class Page:
         if message["type"] == "http.response.start":
             self.status = message["status"]
         else:
+            self.bodies.append(message)
             await self.chunks.put(message.get("body", b""))
 
     async def events(self, timeout=5.0) -> list[dict]:
@@ -130,18 +132,20 @@ def test_under_asgi_the_verdict_is_pushed_when_stored_with_the_status_payload(le
         assert page.status == 200 and first == [expected] and expected["status"] == "queued"
         assert {"place", "position", "cancel_url", "events_url"} <= set(expected)
         await asyncio.sleep(0.2)  # the stream is waiting now
-        threads = threading.active_count()
         await sync_to_async(grade_as_accepted)(submission)
         started, seen = time.monotonic(), []
         while not (seen and seen[-1]["done"]):
             seen += await page.events()
         waited = time.monotonic() - started
         await asyncio.wait_for(page.task, 5)  # the stream ends with the grading
-        return seen, waited, threads
+        return seen, waited, page
 
-    seen, waited, _ = asyncio.run(follow())
+    seen, waited, page = asyncio.run(follow())
     assert seen[-1]["verdict"] == "accepted" and "result_html" in seen[-1]
     assert waited < 1.5, f"the verdict came after {waited:.2f} s: not pushed"
+    # the verdict's event ends the response: one message, which the server writes with the end of
+    # the chunked body (not a second, empty one)
+    assert not page.bodies[-1].get("more_body", False) and events_of(page.bodies[-1]["body"]) == [seen[-1]]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -219,6 +223,109 @@ def test_under_asgi_verdicts_landing_together_reach_every_stream(make_user, bank
     assert set().union(*looks) == {s.pk for s, _ in waiting}
 
 
+def store_own_verdicts_at_once(submissions) -> None:
+    """A class's verdicts landing together, each its own (verdict, message, cases): a payload
+    handed to the wrong stream, or one learner's shown to all, would show."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from webplatform.submissions import events
+    from webplatform.submissions.models import Submission
+
+    def write():
+        with transaction.atomic():
+            for i, submission in enumerate(submissions):
+                verdict = "accepted" if i % 2 else "wrong_answer"
+                message = f"verdict of learner {i}"
+                case = {"name": f"sample-{i}", "sample": True, "verdict": verdict, "message": message, "max_error": i}
+                Submission.objects.filter(pk=submission.pk).update(
+                    status="done",
+                    verdict=verdict,
+                    message=message,
+                    report={"verdict": verdict, "message": message, "cases": [case], "time_s": 0.5 + i},
+                    finished_at=timezone.now(),
+                )
+                events.announce(submission.pk)
+
+    unlocked(write)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_streams_waiting_together_each_get_their_own_verdict_as_status_shows_it(
+    make_user, bank, broker, monkeypatch
+):
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 30.0)
+    learners = [make_user(f"class{i}") for i in range(24)]
+    waiting = [(submit(u, bank["checkpoint_dot_policy"]), session_of(u)) for u in learners]
+
+    async def follow():
+        pages = [Page(reverse("submissions:events", args=[s.pk]), session) for s, session in waiting]
+        for page in pages:
+            assert (await page.events())[0]["status"] == "queued"
+        await asyncio.sleep(0.5)  # every stream waits now
+        await sync_to_async(store_own_verdicts_at_once)([s for s, _ in waiting])
+        last = []
+        for page in pages:
+            seen = []
+            while not (seen and seen[-1]["done"]):
+                seen += await page.events()
+            last.append(seen[-1])
+        return last
+
+    last = asyncio.run(follow())
+    for (submission, _), learner, pushed in zip(waiting, learners, last):
+        status = Client()
+        status.force_login(learner)
+        shown = status.get(reverse("submissions:status", args=[submission.pk])).json()
+        assert pushed == shown and shown["id"] == submission.pk
+    assert len({pushed["result_html"] for pushed in last}) == len(learners)  # each its own result
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_a_verdict_just_after_the_queue_moved_is_pushed_at_once(
+    learner, other_learner, bank, broker, monkeypatch
+):
+    # The place in line is looked at again only after a minute, and the heartbeat after two: only
+    # the grading's own announcement can bring its verdict within the page's wait below.
+    monkeypatch.setattr(stream, "QUEUE_LOOK_S", 60.0)
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 120.0)
+    ahead = submit(other_learner, bank["checkpoint_dot_policy"])
+    mine = submit(learner, bank["checkpoint_dot_policy"])
+    session = session_of(learner)
+
+    async def follow():
+        page = Page(reverse("submissions:events", args=[mine.pk]), session)
+        assert (await page.events())[0]["status"] == "queued"
+        await asyncio.sleep(0.3)  # the stream is waiting now
+        await sync_to_async(grade_as_accepted)(ahead)  # the queue moves: announcements of another grading
+        await asyncio.sleep(0.3)
+        await sync_to_async(grade_as_accepted)(mine)
+        seen = []
+        while not (seen and seen[-1]["done"]):
+            seen += await page.events()
+        return seen
+
+    assert asyncio.run(follow())[-1]["verdict"] == "accepted"
+
+
+def test_status_addresses_are_the_routes_reversed_under_the_sites_prefix():
+    """The payload builds its four addresses from each route reversed once: the same addresses as
+    ``reverse``, also for a site mounted under a prefix."""
+    from django.urls import get_script_prefix, set_script_prefix
+
+    from webplatform.submissions.views import address_of
+
+    names = ("submissions:detail", "submissions:status", "submissions:cancel", "submissions:events")
+    before = get_script_prefix()
+    try:
+        for prefix in ("/", "/arena/"):
+            set_script_prefix(prefix)
+            for pk in (1, 42, 9_223_372_036_854_775_807):
+                assert [address_of(name, pk) for name in names] == [reverse(name, args=[pk]) for name in names]
+    finally:
+        set_script_prefix(before)
+
+
 def test_looks_asked_together_are_one_query(monkeypatch):
     """How many streams share a look depends on when their announcements arrive (the batching
     above, under load, came to 18 looks for 30 streams): here the looks are asked in one turn of
@@ -281,6 +388,28 @@ def test_under_asgi_a_look_that_meets_a_database_error_is_tried_again(learner, b
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_class_of_verdicts_stored_together_is_announced_whole_and_in_order(broker):
+    """Announcements waiting together go to Redis as one message (their ids): each of 1200, more
+    than one message takes, reaches a listener, in the order of the writes."""
+    from django.db import transaction
+
+    from webplatform.submissions import events
+
+    listening = broker.client.pubsub()
+    listening.subscribe(events.CHANNEL)
+    assert listening.get_message(timeout=5)["type"] == "subscribe"
+    with transaction.atomic():
+        for submission_id in range(1, 1201):
+            events.announce(submission_id)
+    assert events.flush(30) is True
+    heard = []
+    while len(heard) < 1200 and (message := listening.get_message(timeout=5)) is not None:
+        heard += [int(submission_id) for submission_id in message["data"].split(b",")]
+    listening.close()
+    assert heard == list(range(1, 1201))
+
+
+@pytest.mark.django_db(transaction=True)
 def test_an_announcement_never_holds_the_write_that_makes_it(monkeypatch):
     """A Redis that is away blocks a publish for its timeouts and retries; a worker held there
     between its claim and its first heartbeat had its claim taken for dead and graded twice."""
@@ -304,7 +433,11 @@ def test_an_announcement_never_holds_the_write_that_makes_it(monkeypatch):
     deadline = time.monotonic() + 10
     while len(published) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert published == [(events.CHANNEL, "41"), (events.CHANNEL, "42")]  # in order, once Redis answers
+    # in order, once Redis answers (in one message or two, as they waited together or not)
+    assert [(channel, i) for channel, ids in published for i in ids.split(",")] == [
+        (events.CHANNEL, "41"),
+        (events.CHANNEL, "42"),
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -329,7 +462,7 @@ def test_a_process_that_ends_after_its_writes_can_wait_for_its_announcements(mon
         events.announce(52)
     assert events.flush(0.2) is False and published == []  # Redis has not answered yet
     threading.Timer(0.2, released.set).start()
-    assert events.flush(10) is True and published == ["51", "52"]
+    assert events.flush(10) is True and ",".join(published) == "51,52"
 
 
 def asgi_answer(method: str, path: str, headers=()) -> list[dict]:

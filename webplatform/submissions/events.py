@@ -1,7 +1,8 @@
 """A grading's status, pushed to the page that waits for it.
 
 Every change a learner waits for (claimed, graded, failed back to the queue, cancelled) is
-announced on one Redis pub/sub channel, after its transaction commits, as the submission's id.
+announced on one Redis pub/sub channel, after its transaction commits, as the submission's id
+(the ids of changes announced together in one message, comma-separated).
 Each web process listens on that channel with ONE connection (``Listener``) and wakes the
 streams waiting for that id: a waiting learner costs an open socket and a few objects in the
 event loop, not a thread or a Redis connection.
@@ -56,6 +57,7 @@ def announce(submission_id: int) -> None:
 
 
 _OUTBOX_SIZE = 10_000  # announcements waiting for Redis; past it they are dropped (the looks carry them)
+_PUBLISH_BATCH = 500  # announcements published as one message (their ids, comma-separated), at most
 _outbox_lock = threading.Lock()
 _outbox_queue: queue.Queue | None = None
 
@@ -82,13 +84,30 @@ class _Outbox(queue.Queue):
 
     def _publish_forever(self) -> None:
         while True:
-            submission_id = self.get()
+            waiting = self._take_waiting()
             try:
-                _client().publish(CHANNEL, str(submission_id))
+                _client().publish(CHANNEL, ",".join(map(str, waiting)))
             except (redis.RedisError, OSError) as exc:
-                log.warning("could not announce submission %s: %s", submission_id, exc)
+                named = ", ".join(map(str, waiting[:10])) + (
+                    f" and {len(waiting) - 10} more" if len(waiting) > 10 else ""
+                )
+                log.warning("could not announce submission %s: %s", named, exc)
             finally:
-                self.task_done()
+                for _ in waiting:
+                    self.task_done()
+
+    def _take_waiting(self) -> list[int]:
+        """The next announcement, and those waiting behind it (at most ``_PUBLISH_BATCH``), in
+        order: published as one message. A class's verdicts stored together, a message each, took
+        0.4 to 0.9 s to reach Redis (2000 of them, a round trip each), and every web process read
+        and parsed all 2000 messages while its streams were delivering."""
+        waiting = [self.get()]
+        while len(waiting) < _PUBLISH_BATCH:
+            try:
+                waiting.append(self.get_nowait())
+            except queue.Empty:
+                break
+        return waiting
 
 
 def flush(timeout: float = 10.0) -> bool:
@@ -181,12 +200,14 @@ class Listener:
             await asyncio.sleep(RECONNECT_S)
 
     def _wake(self, data) -> None:
+        """``data``: the ids of one message (``_Outbox``), comma-separated."""
         try:
-            submission_id = int(data)
-        except (TypeError, ValueError):
+            submission_ids = [int(part) for part in (data.decode() if isinstance(data, bytes) else data).split(",")]
+        except (AttributeError, UnicodeDecodeError, ValueError):
             return
-        for woke in self.watchers.get(submission_id, ()):
-            woke.set()
+        for submission_id in submission_ids:
+            for woke in self.watchers.get(submission_id, ()):
+                woke.set()
         moved, self.queue_moved = self.queue_moved, asyncio.Event()
         moved.set()
 

@@ -31,10 +31,23 @@ def get_own_submission(*, user, submission_id: int) -> Submission:
     return submission
 
 
+def _followed() -> QuerySet[Submission]:
+    """What a grading's status (``views.status_payload``) reads, and no more: its row without the
+    code, and of its version only the device (its place in line). A class's streams read 2000 rows
+    at once when their verdicts land; the version's statement, reference and samples (JSON decoded
+    on every row) and the problem made most of that read."""
+    version_fields = [
+        f"version__{field.name}"
+        for field in Submission._meta.get_field("version").related_model._meta.concrete_fields
+        if field.name not in ("id", "device")
+    ]
+    return Submission.objects.select_related("version").defer("source", *version_fields)
+
+
 def submissions_by_id(*, ids) -> dict[int, Submission]:
     """The submissions among ``ids``, whoever's, by id: for the event streams, which look at many
     at once and each keep only its learner's own (``stream._look_many``)."""
-    return {s.pk: s for s in _shown().filter(pk__in=list(ids))}
+    return {s.pk: s for s in _followed().filter(pk__in=list(ids))}
 
 
 def own_submissions(*, user, ids) -> list[Submission]:

@@ -36,16 +36,17 @@ run: setup system-deps
 	$(PY) -m devstack run
 
 # The suite on TEST_PROCESSES processes (pytest-xdist; tests/conftest.py keeps what is set up once on
-# one of them), after the lint and the docs; then the site's tests again on PostgreSQL, as a pass of
-# their own, when one is reachable (tests/postgres_pass.py says how to name one).
+# one of them), after the lint and the docs; beside it, the site's tests again on PostgreSQL, as a
+# pass of its own on POSTGRES_PROCESSES, when one is reachable (tests/postgres_pass.py says how to
+# name one; tests/passes.py runs the two and prints the second's output after the first's).
 # Each pass has a temporary folder of its own: pytest keeps only its last three sessions' folders
 # under /tmp/pytest-of-$$USER, so another pytest run meanwhile would delete this one's (its Redis,
 # its site's database) under it.
 TEST_PROCESSES ?= 2
+POSTGRES_PROCESSES ?= 1
 test: setup system-deps-test lint docs
 	@tmp=$$(mktemp -d -t remat-arena-tests.XXXXXX) && \
-	$(PY) -m pytest -n $(TEST_PROCESSES) --basetemp=$$tmp/main && \
-	$(PY) -m tests.postgres_pass -n $(TEST_PROCESSES) --basetemp=$$tmp/postgresql; \
+	$(PY) -m tests.passes -n $(TEST_PROCESSES) --postgres-processes $(POSTGRES_PROCESSES) --basetemp=$$tmp; \
 	status=$$?; rm -rf $$tmp; exit $$status
 
 # Ruff, configured in pyproject.toml: the lint, and the format checked (`.venv/bin/ruff format .` applies it).

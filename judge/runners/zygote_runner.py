@@ -48,7 +48,7 @@ class ZygoteUnavailable(RuntimeError):
 class ZygoteRunner(Runner):
     name = "warm zygote"
 
-    def __init__(self, remat3: str | None = None, *, ahead: bool = True):
+    def __init__(self, remat3: str | None = None, *, ahead: bool = False):
         """``remat3``: ``JAX_REMAT3`` for this runner's children ("true": JAX 0.10.2's remat3);
         None: the grader's own environment decides. ``ahead``: keep one child per role forked
         ahead of its request (see the module's text)."""
@@ -365,8 +365,10 @@ _SHARED: ZygoteRunner | None = None
 _SHARED_LOCK = threading.Lock()
 
 
-# Set to 0 where CPU is scarcer than latency: a child forked ahead spends its warm-up (about
-# 0.1 s of CPU each) whether or not a grading follows; without, each grading forks cold children.
+# Set to 1 to keep children forked ahead of each grading. Off by default: on a quiet 2-core
+# machine it took a warm grading's p50 from 0.247 to 0.240 s, for 17 % fewer verdicts a minute
+# (265 against 319 with 2 graders): a child forked ahead spends its warm-up (about 0.1 s of CPU
+# each) whether or not a grading follows. Worth it where cores are idle and latency counts.
 CHILDREN_AHEAD = "JUDGE_CHILDREN_AHEAD"
 
 
@@ -375,6 +377,6 @@ def shared_runner() -> ZygoteRunner:
     global _SHARED
     with _SHARED_LOCK:
         if _SHARED is None:
-            _SHARED = ZygoteRunner(ahead=os.environ.get(CHILDREN_AHEAD, "1") != "0")
+            _SHARED = ZygoteRunner(ahead=os.environ.get(CHILDREN_AHEAD, "0") == "1")
             atexit.register(_SHARED.close)
         return _SHARED

@@ -179,7 +179,7 @@ def test_gradings_leave_no_child_behind(problem, cache):
 
 
 def test_a_child_forked_ahead_serves_the_next_grading_and_one_request_only(problem, cache):
-    runner = ZygoteRunner()
+    runner = ZygoteRunner(ahead=True)
     try:
         assert grade(problem, ACCEPTED, runner=runner, expected_cache=cache).verdict == "accepted"
         ready = runner.ready_pids()
@@ -204,7 +204,7 @@ def test_without_children_ahead_gradings_leave_nothing_behind(problem, cache):
 def test_a_child_forked_ahead_for_other_limits_is_not_used(problem):
     import dataclasses
 
-    runner = ZygoteRunner()
+    runner = ZygoteRunner(ahead=True)
     try:
         first = runner.prepare(problem.limits)
         (waiting,) = runner.ready_pids()

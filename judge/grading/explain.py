@@ -118,13 +118,6 @@ def _matmuls(node: ast.AST, functions: dict[str, ast.FunctionDef], seen: frozens
     return count
 
 
-def _plain_argument(node: ast.expr) -> bool:
-    # a name, a layer picked from a stack, a constant: nothing computed outside the checkpoint
-    if isinstance(node, ast.Subscript):
-        return _plain_argument(node.value)
-    return isinstance(node, (ast.Name, ast.Attribute, ast.Constant))
-
-
 def _loop_turn_advice(rules: StructureRules, reference: Structure, source: Source) -> str | None:
     """Where the reference checkpoints several parts side by side (a Python loop's turns, unrolled
     in its trace) and the learner's code loops over its layers with no checkpoint: one checkpoint
@@ -151,25 +144,13 @@ def _loop_turn_advice(rules: StructureRules, reference: Structure, source: Sourc
             f"around the whole loop rebuilds every turn at once); leave the last turns out of the segments: "
             f"the backward pass reaches them first, so rebuilding them would be work for nothing."
         )
+    # the turn as a function of its own: right whatever the loop's body computes around its calls
     carried, params = ", ".join(loop.carried), ", ".join(loop.targets + loop.carried)
-    only = loop.node.body[0] if len(loop.node.body) == 1 else None
-    if (
-        isinstance(only, ast.Assign)
-        and isinstance(only.value, ast.Call)
-        and all(_plain_argument(a) for a in only.value.args)
-        and not only.value.keywords
-    ):
-        call = only.value
-        written = f"{ast.unparse(only.targets[0])} = jax.checkpoint({ast.unparse(call.func)}{policy})({', '.join(ast.unparse(a) for a in call.args)})"
-    else:
-        written = f"move its body into a function, say `def turn({params})` returning `{carried}`, and write `{carried} = jax.checkpoint(turn{policy})({params})`"
-        return (
-            f"Try: checkpoint each turn of {where}: {written} in the loop, so that the backward pass rebuilds "
-            f"one turn at a time (one jax.checkpoint around the whole loop would rebuild every turn at once)."
-        )
     return (
-        f"Try: checkpoint each turn of {where}: `{written}`, so that the backward pass rebuilds one turn at a "
-        f"time (one jax.checkpoint around the whole loop would rebuild every turn at once)."
+        f"Try: checkpoint each turn of {where}: move its body into a function, say `def turn({params})` "
+        f"returning `{carried}`, and write `{carried} = jax.checkpoint(turn{policy})({params})` in the loop, so "
+        f"that the backward pass rebuilds one turn at a time (one jax.checkpoint around the whole loop would "
+        f"rebuild every turn at once)."
     )
 
 

@@ -173,6 +173,23 @@ def test_under_asgi_waiting_learners_hold_no_thread_and_a_closed_page_ends_its_s
     assert during - before < 10, (before, during)
 
 
+async def last_events_when_stored_together(waiting, store) -> list[dict]:
+    """Every learner's stream open and waiting, then ``store`` lands their verdicts at once: the
+    last event each stream sent."""
+    pages = [Page(reverse("submissions:events", args=[s.pk]), session) for s, session in waiting]
+    for page in pages:
+        assert (await page.events())[0]["status"] == "queued"
+    await asyncio.sleep(0.5)  # every stream waits now
+    await sync_to_async(store)([s for s, _ in waiting])
+    last = []
+    for page in pages:
+        seen = []
+        while not (seen and seen[-1]["done"]):
+            seen += await page.events()
+        last.append(seen[-1])
+    return last
+
+
 def store_verdicts_at_once(submissions) -> None:
     """A class's verdicts landing together: stored in one transaction, each announced."""
     from django.db import transaction
@@ -203,22 +220,11 @@ def test_under_asgi_verdicts_landing_together_reach_every_stream(make_user, bank
         looks.append(set(kwargs["ids"]))
         return real(**kwargs)
 
-    async def follow():
-        pages = [Page(reverse("submissions:events", args=[s.pk]), session) for s, session in waiting]
-        for page in pages:
-            assert (await page.events())[0]["status"] == "queued"
-        await asyncio.sleep(0.5)  # every stream waits now
+    def store(submissions):
         monkeypatch.setattr(stream.selectors, "submissions_by_id", counted)
-        await sync_to_async(store_verdicts_at_once)([s for s, _ in waiting])
-        last = []
-        for page in pages:
-            seen = []
-            while not (seen and seen[-1]["done"]):
-                seen += await page.events()
-            last.append(seen[-1])
-        return last
+        store_verdicts_at_once(submissions)
 
-    last = asyncio.run(follow())
+    last = asyncio.run(last_events_when_stored_together(waiting, store))
     assert [(e["id"], e["verdict"]) for e in last] == [(s.pk, "wrong_answer") for s, _ in waiting]
     assert set().union(*looks) == {s.pk for s, _ in waiting}
 
@@ -258,21 +264,7 @@ def test_under_asgi_streams_waiting_together_each_get_their_own_verdict_as_statu
     learners = [make_user(f"class{i}") for i in range(24)]
     waiting = [(submit(u, bank["checkpoint_dot_policy"]), session_of(u)) for u in learners]
 
-    async def follow():
-        pages = [Page(reverse("submissions:events", args=[s.pk]), session) for s, session in waiting]
-        for page in pages:
-            assert (await page.events())[0]["status"] == "queued"
-        await asyncio.sleep(0.5)  # every stream waits now
-        await sync_to_async(store_own_verdicts_at_once)([s for s, _ in waiting])
-        last = []
-        for page in pages:
-            seen = []
-            while not (seen and seen[-1]["done"]):
-                seen += await page.events()
-            last.append(seen[-1])
-        return last
-
-    last = asyncio.run(follow())
+    last = asyncio.run(last_events_when_stored_together(waiting, store_own_verdicts_at_once))
     for (submission, _), learner, pushed in zip(waiting, learners, last):
         status = Client()
         status.force_login(learner)

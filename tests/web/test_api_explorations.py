@@ -93,6 +93,7 @@ def test_what_the_budget_bounds_is_held_or_peak_and_documented(api, client, brok
     "body",
     [
         {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": 0},
+        {"source": EXAMPLE, "function": "mlp", "args": SHAPES, "budget": True},  # not 1 byte
         {"source": EXAMPLE, "function": "mlp"},
         {"source": " ", "function": "mlp", "args": SHAPES},
         {"source": EXAMPLE, "function": "not a name", "args": SHAPES},

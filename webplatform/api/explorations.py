@@ -10,7 +10,7 @@ from judge.grading.explore import HELD, Row, cheapest_within
 from ninja import Path, Query, Router, Schema, Status
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StrictInt, field_validator
 
 from webplatform.explorer import services
 from webplatform.explorer.models import Exploration as ExplorationRow
@@ -40,7 +40,8 @@ class ExplorationIn(Schema):
             'it did not run (status "failed", "error")'
         ),
     )
-    budget: int | None = Field(
+    # strict: JSON's true is not a budget of 1 byte (schemathesis sent it, and it was taken)
+    budget: StrictInt | None = Field(
         None, ge=1, le=services.MAX_BUDGET, description="bytes the plan may use, of the figure budget_on names"
     )
     budget_on: BudgetOn = Field(

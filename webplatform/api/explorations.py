@@ -10,7 +10,7 @@ from judge.grading.explore import HELD, Row, cheapest_within
 from ninja import Path, Query, Router, Schema, Status
 from typing import Annotated, Literal
 
-from pydantic import Field, StrictInt, field_validator
+from pydantic import Field, field_validator
 
 from webplatform.explorer import services
 from webplatform.explorer.models import Exploration as ExplorationRow
@@ -40,10 +40,18 @@ class ExplorationIn(Schema):
             'it did not run (status "failed", "error")'
         ),
     )
-    # strict: JSON's true is not a budget of 1 byte (schemathesis sent it, and it was taken)
-    budget: StrictInt | None = Field(
+    budget: int | None = Field(
         None, ge=1, le=services.MAX_BUDGET, description="bytes the plan may use, of the figure budget_on names"
     )
+
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _no_boolean_budget(cls, value):
+        # JSON's true is no integer (and no budget of 1 byte), though Python counts it one; 2.0 is
+        if isinstance(value, bool):
+            raise ValueError("the budget is a whole number of bytes, not true or false")
+        return value
+
     budget_on: BudgetOn = Field(
         HELD,
         description=(

@@ -8,8 +8,21 @@ from ..data.evidence import Aval
 from ..data.messages import TracedCase
 
 
-def _fmt(x) -> str:
-    return np.format_float_positional(float(x), precision=6, trim="-") if np.isfinite(x) else str(x)
+def _fmt(x, digits: int = 7) -> str:
+    if not np.isfinite(x):
+        return str(x)
+    return np.format_float_positional(float(x), precision=digits, unique=False, fractional=False, trim="-")
+
+
+def _pair(got, want) -> tuple[str, str]:
+    """``got`` and ``want`` with the fewest significant digits (4 at least) that tell them apart.
+    A float32's seventh digit is rounding noise, which moves with how XLA splits a sum across
+    threads: printed, it would make the same mistake read differently from one run to the next."""
+    for digits in range(4, 10):
+        shown = _fmt(got, digits), _fmt(want, digits)
+        if shown[0] != shown[1]:
+            return shown
+    return shown
 
 
 def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str | None, float]:
@@ -35,9 +48,10 @@ def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str
     wrong = error > atol * scale + rtol * np.abs(w64)
     if wrong.any():
         index = tuple(int(i) for i in np.argwhere(wrong)[0])
+        shown = _pair(g64[index], w64[index])
         scaled = f"{atol:g} x {scale:.3g} (the largest magnitude)" if scale > 1.0 else f"{atol:g}"
         return (
-            f"{label} differs at index {index}: got {_fmt(g64[index])}, expected {_fmt(w64[index])} "
+            f"{label} differs at index {index}: got {shown[0]}, expected {shown[1]} "
             f"(max abs error {max_error:.3g}, tolerance atol={scaled}, rtol={rtol:g})"
         ), max_error
     return None, max_error

@@ -91,6 +91,12 @@ def test_schemathesis_finds_no_failure(api_server, user):
         "1",
         "--generation-database",
         "none",
+        # Hypothesis's too_slow health check times how fast this machine makes examples, not how the
+        # API answers: on a busy 2-core machine it failed POST /api/v1/explorations (a 64 KiB source
+        # pattern and eight patterned arguments) with every case it had made passing. No test here
+        # is timed; the others (data too large, filtering too much) still run.
+        "--suppress-health-check",
+        "too_slow",
         "--no-color",
         "--report",
         "json",

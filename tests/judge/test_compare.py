@@ -40,3 +40,20 @@ def test_arrays_of_magnitude_below_one_keep_the_plain_absolute_tolerance():
     message, _ = compare_arrays("the gradient", got, want, rtol=1e-4, atol=1e-5)
     assert message is not None
     assert "atol=1e-05," in message
+
+
+def test_a_wrong_value_reads_the_same_whatever_its_rounding_noise():
+    # Seen in make test: attention_keep_qkv's no_scaling gave 3.302311 on one run and 3.3023100 on
+    # another (float32's seventh digit), and its message with them. The digits that tell the two
+    # values apart are what the learner needs; the noise below them must not show.
+    want = np.array(3.031542, dtype=np.float32)
+    told = {
+        compare_arrays("the output", np.array(got, dtype=np.float32), want, rtol=1e-4, atol=1e-5)[0]
+        for got in (3.302311, 3.3023100, 3.3023105)
+    }
+    assert told == {
+        "the output differs at index (): got 3.302, expected 3.032 "
+        "(max abs error 0.271, tolerance atol=1e-05 x 3.03 (the largest magnitude), rtol=0.0001)"
+    }
+    close, _ = compare_arrays("the output", np.array(1.0012, np.float32), np.array(1.0, np.float32), 1e-4, 1e-5)
+    assert "got 1.001, expected 1 " in close  # as many digits as it takes to tell them apart

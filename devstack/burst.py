@@ -53,6 +53,7 @@ GRADED = re.compile(r"graded submission (\d+), attempt \d+: (\w+)")
 READY = re.compile(r"celery@\S+ ready\.|@\S+ ready\.")
 SESSIONS = """
 import json
+from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
 keys = []
@@ -60,7 +61,7 @@ for i in range(LEARNERS):
     user, _ = get_user_model().objects.get_or_create(username=f"burst{i:03d}")
     session = SessionStore()
     session.update({SESSION_KEY: str(user.pk), HASH_SESSION_KEY: user.get_session_auth_hash(),
-                    BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend"})
+                    BACKEND_SESSION_KEY: settings.AUTHENTICATION_BACKENDS[0]})
     session.create()
     keys.append(session.session_key)
 print(json.dumps(keys))

@@ -224,6 +224,8 @@ STORAGES = {
 
 # Django's database sessions, loaded in one plain query instead of an ORM one (accounts.sessions).
 SESSION_ENGINE = "webplatform.accounts.sessions"
+# Django's ModelBackend, the user loaded in one plain SELECT (accounts/backends.py, issue 27)
+AUTHENTICATION_BACKENDS = ["webplatform.accounts.backends.ModelBackend"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 CSRF_FAILURE_VIEW = "webplatform.core.errors.csrf_failure"

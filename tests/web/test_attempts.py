@@ -4,6 +4,8 @@ its author only), and two compare line by line on a page that says in words what
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from webplatform.submissions.diffing import ADDED, KEPT, REMOVED, diff_lines
@@ -44,6 +46,22 @@ def test_the_recent_attempts_offer_load_and_compare(learner_client, learner, dot
     for s in (first, second):
         assert f'<input type="checkbox" name="id" value="{s.pk}" aria-label="Compare attempt {s.pk}">' in table
         assert f'data-source-url="/submissions/{s.pk}/source/"' in table
+
+
+def test_the_recent_attempts_are_read_in_one_query_however_many_there_are(learner_client, learner, dot_policy):
+    # Their report's cause was read one row at a time: a learner with ten attempts paid ten queries.
+    page = reverse("practice:problem_detail", args=[dot_policy.slug])
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert learner_client.get(page).status_code == 200
+        return len(captured.captured_queries)
+
+    finish(submit(learner, dot_policy), "policy_violation", message="m.", cause="The first cause.")
+    one = queries()
+    for _ in range(5):
+        finish(submit(learner, dot_policy), "policy_violation", message="m.", cause="Another cause.")
+    assert queries() == one
 
 
 def test_two_attempts_compare_line_by_line(learner_client, learner, dot_policy):

@@ -1,5 +1,7 @@
-"""Sessions are read in one plain query (accounts.sessions), with Django's rules: a live session
-signs its visitor in; an expired, deleted or superseded one (a new password) signs nobody in."""
+"""Sessions are read in one plain query (accounts.sessions) and their user with SQL written once
+(accounts.backends), with Django's rules: a live session signs its visitor in; an expired,
+deleted or superseded one (a new password) signs nobody in, nor one whose user was deactivated
+or deleted; what the user's row says now (a new name, staff) shows on the next page."""
 
 from datetime import timedelta
 
@@ -49,3 +51,18 @@ def test_a_tampered_session_signs_nobody_in(learner_client):
     session = session_of(learner_client)
     Session.objects.filter(pk=session.pk).update(session_data=session.session_data[:-4] + "abcd")
     assert signed_in_as(learner_client) is None
+
+
+def test_a_deactivated_or_deleted_users_session_signs_nobody_in(learner_client, learner, other_learner, client):
+    learner.is_active = False
+    learner.save()
+    assert signed_in_as(learner_client) is None
+    client.force_login(other_learner)
+    other_learner.delete()
+    assert signed_in_as(client) is None
+
+
+def test_the_user_is_read_afresh_on_each_page(learner_client, learner):
+    learner.username = "renamed_learner"
+    learner.save()
+    assert signed_in_as(learner_client) == "renamed_learner"

@@ -7,7 +7,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from webplatform.core.http import wants_json
 
-from . import selectors, services
+from . import backends, selectors, services
 from .forms import SignUpForm
 from .services import create_user
 
@@ -64,7 +64,7 @@ def signup(request):
             password=form.cleaned_data["password1"],
             email=form.cleaned_data["email"],
         )
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user, backend=backends.PATH)
         target = request.POST.get("next", "")
         if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
             target = reverse("practice:problem_list")

@@ -28,13 +28,13 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.lineitem import LineItem
 
+from webplatform.accounts import backends
 from webplatform.courses import selectors as courses
 
 from . import selectors, services
 
 __all__ = ["jwks", "Login", "Launch", "deep_link", "sync_roster"]
 DEEP_LINK_SESSION_KEY = "lti-deep-link"
-BACKEND = "django.contrib.auth.backends.ModelBackend"
 # What an OIDC login initiation may carry, passed on by the cookie check's reload (pylti1p3's list).
 LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "lti_deployment_id", "client_id")
 
@@ -127,7 +127,7 @@ class Launch(LtiLaunchBaseView):
     def _enter(self, request, lti_launch):
         """The launcher as a site user, logged in, in the course this platform course is."""
         user = services.site_user(platform_user=lti_launch.user)
-        login(request, user, backend=BACKEND)
+        login(request, user, backend=backends.PATH)
         teaching = services.is_instructor_role(lti_launch.roles_claim)
         claim = lti_launch.context_claim or {}
         course = services.course_of(

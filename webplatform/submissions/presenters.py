@@ -297,9 +297,10 @@ class Attempt:
 
 def attempts(submissions: list[Submission], most: int = 90) -> list[Attempt]:
     """Each with its cause as the result page leads with it: the judge's, where the report has one
-    (a runtime error's is worded apart from JAX's raw text), else the message's first sentence."""
+    (a runtime error's is worded apart from JAX's raw text), else the message's first sentence.
+    The submissions are ``selectors.recent_attempts``'s, which read of the report only these two."""
 
     def cause(s: Submission) -> str:
-        return lead(s.message, (s.report or {}).get("cause", ""), (s.report or {}).get("advice", "")).cause
+        return lead(s.message, s.report_cause or "", s.report_advice or "").cause
 
     return [Attempt(s, _truncated(cause(s), most) if s.is_done else "") for s in submissions]

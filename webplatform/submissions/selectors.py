@@ -6,11 +6,13 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
+from django.db.models.fields.json import KT
 from django.http import Http404
 from judge.data import verdicts
 from judge.data.evidence import COST_REVISION
 
 from webplatform.core.freshness import cached
+from webplatform.core.prepared import prepared
 from webplatform.core.queues import BACKGROUND, PRIORITY
 
 from .models import Submission
@@ -77,16 +79,24 @@ def user_history(
     return submissions.order_by("-created_at", "-id")
 
 
-def recent_attempts(*, user, problem, limit: int = 10) -> list[Submission]:
-    """The learner's latest attempts at one problem, with only what a short list shows (no joins:
-    the problem page lists them on every view)."""
+RECENT = 10  # attempts a problem page lists
+
+_recent = prepared(
+    lambda user_id, problem_id: Submission.objects.filter(user_id=user_id, problem_id=problem_id)
+    .only("id", "kind", "status", "verdict", "message", "created_at")
+    .annotate(report_cause=KT("report__cause"), report_advice=KT("report__advice"))
+    .order_by("-created_at", "-id")[:RECENT]
+)
+
+
+def recent_attempts(*, user, problem, limit: int = RECENT) -> list[Submission]:
+    """The learner's latest attempts at one problem (``limit``, at most ``RECENT``), with only what
+    a short list shows: no joins, and of the report only its cause and advice (``report_cause``,
+    ``report_advice``: the whole report, read per row, was one more query per attempt). The
+    problem page lists them on every view, so its SQL is written once (``core.prepared``)."""
     if not user.is_authenticated:
         return []
-    return list(
-        Submission.objects.filter(user_id=user.pk, problem=problem)
-        .only("id", "kind", "status", "verdict", "message", "created_at")
-        .order_by("-created_at", "-id")[:limit]
-    )
+    return _recent(user_id=user.pk, problem_id=problem.pk)[:limit]
 
 
 # Learners whose solved problems one grading state remembers (each a few integers).

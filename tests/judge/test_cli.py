@@ -20,6 +20,20 @@ def judge(*args, check=True):
     return result
 
 
+def broken_copy(tmp_path) -> Path:
+    """DOT with one submission of each verdict a check needs, for a test to break: each packaged
+    submission costs `validate` a grading, and the test is about the one it breaks."""
+    import shutil
+
+    copy = tmp_path / "checkpoint_dot_policy"
+    shutil.copytree(DOT, copy)
+    keep = {"accepted/decorator.py", "policy_violation/no_checkpoint.py", "policy_violation/no_policy.py"}
+    for path in (copy / "submissions").glob("*/*.py"):
+        if f"{path.parent.name}/{path.name}" not in keep:
+            path.unlink()
+    return copy
+
+
 def test_grade_json_gives_one_object_per_submission_with_the_documented_fields():
     subs = [DOT / "submissions/accepted/decorator.py", DOT / "submissions/policy_violation/no_checkpoint.py"]
     out = judge("grade", DOT, *subs, "--json").stdout.strip().splitlines()
@@ -54,8 +68,7 @@ def test_validate_passes_on_a_good_problem_and_fails_when_a_verdict_is_misfiled(
     # each wrong submission's row says what its learner reads first: the cause, never JAX's own text
     row = next(line for line in table.splitlines() if "runtime_error/string_policy.py" in line)
     assert "Your code calls a string as a function (line 7)" in row and "case sample" not in table
-    broken = tmp_path / "checkpoint_dot_policy"
-    shutil.copytree(DOT, broken)
+    broken = broken_copy(tmp_path)
     shutil.move(broken / "submissions/policy_violation/no_policy.py", broken / "submissions/accepted/no_policy.py")
     result = judge("validate", broken, check=False)
     assert result.returncode == 1
@@ -65,18 +78,14 @@ def test_validate_passes_on_a_good_problem_and_fails_when_a_verdict_is_misfiled(
 def test_validate_refuses_a_package_without_accepted_submissions(tmp_path):
     import shutil
 
-    broken = tmp_path / "checkpoint_dot_policy"
-    shutil.copytree(DOT, broken)
+    broken = broken_copy(tmp_path)
     shutil.rmtree(broken / "submissions/accepted")
     result = judge("validate", broken, check=False)
     assert result.returncode == 1 and "no packaged submission in submissions/accepted/" in result.stdout
 
 
 def test_validate_reports_a_reference_that_fails(tmp_path):
-    import shutil
-
-    broken = tmp_path / "checkpoint_dot_policy"
-    shutil.copytree(DOT, broken)
+    broken = broken_copy(tmp_path)
     (broken / "reference.py").write_text("def checkpoint_dot_policy(w1, w2, x):\n    raise RuntimeError('oops')\n")
     result = judge("validate", broken, check=False)
     assert result.returncode == 1

@@ -10,6 +10,7 @@ import pytest
 
 from judge import grade, load_problem
 from judge.data import verdicts
+from tests.bank.test_bank_validates import _runner, graded
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -379,16 +380,421 @@ FOLLOWED = [
     ),
 ]
 
+DNB = "jax.checkpoint_policies.dots_with_no_batch_dims_saveable"
+QKV = 'jax.checkpoint_policies.save_only_these_names("q", "k", "v")'
+OFFLOAD = (
+    "jax.checkpoint_policies.save_and_offload_only_these_names(\n"
+    '        names_which_can_be_saved=["h2"], names_which_can_be_offloaded=["h1"],\n'
+    '        offload_src="device", offload_dst="pinned_host")'
+)
+TO_HOST = 'jax.checkpoint_policies.offload_dot_with_no_batch_dims("device", "pinned_host")'
+BOTH = 'cp.save_from_both_policies(cp.dots_with_no_batch_dims_saveable, cp.save_only_these_names("gate"))'
+
+
+def wrapped(entry: str, params: str, policy: str, last: str) -> list[tuple[str, str]]:
+    """What "wrap the computation in jax.checkpoint(..., policy=...)" asks of a program whose entry
+    point computes it all: the body becomes a function of its own, and the entry point checkpoints it."""
+    return [
+        (f"def {entry}({params}):\n", f"def computation({params}):\n"),
+        (
+            last,
+            f"{last}\n\ndef {entry}({params}):\n    return jax.checkpoint(computation, policy={policy})({params})\n",
+        ),
+    ]
+
+
+# The "Try: policy=... on that jax.checkpoint" family: the required policy written where the learner's stood.
+FOLLOWED += [
+    (
+        "attention_keep_qkv",
+        "policy_violation/forgot_v.py",
+        "Your jax.checkpoint (line 17) uses save_only_these_names(",
+        "policy=jax.checkpoint_policies.save_only_these_names(",
+        [('save_only_these_names("q", "k")', 'save_only_these_names("q", "k", "v")')],
+    ),
+    (
+        "attention_keep_qkv",
+        "policy_violation/keeps_softmax.py",
+        "Your jax.checkpoint (line 17) uses save_only_these_names(",
+        "policy=jax.checkpoint_policies.save_only_these_names(",
+        [('save_only_these_names("q", "k", "v", "weights")', 'save_only_these_names("q", "k", "v")')],
+    ),
+    (
+        "checkpoint_dot_policy",
+        "policy_violation/dots_saveable.py",
+        "Your jax.checkpoint uses dots_saveable, where this problem requires dots_with_no_batch_dims_saveable",
+        f"policy={DNB} on that jax.checkpoint",
+        [("jax.checkpoint_policies.dots_saveable", DNB)],
+    ),
+    (
+        "checkpoint_dot_policy",
+        "policy_violation/everything_saveable.py",
+        "Your jax.checkpoint (line 11) uses everything_saveable",
+        f"policy={DNB} on that jax.checkpoint",
+        [("jax.checkpoint_policies.everything_saveable", DNB)],
+    ),
+    (
+        "checkpoint_dot_policy",
+        "policy_violation/nothing_saveable.py",
+        "Your jax.checkpoint (line 11) uses nothing_saveable",
+        f"policy={DNB} on that jax.checkpoint",
+        [("jax.checkpoint_policies.nothing_saveable", DNB)],
+    ),
+    (
+        "checkpoint_dot_policy",
+        "policy_violation/no_policy.py",
+        "Your jax.checkpoint uses no policy, which means nothing_saveable",
+        f"policy={DNB} on that jax.checkpoint",
+        [
+            ("import jax\n", "from functools import partial\n\nimport jax\n"),
+            ("@jax.checkpoint\n", f"@partial(jax.checkpoint, policy={DNB})\n"),
+        ],
+    ),
+    (
+        "checkpoint_names",
+        "policy_violation/dots_instead.py",
+        "Your jax.checkpoint (line 11) uses dots_saveable, where this problem requires save_only_these_names('hidden')",
+        "policy=jax.checkpoint_policies.save_only_these_names('hidden') on that jax.checkpoint",
+        [("jax.checkpoint_policies.dots_saveable", 'jax.checkpoint_policies.save_only_these_names("hidden")')],
+    ),
+    (
+        "checkpoint_names",
+        "policy_violation/wrong_name_saved.py",
+        "Your jax.checkpoint (line 12) uses save_only_these_names('pre')",
+        "policy=jax.checkpoint_policies.save_only_these_names('hidden') on that jax.checkpoint",
+        [('save_only_these_names("pre")', 'save_only_these_names("hidden")')],
+    ),
+    (
+        "checkpoint_per_layer",
+        "policy_violation/dots_policy_per_layer.py",
+        "Your jax.checkpoint (line 8) uses dots_saveable, where this problem requires nothing_saveable",
+        "policy=jax.checkpoint_policies.nothing_saveable on that jax.checkpoint",
+        [("jax.checkpoint_policies.dots_saveable", "jax.checkpoint_policies.nothing_saveable")],
+    ),
+    (
+        "compile_time_eval",
+        "policy_violation/no_policy.py",
+        "Your jax.checkpoint uses no policy, which means nothing_saveable",
+        f"policy={DNB} on that jax.checkpoint",
+        [("static_argnums=(3,))", f"static_argnums=(3,), policy={DNB})")],
+    ),
+    (
+        "dots_with_batch_dims",
+        "policy_violation/everything.py",
+        "Your jax.checkpoint (line 13) uses everything_saveable, where this problem requires dots_saveable",
+        "policy=jax.checkpoint_policies.dots_saveable on that jax.checkpoint",
+        [("jax.checkpoint_policies.everything_saveable", "jax.checkpoint_policies.dots_saveable")],
+    ),
+    (
+        "dots_with_batch_dims",
+        "policy_violation/no_batch_dims.py",
+        "Your jax.checkpoint (line 13) uses dots_with_no_batch_dims_saveable, where this problem requires dots_saveable",
+        "policy=jax.checkpoint_policies.dots_saveable on that jax.checkpoint",
+        [(DNB, "jax.checkpoint_policies.dots_saveable")],
+    ),
+    (
+        "dots_with_batch_dims",
+        "policy_violation/no_policy.py",
+        "Your jax.checkpoint (line 13) uses no policy, which means nothing_saveable",
+        "policy=jax.checkpoint_policies.dots_saveable on that jax.checkpoint",
+        [("policy=None", "policy=jax.checkpoint_policies.dots_saveable")],
+    ),
+    (
+        "equinox_filter_checkpoint",
+        "policy_violation/everything_saveable.py",
+        "Your eqx.filter_checkpoint (line 8) uses everything_saveable",
+        f"policy={DNB} on that eqx.filter_checkpoint",
+        [("jax.checkpoint_policies.everything_saveable", DNB)],
+    ),
+    (
+        "equinox_filter_checkpoint",
+        "policy_violation/no_policy.py",
+        "Your eqx.filter_checkpoint (line 8) uses no policy, which means nothing_saveable",
+        f"policy={DNB} on that eqx.filter_checkpoint",
+        [("lambda m, x: jax.vmap(m)(x))", f"lambda m, x: jax.vmap(m)(x), policy={DNB})")],
+    ),
+    (
+        "equinox_scan_layers",
+        "policy_violation/no_policy.py",
+        "Your eqx.filter_checkpoint uses no policy, which means nothing_saveable",
+        f"policy={DNB} on that eqx.filter_checkpoint",
+        [("eqx.filter_checkpoint(step)", f"eqx.filter_checkpoint(step, policy={DNB})")],
+    ),
+    (
+        "fix_the_checkpoint",
+        "policy_violation/only_name_used.py",
+        "Your jax.checkpoint (line 13) uses save_only_these_names('hiden')",
+        "policy=jax.checkpoint_policies.save_only_these_names('hidden') on that jax.checkpoint",
+        [('save_only_these_names("hiden")', 'save_only_these_names("hidden")')],
+    ),
+    (
+        "linearize_keeps",
+        "policy_violation/bare_checkpoint.py",
+        "Your jax.checkpoint (line 8) uses no policy, which means nothing_saveable",
+        f"policy={DNB} on that jax.checkpoint",
+        [("jnp.sin(jnp.tanh(x @ W1) @ W2))", f"jnp.sin(jnp.tanh(x @ W1) @ W2), policy={DNB})")],
+    ),
+    (
+        "linearize_keeps",
+        "policy_violation/keeps_everything.py",
+        "Your jax.checkpoint (line 8) uses everything_saveable",
+        f"policy={DNB} on that jax.checkpoint",
+        [("jax.checkpoint_policies.everything_saveable", DNB)],
+    ),
+    (
+        "offload_dots_to_host",
+        "policy_violation/dots_on_device.py",
+        "Your jax.checkpoint (line 11) uses dots_saveable",
+        "policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims('device', 'pinned_host') on that jax.checkpoint",
+        [("jax.checkpoint_policies.dots_saveable", TO_HOST)],
+    ),
+    (
+        "offload_dots_to_host",
+        "policy_violation/nothing_saveable.py",
+        "Your jax.checkpoint (line 11) uses nothing_saveable",
+        "policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims('device', 'pinned_host') on that jax.checkpoint",
+        [("jax.checkpoint_policies.nothing_saveable", TO_HOST)],
+    ),
+    (
+        "offload_dots_to_host",
+        "policy_violation/unpinned_host.py",
+        "Your jax.checkpoint (line 13) uses offload_dot_with_no_batch_dims('device', 'unpinned_host')",
+        "policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims('device', 'pinned_host') on that jax.checkpoint",
+        [('"device", "unpinned_host"', '"device", "pinned_host"')],
+    ),
+    (
+        "offload_dots_to_host",
+        "runtime_error/factory_not_called.py",
+        "Your policy= is given the policy's factory, not a policy (line 12)",
+        "policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims('device', 'pinned_host')",
+        [("offload_dot_with_no_batch_dims\n", 'offload_dot_with_no_batch_dims("device", "pinned_host")\n')],
+    ),
+    (
+        "offload_some_names",
+        "policy_violation/all_on_device.py",
+        "Your jax.checkpoint (line 15) uses save_only_these_names('h1', 'h2')",
+        "policy=jax.checkpoint_policies.save_and_offload_only_these_names(names_which_can_be_saved=['h2'], "
+        "names_which_can_be_offloaded=['h1'], offload_src='device', offload_dst='pinned_host') on that jax.checkpoint",
+        [('jax.checkpoint_policies.save_only_these_names("h1", "h2")', OFFLOAD)],
+    ),
+    (
+        "offload_some_names",
+        "policy_violation/lists_swapped.py",
+        "Your jax.checkpoint (line 17) uses save_and_offload_only_these_names(names_which_can_be_saved=['h1']",
+        "names_which_can_be_saved=['h2'], names_which_can_be_offloaded=['h1']",
+        [
+            (
+                'names_which_can_be_saved=["h1"], names_which_can_be_offloaded=["h2"]',
+                'names_which_can_be_saved=["h2"], names_which_can_be_offloaded=["h1"]',
+            )
+        ],
+    ),
+    (
+        "offload_some_names",
+        "policy_violation/offload_both.py",
+        "Your jax.checkpoint (line 17) uses save_and_offload_only_these_names(names_which_can_be_saved=[]",
+        "names_which_can_be_saved=['h2'], names_which_can_be_offloaded=['h1']",
+        [
+            (
+                'names_which_can_be_saved=[], names_which_can_be_offloaded=["h1", "h2"]',
+                'names_which_can_be_saved=["h2"], names_which_can_be_offloaded=["h1"]',
+            )
+        ],
+    ),
+    (
+        "save_any_names_but_these",
+        "policy_violation/dots.py",
+        "Your jax.checkpoint (line 14) uses dots_saveable",
+        "policy=jax.checkpoint_policies.save_any_names_but_these('layer2') on that jax.checkpoint",
+        [("jax.checkpoint_policies.dots_saveable", 'jax.checkpoint_policies.save_any_names_but_these("layer2")')],
+    ),
+    (
+        "save_any_names_but_these",
+        "policy_violation/everything_but_broken.py",
+        "Your jax.checkpoint (line 14) uses save_anything_except_these_names()",
+        "policy=jax.checkpoint_policies.save_any_names_but_these('layer2') on that jax.checkpoint",
+        [("save_anything_except_these_names(", "save_any_names_but_these(")],
+    ),
+    (
+        "save_any_names_but_these",
+        "policy_violation/only_these_names.py",
+        "Your jax.checkpoint (line 14) uses save_only_these_names('layer1', 'layer3')",
+        "policy=jax.checkpoint_policies.save_any_names_but_these('layer2') on that jax.checkpoint",
+        [('save_only_these_names("layer1", "layer3")', 'save_any_names_but_these("layer2")')],
+    ),
+    (
+        "save_any_names_but_these",
+        "policy_violation/wrong_exception.py",
+        "Your jax.checkpoint (line 14) uses save_any_names_but_these('layer3')",
+        "policy=jax.checkpoint_policies.save_any_names_but_these('layer2') on that jax.checkpoint",
+        [('save_any_names_but_these("layer3")', 'save_any_names_but_these("layer2")')],
+    ),
+    (
+        "save_from_both_policies",
+        "policy_violation/dots_only.py",
+        "Your jax.checkpoint (line 15) uses dots_with_no_batch_dims_saveable",
+        "policy=jax.checkpoint_policies.save_from_both_policies(dots_with_no_batch_dims_saveable, "
+        "save_only_these_names('gate')) on that jax.checkpoint",
+        [("cp.dots_with_no_batch_dims_saveable)", f"{BOTH})")],
+    ),
+    (
+        "save_from_both_policies",
+        "policy_violation/everything.py",
+        "Your jax.checkpoint (line 15) uses everything_saveable",
+        "policy=jax.checkpoint_policies.save_from_both_policies(",
+        [("cp.everything_saveable", BOTH)],
+    ),
+    (
+        "save_from_both_policies",
+        "policy_violation/gate_only.py",
+        "Your jax.checkpoint (line 15) uses save_only_these_names('gate')",
+        "policy=jax.checkpoint_policies.save_from_both_policies(",
+        [('cp.save_only_these_names("gate")', BOTH)],
+    ),
+    (
+        "scan_over_layers",
+        "policy_violation/bare_checkpoint.py",
+        "Your jax.checkpoint uses no policy, which means nothing_saveable",
+        f"policy={DNB} on that jax.checkpoint",
+        [("(jnp.tanh(h @ W), None))", f"(jnp.tanh(h @ W), None), policy={DNB})")],
+    ),
+    (
+        "static_argnums_training_flag",
+        "policy_violation/no_policy.py",
+        "Your jax.checkpoint uses no policy, which means nothing_saveable",
+        f"policy={DNB} on that jax.checkpoint",
+        [("static_argnums=(2,))", f"static_argnums=(2,), policy={DNB})")],
+    ),
+    (
+        "prevent_cse_in_scan",
+        "policy_violation/default_everywhere.py",
+        "Your jax.checkpoint (line 15) inside the scan has prevent_cse=True",
+        "jax.checkpoint(..., prevent_cse=False) at line 15",
+        [("jax.checkpoint(step, prevent_cse=True)", "jax.checkpoint(step, prevent_cse=False)")],
+    ),
+    (
+        "prevent_cse_in_scan",
+        "policy_violation/false_everywhere.py",
+        "Your jax.checkpoint (line 14) outside any scan has prevent_cse=False",
+        "jax.checkpoint(..., prevent_cse=True) at line 14",
+        [("jax.checkpoint(embed, prevent_cse=False)", "jax.checkpoint(embed, prevent_cse=True)")],
+    ),
+    (
+        "checkpoint_dot_policy",
+        "runtime_error/string_policy.py",
+        "Your code calls a string as a function (line 7)",
+        "policy=jax.checkpoint_policies.<name> (no quotes)",
+        [('policy="dots_with_no_batch_dims_saveable"', f"policy={DNB}")],
+    ),
+]
+
+# "Try: wrap the computation in jax.checkpoint(..., policy=...)", followed.
+FOLLOWED += [
+    (
+        "attention_keep_qkv",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        "wrap the computation in jax.checkpoint(..., policy=jax.checkpoint_policies.save_only_these_names(",
+        wrapped("attention_block", "x, Wq, Wk, Wv, Wo", QKV, "    return jnp.sum(jnp.tanh((weights @ v) @ Wo))\n"),
+    ),
+    (
+        "checkpoint_dot_policy",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        f"wrap the computation in jax.checkpoint(..., policy={DNB})",
+        wrapped("checkpoint_dot_policy", "w1, w2, x", DNB, "    return jnp.sum((y @ w2) ** 2)\n"),
+    ),
+    (
+        "linearize_keeps",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        f"wrap the computation in jax.checkpoint(..., policy={DNB})",
+        wrapped("features", "W1, W2, x", DNB, "    return x + jnp.sin(jnp.tanh(x @ W1) @ W2)\n"),
+    ),
+    (
+        "offload_dots_to_host",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        "wrap the computation in jax.checkpoint(..., policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims(",
+        wrapped("offload_mlp", "w1, w2, x", TO_HOST, "    return jnp.sum(jax.nn.relu(hidden @ w2) ** 2)\n"),
+    ),
+    (
+        "offload_some_names",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        "wrap the computation in jax.checkpoint(..., policy=jax.checkpoint_policies.save_and_offload_only_these_names(",
+        [("import jax.numpy", "import jax\nimport jax.numpy")]
+        + wrapped("offload_names", "w1, w2, w3, x", OFFLOAD, "    return jnp.sum(logits ** 2)\n"),
+    ),
+    (
+        "recompute_constants",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        "wrap the computation in jax.checkpoint(..., policy=jax.checkpoint_policies.nothing_saveable)",
+        wrapped(
+            "retention",
+            "x, Wq, Wk, Wv",
+            "jax.checkpoint_policies.nothing_saveable",
+            "    return jnp.sum(jnp.tanh(((q @ k.T) * decay) @ v))\n",
+        ),
+    ),
+]
+
+# "Try: move that line into the function you checkpoint", followed.
+FOLLOWED += [
+    (
+        "checkpoint_dot_policy",
+        "policy_violation/partial_checkpoint.py",
+        "Part of the computation lies outside your jax.checkpoint (line 11): line 9",
+        "move that line into the function you checkpoint",
+        [
+            ("    y = jax.nn.relu(x @ w1)\n", ""),
+            (
+                "lambda y, w2: jnp.sum((y @ w2) ** 2)",
+                "lambda w1, w2, x: jnp.sum((jax.nn.relu(x @ w1) @ w2) ** 2)",
+            ),
+            ("tail(y, w2)", "tail(w1, w2, x)"),
+        ],
+    ),
+    (
+        "checkpoint_names",
+        "policy_violation/name_outside_checkpoint.py",
+        "Part of the computation lies outside your jax.checkpoint (line 12): line 10",
+        "move that line into the function you checkpoint",
+        [
+            ('    hidden = checkpoint_name(jnp.tanh(x @ w1), "hidden")\n', ""),
+            (
+                "lambda h, w2: jnp.sum(jnp.sin(h @ w2))",
+                'lambda w1, w2, x: jnp.sum(jnp.sin(checkpoint_name(jnp.tanh(x @ w1), "hidden") @ w2))',
+            ),
+            ("tail(hidden, w2)", "tail(w1, w2, x)"),
+        ],
+    ),
+    (
+        "linearize_keeps",
+        "policy_violation/second_layer_only.py",
+        "Part of the computation lies outside your jax.checkpoint (line 9): line 8",
+        "move that line into the function you checkpoint",
+        [
+            ("    hidden = jnp.tanh(x @ W1)  # outside the checkpoint: its derivative factor is kept as usual\n", ""),
+            ("lambda h, W2: jnp.sin(h @ W2)", "lambda W1, W2, x: jnp.sin(jnp.tanh(x @ W1) @ W2)"),
+            ("(hidden, W2)", "(W1, W2, x)"),
+        ],
+    ),
+]
+
 
 @pytest.mark.parametrize("slug, relative, cause, advice, edits", FOLLOWED, ids=[f"{f[0]}/{f[1]}" for f in FOLLOWED])
 def test_the_cause_is_told_first_and_its_advice_followed_is_accepted(slug, relative, cause, advice, edits):
-    problem = load_problem(ROOT / "problems" / slug)
-    source = (problem.path / "submissions" / relative).read_text()
-    report = grade(problem, source)
+    # What the packaged file is told, from the bank's own grading (tests/bank/ runs on one process: the
+    # other bank tests read the same reports), and the followed file graded by the same zygote.
+    report = graded(slug, "jax_remat")[f"submissions/{relative}"][1]
     assert report.cause.startswith(cause), report.cause
     assert report.advice.startswith("Try: ") and advice in report.advice, report.advice
+    problem = load_problem(ROOT / "problems" / slug)
+    source = (problem.path / "submissions" / relative).read_text()
     for old, new in edits:
         assert old in source, old
         source = source.replace(old, new, 1)
-    followed = grade(problem, source)
+    followed = grade(problem, source, runner=_runner("jax_remat"))
     assert followed.verdict == verdicts.ACCEPTED, followed.message

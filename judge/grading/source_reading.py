@@ -14,7 +14,7 @@ verified program saves (``judge.data.saved_values``). It never guesses in the le
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..data import policy_names
 from . import explain
@@ -492,6 +492,10 @@ def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
                     f"Try: {site.api}(..., prevent_cse={wanted}) at line {site.line}.",
                 )
             )
+    cse = [p for p in found if p.kind == "prevent_cse"]
+    if len(cse) > 1:  # the first is the cause told: its "Try:" mends every site, or the next would fail next
+        changes = " and ".join(p.advice.removeprefix("Try: ").removesuffix(".") for p in cse)
+        found[found.index(cse[0])] = replace(cse[0], advice=f"Try: {changes}.")
     return found
 
 

@@ -590,7 +590,7 @@ def _labels_advice(policy: tuple, source: Source) -> str:
         example = unwritten[0]
         fixes.append(
             f"label the values it keeps, {names}, where your code makes them: {example} = checkpoint_name(..., "
-            f'"{example}") (from jax.ad_checkpoint), and use what it returns; the policy keeps nothing unlabelled'
+            f'"{example}"), and use what it returns; the policy keeps nothing unlabelled'
         )
     return "".join(f", and {fix}" for fix in fixes)
 

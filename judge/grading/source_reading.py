@@ -90,7 +90,8 @@ class _Scopes:
 
     def _bind(self, scope: ast.AST, name: str, value) -> None:
         table = self.bindings.setdefault(scope, {})
-        table[name] = value if name not in table else self.UNCERTAIN
+        # bound twice is uncertain, unless to the same thing (`import jax` then `import jax.numpy`)
+        table[name] = value if name not in table or table[name] == value else self.UNCERTAIN
 
     def _collect(self, node: ast.AST, scope: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):

@@ -12,6 +12,7 @@ are never named on their own.
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from dataclasses import dataclass, replace
 
@@ -88,14 +89,16 @@ def no_checkpoint_advice(rules: StructureRules) -> str:
 def _scan_step_advice(rules: StructureRules, reference: Structure, source: Source) -> str | None:
     """Where the reference checkpoints the step of a scan and the learner's code scans a function
     of its own: wrapping the whole computation would rerun every step at once (and the peak with
-    it), so the advice names that step. Not for Equinox code, whose steps hold functions."""
+    it), so the advice names that step (with eqx.filter_checkpoint in Equinox code, whose steps hold functions)."""
     steps = source.scan_steps()
-    if not steps or not any(c.in_loop for c in reference.checkpoints) or "equinox" in source.text:
+    if not steps or not any(c.in_loop for c in reference.checkpoints):
         return None
     step, line = steps[0]
+    # Equinox code checkpoints with eqx.filter_checkpoint, which passes what is not an array through
+    checkpoint = "eqx.filter_checkpoint" if "equinox" in source.text else "jax.checkpoint"
     policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
     return (
-        f"Try: checkpoint the step you give to jax.lax.scan at line {line}: jax.lax.scan(jax.checkpoint({step}"
+        f"Try: checkpoint the step you give to jax.lax.scan at line {line}: jax.lax.scan({checkpoint}({step}"
         f"{policy}), ...), so that the backward pass reruns one step at a time, not the whole scan at once."
     )
 
@@ -151,6 +154,23 @@ def _loop_turn_advice(rules: StructureRules, reference: Structure, source: Sourc
         f"returning `{carried}`, and write `{carried} = jax.checkpoint(turn{policy})({params})` in the loop, so "
         f"that the backward pass rebuilds one turn at a time (one jax.checkpoint around the whole loop would "
         f"rebuild every turn at once)."
+    )
+
+
+def _early_part_advice(rules: StructureRules, reference: Structure) -> str | None:
+    """Where the reference leaves its last matrix products outside its checkpoints: one checkpoint
+    around the whole computation would save no memory (the backward pass would rebuild all of it
+    first), so the advice names the early part."""
+    if rules.min_depth or (rules.min_checkpoints or 0) > 1 or not reference.checkpoints:
+        return None
+    dots = [op for op in reference.on_path if op.primitive == "dot_general"]
+    if not dots or dots[-1].checkpoints or not any(op.checkpoints for op in dots):
+        return None
+    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    return (
+        f"Try: checkpoint the early part of the computation: wrap its first stages in jax.checkpoint(...{policy}) "
+        f"and leave the last stage outside, whose values the backward pass needs first (a checkpoint around "
+        f"all of it would rebuild everything at once and save no memory)."
     )
 
 
@@ -257,6 +277,7 @@ def _first_cause(
             f"intermediate value its backward pass needs; this problem requires {use}.",
             _scan_step_advice(rules, reference, source)
             or _loop_turn_advice(rules, reference, source)
+            or _early_part_advice(rules, reference)
             or no_checkpoint_advice(rules),
         )
     if hand_written:
@@ -297,8 +318,14 @@ def _first_cause(
                 "from the shape of an input, rather than passing it in or closing over it.",
                 (problem,),
             )
+        if check is ENCLOSES and "matrix product" in problem:
+            left_out = _left_out(found, rules, source, problem)
+            if left_out is not None:
+                return left_out
         if check not in (HAS_CHECKPOINT, NO_HAND_WRITTEN_DERIVATIVE, USES_POLICY):
             advice = _depth_advice(source) if check is MIN_DEPTH else _structure_advice(check)
+            if check is MIN_CHECKPOINTS:  # one checkpoint around a loop whose turns the reference checkpoints
+                advice = _turns_instead(found, rules, reference, source) or advice
             return Cause(STRUCTURE, problem[0].upper() + problem[1:] + ".", advice, (problem,))
     if any(r.offending for r in rows) or missing:
         return _names_cause(found, rules, rows, missing, source) or _bytes_cause(
@@ -322,12 +349,14 @@ def _around_the_loop(found: Structure, rules: StructureRules, reference: Structu
     ):
         return None
     policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    steps = [step for step, _ in source.scan_steps() if step.isidentifier()]
+    step = steps[0] if len(steps) == 1 else "step"  # the learner's step by its name, where there is one
     return Cause(
         STRUCTURE,
         f"Your jax.checkpoint{_at(on_path[0].line)} wraps the whole jax.lax.scan, not the step it runs: the "
         f"backward pass then reruns the whole loop at once and holds what it recomputes for all of its steps "
         f"together, where a checkpointed step is rerun one step at a time.",
-        f"Try: checkpoint the step function and give that to scan, as jax.lax.scan(jax.checkpoint(step{policy}), "
+        f"Try: checkpoint the step function and give that to scan, as jax.lax.scan(jax.checkpoint({step}{policy}), "
         f"...), with no checkpoint around the scan itself.",
     )
 
@@ -500,11 +529,12 @@ def _policy_cause(
         why = _WHY_THE_POLICY.get(
             (policy_names.render(policy_names.from_wire(first.policy)), required, same_values), ""
         )
+        labels = _labels_advice(rules.policy, source)
         return Cause(
             POLICY,
             f"Your jax.checkpoint{_at(first.line)} uses {policy_as_written(first, source.names)}, where this "
             f"problem requires {required}.{why}",
-            f"Try: policy={_spelled(rules)} on that jax.checkpoint.",
+            f"Try: policy={_spelled(rules)} on that jax.checkpoint{labels}.",
         )
     if keepers:
         return Cause(
@@ -514,6 +544,55 @@ def _policy_cause(
             f"(a checkpoint nested in it with another policy decides for the values it makes).",
         )
     return None
+
+
+def _kept_by_name(policy: tuple) -> tuple[str, ...]:
+    """The labels a policy keeps values by (save_only_these_names' and an offloading policy's)."""
+    if policy[0] == "save_only_these_names":
+        return tuple(policy[1])
+    if policy[0] == policy_names.OFFLOAD_NAMES:
+        return tuple(policy[1]) + tuple(policy[2])
+    if policy[0] == "save_from_both_policies":
+        return tuple(n for p in sorted(policy[1], key=str) for n in _kept_by_name(p))
+    return ()
+
+
+def _labels_advice(policy: tuple, source: Source) -> str:
+    """What the required policy also needs of the learner's labels, after the policy itself (", and
+    ..."): a policy that keeps values by name keeps nothing where no value carries that name, so
+    writing it alone would not mend a label misspelled, thrown away, or never written."""
+    written = source.labels()
+    used = {label for label, _, dropped, _ in written if not dropped}
+    fixes, unwritten = [], []
+    for name in _kept_by_name(policy):
+        if name in used:
+            continue
+        dropped = [(line, value) for label, line, gone, value in written if label == name and gone]
+        near = [
+            (label, line)
+            for label, line, _, _ in written
+            if label not in _kept_by_name(policy)
+            and difflib.SequenceMatcher(None, label.lower(), name.lower()).ratio() >= 0.75
+        ]
+        if dropped:
+            line, value = dropped[0]
+            target = value if value.isidentifier() else "labelled"
+            fixes.append(
+                f'use what checkpoint_name returns at line {line}: {target} = checkpoint_name({value}, "{name}")'
+            )
+        elif near:
+            label, line = near[0]
+            fixes.append(f"rename your label '{label}' (line {line}) to '{name}', the name the statement gives")
+        else:
+            unwritten.append(name)
+    if unwritten:
+        names = ", ".join(f"'{n}'" for n in unwritten)
+        example = unwritten[0]
+        fixes.append(
+            f"label the values it keeps, {names}, where your code makes them: {example} = checkpoint_name(..., "
+            f'"{example}"), and use what it returns; the policy keeps nothing unlabelled'
+        )
+    return "".join(f", and {fix}" for fix in fixes)
 
 
 def _python_loop(found: Structure, reference: Structure, source: Source, said) -> Cause | None:
@@ -549,9 +628,43 @@ def _numpy_table(source: Source, problem: str) -> Cause:
         f"Your table is built with NumPy at line {line} (`{source.line(line)}`): NumPy runs "
         f"while JAX traces, so the table becomes a constant baked into the program, and the "
         f"backward pass keeps all of it instead of rebuilding it inside your jax.checkpoint.",
-        "Try: build the table with jax.numpy (jnp.arange, jnp.where) inside the function you checkpoint, "
+        "Try: write the table's lines with jax.numpy where they stand: jnp.arange, jnp.where and jnp.float32 in "
+        "place of np.arange, np.where and np.float32, so that it is computed from its shape and recomputed in the "
+        "backward pass."
+        if _in_checkpointed_function(source, line)
+        else "Try: build the table with jax.numpy (jnp.arange, jnp.where) inside the function you checkpoint, "
         "so that it is computed from its shape and recomputed in the backward pass.",
         (problem,),
+    )
+
+
+def _checkpointed_functions(source: Source) -> set[str]:
+    """The learner's functions they checkpoint by name: ``jax.checkpoint(f)``, or a decorator."""
+    if source.tree is None:
+        return set()
+    called = {
+        n.args[0].id
+        for n in ast.walk(source.tree)
+        if isinstance(n, ast.Call)
+        and n.args
+        and isinstance(n.args[0], ast.Name)
+        and getattr(n.func, "attr", getattr(n.func, "id", None)) in ("checkpoint", "remat", "filter_checkpoint")
+    }
+    decorated = {
+        n.name
+        for n in ast.walk(source.tree)
+        if isinstance(n, ast.FunctionDef)
+        and any(re.search(r"checkpoint|remat", ast.unparse(d)) for d in n.decorator_list)
+    }
+    return called | decorated
+
+
+def _in_checkpointed_function(source: Source, line: int) -> bool:
+    """Whether a line lies in a function the learner checkpoints."""
+    checkpointed = _checkpointed_functions(source)
+    return source.tree is not None and any(
+        isinstance(n, ast.FunctionDef) and n.lineno < line <= (n.end_lineno or n.lineno) and n.name in checkpointed
+        for n in ast.walk(source.tree)
     )
 
 
@@ -576,8 +689,20 @@ def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], s
     )
     if not lines:
         return None
-    shown = lines[:3]
     checkpoint = found.checkpoints[wanted[0]]
+    for n in lines:  # a function of the learner's called without its checkpoint: the call is what to mend
+        plain = source.plain_calls(n)
+        if plain is not None and not any(source.loop_around(call) for call in plain[1]):
+            name, calls = plain
+            policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+            return Cause(
+                OUTSIDE,
+                f"Your code calls `{name}` without a checkpoint at line {calls[0]} "
+                f"(`{source.line(calls[0]).split('  #')[0].strip()}`), so reverse mode saves what it makes there "
+                f"as if there were no checkpoint.",
+                f"Try: checkpoint that call too: jax.checkpoint({name}{policy})(...) at line {calls[0]}.",
+            )
+    shown = lines[:3]
     written = "; ".join(f"line {n} (`{source.line(n)}`)" if source.line(n) else f"line {n}" for n in shown)
     more = f" and {len(lines) - len(shown)} more" if len(lines) > len(shown) else ""
     verb = "runs" if len(lines) == 1 else "run"
@@ -590,6 +715,63 @@ def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], s
     )
 
 
+def _turns_instead(found: Structure, rules: StructureRules, reference: Structure, source: Source) -> str | None:
+    """Where one checkpoint wraps a loop whose turns the reference checkpoints one by one: the turn
+    advice (``_loop_turn_advice``), and the checkpoint around the whole taken away."""
+    turns = _loop_turn_advice(rules, reference, source)
+    whole = [c for c in found.checkpoints if c.on_path is not False]
+    if turns is None or len(whole) != 1:
+        return None
+    line = (
+        whole[0].line
+        or source.tree
+        and next(  # a decorator's checkpoint is traced at no line of the learner's
+            (
+                d.lineno
+                for n in ast.walk(source.tree)
+                if isinstance(n, ast.FunctionDef)
+                for d in n.decorator_list
+                if re.search(r"checkpoint|remat", ast.unparse(d))
+            ),
+            None,
+        )
+    )
+    return f"{turns.removesuffix('.')}; and remove the jax.checkpoint around all of it{_at(line)}."
+
+
+def _left_out(found: Structure, rules: StructureRules, source: Source, problem: str) -> Cause | None:
+    """Matrix products the required checkpoint must enclose, left outside it, by the learner's
+    lines: a function of theirs called without the checkpoint (its call named), or lines written
+    before or after it."""
+    _, lines = _products_outside(found)
+    if not lines:
+        return None
+    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    plain = source.plain_calls(lines[0])
+    if plain is not None:
+        name, calls = plain
+        return Cause(
+            OUTSIDE,
+            f"Your code calls `{name}` without a checkpoint at line {calls[0]} "
+            f"(`{source.line(calls[0]).split('  #')[0].strip()}`), so the matrix products it makes there run "
+            f"outside every checkpoint, and reverse mode saves what they make as if there were none.",
+            f"Try: checkpoint that call too: jax.checkpoint({name}{policy})(...) at line {calls[0]}.",
+            (problem,),
+        )
+    shown = "; ".join(f"line {n} (`{source.line(n).split('  #')[0].strip()}`)" for n in lines[:3])
+    more = f" and {len(lines) - 3} more" if len(lines) > 3 else ""
+    one = len(lines) == 1
+    return Cause(
+        OUTSIDE,
+        f"Part of the computation lies outside your jax.checkpoint: {shown}{more} "
+        f"{'runs' if one else 'run'} before or after it, so the policy never sees what {'it makes' if one else 'they make'} "
+        f"and reverse mode saves it as if there were no checkpoint.",
+        f"Try: move {'that line' if one else 'those lines'} into the function you checkpoint, and pass it the "
+        f"inputs {'it reads' if one else 'they read'} instead of {'its result' if one else 'their results'}.",
+        (problem,),
+    )
+
+
 _STRUCTURE_ADVICE = {
     MIN_CHECKPOINTS: "Try: one jax.checkpoint per part of the computation the problem names.",
     MAX_CHECKPOINTS: "Try: fewer jax.checkpoint calls, each around a larger part of the computation.",
@@ -599,6 +781,23 @@ _STRUCTURE_ADVICE = {
 
 def _depth_advice(source: Source) -> str:
     """How to nest, in the shape of the learner's code: a scan's steps, or a chain of calls."""
+    steps = [(step, line) for step, line in source.scan_steps() if step.isidentifier()]
+    checkpointed = _checkpointed_functions(source)
+    plain = [(step, line) for step, line in steps if step not in checkpointed]
+    if len(steps) >= 2 and plain:  # a scan of scans already: the one step left without its checkpoint
+        step, line = plain[-1]
+        return (
+            f"Try: checkpoint `{step}` too, the step your scan at line {line} runs: jax.lax.scan(jax.checkpoint("
+            f"{step}), ...) there, so that the backward pass rebuilds a part of a part at a time."
+        )
+    if len(steps) == 1:  # one scan over every step: cut it into blocks, scanned by a checkpointed outer step
+        step, line = steps[0]
+        return (
+            f"Try: a scan of scans: cut the steps into blocks (xs.reshape(math.isqrt(n), -1) for n steps), run "
+            f"an outer jax.lax.scan over the blocks whose step is checkpointed and runs your scan of "
+            f"jax.checkpoint({step}) (line {line}) over one block, and remove any checkpoint around the whole "
+            f"scan, so that the backward pass rebuilds a part of a part at a time."
+        )
     how = (
         "a scan over blocks: checkpoint the outer scan's step, and inside it the step of the inner scan over one block"
         if source.scan_steps()

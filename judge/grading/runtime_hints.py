@@ -9,6 +9,7 @@ hint: a hidden case's error text is never shown (``grader.HIDDEN_ERROR``).
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -23,6 +24,11 @@ class Hint:
     program: re.Pattern | None = None
 
 
+_FUNCTIONS = re.compile(
+    r"PjitFunction.*is not a valid JAX type|is not a valid JAX type.*PjitFunction"
+    r"|Cannot interpret value of type <class 'function'> as an abstract array"
+    r"|of type '<class 'function'>' is not a valid JAX type"
+)
 HINTS = (
     Hint(
         re.compile(r"^TracerBoolConversionError"),
@@ -40,16 +46,21 @@ HINTS = (
         "Try: take sizes from shapes (x.shape[0]), pass what must be known while tracing as a static "
         "argument (static_argnums=...), and use jax.numpy, not NumPy, on traced values.",
     ),
-    Hint(
-        re.compile(
-            r"PjitFunction.*is not a valid JAX type|is not a valid JAX type.*PjitFunction"
-            r"|Cannot interpret value of type <class 'function'> as an abstract array"
-            r"|of type '<class 'function'>' is not a valid JAX type"
-        ),
+    Hint(  # a scan slices what it is given: eqx.filter_checkpoint around its step does not help there
+        _FUNCTIONS,
         "Your code passes a model that holds functions (an Equinox module's activation, say) where JAX "
-        "expects only arrays{line}: jax.lax.scan and jax.checkpoint trace arrays, not functions.",
-        "Try: split the model with eqx.partition(model, eqx.is_array) and pass only the arrays through "
-        "the transformation, combining them again inside with eqx.combine; or use eqx.filter_checkpoint.",
+        "expects only arrays{line}: jax.lax.scan slices arrays, not functions.",
+        "Try: scan over the model's arrays only: arrays, rest = eqx.partition(model, eqx.is_array) before the "
+        "scan, jax.lax.scan(step, x, arrays), and inside the step rebuild the layer with "
+        "eqx.combine(layer_arrays, rest).",
+        "scan",
+    ),
+    Hint(
+        _FUNCTIONS,
+        "Your code passes a model that holds functions (an Equinox module's activation, say) where JAX "
+        "expects only arrays{line}: jax.checkpoint traces arrays, not functions.",
+        "Try: eqx.filter_checkpoint in place of jax.checkpoint (import equinox as eqx): it traces the model's "
+        "arrays and passes its functions through as they are.",
     ),
     Hint(
         re.compile(r"^TypeError: 'str' object is not callable"),
@@ -108,5 +119,67 @@ def hint(text: str, line: int | None, written: str = "", program: str = "") -> t
     learner's line the error names; ``program``: the learner's whole source."""
     for h in HINTS:
         if h.pattern.search(text) and h.written in written and (h.program is None or h.program.search(program)):
-            return h.cause.format(line=f" (line {line})" if line else ""), h.advice
+            advice = (_branch_advice(line, written, program) if h is HINTS[0] else None) or h.advice
+            return h.cause.format(line=f" (line {line})" if line else ""), advice
+    return None
+
+
+def _branch_advice(line: int | None, written: str, program: str) -> str | None:
+    """The one change that mends a branch on a traced value, where the learner's code shows it: a
+    flag the checkpointed function takes as an argument, made static; conditions computed after a
+    ``jax.ensure_compile_time_eval()`` block, moved into it; a condition on values computed from a
+    static argument, computed under that block. None where the code shows none of these."""
+    branch = re.match(r"\s*(?:if|elif|while)\s+(.+?)\s*:\s*(?:#.*)?$", written)
+    try:
+        tree = ast.parse(program)
+    except SyntaxError:
+        return None
+    around = [
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and line and n.lineno < line <= (n.end_lineno or 0)
+    ]
+    if branch is None or not around:
+        return None
+    function = max(around, key=lambda n: n.lineno)
+    condition, params = branch.group(1), [a.arg for a in function.args.args]
+    if condition in params and "static_argnums" not in program:
+        return (
+            f"Try: make `{condition}` a static argument of the checkpoint: jax.checkpoint({function.name}, "
+            f"static_argnums=({params.index(condition)},), ...), so that `if {condition}:` sees a Python value while "
+            f"tracing, not an array."
+        )
+    read = {n.id for n in ast.walk(ast.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
+    tests = [
+        ast.unparse(n.test)
+        for n in ast.walk(function)
+        if isinstance(n, ast.If) and read & {m.id for m in ast.walk(n.test) if isinstance(m, ast.Name)}
+    ]
+    flags = " and ".join(f"`use_{i} = {test}`" for i, test in enumerate(tests, 1))
+    branches = ", ".join(f"`if use_{i}:`" for i in range(1, len(tests) + 1))
+    block = next(
+        (
+            n
+            for n in ast.walk(function)
+            if isinstance(n, ast.With)
+            and any("ensure_compile_time_eval" in ast.unparse(i.context_expr) for i in n.items)
+        ),
+        None,
+    )
+    if block is not None:
+        return (
+            f"Try: compute the condition{'s' if len(tests) > 1 else ''} inside your `with "
+            f"jax.ensure_compile_time_eval():` block (line {block.lineno}), as {flags}, and branch on {branches} "
+            f"(an operation after the block is traced as usual, so its result has no value yet)."
+        )
+    made = [
+        n
+        for n in function.body
+        if isinstance(n, ast.Assign) and read & {t.id for t in n.targets if isinstance(t, ast.Name)}
+    ]
+    if made and "static_argnums" in program:
+        names = ", ".join(f"`{t.id}`" for t in made[0].targets if isinstance(t, ast.Name))
+        return (
+            f"Try: compute {names} (line {made[0].lineno}) and the condition{'s' if len(tests) > 1 else ''} under "
+            f"`with jax.ensure_compile_time_eval():`, as {flags} inside that block, and branch on {branches}: "
+            f"computed from a static argument there, they have values while tracing."
+        )
     return None

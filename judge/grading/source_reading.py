@@ -14,7 +14,7 @@ verified program saves (``judge.data.saved_values``). It never guesses in the le
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..data import policy_names
 from . import explain
@@ -90,7 +90,8 @@ class _Scopes:
 
     def _bind(self, scope: ast.AST, name: str, value) -> None:
         table = self.bindings.setdefault(scope, {})
-        table[name] = value if name not in table else self.UNCERTAIN
+        # bound twice is uncertain, unless to the same thing (`import jax` then `import jax.numpy`)
+        table[name] = value if name not in table or table[name] == value else self.UNCERTAIN
 
     def _collect(self, node: ast.AST, scope: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
@@ -492,6 +493,10 @@ def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
                     f"Try: {site.api}(..., prevent_cse={wanted}) at line {site.line}.",
                 )
             )
+    cse = [p for p in found if p.kind == "prevent_cse"]
+    if len(cse) > 1:  # the first is the cause told: its "Try:" mends every site, or the next would fail next
+        changes = " and ".join(p.advice.removeprefix("Try: ").removesuffix(".") for p in cse)
+        found[found.index(cse[0])] = replace(cse[0], advice=f"Try: {changes}.")
     return found
 
 

@@ -51,6 +51,9 @@ def only_site(source: str):
             DOTS,
         ),
         ("import jax\n@jax.checkpoint\ndef f(x):\n    return x\n", NOTHING),
+        # `import jax.numpy` binds `jax` again, to the same module: still jax (it was read as uncertain,
+        # and a right program was told it had no jax.checkpoint)
+        ("import jax\nimport jax.numpy\nf = jax.checkpoint(g)\n", NOTHING),
         ("import jax\nf = jax.checkpoint(g)\n", NOTHING),
         ("import jax\nf = jax.checkpoint(g, policy=None)\n", NOTHING),
         (

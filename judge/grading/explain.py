@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from ..data import policy_names
 from ..data.evidence import ResidualRow, Structure
-from ..packages.package import StructureRules
+from ..packages.package import Problem, StructureRules
 from . import explore_loops
 from .learner_terms import Source
 from .rules import (
@@ -68,7 +68,27 @@ def required_words(rules: StructureRules) -> str:
     return f"policy={policy_names.render(rules.policy)}" if rules.policy is not None else ""
 
 
-def no_checkpoint_advice(rules: StructureRules) -> str:
+@dataclass(frozen=True)
+class Form:
+    """How a checkpoint of this problem's function is written, for the advice to a program with
+    none: the call its reference uses (Equinox's, where the model holds functions that
+    jax.checkpoint refuses), and its arguments that are plain Python values ((position, name)),
+    which a checkpoint of the whole function must be told of (static_argnums)."""
+
+    call: str = "jax.checkpoint"
+    static: tuple[tuple[int, str], ...] = ()
+
+
+def form_of(problem: Problem) -> Form:
+    """From the author's reference and arguments, never the learner's code."""
+    equinox = "filter_checkpoint" in problem.reference and not _JAX_CHECKPOINT.search(problem.reference)
+    return Form(
+        call="eqx.filter_checkpoint" if equinox else "jax.checkpoint",
+        static=tuple((i, arg.name) for i, arg in enumerate(problem.args) if arg.static),
+    )
+
+
+def no_checkpoint_advice(rules: StructureRules, form: Form = Form()) -> str:
     """What to try when the program has no checkpoint: the form the problem requires, with its
     policy only where it names one (a bare-checkpoint problem's statement asks for none)."""
     policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
@@ -83,7 +103,16 @@ def no_checkpoint_advice(rules: StructureRules) -> str:
             f"Try: a jax.checkpoint(...{policy}) around each part of the computation (each layer, say: at least "
             f"{rules.min_checkpoints}), not one around all of it."
         )
-    return f"Try: wrap the computation in jax.checkpoint(...{policy})."
+    if form.static:  # checkpointing the whole function, the flag would be traced: an `if` on it would fail
+        positions = ", ".join(str(i) for i, _ in form.static)
+        names = " and ".join(f"`{name}`" for _, name in form.static)
+        return (
+            f"Try: wrap the computation in {form.call}(...{policy}); {names} "
+            f"{'are plain Python values' if len(form.static) > 1 else 'is a plain Python value'}: checkpointing "
+            f"the whole function, add static_argnums=({positions},), or checkpoint an inner function that "
+            f"reads {'them' if len(form.static) > 1 else 'it'} from outside."
+        )
+    return f"Try: wrap the computation in {form.call}(...{policy})."
 
 
 def _scan_step_advice(rules: StructureRules, reference: Structure, source: Source) -> str | None:
@@ -211,13 +240,16 @@ def cause(
     source: Source,
     keepers: list[str],
     cost: list[str] = (),
+    form: Form = Form(),
 ) -> Cause | None:
     """The first structural cause there is, with what to try; None when nothing differs.
 
     ``said``: the structure rules' problems, by the name of the check that found each; ``cost``:
     the cost rules' (the last cause: what a gradient step costs follows from its structure).
     """
-    found_cause = _first_cause(found, rules, reference, said, rows, missing, mine_bytes, their_bytes, source, keepers)
+    found_cause = _first_cause(
+        found, rules, reference, said, rows, missing, mine_bytes, their_bytes, source, keepers, form
+    )
     if found_cause is None and cost:
         found_cause = _cost_cause(cost[0], found, source, reference)
     if found_cause is None:
@@ -255,9 +287,10 @@ def _first_cause(
     their_bytes: int,
     source: Source,
     keepers: list[str],
+    form: Form,
 ) -> Cause | None:
     required = required_words(rules)
-    use = f"jax.checkpoint with {required}" if required else "jax.checkpoint"
+    use = f"{form.call} with {required}" if required else form.call
     hand_written = found.backward_rules and not rules.allow_custom_vjp
     if not found.checkpoints and hand_written:
         kind = found.backward_rules[0].kind
@@ -278,7 +311,7 @@ def _first_cause(
             _scan_step_advice(rules, reference, source)
             or _loop_turn_advice(rules, reference, source)
             or _early_part_advice(rules, reference)
-            or no_checkpoint_advice(rules),
+            or no_checkpoint_advice(rules, form),
         )
     if hand_written:
         kind = found.backward_rules[0].kind

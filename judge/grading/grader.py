@@ -232,6 +232,7 @@ def _check_policy(
         source,
         keepers,
         cost,
+        explain.form_of(problem),
     )
     already = set(rules.row_problems(rows, as_found)) | set(found.covers if found is not None else ())
     others = [p for p in problems if p not in already]

@@ -428,7 +428,7 @@ class SourceProblem:
     advice: str = ""  # a "Try:" line for this very problem, when there is one better than the kind's
 
 
-def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
+def problems(facts: SourceFacts, rules, form: "explain.Form | None" = None) -> list[SourceProblem]:
     """The problem's structure rules (``package.StructureRules``) on what the source says, in the
     precedence of the causes (``judge.grading.explain``). Only what the source says for certain counts."""
     found = []
@@ -458,7 +458,9 @@ def problems(facts: SourceFacts, rules) -> list[SourceProblem]:
         # the trace's cause gives the same advice (``explain``): the policy only where one is required
         found.append(
             SourceProblem(
-                "no_checkpoint", "your program has no jax.checkpoint", advice=explain.no_checkpoint_advice(rules)
+                "no_checkpoint",
+                "your program has no jax.checkpoint",
+                advice=explain.no_checkpoint_advice(rules, form or explain.Form()),
             )
         )
     if required is not None:

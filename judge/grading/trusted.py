@@ -16,7 +16,7 @@ from ..data import saved_values
 from ..data.evidence import DEVICE, Residual, Structure
 from ..data.messages import TracedCase
 from ..packages.package import Problem
-from . import rules, source_reading
+from . import explain, rules, source_reading
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ def source_findings(facts: source_reading.SourceFacts, problem: Problem) -> list
     """The structure rules on what the source says: the same on every case (no sizes in them)."""
     return [
         Finding(p.kind, p.sentence, p.sentence, p.advice)
-        for p in source_reading.problems(facts, problem.structure_rules)
+        for p in source_reading.problems(facts, problem.structure_rules, explain.form_of(problem))
     ]
 
 

@@ -1202,6 +1202,33 @@ FOLLOWED += [
             )
         ],
     ),
+    (
+        "static_argnums_training_flag",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        "`is_training` is a plain Python value: checkpointing the whole function, add static_argnums=(2,)",
+        [
+            ("import jax\n", "from functools import partial\n\nimport jax\n"),
+            (
+                "def masked_block(",
+                "@partial(jax.checkpoint, " + POLICY + ", static_argnums=(2,))\ndef masked_block(",
+            ),
+        ],
+    ),
+    (
+        "equinox_filter_checkpoint",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint, so reverse mode saves every intermediate value its backward pass "
+        "needs; this problem requires eqx.filter_checkpoint with policy=dots_with_no_batch_dims_saveable.",
+        "wrap the computation in eqx.filter_checkpoint(..., " + POLICY + ")",
+        [
+            ("import jax\n", "import equinox as eqx\nimport jax\n"),
+            (
+                "jax.vmap(model)(x)",
+                "eqx.filter_checkpoint(lambda m, x: jax.vmap(m)(x), " + POLICY + ")(model, x)",
+            ),
+        ],
+    ),
 ]
 
 

@@ -109,7 +109,7 @@ def no_checkpoint_advice(rules: StructureRules, form: Form = Form()) -> str:
         return (
             f"Try: wrap the computation in {form.call}(...{policy}); {names} "
             f"{'are plain Python values' if len(form.static) > 1 else 'is a plain Python value'}: checkpointing "
-            f"the whole function, add static_argnums=({positions},), or checkpoint an inner function that "
+            f"the whole function, pass static_argnums=({positions},), or checkpoint an inner function that "
             f"reads {'them' if len(form.static) > 1 else 'it'} from outside."
         )
     return f"Try: wrap the computation in {form.call}(...{policy})."

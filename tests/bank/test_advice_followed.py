@@ -1206,7 +1206,7 @@ FOLLOWED += [
         "static_argnums_training_flag",
         "policy_violation/no_checkpoint.py",
         "Your program has no jax.checkpoint",
-        "`is_training` is a plain Python value: checkpointing the whole function, add static_argnums=(2,)",
+        "`is_training` is a plain Python value: checkpointing the whole function, pass static_argnums=(2,)",
         [
             ("import jax\n", "from functools import partial\n\nimport jax\n"),
             (

@@ -91,7 +91,7 @@ def form_of(problem: Problem) -> Form:
 def no_checkpoint_advice(rules: StructureRules, form: Form = Form()) -> str:
     """What to try when the program has no checkpoint: the form the problem requires, with its
     policy only where it names one (a bare-checkpoint problem's statement asks for none)."""
-    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    policy = _policy_keyword(rules)
     if rules.min_depth:  # one checkpoint, however placed, is one level deep
         return (
             f"Try: checkpoints inside checkpoints ({rules.min_depth + 1} levels at least): wrap the computation in "
@@ -125,7 +125,7 @@ def _scan_step_advice(rules: StructureRules, reference: Structure, source: Sourc
     step, line = steps[0]
     # Equinox code checkpoints with eqx.filter_checkpoint, which passes what is not an array through
     checkpoint = "eqx.filter_checkpoint" if "equinox" in source.text else "jax.checkpoint"
-    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    policy = _policy_keyword(rules)
     return (
         f"Try: checkpoint the step you give to jax.lax.scan at line {line}: jax.lax.scan({checkpoint}({step}"
         f"{policy}), ...), so that the backward pass reruns one step at a time, not the whole scan at once."
@@ -166,7 +166,7 @@ def _loop_turn_advice(rules: StructureRules, reference: Structure, source: Sourc
     per_turn = sum(_matmuls(statement, functions) for statement in loop.node.body)
     per_checkpoint = min(c.encloses.get("dot_general", 0) for c in looped)
     turns = round(per_checkpoint / per_turn) if per_turn and per_checkpoint else 1
-    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    policy = _policy_keyword(rules)
     where = f"the loop at line {loop.line}"
     if turns > 1:
         return (
@@ -195,7 +195,7 @@ def _early_part_advice(rules: StructureRules, reference: Structure) -> str | Non
     dots = [op for op in reference.on_path if op.primitive == "dot_general"]
     if not dots or dots[-1].checkpoints or not any(op.checkpoints for op in dots):
         return None
-    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    policy = _policy_keyword(rules)
     return (
         f"Try: checkpoint the early part of the computation: wrap its first stages in jax.checkpoint(...{policy}) "
         f"and leave the last stage outside, whose values the backward pass needs first (a checkpoint around "
@@ -211,6 +211,11 @@ def _spelled(rules: StructureRules) -> str:
     """The required policy as the learner would write it in their code."""
     text = policy_names.render(rules.policy)
     return f"jax.checkpoint_policies.{text}"
+
+
+def _policy_keyword(rules: StructureRules) -> str:
+    """ ", policy=..." as the learner would add it to a checkpoint call, where the problem requires one."""
+    return f", policy={_spelled(rules)}" if rules.policy is not None else ""
 
 
 def _custom_line(found: Structure, source: Source) -> int | None:
@@ -381,7 +386,7 @@ def _around_the_loop(found: Structure, rules: StructureRules, reference: Structu
         or "scan" not in source.names
     ):
         return None
-    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    policy = _policy_keyword(rules)
     steps = [step for step, _ in source.scan_steps() if step.isidentifier()]
     step = steps[0] if len(steps) == 1 else "step"  # the learner's step by its name, where there is one
     return Cause(
@@ -671,6 +676,15 @@ def _numpy_table(source: Source, problem: str) -> Cause:
     )
 
 
+def _checkpoint_decorators(source: Source):
+    """(function, decorator) for each decorator of the learner's that checkpoints its function."""
+    for n in ast.walk(source.tree) if source.tree is not None else ():
+        if isinstance(n, ast.FunctionDef):
+            for d in n.decorator_list:
+                if re.search(r"checkpoint|remat", ast.unparse(d)):
+                    yield n, d
+
+
 def _checkpointed_functions(source: Source) -> set[str]:
     """The learner's functions they checkpoint by name: ``jax.checkpoint(f)``, or a decorator."""
     if source.tree is None:
@@ -683,12 +697,7 @@ def _checkpointed_functions(source: Source) -> set[str]:
         and isinstance(n.args[0], ast.Name)
         and getattr(n.func, "attr", getattr(n.func, "id", None)) in ("checkpoint", "remat", "filter_checkpoint")
     }
-    decorated = {
-        n.name
-        for n in ast.walk(source.tree)
-        if isinstance(n, ast.FunctionDef)
-        and any(re.search(r"checkpoint|remat", ast.unparse(d)) for d in n.decorator_list)
-    }
+    decorated = {function.name for function, _ in _checkpoint_decorators(source)}
     return called | decorated
 
 
@@ -727,7 +736,7 @@ def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], s
         plain = source.plain_calls(n)
         if plain is not None and not any(source.loop_around(call) for call in plain[1]):
             name, calls = plain
-            policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+            policy = _policy_keyword(rules)
             return Cause(
                 OUTSIDE,
                 f"Your code calls `{name}` without a checkpoint at line {calls[0]} "
@@ -755,20 +764,8 @@ def _turns_instead(found: Structure, rules: StructureRules, reference: Structure
     whole = [c for c in found.checkpoints if c.on_path is not False]
     if turns is None or len(whole) != 1:
         return None
-    line = (
-        whole[0].line
-        or source.tree
-        and next(  # a decorator's checkpoint is traced at no line of the learner's
-            (
-                d.lineno
-                for n in ast.walk(source.tree)
-                if isinstance(n, ast.FunctionDef)
-                for d in n.decorator_list
-                if re.search(r"checkpoint|remat", ast.unparse(d))
-            ),
-            None,
-        )
-    )
+    # a decorator's checkpoint is traced at no line of the learner's
+    line = whole[0].line or next((d.lineno for _, d in _checkpoint_decorators(source)), None)
     return f"{turns.removesuffix('.')}; and remove the jax.checkpoint around all of it{_at(line)}."
 
 
@@ -779,7 +776,7 @@ def _left_out(found: Structure, rules: StructureRules, source: Source, problem: 
     _, lines = _products_outside(found)
     if not lines:
         return None
-    policy = f", policy={_spelled(rules)}" if rules.policy is not None else ""
+    policy = _policy_keyword(rules)
     plain = source.plain_calls(lines[0])
     if plain is not None:
         name, calls = plain

@@ -132,7 +132,7 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
     branch = re.match(r"\s*(?:if|elif|while)\s+(.+?)\s*:\s*(?:#.*)?$", written)
     try:
         tree = ast.parse(program)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the learner's text: anything may fail
         return None
     around = [
         n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and line and n.lineno < line <= (n.end_lineno or 0)
@@ -147,7 +147,10 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
             f"static_argnums=({params.index(condition)},), ...), so that `if {condition}:` sees a Python value while "
             f"tracing, not an array."
         )
-    read = {n.id for n in ast.walk(ast.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
+    try:  # the line's text up to its first colon: `if lambda v: v:` leaves `lambda v`, no expression
+        read = {n.id for n in ast.walk(ast.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
     tests = [
         ast.unparse(n.test)
         for n in ast.walk(function)

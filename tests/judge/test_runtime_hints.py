@@ -89,6 +89,16 @@ def test_a_hint_that_needs_its_line_does_not_guess():
     assert runtime_hints.hint("ZeroDivisionError: division by zero", 3, "1 / 0") is None
 
 
+def test_a_branch_line_that_is_no_expression_up_to_its_colon_keeps_the_general_advice():
+    # `if lambda v: v:` read up to its first colon is `lambda v`, which does not parse: the parent read
+    # it unguarded and the grading would have ended in an internal error, not the learner's runtime error
+    program = "import jax\n\n\ndef f(x):\n    if lambda v: v:\n        return x\n"
+    text = "TracerBoolConversionError: Attempted boolean conversion of traced array"
+    cause, advice = runtime_hints.hint(text, 5, "    if lambda v: v:", program)
+    assert cause.startswith("Your code asks Python to branch on a traced value (line 5)")
+    assert advice == runtime_hints.HINTS[0].advice
+
+
 def test_an_error_without_a_hint_keeps_the_report_as_it_was():
     problem = load_problem(ROOT / "problems" / "checkpoint_dot_policy")
     source = 'def checkpoint_dot_policy(w1, w2, x):\n    return {"a": x}["b"]\n'  # a KeyError: no hint knows it

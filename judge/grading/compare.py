@@ -14,7 +14,7 @@ def _fmt(x, digits: int = 7) -> str:
     return np.format_float_positional(float(x), precision=digits, unique=False, fractional=False, trim="-")
 
 
-def _pair(got, want) -> tuple[str, str]:
+def pair(got, want) -> tuple[str, str]:
     """``got`` and ``want`` with the fewest significant digits (4 at least) that tell them apart.
     A float32's seventh digit is rounding noise, which moves with how XLA splits a sum across
     threads: printed, it would make the same mistake read differently from one run to the next."""
@@ -48,7 +48,7 @@ def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str
     wrong = error > atol * scale + rtol * np.abs(w64)
     if wrong.any():
         index = tuple(int(i) for i in np.argwhere(wrong)[0])
-        shown = _pair(g64[index], w64[index])
+        shown = pair(g64[index], w64[index])
         scaled = f"{atol:g} x {scale:.3g} (the largest magnitude)" if scale > 1.0 else f"{atol:g}"
         return (
             f"{label} differs at index {index}: got {shown[0]}, expected {shown[1]} "

@@ -11,6 +11,8 @@ are never named on their own.
 
 from __future__ import annotations
 
+import math
+
 import ast
 import difflib
 import re
@@ -338,7 +340,7 @@ def _first_cause(
     unrolled = _python_loop(found, reference, source, said)
     if unrolled is not None:
         return unrolled
-    outside = _outside(found, rules, rows, source)
+    outside = _outside(found, rules, rows, source, form)
     if outside is not None:
         return outside
     for check, problem in said:
@@ -564,6 +566,17 @@ def _policy_cause(
                 f"Try: put the whole computation in one function and checkpoint that: jax.checkpoint(f, "
                 f"policy={_spelled(rules)}), with nothing of it outside.",
             )
+        halves = _halves_apart(used, rules.policy)
+        if halves:
+            return Cause(
+                POLICY,
+                f"Your {len(used)} jax.checkpoints (lines {_and_lines(used)}) each use one of the two policies "
+                f"this problem combines, {halves}: each part of your code keeps only what its own policy "
+                f"saves, where this problem requires one jax.checkpoint whose policy saves what either "
+                f"saves, {required}.",
+                f"Try: one jax.checkpoint around the whole computation, with policy={_spelled(rules)}, in place "
+                f"of your {len(used)}.",
+            )
         why = _WHY_THE_POLICY.get(
             (policy_names.render(policy_names.from_wire(first.policy)), required, same_values), ""
         )
@@ -582,6 +595,23 @@ def _policy_cause(
             f"(a checkpoint nested in it with another policy decides for the values it makes).",
         )
     return None
+
+
+def _halves_apart(used, required: tuple) -> str:
+    """The two policies a save_from_both_policies combines, used by separate checkpoints instead,
+    as the learner's code names them ("" where that is not what the checkpoints do)."""
+    if required[0] != "save_from_both_policies" or len(used) < 2:
+        return ""
+    mine = {policy_names.from_wire(c.policy) for c in used}
+    if mine != set(required[1]):
+        return ""
+    in_order = dict.fromkeys(policy_names.render(policy_names.from_wire(c.policy)) for c in used)  # as written
+    return " and ".join(in_order)
+
+
+def _and_lines(checkpoints) -> str:
+    lines = [str(c.line) for c in checkpoints if c.line]
+    return ", ".join(lines[:-1]) + " and " + lines[-1] if len(lines) > 1 else "".join(lines)
 
 
 def _kept_by_name(policy: tuple) -> tuple[str, ...]:
@@ -676,6 +706,26 @@ def _numpy_table(source: Source, problem: str) -> Cause:
     )
 
 
+def _outer_line(found: Structure, inner, source: Source) -> int | None:
+    """The line of the checkpoint ``inner`` is nested in (a decorator's, where it is one: its
+    checkpoint is traced at no line of the learner's)."""
+    outer = found.checkpoints[inner.parent] if inner.parent is not None else None
+    if outer is None:
+        return None
+    if outer.line and re.search(r"checkpoint|remat", source.line(outer.line)):
+        return outer.line
+    decorators = list(_checkpoint_decorators(source))
+    for function, decorator in decorators if outer.line else ():  # a call of a decorated function
+        if re.search(rf"\b{function.name}\(", source.line(outer.line)):
+            return decorator.lineno
+    checkpointed = _checkpointed_functions(source)
+    for function, decorator in decorators:  # the decorated function that checkpoints inside
+        inside = [n for statement in function.body for n in ast.walk(statement) if isinstance(n, ast.Call)]
+        if any(_CHECKPOINTED.search(ast.unparse(n)) or ast.unparse(n.func) in checkpointed for n in inside):
+            return decorator.lineno
+    return None
+
+
 def _checkpoint_decorators(source: Source):
     """(function, decorator) for each decorator of the learner's that checkpoints its function."""
     for n in ast.walk(source.tree) if source.tree is not None else ():
@@ -710,7 +760,9 @@ def _in_checkpointed_function(source: Source, line: int) -> bool:
     )
 
 
-def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], source: Source) -> Cause | None:
+def _outside(
+    found: Structure, rules: StructureRules, rows: list[ResidualRow], source: Source, form: Form = Form()
+) -> Cause | None:
     """Values the submission saves that the policy would not, made by lines no checkpoint encloses."""
     if not found.checkpoints:
         return None
@@ -753,8 +805,66 @@ def _outside(found: Structure, rules: StructureRules, rows: list[ResidualRow], s
         f"Part of the computation lies outside your jax.checkpoint{_at(checkpoint.line)}: "
         f"{written}{more} {verb} before or after it, so reverse mode saves what "
         f"{'it makes' if len(lines) == 1 else 'they make'} as if there were no checkpoint.",
-        f"Try: move {'that line' if len(lines) == 1 else 'those lines'} into the function you checkpoint.",
+        _move_in_advice(lines, checkpoint, source, form, _policy_keyword(rules)),
     )
+
+
+def _move_in_advice(lines: list[int], checkpoint, source: Source, form: Form, policy: str) -> str:
+    """Lines to move into the checkpointed function: into a function of the learner's own (one
+    written for it where what they checkpoint is not theirs, a module), passing along a flag those
+    lines branch on, which must then be static."""
+    them = "that line" if len(lines) == 1 else "those lines"
+    wrapped = _CHECKPOINTED.search(source.line(checkpoint.line) or "") if checkpoint.line else None
+    if wrapped and not re.search(rf"\bdef {wrapped.group(1)}\b|\b{wrapped.group(1)}\s*=\s*lambda\b", source.text):
+        name = wrapped.group(1)
+        advice = (
+            f"Try: `{name}` is not a function of yours, so nothing can move into it: write one that runs the "
+            f"whole model on the inputs (`{name}` and the layers {them} {'applies' if len(lines) == 1 else 'apply'} after it), checkpoint that function "
+            f"instead, {form.call}(that_function{policy}), and compute the loss from what it returns"
+        )
+    else:
+        advice = f"Try: move {them} into the function you checkpoint"
+    for _, arg in form.static:
+        how = [h for h in (_branches_on(source, n, arg) for n in lines) if h is not None]
+        if how:
+            header = next((h for h in how if h), "")
+            advice += (
+                (f", along with the `{header}` line" if header else "")
+                + f"; `{arg}` is a plain Python value, so pass it to that function as well and mark it static: "
+                f"static_argnums=(its position in that function,)"
+            )
+            break
+    return advice + "."
+
+
+# The function a checkpoint call wraps, by its name: jax.checkpoint(f, ...), eqx.filter_checkpoint(f).
+_CHECKPOINTED = re.compile(r"(?:checkpoint|remat)\(\s*([A-Za-z_]\w*)\s*[,)]")
+
+
+def _branches_on(source: Source, line: int, name: str) -> str | None:
+    """How line ``line`` depends on ``name``: "" where it reads it, the ``if`` it sits under where
+    that reads it, None where neither."""
+    text = _raw_line(source, line)
+    if re.search(rf"\b{name}\b", text):
+        return ""
+    indent = len(text) - len(text.lstrip())
+    for above in range(line - 1, 0, -1):
+        header = _raw_line(source, above)
+        if not header.strip():
+            continue
+        depth = len(header) - len(header.lstrip())
+        if depth < indent:
+            if header.lstrip().startswith(("if ", "elif ")) and re.search(rf"\b{name}\b", header):
+                return header.strip()
+            indent = depth
+        if depth == 0:
+            return None
+    return None
+
+
+def _raw_line(source: Source, number: int) -> str:
+    """A line as written, indented (``Source.line`` strips it)."""
+    return source.lines[number - 1] if 1 <= number <= len(source.lines) else ""
 
 
 def _turns_instead(found: Structure, rules: StructureRules, reference: Structure, source: Source) -> str | None:
@@ -870,8 +980,9 @@ def _cost_cause(problem: str, found: Structure, source: Source, reference: Struc
                 f"Your gradient step recomputes more than this problem allows: your jax.checkpoint"
                 f"{_at(nested[0].line)} sits inside another one, so the backward pass recomputes its "
                 f"part twice, once for each level.",
-                "Try: keep one level of checkpoints: remove the inner jax.checkpoint (or the outer one), so "
-                "that each value is recomputed at most once.",
+                f"Try: keep one level of checkpoints: remove the outer jax.checkpoint{_at(_outer_line(found, nested[0], source))} "
+                f"and keep the inner one, so that each value is recomputed once and the backward pass still "
+                f"rebuilds small parts at a time.",
                 (problem,),
                 detail,
             )
@@ -1059,10 +1170,17 @@ def _why_saved(rows, missing, who: str, found: Structure, source: Source) -> tup
     name = policy_names.from_wire(used[0].policy)[1]
     policy = "lambda policy" if name == "<lambda>" else f"policy {name}"
     policy += _at(used[0].policy_line)
+    if wanted and not extra and not any(r.policy_saved for r in rows):
+        return (
+            f"Your {policy} keeps nothing: it answers False for every value, so the backward pass recomputes "
+            f"{_named(wanted[0])}{_and_more(wanted)}, which {who} keeps.",
+            f"Try: have your policy return True for the values {who} keeps, such as {_named(wanted[0])}: "
+            f"{_READS_INPUTS}",
+        )
     if wanted and not extra:
         return (
             f"Your {policy} recomputes {_named(wanted[0])}, which {who} keeps for the backward pass.",
-            f"Try: have your policy return True for {_named(wanted[0])}, as {who}'s does.",
+            f"Try: have your policy return True for {_named(wanted[0])}, as {who}'s does: {_READS_INPUTS}",
         )
     if extra and not wanted:
         return (
@@ -1070,6 +1188,17 @@ def _why_saved(rows, missing, who: str, found: Structure, source: Source) -> tup
             f"Try: have your policy return False for {_named(extra[0])}, as {who}'s does.",
         )
     return None
+
+
+# What a policy of one's own is asked with, which a learner easily misreads.
+_READS_INPUTS = (
+    "the types your policy is given are the operation's inputs, so work out its result's shape from them "
+    "and its params, and compare that with the statement's rule."
+)
+
+
+def _and_more(rows) -> str:
+    return f", and {len(rows) - 1} more" if len(rows) > 1 else ""
 
 
 def _bytes_advice(who: str, rows, missing, mine: int, theirs: int, source=None) -> str:
@@ -1104,7 +1233,7 @@ def _named(row: ResidualRow) -> str:
         if row.expr:
             text = f"`{row.expr}`"
         elif made_by:
-            text = f"{made_by} of shape ({', '.join(str(n) for n in row.shape)})"
+            text = f"{made_by} of shape ({', '.join(str(n) for n in row.shape)}), {math.prod(row.shape)} elements"
         else:
             text = f"the value of {row.op}" if row.op else f"the {row.type} value"
         return text + (f" (line {row.line})" if row.line else "")

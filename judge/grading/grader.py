@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import compare, explain, rules, runtime_hints, source_reading, trusted
+from . import compare, explain, rules, runtime_hints, source_reading, trusted, wrong_answers
 from ..data import saved_values, verdicts
 from ..runners.boundary import Runner
 from .learner_terms import Source, by_value, in_terms, missing_in_terms
@@ -61,7 +61,9 @@ def grade(
     runner = runner or default_runner()  # started on first use: a source the gate refuses starts nothing
     refused = admit(source, runner)
     if refused:
-        return finish(Report(problem.slug, *refused))
+        report = Report(problem.slug, *refused)
+        report.cause, report.advice = runtime_hints.hint(report.message, None, "", source) or ("", "")
+        return finish(report)
     notes = list(runner.notes())
     cases = problem.samples if samples_only else problem.cases
     try:
@@ -85,7 +87,7 @@ def grade(
     report = Report(problem.slug, verdicts.ACCEPTED, "", stdout=shown, notes=notes)
     if outcome.failure:
         report.verdict, report.message = outcome.failure
-        report.cause, report.advice = runtime_hints.hint(report.message, None) or ("", "")  # our words only
+        report.cause, report.advice = runtime_hints.hint(report.message, None, "", source) or ("", "")  # our words
     else:
         facts = trusted.source_findings(source_reading.read(source), problem)
         _check_cases(problem, cases, outcome.cases, expected["cases"], report, Source(source), facts)
@@ -102,6 +104,7 @@ def _check_cases(
     from_source: list[trusted.Finding],
 ) -> None:
     by_name = {c.name: c for c in sent}
+    wrong_told = None  # the first sample's wrong answer, in the learner's terms
     case_verdicts = []
     first_message = {}
     for case in cases:
@@ -113,6 +116,8 @@ def _check_cases(
             row.skipped = True
         elif got.error is not None:
             row.verdict, row.message = got.error.verdict, got.error.text()
+            if row.verdict == verdicts.WRONG_ANSWER and case.sample and not wrong_told:
+                wrong_told = wrong_answers.told_types(got.outputs, want.outputs)
             if not case.sample:  # the child's own words: on a hidden case they could tell its sizes
                 row.message = HIDDEN_ERROR.get(row.verdict, verdicts.DESCRIPTIONS[row.verdict])
         else:
@@ -120,6 +125,8 @@ def _check_cases(
             row.max_error = None if not np.isfinite(err) else err
             if message:
                 row.verdict, row.message = verdicts.WRONG_ANSWER, message
+                if case.sample and not wrong_told:
+                    wrong_told = wrong_answers.told(got, want, problem.wrt, problem.rtol, problem.atol, case.name)
             else:
                 _check_policy(problem, got, want, row, report, source, from_source)
         if not case.sample:
@@ -129,6 +136,8 @@ def _check_cases(
             case_verdicts.append(row.verdict)
             first_message.setdefault(row.verdict, f"case {case.name}: {row.message}")
     report.verdict = verdicts.worst(case_verdicts)
+    if report.verdict == verdicts.WRONG_ANSWER:  # the samples first; a hidden case's inputs only, never its sizes
+        report.cause, report.advice = wrong_told or (wrong_answers.HIDDEN_CAUSE, wrong_answers.HIDDEN_ADVICE)
     if report.verdict in (verdicts.RUNTIME_ERROR, verdicts.COMPILE_ERROR) and not report.cause:
         _hint_first_error(cases, by_name, report, source)
     report.message = (
@@ -242,7 +251,7 @@ def _check_policy(
     if found is not None and not report.cause and row.sample:  # samples come first
         report.cause, report.advice = found.sentence, found.advice
     elif not report.cause and not row.sample:  # the samples passed: a hidden case's cause, without its sizes
-        report.cause, report.advice = row.message, HIDDEN_ADVICE
+        report.cause, report.advice = row.message, (findings[0].hidden_advice if findings else "") or HIDDEN_ADVICE
 
 
 def _trusted_violation(findings: list[trusted.Finding], row: CaseRow, report: Report) -> None:
@@ -260,7 +269,7 @@ def _trusted_violation(findings: list[trusted.Finding], row: CaseRow, report: Re
         report.cause = _sentence(first.sentence if row.sample else first.hidden)
         report.advice = first.advice or TRUSTED_ADVICE.get(first.kind, TRUSTED_ADVICE["values"])
         if not row.sample:  # the samples passed: what differs depends on the inputs' sizes
-            report.advice = HIDDEN_ADVICE
+            report.advice = first.hidden_advice or HIDDEN_ADVICE
 
 
 def _sentence(text: str) -> str:

@@ -117,6 +117,9 @@ HINTS = (
 def hint(text: str, line: int | None, written: str = "", program: str = "") -> tuple[str, str] | None:
     """(cause, advice) for a runtime error's text, or None when no hint applies; ``written``: the
     learner's line the error names; ``program``: the learner's whole source."""
+    compiled = _compile_hint(text, program)
+    if compiled is not None:
+        return compiled
     for h in HINTS:
         if h.pattern.search(text) and h.written in written and (h.program is None or h.program.search(program)):
             advice = (_branch_advice(line, written, program) if h is HINTS[0] else None) or h.advice
@@ -184,5 +187,39 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
             f"Try: compute {names} (line {made[0].lineno}) and the condition{'s' if len(tests) > 1 else ''} under "
             f"`with jax.ensure_compile_time_eval():`, as {flags} inside that block, and branch on {branches}: "
             f"computed from a static argument there, they have values while tracing."
+        )
+    return None
+
+
+_SYNTAX = re.compile(r"^line (\d+): SyntaxError: (.+)$")
+_NO_ENTRY = re.compile(r"^the entry point (\w+)\(\) is not defined")
+
+
+def _compile_hint(text: str, program: str) -> tuple[str, str] | None:
+    """What the gate and the child say of code that cannot run at all (our own words, so read as
+    data): Python's syntax error at its line, or the function the problem calls, missing."""
+    syntax = _SYNTAX.match(text)
+    if syntax:
+        number, said = int(syntax.group(1)), syntax.group(2)
+        lines = program.splitlines()
+        written = lines[number - 1].strip() if 1 <= number <= len(lines) else ""
+        quoted = f" (`{written}`)" if written else ""
+        advice = (
+            f"Try: end line {number} with a colon, as every def, if, for and with line needs."
+            if said.startswith("expected ':'")
+            else f"Try: fix line {number} as Python says, {said}; Run samples checks your code before you submit."
+        )
+        return f"Your code is not valid Python at line {number}{quoted}: {said}.", advice
+    missing = _NO_ENTRY.match(text)
+    if missing:
+        entry = missing.group(1)
+        try:
+            defined = [n.name for n in ast.parse(program).body if isinstance(n, ast.FunctionDef)]
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            defined = []
+        yours = f" Yours defines `{defined[-1]}`." if defined else ""
+        return (
+            f"Your code defines no function named `{entry}`, the one this problem calls.{yours}",
+            f"Try: name your function `{entry}`, as the starter code does: def {entry}(...).",
         )
     return None

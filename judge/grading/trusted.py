@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..data import saved_values
+from ..data import policy_names, saved_values
 from ..data.evidence import DEVICE, Residual, Structure
 from ..data.messages import TracedCase
 from ..packages.package import Problem
@@ -27,6 +27,7 @@ class Finding:
     sentence: str  # for a sample case; sizes may be in it
     hidden: str  # the same without sizes, for a hidden case
     advice: str = ""  # its own "Try:" line, where it has one (else the kind's: grader.TRUSTED_ADVICE)
+    hidden_advice: str = ""  # the same for a hidden case, where it has one (else grader.HIDDEN_ADVICE)
 
 
 def source_findings(facts: source_reading.SourceFacts, problem: Problem) -> list[Finding]:
@@ -54,7 +55,7 @@ def value_findings(
     if rules.match_reference:
         pairing = saved_values.pair(got.saved, want.saved, constants=rules.constants)
         if not pairing.matches:
-            found.append(_difference(pairing, got, want, named))
+            found.append(_difference(pairing, got, want, named, problem.entry))
     mine = [v for v in counted_values(got, problem) if v.memory == DEVICE]
     total = sum(v.bytes for v in mine)
     if rules.at_most_reference:
@@ -105,7 +106,7 @@ _COST_HIDDEN = "your gradient step costs more (memory held at once, or FLOPs) th
 
 
 def _difference(
-    pairing: saved_values.Pairing, got: TracedCase, want: TracedCase, named: list[Residual] | None
+    pairing: saved_values.Pairing, got: TracedCase, want: TracedCase, named: list[Residual] | None, entry: str
 ) -> Finding:
     def mine(i: int) -> str:
         if named is not None and i < len(named):
@@ -144,7 +145,90 @@ def _difference(
         )
         hidden.append("values in another memory than it does")
     lead = "your program keeps for its backward pass "
-    return Finding("values", lead + "; ".join(parts), lead + "; ".join(hidden))
+    sentence = lead + "; ".join(parts)
+    if named is not None and not pairing.elsewhere:  # a report believed: whose policy decided, in words
+        policy = _policy_words(
+            got, want, entry, [_of(named, i) for i in pairing.extra], [_of(want.residuals, j) for j in pairing.missing]
+        )
+        if policy is not None:
+            return Finding("values", sentence, *policy)
+    return Finding("values", sentence, lead + "; ".join(hidden))
+
+
+def _of(values: list[Residual], i: int) -> Residual | None:
+    return values[i] if i < len(values) else None
+
+
+def _policy_words(
+    got: TracedCase, want: TracedCase, entry: str, extra: list[Residual | None], missing: list[Residual | None]
+) -> tuple[str, str, str] | None:
+    """A hidden case's difference where a policy the learner wrote or chose decides it (the
+    samples passed, so what the policy reads depends on sizes): the hidden sentence, its advice and
+    its hidden advice, naming the values by what made them and never by their sizes."""
+    used = [c for c in got.structure.checkpoints if c.on_path is not False]
+    required = [c for c in want.structure.checkpoints if c.on_path is not False]
+    if not used or not required or policy_names.from_wire(required[0].policy)[0] != "custom":
+        return None  # a named policy is required: the general words say it
+    who = "the reference solution"
+    mine = policy_names.from_wire(used[0].policy)
+    if mine[0] != "custom" and policy_names.from_wire(required[0].policy) == ("custom", entry):
+        kept = f"; on a hidden case it keeps {_unsized(extra)}, which {who} recomputes" if extra else ""
+        return (
+            f"your {entry} is jax.checkpoint_policies.{policy_names.render(mine)}, a policy of JAX's that decides "
+            f"by the operation alone, never by the size of its result{kept}",
+            "",
+            f"Try: write {entry} as your own function, def {entry}(prim, *types, **params), that returns True "
+            f"only for the values the statement says to keep, reading their size from the types it is given.",
+        )
+    if mine[0] != "custom":
+        return None
+    name = "lambda policy" if mine[1] == "<lambda>" else f"policy {mine[1]}"
+    name += _at(used[0].policy_line)
+    if extra and not missing:
+        batched = any(_product(r) and len(r.shape) > 2 for r in extra)
+        return (
+            f"on a hidden case, your {name} keeps {_unsized(extra)}, which {who} recomputes",
+            "",
+            f"Try: have your policy return False for {'that value' if len(extra) == 1 else 'those values'} "
+            f"on larger inputs, as {who}'s does: a matrix product's result has every axis its two sides do "
+            f"not contract{', its batch axes too' if batched else ''}; call your function on larger inputs "
+            f"than the samples' and Inspect what it keeps.",
+        )
+    if missing and not extra:
+        return (
+            f"on a hidden case, your {name} recomputes {_unsized(missing)}, which {who} keeps for the backward pass",
+            "",
+            f"Try: have your policy return True for {'that value' if len(missing) == 1 else 'those values'} "
+            f"on larger inputs, as {who}'s does: read the size of the result (not of the inputs), and call "
+            f"your function on larger inputs than the samples' and Inspect what it keeps.",
+        )
+    return None
+
+
+def _product(r: Residual | None) -> bool:
+    return r is not None and r.kind == "primitive" and not r.expr and "dot_general" in (r.op, r.what)
+
+
+def _unsized(values: list[Residual | None]) -> str:
+    """Values as a hidden case's sentence names them: by what made them, never by their sizes."""
+    products = [r for r in values if _product(r)]
+    words = []
+    if len(products) == 1:
+        words.append(f"the result of a matrix product with {len(products[0].shape)} axes")
+    elif products:
+        words.append(f"the results of {len(products)} matrix products")
+    for r in values:
+        if _product(r):
+            continue
+        if r is None or r.kind not in ("primitive", "argument", "named"):
+            words.append("a value JAX computes for your code")
+        elif r.kind == "argument":
+            words.append(f"the argument {r.what}")
+        elif r.kind == "named":
+            words.append(f"the value named '{r.what}'")
+        else:
+            words.append(f"`{r.expr}`{_at(r.line)}" if r.expr else "a value JAX computes for your code")
+    return _listed(words)
 
 
 def _same_name(pairing: saved_values.Pairing, named: list[Residual] | None, want: TracedCase) -> tuple | None:

@@ -1232,6 +1232,129 @@ FOLLOWED += [
 ]
 
 
+# A policy of one's own for write_a_policy, as its advice describes: the result's size, read from the
+# operation's input types and dimension numbers (batch axes once), against the statement's limit.
+OWN_SMALL_DOTS = (
+    "def small_dots(prim, *types, **params):\n"
+    "    if prim.name != 'dot_general':\n        return False\n"
+    "    lhs, rhs = types\n"
+    "    (lc, rc), (lb, rb) = params['dimension_numbers']\n"
+    "    out = [n for i, n in enumerate(lhs.shape) if i not in lc]\n"
+    "    out += [n for i, n in enumerate(rhs.shape) if i not in rc and i not in rb]\n"
+    "    return math.prod(out) <= 256\n"
+)
+FOLLOWED += [
+    (
+        "write_a_policy",
+        "policy_violation/forgot_batch_axes.py",
+        "On a hidden case, your policy small_dots (line 14) keeps the result of a matrix product with 3 axes, "
+        "which the reference solution recomputes",
+        "have your policy return False for that value on larger inputs, as the reference solution's does: a "
+        "matrix product's result has every axis its two sides do not contract, its batch axes too",
+        [("return math.prod(lhs_free + rhs_free)", "return math.prod(batch + lhs_free + rhs_free)")],
+    ),
+    (
+        "write_a_policy",
+        "policy_violation/library_dots.py",
+        "Your small_dots is jax.checkpoint_policies.dots_saveable, a policy of JAX's that decides by the "
+        "operation alone, never by the size of its result",
+        "write small_dots as your own function, def small_dots(prim, *types, **params), that returns True only "
+        "for the values the statement says to keep",
+        [("import jax\n\nsmall_dots = jax.checkpoint_policies.dots_saveable\n", "import math\n\n\n" + OWN_SMALL_DOTS)],
+    ),
+    (
+        "write_a_policy",
+        "policy_violation/input_size.py",
+        "Your policy small_dots (line 4) recomputes the result of a matrix product of shape (16, 4), 64 elements",
+        "the types your policy is given are the operation's inputs, so work out its result's shape from them",
+        [
+            (
+                'def small_dots(prim, *types, **params):\n    return prim.name == "dot_general" and '
+                "math.prod(types[0].shape) <= 256\n",
+                OWN_SMALL_DOTS,
+            )
+        ],
+    ),
+    (
+        "write_a_policy",
+        "policy_violation/never.py",
+        "Your policy small_dots (line 1) keeps nothing: it answers False for every value",
+        "have your policy return True for the values the reference solution keeps",
+        [("def small_dots(prim, *types, **params):\n    return False\n", "import math\n\n\n" + OWN_SMALL_DOTS)],
+    ),
+    (
+        "write_a_policy",
+        "policy_violation/strict_boundary.py",
+        "Your policy small_dots (line 14) recomputes the result of a matrix product of shape (8, 32), 256 elements",
+        "have your policy return True for the result of a matrix product of shape (8, 32), 256 elements",
+        [("< _LIMIT", "<= _LIMIT")],
+    ),
+    (
+        "save_from_both_policies",
+        "policy_violation/two_checkpoints.py",
+        "Your 2 jax.checkpoints (lines 14 and 16) each use one of the two policies this problem combines",
+        "one jax.checkpoint around the whole computation, with policy=jax.checkpoint_policies.save_from_both_policies("
+        "dots_with_no_batch_dims_saveable, save_only_these_names('gate')), in place of your 2",
+        [
+            (
+                '    a, gate = jax.checkpoint(first, policy=cp.save_only_these_names("gate"))(w1, x)\n'
+                "    tail = jax.checkpoint(lambda g, a, w2: jnp.sum(jnp.sin((g * a) @ w2)), "
+                "policy=cp.dots_with_no_batch_dims_saveable)\n"
+                "    return tail(gate, a, w2)\n",
+                "    def whole(w1, w2, x):\n        a, gate = first(w1, x)\n        return jnp.sum(jnp.sin((gate * a) @ w2))\n\n"
+                f"    return jax.checkpoint(whole, policy={BOTH})(w1, w2, x)\n",
+            )
+        ],
+    ),
+    (
+        "static_argnums_training_flag",
+        "policy_violation/mask_outside.py",
+        "Part of the computation lies outside your jax.checkpoint (line 13): line 15",
+        "move those lines into the function you checkpoint, along with the `if is_training:` line; `is_training` is "
+        "a plain Python value, so pass it to that function as well and mark it static",
+        [
+            (
+                "dots_with_no_batch_dims_saveable)\ndef _layer(W, x):\n",
+                "dots_with_no_batch_dims_saveable, static_argnums=(2,))\ndef _layer(W, x, is_training):\n",
+            ),
+            ("    return jnp.tanh(x @ W)\n", "    a = jnp.tanh(x @ W)\n"),
+            ("\n\ndef masked_block(W, x, is_training):\n    a = _layer(W, x)\n", ""),
+            (
+                "    return jnp.sum(a ** 2)\n",
+                "    return jnp.sum(a ** 2)\n\n\ndef masked_block(W, x, is_training):\n    return _layer(W, x, is_training)\n",
+            ),
+        ],
+    ),
+    (
+        "equinox_filter_checkpoint",
+        "policy_violation/first_layer_only.py",
+        "Part of the computation lies outside your eqx.filter_checkpoint (line 10): line 12",
+        "`first` is not a function of yours, so nothing can move into it: write one that runs the whole model on "
+        "the inputs (`first` and the layers that line applies after it), checkpoint that function instead, "
+        "eqx.filter_checkpoint(that_function, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable), "
+        "and compute the loss from what it returns",
+        [
+            (
+                "    hidden = jax.vmap(eqx.filter_checkpoint(first, policy=policy))(x)\n",
+                "\n    def both_layers(model, x):\n        hidden = jax.vmap(first)(x)\n",
+            ),
+            (
+                "    return jnp.mean(jax.vmap(second)(model.activation(hidden)) ** 2)\n",
+                "        return jax.vmap(second)(model.activation(hidden))\n\n"
+                "    return jnp.mean(eqx.filter_checkpoint(both_layers, policy=policy)(model, x) ** 2)\n",
+            ),
+        ],
+    ),
+    (
+        "fit_the_budget",
+        "policy_violation/nested_segments.py",
+        "Your gradient step recomputes more than this problem allows: your jax.checkpoint sits inside another one",
+        "remove the outer jax.checkpoint (line 10) and keep the inner one",
+        [("@jax.checkpoint\ndef segment", "def segment")],
+    ),
+]
+
+
 @pytest.mark.parametrize("slug, relative, cause, advice, edits", FOLLOWED, ids=[f"{f[0]}/{f[1]}" for f in FOLLOWED])
 def test_the_cause_is_told_first_and_its_advice_followed_is_accepted(slug, relative, cause, advice, edits):
     # What the packaged file is told, from the bank's own grading (tests/bank/ runs on one process: the
@@ -1246,3 +1369,44 @@ def test_the_cause_is_told_first_and_its_advice_followed_is_accepted(slug, relat
         source = source.replace(old, new, 1)
     followed = grade(problem, source, runner=_runner("jax_remat"))
     assert followed.verdict == verdicts.ACCEPTED, followed.message
+
+
+# A file with a second mistake besides the one it is told first: no single edit turns it accepted, so
+# its advice followed must remove the cause it was told, and the next grading tells the next one.
+# (problem, packaged file, the cause's opening, a phrase of its advice, the edits, the next verdict and cause)
+REMOVED = [
+    (
+        "checkpoint_dot_policy",
+        "runtime_error/shape_mismatch.py",
+        "Your matrix product's two sides do not fit (line 6)",
+        "check the order of each product against the shapes the statement gives (x @ w, not w @ x)",
+        [("jax.nn.relu(w1 @ x)", "jax.nn.relu(x @ w1)")],
+        verdicts.POLICY_VIOLATION,
+        "Your program has no jax.checkpoint",
+    ),
+    (
+        "write_a_policy",
+        "runtime_error/returns_string.py",
+        "Your policy returns something other than True or False",
+        "return a bool from your policy (True to save the value, False to recompute it)",
+        [('return "yes" if prim.name == "dot_general" else "no"', 'return prim.name == "dot_general"')],
+        verdicts.POLICY_VIOLATION,
+        "On a hidden case, your policy small_dots (line 1) keeps the results of 5 matrix products",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "slug, relative, cause, advice, edits, verdict, next_cause", REMOVED, ids=[f"{f[0]}/{f[1]}" for f in REMOVED]
+)
+def test_advice_followed_removes_the_cause_it_was_told(slug, relative, cause, advice, edits, verdict, next_cause):
+    report = graded(slug, "jax_remat")[f"submissions/{relative}"][1]
+    assert report.cause.startswith(cause), report.cause
+    assert report.advice.startswith("Try: ") and advice in report.advice, report.advice
+    problem = load_problem(ROOT / "problems" / slug)
+    source = (problem.path / "submissions" / relative).read_text()
+    for old, new in edits:
+        assert old in source, old
+        source = source.replace(old, new, 1)
+    followed = grade(problem, source, runner=_runner("jax_remat"))
+    assert (followed.verdict, followed.cause.startswith(next_cause)) == (verdict, True), followed.cause

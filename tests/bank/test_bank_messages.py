@@ -1,8 +1,8 @@
 """The bank's messages, reviewed: what every packaged wrong submission is told first, and what it
 is told to try, kept in `tests/bank/messages.md` so that a change to any of them shows in review.
 
-The rubric every one of them meets: a policy violation or a runtime error opens with its cause and
-says one "Try:"; no name of JAX's internals that the learner never wrote reaches them.
+The rubric every one of them meets: whatever its verdict, it opens with its cause and says one "Try:";
+no name of JAX's internals that the learner never wrote reaches them.
 Regenerate the table after a deliberate change with `REMAT_ARENA_WRITE_MESSAGES=1 .venv/bin/python
 -m pytest tests/bank/test_bank_messages.py`, then read its diff.
 """
@@ -33,7 +33,7 @@ INTERNAL = (
     "checkpoint_name_p",
     "_p ",
 )
-TAUGHT = (verdicts.POLICY_VIOLATION, verdicts.RUNTIME_ERROR)
+TAUGHT = (verdicts.POLICY_VIOLATION, verdicts.RUNTIME_ERROR, verdicts.WRONG_ANSWER, verdicts.COMPILE_ERROR)
 # Sentences that say what is wrong with the figures, not why: they follow a cause, never lead.
 SYMPTOMS = re.compile(
     r"Your code saves (more|less|other values) for the backward pass than"

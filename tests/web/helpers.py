@@ -34,6 +34,10 @@ def no_checkpoint_source() -> str:
     return (DOT_POLICY / "submissions" / "policy_violation" / "no_checkpoint.py").read_text()
 
 
+def wrong_answer_source() -> str:
+    return (DOT_POLICY / "submissions" / "wrong_answer" / "forgot_square.py").read_text()
+
+
 def form_data(editor) -> dict:
     """What the browser posts for an authoring form left as it was rendered (``PackageForms``);
     tests change entries of it as a user would change fields."""

@@ -71,7 +71,8 @@ def test_causes_are_counted_per_problem_with_their_learners_and_links_to_their_a
     assert "On this network" not in first  # the cause's first sentence only
     link = lambda s: f'href="{reverse("courses:submission", args=[klass.course.pk, s.pk])}"'  # noqa: E731
     assert f"{link(latest_ada)}>ada</a> (2)" in learners and f"{link(grace_dots)}>grace</a>" in learners
-    assert "nothing_saveable" in rows[1][0] and "the output differs" in rows[2][0]
+    assert "nothing_saveable" in rows[1][0] and "computes another value than the statement" in rows[2][0]
+    assert "sample-1" not in rows[2][0]  # which case says where, not what: one cause on any case
     assert client.get(reverse("courses:submission", args=[klass.course.pk, latest_ada.pk])).status_code == 200
 
 

@@ -2,8 +2,8 @@
 phone, after Submit the status comes into view and the verdict's heading takes the focus when it
 arrives (not from a learner who went back to typing); "Cancel" is gone, and out of the keyboard's
 reach, after the verdict; the result opens with its cause, above the fold on a laptop, and the Cases
-table has no blank bands on a phone. Screenshots of an accepted result, a policy_violation and an
-inspection at 390 px and 1366 px (``UPDATE_SCREENSHOTS=1`` writes them into docs/screenshots)."""
+table has no blank bands on a phone. Screenshots of an accepted result, a policy_violation, a wrong
+answer and an inspection at 390 px and 1366 px (``UPDATE_SCREENSHOTS=1`` writes them into docs/screenshots)."""
 
 import pytest
 from playwright.sync_api import expect
@@ -13,7 +13,7 @@ from webplatform.submissions.models import Submission
 from webplatform.submissions.tasks import grade_submission
 
 from ..e2e.browser import SCREENSHOTS
-from .helpers import correct_source, no_checkpoint_source, signed_in
+from .helpers import correct_source, no_checkpoint_source, signed_in, wrong_answer_source
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 DOT = "checkpoint_dot_policy"
@@ -76,6 +76,7 @@ def test_the_result_opens_with_its_cause_and_the_cases_table_has_no_blank_bands(
         "result_accepted": _graded(learner, bank[DOT], correct_source(), "submit"),
         "result_policy_violation": _graded(learner, bank[DOT], no_checkpoint_source(), "submit"),
         "result_inspection": _graded(learner, bank[DOT], no_checkpoint_source(), "inspect"),
+        "result_wrong_answer": _graded(learner, bank[DOT], wrong_answer_source(), "submit"),
     }
     for width, height in ((1366, 900), (390, 844)):
         context = signed_in(live_browser, live_server, learner, viewport={"width": width, "height": height})
@@ -84,6 +85,9 @@ def test_the_result_opens_with_its_cause_and_the_cases_table_has_no_blank_bands(
             page.goto(live_server.url + f"/submissions/{submission.pk}/")
             lead = page.locator("#message")
             expect(lead).to_be_visible()
+            if name == "result_wrong_answer":  # a wrong answer opens with what differs, then where to look
+                expect(page.locator("#cause")).to_contain_text("Your function computes another value than the")
+                expect(page.locator("#cause")).to_contain_text("Try: a checkpoint never changes what is computed")
             if width == 1366:  # above the fold on a laptop: the verdict, its cause and what to try
                 assert lead.bounding_box()["y"] + lead.bounding_box()["height"] <= height, name
             page.screenshot(path=str(SCREENSHOTS / f"{name}_{width}.png"))

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from webplatform.submissions.presenters import SENTENCE_END, lead
 
-# A source line in parentheses says where, not what: left out of the cause.
-_WHERE = re.compile(r"\s*\((?:at )?line \d+\)")
+# A source line or a case in parentheses says where, not what: left out of the cause.
+_WHERE = re.compile(r"\s*\((?:(?:at )?line \d+|case [\w.-]+)\)")
 # A figure on its own (not part of a name such as w1 or f32): "…" in the cause's wording.
 _FIGURE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])")
 

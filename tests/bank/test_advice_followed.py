@@ -1357,8 +1357,14 @@ FOLLOWED += [
 
 @pytest.mark.parametrize("slug, relative, cause, advice, edits", FOLLOWED, ids=[f"{f[0]}/{f[1]}" for f in FOLLOWED])
 def test_the_cause_is_told_first_and_its_advice_followed_is_accepted(slug, relative, cause, advice, edits):
-    # What the packaged file is told, from the bank's own grading (tests/bank/ runs on one process: the
-    # other bank tests read the same reports), and the followed file graded by the same zygote.
+    followed = _told_then_followed(slug, relative, cause, advice, edits)
+    assert followed.verdict == verdicts.ACCEPTED, followed.message
+
+
+def _told_then_followed(slug: str, relative: str, cause: str, advice: str, edits):
+    """What the packaged file is told, from the bank's own grading (tests/bank/ runs on one process:
+    the other bank tests read the same reports), checked; then the file with its advice followed,
+    graded by the same zygote."""
     report = graded(slug, "jax_remat")[f"submissions/{relative}"][1]
     assert report.cause.startswith(cause), report.cause
     assert report.advice.startswith("Try: ") and advice in report.advice, report.advice
@@ -1367,8 +1373,7 @@ def test_the_cause_is_told_first_and_its_advice_followed_is_accepted(slug, relat
     for old, new in edits:
         assert old in source, old
         source = source.replace(old, new, 1)
-    followed = grade(problem, source, runner=_runner("jax_remat"))
-    assert followed.verdict == verdicts.ACCEPTED, followed.message
+    return grade(problem, source, runner=_runner("jax_remat"))
 
 
 # A file with a second mistake besides the one it is told first: no single edit turns it accepted, so
@@ -1400,13 +1405,5 @@ REMOVED = [
     "slug, relative, cause, advice, edits, verdict, next_cause", REMOVED, ids=[f"{f[0]}/{f[1]}" for f in REMOVED]
 )
 def test_advice_followed_removes_the_cause_it_was_told(slug, relative, cause, advice, edits, verdict, next_cause):
-    report = graded(slug, "jax_remat")[f"submissions/{relative}"][1]
-    assert report.cause.startswith(cause), report.cause
-    assert report.advice.startswith("Try: ") and advice in report.advice, report.advice
-    problem = load_problem(ROOT / "problems" / slug)
-    source = (problem.path / "submissions" / relative).read_text()
-    for old, new in edits:
-        assert old in source, old
-        source = source.replace(old, new, 1)
-    followed = grade(problem, source, runner=_runner("jax_remat"))
+    followed = _told_then_followed(slug, relative, cause, advice, edits)
     assert (followed.verdict, followed.cause.startswith(next_cause)) == (verdict, True), followed.cause

@@ -82,6 +82,12 @@ HINTS = (
         "Try: check the order of each product against the shapes the statement gives (x @ w, not w @ x), or "
         "transpose the side that is the wrong way round.",
     ),
+    Hint(  # policy=jax.checkpoint_policies.dots_saveable(): the policy called with no value to decide on
+        re.compile(r"missing 1 required positional argument: 'prim'"),
+        "Your code calls a policy with no arguments{line}: jax.checkpoint_policies.{policy} is already a policy, "
+        "a function JAX calls itself, once for each value, to ask whether to save it.",
+        "Try: pass it without the parentheses: policy=jax.checkpoint_policies.{policy}.",
+    ),
     Hint(
         re.compile(r"is a factory of policies, not a policy"),
         "Your policy= is given the policy's factory, not a policy{line}: offload_dot_with_no_batch_dims and "
@@ -122,8 +128,13 @@ def hint(text: str, line: int | None, written: str = "", program: str = "") -> t
         return compiled
     for h in HINTS:
         if h.pattern.search(text) and h.written in written and (h.program is None or h.program.search(program)):
-            advice = (_branch_advice(line, written, program) if h is HINTS[0] else None) or h.advice
-            return h.cause.format(line=f" (line {line})" if line else ""), advice
+            called = _CALLED_POLICY.search(written) or _CALLED_POLICY.search(program)
+            policy = called.group(1) if called else "<name>"
+            # the branch advice quotes the learner's code (braces and all): never formatted
+            advice = (_branch_advice(line, written, program) if h is HINTS[0] else None) or h.advice.format(
+                policy=policy
+            )
+            return h.cause.format(line=f" (line {line})" if line else "", policy=policy), advice
     return None
 
 
@@ -191,6 +202,8 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
     return None
 
 
+# A policy of JAX's written as a call with nothing in it: jax.checkpoint_policies.dots_saveable().
+_CALLED_POLICY = re.compile(r"checkpoint_policies\.(\w+)\(\s*\)")
 _SYNTAX = re.compile(r"^line (\d+): SyntaxError: (.+)$")
 _NO_ENTRY = re.compile(r"^the entry point (\w+)\(\) is not defined")
 

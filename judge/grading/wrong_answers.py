@@ -89,6 +89,12 @@ def _told_type(
 
 
 def _structure(got: int, want: int) -> tuple[str, str]:
+    if got == 0:
+        return (
+            "Your function returns nothing (None): a function that computes its result without a `return` "
+            "statement gives back None.",
+            "Try: return the result: `return ...` on the line that computes it, in every function it passes through.",
+        )
     return (
         f"Your function returns {_count(got)} in another structure than the statement's, which returns {_count(want)}.",
         "Try: return exactly what the statement's signature returns: one array, not a tuple or a list.",

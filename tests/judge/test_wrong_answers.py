@@ -82,3 +82,27 @@ def test_code_that_cannot_run_is_told_its_line_or_the_name_the_problem_calls():
         advice
         == "Try: name your function `checkpoint_dot_policy`, as the starter code does: def checkpoint_dot_policy(...)."
     )
+
+
+def test_a_policy_called_with_no_arguments_is_told_to_drop_the_parentheses():
+    line = "    return jax.checkpoint(f, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable())(w1, w2, x)"
+    cause, advice = runtime_hints.hint(
+        "TypeError: DotsSaveable.__call__() missing 1 required positional argument: 'prim'", 10, line.strip(), line
+    )
+    assert cause.startswith("Your code calls a policy with no arguments (line 10): jax.checkpoint_policies.")
+    assert "DotsSaveable" not in cause + advice  # JAX's class, which the learner never wrote
+    assert (
+        advice
+        == "Try: pass it without the parentheses: policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable."
+    )
+
+
+def test_a_branch_advice_quoting_braces_of_the_learners_code_is_not_formatted():
+    program = "import jax\n\n\ndef f(x, flag):\n    if {'on': flag}['on']:\n        return x\n    return -x\n"
+    told = runtime_hints.hint("TracerBoolConversionError: bool[]", 5, "if {'on': flag}['on']:", program)
+    assert told is not None and told[1].startswith("Try: ")
+
+
+def test_a_function_that_returns_nothing_is_told_to_return_its_result():
+    cause, advice = told(case([], treedef="PyTreeDef(None)"), case([1.0]))
+    assert cause.startswith("Your function returns nothing (None)") and advice.startswith("Try: return the result")

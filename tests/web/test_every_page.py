@@ -91,10 +91,14 @@ def measure(page) -> Measure:
     page.evaluate(SETTLED)
     # axe-core comes as a file of the site's own origin (the browser is handed it here): the
     # site's Content-Security-Policy refuses inline script, and the audit keeps the policy on.
-    origin = re.match(r"https?://[^/]+", page.url).group(0)
-    page.route(f"{origin}/__axe-core.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript"))
-    page.add_script_tag(url=f"{origin}/__axe-core.js")
-    page.unroute(f"{origin}/__axe-core.js")
+    # Once per page: the other views of it (another width, the dark scheme) keep the same document.
+    if not page.evaluate("() => typeof axe !== 'undefined'"):
+        origin = re.match(r"https?://[^/]+", page.url).group(0)
+        page.route(
+            f"{origin}/__axe-core.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
+        )
+        page.add_script_tag(url=f"{origin}/__axe-core.js")
+        page.unroute(f"{origin}/__axe-core.js")
     return Measure(
         sideways_px=page.evaluate(SIDEWAYS),
         raw_text=RAW_TEMPLATE.findall(page.evaluate(VISIBLE_TEXT)),

@@ -344,6 +344,14 @@ _CALLBACK = (
 _MODULE = "it is another module, which submissions may not import"
 # Why a name some allowed module has is not in its list, where the reason is more than "not needed".
 REASONS: dict[tuple[str, str], str] = {
+    # JAX's checkpoint by its module path: the same function, which the judge reads by its usual name
+    **{
+        (
+            "jax.ad_checkpoint",
+            name,
+        ): "it is jax.checkpoint by another path: write jax.checkpoint(...), the same function"
+        for name in ("checkpoint", "remat")
+    },
     **{
         ("numpy", name): _FILES
         for name in (

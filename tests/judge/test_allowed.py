@@ -255,6 +255,7 @@ def test_no_listed_callable_uses_a_computed_attribute_name_or_evaluates_code_unl
         ("equinox", "filter_pure_callback"),
         ("equinox", "module_update_wrapper"),
         ("equinox.nn", "WeightNorm"),
+        ("jax.ad_checkpoint", "checkpoint"),  # a real path to jax.checkpoint: not a misspelling
     ],
 )
 def test_a_refused_name_says_why(module, name):

@@ -11,10 +11,9 @@ are never named on their own.
 
 from __future__ import annotations
 
-import math
-
 import ast
 import difflib
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -814,13 +813,14 @@ def _move_in_advice(lines: list[int], checkpoint, source: Source, form: Form, po
     written for it where what they checkpoint is not theirs, a module), passing along a flag those
     lines branch on, which must then be static."""
     them = "that line" if len(lines) == 1 else "those lines"
-    wrapped = _CHECKPOINTED.search(source.line(checkpoint.line) or "") if checkpoint.line else None
+    written = source.line(checkpoint.line) if checkpoint.line else ""
+    wrapped = _CHECKPOINTED.search(written) if "filter_checkpoint" in written else None  # Equinox's: a module
     if wrapped and not re.search(rf"\bdef {wrapped.group(1)}\b|\b{wrapped.group(1)}\s*=\s*lambda\b", source.text):
-        name = wrapped.group(1)
+        name, verb = wrapped.group(1), "applies" if len(lines) == 1 else "apply"
         advice = (
             f"Try: `{name}` is not a function of yours, so nothing can move into it: write one that runs the "
-            f"whole model on the inputs (`{name}` and the layers {them} {'applies' if len(lines) == 1 else 'apply'} after it), checkpoint that function "
-            f"instead, {form.call}(that_function{policy}), and compute the loss from what it returns"
+            f"whole model on the inputs (`{name}` and the layers {them} {verb} after it), checkpoint that "
+            f"function instead, {form.call}(that_function{policy}), and compute the loss from what it returns"
         )
     else:
         advice = f"Try: move {them} into the function you checkpoint"
@@ -980,9 +980,9 @@ def _cost_cause(problem: str, found: Structure, source: Source, reference: Struc
                 f"Your gradient step recomputes more than this problem allows: your jax.checkpoint"
                 f"{_at(nested[0].line)} sits inside another one, so the backward pass recomputes its "
                 f"part twice, once for each level.",
-                f"Try: keep one level of checkpoints: remove the outer jax.checkpoint{_at(_outer_line(found, nested[0], source))} "
-                f"and keep the inner one, so that each value is recomputed once and the backward pass still "
-                f"rebuilds small parts at a time.",
+                f"Try: keep one level of checkpoints: remove the outer jax.checkpoint"
+                f"{_at(_outer_line(found, nested[0], source))} and keep the inner one, so that each value is "
+                f"recomputed once and the backward pass still rebuilds small parts at a time.",
                 (problem,),
                 detail,
             )

@@ -123,7 +123,8 @@ def _told_array(who: str, got, want, rtol: float, atol: float, case: str) -> tup
         )
     index, shown = _first_wrong(g64, w64, rtol, atol)
     return (
-        f"{who} computes another value than the statement's: it returns {shown[0]}{_at(index)} where {shown[1]} is expected (case {case}).{_pattern(g64, w64)}",
+        f"{who} computes another value than the statement's: it returns {shown[0]}{_at(index)} where "
+        f"{shown[1]} is expected (case {case}).{_pattern(g64, w64)}",
         VALUES_ADVICE,
     )
 

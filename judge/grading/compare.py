@@ -39,15 +39,9 @@ def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str
         return f"{label} contains {_fmt(g64[index])} at index {index}", float("inf")
     error = np.abs(g64 - w64)
     max_error = float(error.max()) if error.size else 0.0
-    # A float32 sum's rounding error grows with the magnitudes summed, not with the element it
-    # lands in: a gradient whose entries reach 7 carries errors near 1e-5 in every entry, its
-    # small ones included, whatever order a right program adds in (a hand-written softmax against
-    # jax.nn.softmax, on the verifier's hidden inputs and cotangent). So atol is taken relative to
-    # the array's largest magnitude when that exceeds 1; a wrong program is off by far more.
-    scale = max(1.0, float(np.abs(w64).max())) if w64.size else 1.0
-    wrong = error > atol * scale + rtol * np.abs(w64)
-    if wrong.any():
-        index = tuple(int(i) for i in np.argwhere(wrong)[0])
+    scale = _scale(w64)
+    index = first_wrong(g64, w64, rtol, atol)
+    if index is not None:
         shown = pair(g64[index], w64[index])
         scaled = f"{atol:g} x {scale:.3g} (the largest magnitude)" if scale > 1.0 else f"{atol:g}"
         return (
@@ -55,6 +49,22 @@ def compare_arrays(label: str, got, want, rtol: float, atol: float) -> tuple[str
             f"(max abs error {max_error:.3g}, tolerance atol={scaled}, rtol={rtol:g})"
         ), max_error
     return None, max_error
+
+
+def _scale(want: np.ndarray) -> float:
+    # A float32 sum's rounding error grows with the magnitudes summed, not with the element it
+    # lands in: a gradient whose entries reach 7 carries errors near 1e-5 in every entry, its
+    # small ones included, whatever order a right program adds in (a hand-written softmax against
+    # jax.nn.softmax, on the verifier's hidden inputs and cotangent). So atol is taken relative to
+    # the array's largest magnitude when that exceeds 1; a wrong program is off by far more.
+    return max(1.0, float(np.abs(want).max())) if want.size else 1.0
+
+
+def first_wrong(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> tuple | None:
+    """The index of the first element of ``got`` (float64, finite, of ``want``'s shape) outside
+    the tolerance; None when every element is within it."""
+    wrong = np.abs(got - want) > atol * _scale(want) + rtol * np.abs(want)
+    return tuple(int(i) for i in np.argwhere(wrong)[0]) if wrong.any() else None
 
 
 def compare_types(got: list[Aval], want: list[Aval]) -> str | None:

@@ -569,7 +569,7 @@ def _policy_cause(
         if halves:
             return Cause(
                 POLICY,
-                f"Your {len(used)} jax.checkpoints (lines {_and_lines(used)}) each use one of the two policies "
+                f"Your {len(used)} jax.checkpoints{_and_lines(used)} each use one of the two policies "
                 f"this problem combines, {halves}: each part of your code keeps only what its own policy "
                 f"saves, where this problem requires one jax.checkpoint whose policy saves what either "
                 f"saves, {required}.",
@@ -609,8 +609,11 @@ def _halves_apart(used, required: tuple) -> str:
 
 
 def _and_lines(checkpoints) -> str:
+    """ " (lines 14 and 16)"; "" where no line is known (decorators are traced at none of the learner's)."""
     lines = [str(c.line) for c in checkpoints if c.line]
-    return ", ".join(lines[:-1]) + " and " + lines[-1] if len(lines) > 1 else "".join(lines)
+    if len(lines) < 2:
+        return f" (line {lines[0]})" if lines else ""
+    return f" (lines {', '.join(lines[:-1])} and {lines[-1]})"
 
 
 def _kept_by_name(policy: tuple) -> tuple[str, ...]:

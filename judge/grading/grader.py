@@ -62,7 +62,8 @@ def grade(
     refused = admit(source, runner)
     if refused:
         report = Report(problem.slug, *refused)
-        report.cause, report.advice = runtime_hints.hint(report.message, None, "", source) or ("", "")
+        # the gate's own words: only what it says of code that cannot run is a hint's (not a forbidden name)
+        report.cause, report.advice = runtime_hints.compile_hint(report.message, source) or ("", "")
         return finish(report)
     notes = list(runner.notes())
     cases = problem.samples if samples_only else problem.cases

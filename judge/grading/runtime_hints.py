@@ -123,7 +123,7 @@ HINTS = (
 def hint(text: str, line: int | None, written: str = "", program: str = "") -> tuple[str, str] | None:
     """(cause, advice) for a runtime error's text, or None when no hint applies; ``written``: the
     learner's line the error names; ``program``: the learner's whole source."""
-    compiled = _compile_hint(text, program)
+    compiled = compile_hint(text, program)
     if compiled is not None:
         return compiled
     for h in HINTS:
@@ -208,7 +208,7 @@ _SYNTAX = re.compile(r"^line (\d+): SyntaxError: (.+)$")
 _NO_ENTRY = re.compile(r"^the entry point (\w+)\(\) is not defined")
 
 
-def _compile_hint(text: str, program: str) -> tuple[str, str] | None:
+def compile_hint(text: str, program: str) -> tuple[str, str] | None:
     """What the gate and the child say of code that cannot run at all (our own words, so read as
     data): Python's syntax error at its line, or the function the problem calls, missing."""
     syntax = _SYNTAX.match(text)

@@ -151,7 +151,8 @@ def _difference(
             got, want, entry, [_of(named, i) for i in pairing.extra], [_of(want.residuals, j) for j in pairing.missing]
         )
         if policy is not None:
-            return Finding("values", sentence, *policy)
+            hidden, hidden_advice = policy
+            return Finding("values", sentence, hidden, hidden_advice=hidden_advice)
     return Finding("values", sentence, lead + "; ".join(hidden))
 
 
@@ -161,10 +162,9 @@ def _of(values: list[Residual], i: int) -> Residual | None:
 
 def _policy_words(
     got: TracedCase, want: TracedCase, entry: str, extra: list[Residual | None], missing: list[Residual | None]
-) -> tuple[str, str, str] | None:
+) -> tuple[str, str] | None:
     """A hidden case's difference where a policy the learner wrote or chose decides it (the
-    samples passed, so what the policy reads depends on sizes): the hidden sentence, its advice and
-    its hidden advice, naming the values by what made them and never by their sizes."""
+    samples passed, so what the policy reads depends on sizes): the hidden sentence and its advice, naming the values by what made them and never by their sizes."""
     used = [c for c in got.structure.checkpoints if c.on_path is not False]
     required = [c for c in want.structure.checkpoints if c.on_path is not False]
     if not used or not required or policy_names.from_wire(required[0].policy)[0] != "custom":
@@ -176,7 +176,6 @@ def _policy_words(
         return (
             f"your {entry} is jax.checkpoint_policies.{policy_names.render(mine)}, a policy of JAX's that decides "
             f"by the operation alone, never by the size of its result{kept}",
-            "",
             f"Try: write {entry} as your own function, def {entry}(prim, *types, **params), that returns True "
             f"only for the values the statement says to keep, reading their size from the types it is given.",
         )
@@ -188,7 +187,6 @@ def _policy_words(
         batched = any(_product(r) and len(r.shape) > 2 for r in extra)
         return (
             f"on a hidden case, your {name} keeps {_unsized(extra)}, which {who} recomputes",
-            "",
             f"Try: have your policy return False for {'that value' if len(extra) == 1 else 'those values'} "
             f"on larger inputs, as {who}'s does: a matrix product's result has every axis its two sides do "
             f"not contract{', its batch axes too' if batched else ''}; call your function on larger inputs "
@@ -197,7 +195,6 @@ def _policy_words(
     if missing and not extra:
         return (
             f"on a hidden case, your {name} recomputes {_unsized(missing)}, which {who} keeps for the backward pass",
-            "",
             f"Try: have your policy return True for {'that value' if len(missing) == 1 else 'those values'} "
             f"on larger inputs, as {who}'s does: read the size of the result (not of the inputs), and call "
             f"your function on larger inputs than the samples' and Inspect what it keeps.",

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..data.evidence import Aval
 from ..data.messages import TracedCase
-from .compare import compare_arrays, pair
+from .compare import compare_arrays, first_wrong, pair
 
 VALUES_ADVICE = (
     "Try: a checkpoint never changes what is computed, so the mistake is in the computation itself: compare "
@@ -130,9 +130,7 @@ def _told_array(who: str, got, want, rtol: float, atol: float, case: str) -> tup
 
 
 def _first_wrong(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> tuple[tuple, tuple[str, str]]:
-    scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
-    wrong = np.abs(got - want) > atol * scale + rtol * np.abs(want)
-    index = tuple(int(i) for i in np.argwhere(wrong)[0]) if wrong.any() else ()
+    index = first_wrong(got, want, rtol, atol) or ()  # compare's tolerance: the same element its row names
     return index, pair(got[index], want[index])
 
 

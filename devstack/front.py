@@ -126,9 +126,21 @@ def web_children(
     """The processes that serve the site on ``host:port`` in ``layout``, in the order to start
     them (the front last: it answers once the servers behind it are there)."""
     env, logs, run = env or {}, var / "log", (var / "run").resolve()
+    # On SQLite, only the pages' fixed threads keep their connection (webplatform/settings.py says
+    # why the streams' pool threads must not); under Django's ASGI handler, a thread per request,
+    # a kept connection would only wait for its thread to end.
+    per_request, kept = {**env, "SQLITE_CONN_MAX_AGE": "0"}, {**env, "SQLITE_CONN_MAX_AGE": "60"}
     if layout == "asgi":
         return [
-            gunicorn(f"{prefix}web", ASGI_SERVER, f"{host}:{port}", workers, logs / f"{prefix}web.log", access_log, env)
+            gunicorn(
+                f"{prefix}web",
+                ASGI_SERVER,
+                f"{host}:{port}",
+                workers,
+                logs / f"{prefix}web.log",
+                access_log,
+                per_request,
+            )
         ]
     if layout != "split":
         raise ValueError(f"unknown layout {layout!r}: one of {', '.join(LAYOUTS)}")
@@ -146,7 +158,7 @@ def web_children(
             workers,
             logs / f"{prefix}pages.log",
             access_log,
-            env,
+            kept,
         ),
         gunicorn(
             f"{prefix}streams",
@@ -155,7 +167,7 @@ def web_children(
             workers,
             logs / f"{prefix}streams.log",
             access_log,
-            env,
+            per_request,
         ),
         # -e: its log from the start, before it reads the file (else /var/log/nginx/, which may not be ours)
         Child(f"{prefix}front", [nginx_binary(), "-e", str(front_log), "-c", str(config)], front_log, env=env),

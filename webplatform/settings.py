@@ -140,9 +140,12 @@ def database_from_url(url: str) -> dict:
         # The site, the workers and beat write to one file: WAL lets readers go on while one
         # writes, IMMEDIATE transactions take the write lock up front instead of failing with
         # "database is locked" on upgrade, and the timeout waits for the lock. A connection per
-        # request: one kept by the event streams' pool threads (CONN_MAX_AGE 60) let their looks
-        # miss a verdict stored just before, for seconds (measured: issue 27).
-        config["CONN_MAX_AGE"] = 0
+        # request, unless the server says its threads live on (SQLITE_CONN_MAX_AGE): a new
+        # connection's first statement reads the whole schema, about 1.7 ms of CPU of a page's 8
+        # (measured on the page benchmark's database). make run's pages' threads keep theirs
+        # (devstack/front.py); the event streams' pool threads must not: kept there, a look
+        # missed a verdict stored just before it, for seconds (measured: issue 27).
+        config["CONN_MAX_AGE"] = int(os.environ.get("SQLITE_CONN_MAX_AGE", "0"))
         config["OPTIONS"] = {
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             "transaction_mode": "IMMEDIATE",

@@ -53,6 +53,20 @@ def test_run_samples_goes_through_the_worker_too(site):
     assert [c["name"] for c in site.submission(submission_id)["report"]["cases"]] == ["sample-1", "sample-2"]
 
 
+def test_a_verdict_shows_on_every_page_thread_the_moment_it_is_stored(site):
+    """The pages' threads keep their SQLite connection between requests (devstack/front.py): a
+    connection that kept a read open from an earlier request would go on showing "queued" after
+    the worker stored the verdict. Every thread is used before the verdict (2 workers of 4
+    threads, 24 requests), and every answer after it is stored must have it."""
+    session = site.session()
+    submission_id = submit(session, no_checkpoint_source(), path="/problems/checkpoint_dot_policy/run/")
+    status_path = f"/submissions/{submission_id}/status/"
+    before = [session.get_json(status_path)["done"] for _ in range(24)]
+    wait_until(lambda: site.submission(submission_id)["status"] == "done", 180, "the verdict to be stored")
+    after = [session.get_json(status_path) for _ in range(24)]
+    assert all(answer["done"] and answer["verdict"] == "policy_violation" for answer in after), (before, after)
+
+
 def grading_process(site, submission_id: int) -> int | None:
     """The pid of the worker pool process now running the grading of this submission, as the
     worker itself reports it (Celery's remote control, over the site's Redis)."""

@@ -164,7 +164,8 @@ def _policy_words(
     got: TracedCase, want: TracedCase, entry: str, extra: list[Residual | None], missing: list[Residual | None]
 ) -> tuple[str, str] | None:
     """A hidden case's difference where a policy the learner wrote or chose decides it (the
-    samples passed, so what the policy reads depends on sizes): the hidden sentence and its advice, naming the values by what made them and never by their sizes."""
+    samples passed, so what the policy reads depends on sizes): the hidden sentence and its
+    advice, naming the values by what made them and never by their sizes."""
     used = [c for c in got.structure.checkpoints if c.on_path is not False]
     required = [c for c in want.structure.checkpoints if c.on_path is not False]
     if not used or not required or policy_names.from_wire(required[0].policy)[0] != "custom":

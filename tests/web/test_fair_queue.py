@@ -148,3 +148,33 @@ def test_the_status_json_gives_the_place_in_line(learner_client, learner, other_
     finish(theirs)
     data = learner_client.get(f"/submissions/{mine.pk}/status/", HTTP_ACCEPT="application/json").json()
     assert (data["position"], data["place"]) == (1, "next in line")
+
+
+def test_places_read_together_are_each_one_s_place_read_alone_in_one_query(
+    learner, other_learner, make_user, dot_policy, broker, settings, django_assert_num_queries
+):
+    """What a class's event streams read at once (``queue_places``: the line ranked in one query)
+    is what each learner's status reads alone (``queue_place``: a count): run before submit, then
+    by publication, ties by id; the background queue apart; held and finished ones as alone."""
+    settings.GRADING = {**settings.GRADING, "PER_LEARNER_IN_FLIGHT": 2}
+    others = [make_user(f"q{i}") for i in range(4)]
+    made = [submit(u, dot_policy) for u in (learner, other_learner, *others)]
+    made += [submit(u, dot_policy, kind="run") for u in others[:2]]
+    made += [submit(learner, dot_policy), submit(learner, dot_policy)]  # her third: held by the cap
+    tie = Submission.objects.get(pk=made[2].pk).published_at
+    Submission.objects.filter(pk__in=[made[3].pk, made[4].pk]).update(published_at=tie)  # published together
+    finish(made[5])
+    rejudged = made[5]
+    assert services.rejudge_submission(submission_id=rejudged.pk)  # background, a line of its own
+    made.append(submit(others[3], dot_policy))
+    read = list(selectors.submissions_by_id(ids=[s.pk for s in made]).values())
+    assert {s.lane for s in read} >= {"quick", "submit", "background"} and any(s.published_at is None for s in read)
+    assert sum(s.published_at == tie for s in read) == 3
+
+    together = selectors.queue_places(read)
+    alone = {s.pk: selectors.queue_place(s) for s in read}
+    assert together == alone
+    assert sorted(p.ahead for p in together.values() if p is not None and p.ahead is not None)[:3] == [0, 0, 1]
+    in_line = [s for s in read if s.published_at is not None and s.lane != "background"]
+    with django_assert_num_queries(1):
+        assert selectors.queue_places(in_line) == {s.pk: alone[s.pk] for s in in_line}

@@ -300,6 +300,45 @@ def test_under_asgi_a_verdict_just_after_the_queue_moved_is_pushed_at_once(
     assert asyncio.run(follow())[-1]["verdict"] == "accepted"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_heartbeats_of_streams_opened_apart_are_one_look(make_user, bank, broker, monkeypatch):
+    """A stream's heartbeat falls on a whole second of one clock (``LOOK_GRID_S``), at most
+    ``HEARTBEAT_S`` after what it last sent: a class's streams, opened over several seconds, take
+    their heartbeats' looks together, one query for all, not one each (2000 waiting learners'
+    heartbeats, each at its own time, cost half a core)."""
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 2.0)
+    batches = []
+    look_many = stream._look_many
+
+    def recorded(looks):
+        batches.append(sorted(submission_id for _, submission_id in looks))
+        return look_many(looks)
+
+    monkeypatch.setattr(stream, "_look_many", recorded)
+    waiting = [(submit(u, bank["checkpoint_dot_policy"]), session_of(u)) for u in map(make_user, ("a1", "a2", "a3"))]
+
+    async def follow():
+        while time.monotonic() % stream.LOOK_GRID_S > 0.1:  # open just after a whole second
+            await asyncio.sleep(0.005)
+        pages, opened = [], []
+        for submission, session in waiting:  # 0.2 s apart
+            pages.append(Page(reverse("submissions:events", args=[submission.pk]), session))
+            assert (await pages[-1].events())[0]["status"] == "queued"
+            opened.append(time.monotonic())
+            await asyncio.sleep(0.2)
+        beats = [(await page.events(timeout=5))[0] for page in pages]
+        beaten = time.monotonic()
+        for page in pages:
+            page.leave.set()
+        await asyncio.wait_for(asyncio.gather(*(page.task for page in pages)), 5)
+        return opened, beats, beaten
+
+    opened, beats, beaten = asyncio.run(follow())
+    assert [beat["status"] for beat in beats] == ["queued"] * 3  # each its own status, again
+    assert sorted(s.pk for s, _ in waiting) in batches, batches  # the three heartbeats' looks: one
+    assert beaten - opened[0] <= stream.HEARTBEAT_S + 0.5  # none later than its heartbeat is due
+
+
 def test_status_addresses_are_the_routes_reversed_under_the_sites_prefix():
     """The payload builds its four addresses from each route reversed once: the same addresses as
     ``reverse``, also for a site mounted under a prefix."""

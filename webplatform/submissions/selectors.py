@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db import connection
+from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When, Window
+from django.db.models.functions import RowNumber
 from django.db.models.fields.json import KT
 from django.http import Http404
 from judge.data import verdicts
@@ -162,6 +164,18 @@ class Place:
     own_ahead: int = 0
 
 
+def _queue_lanes(submission: Submission) -> list[str]:
+    """The lanes whose gradings share ``submission``'s queue (background work has its own)."""
+    return [lane for lane in PRIORITY if (lane == BACKGROUND) == (submission.lane == BACKGROUND)]
+
+
+def _in_line(lanes: list[str], device: str) -> QuerySet[Submission]:
+    """The published gradings waiting in the queue of ``lanes`` on ``device``."""
+    return Submission.objects.filter(
+        status=Status.QUEUED, published_at__isnull=False, lane__in=lanes, version__device=device
+    )
+
+
 def queue_place(submission: Submission) -> Place | None:
     """None unless the submission is queued. A grading goes after everything published before
     it in its queue, and after every grading of a lane read before its own ("Run samples"
@@ -179,15 +193,10 @@ def queue_place(submission: Submission) -> Place | None:
         )
         return Place(ahead=None, own_ahead=own)
     mine = submission.published_at
-    same_queue = [lane for lane in PRIORITY if (lane == BACKGROUND) == (submission.lane == BACKGROUND)]
+    same_queue = _queue_lanes(submission)
     before = [lane for lane in same_queue if PRIORITY[lane] < PRIORITY[submission.lane]]
     ahead = (
-        Submission.objects.filter(
-            status=Status.QUEUED,
-            published_at__isnull=False,
-            lane__in=same_queue,
-            version__device=submission.version.device,
-        )
+        _in_line(same_queue, submission.version.device)
         .filter(
             Q(lane__in=before)
             | Q(lane=submission.lane, published_at__lt=mine)
@@ -196,6 +205,43 @@ def queue_place(submission: Submission) -> Place | None:
         .count()
     )
     return Place(ahead=ahead)
+
+
+def queue_places(submissions) -> dict[int, Place | None]:
+    """``queue_place`` of each of ``submissions``, by id. The published ones of one queue are
+    ranked in one query, however many: a class's event streams look at hundreds at once, and a
+    count each (about 1.2 ms of CPU, 2000 waiting) made their looks cost half a core (issue 27).
+    The ranking's order is the count's: lanes read first, then published first, then by id."""
+    places: dict[int, Place | None] = {}
+    lines: dict[tuple, list[Submission]] = {}
+    for submission in submissions:
+        if submission.status == Status.QUEUED and submission.published_at is not None:
+            lines.setdefault((tuple(_queue_lanes(submission)), submission.version.device), []).append(submission)
+        else:
+            places[submission.pk] = queue_place(submission)
+    for (lanes, device), waiting in lines.items():
+        if len(waiting) == 1:  # a count reads less than a ranking of the whole line
+            places[waiting[0].pk] = queue_place(waiting[0])
+            continue
+        read_first = Case(*[When(lane=lane, then=Value(PRIORITY[lane])) for lane in lanes], output_field=IntegerField())
+        ranked = (
+            _in_line(list(lanes), device)
+            .annotate(place=Window(RowNumber(), order_by=[read_first.asc(), F("published_at").asc(), F("pk").asc()]))
+            .values_list("pk", "place")
+        )
+        # The ranking must see the whole line before the rows asked for are picked out of it: the
+        # ORM would filter first, so the picking wraps the query it wrote.
+        sql, params = ranked.query.sql_with_params()
+        ids = [submission.pk for submission in waiting]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT * FROM ({sql}) ranked WHERE ranked.pk IN ({', '.join(['%s'] * len(ids))})", [*params, *ids]
+            )
+            places.update({pk: Place(ahead=place - 1) for pk, place in cursor.fetchall()})
+        for submission in waiting:  # left the line since it was read: as a look of its own would see it
+            if submission.pk not in places:
+                places[submission.pk] = queue_place(submission)
+    return places
 
 
 def describe_place(place: Place | None) -> str:

@@ -83,9 +83,10 @@ def address_of(name: str, submission_id: int) -> str:
     return f"{before}{submission_id}{after}"
 
 
-def status_payload(request, submission: Submission) -> dict:
-    """What the page knows of a grading: polled (``status``) and pushed (``stream.events``) alike."""
-    place = selectors.queue_place(submission)
+def status_payload(request, submission: Submission, places: dict | None = None) -> dict:
+    """What the page knows of a grading: polled (``status``) and pushed (``stream.events``) alike.
+    ``places``: its place in line among others read at once (``selectors.queue_places``)."""
+    place = places[submission.pk] if places is not None else selectors.queue_place(submission)
     payload = {
         "id": submission.pk,
         "kind": submission.kind,

@@ -326,9 +326,10 @@ def run(options) -> int:
             for learners in steps:
                 results["steps"].append(waiting_step(site, sessions, learners, options))
                 print(json.dumps(results["steps"][-1]), flush=True)
-    with Site(var / "graded", queues="cpu", layout=served[0]) as site:
-        results["browser"] = browser_rounds(site, site.sessions(1), options.browser_rounds)
-        print(json.dumps(results["browser"]), flush=True)
+    if options.browser_rounds:  # 0: only the waiting steps, without starting a grading site
+        with Site(var / "graded", queues="cpu", layout=served[0]) as site:
+            results["browser"] = browser_rounds(site, site.sessions(1), options.browser_rounds)
+            print(json.dumps(results["browser"]), flush=True)
     results["load_average"].append(os.getloadavg())
     results["targets"] = targets(results, options)
     print(report(results, options), flush=True)
@@ -387,7 +388,8 @@ def report(results: dict, options) -> str:
             f"{s['verdict_p50_s']:13.3f}  {s['verdict_p95_s']:6.3f}  {s['verdict_max_s']:6.3f}  "
             f"{s['delivery_cpu_s']:6.2f}  {s['load_average']:5.1f}"
         )
-    lines.append("\nSubmit to verdict in Chromium (checkpoint_dot_policy, accepted):")
+    if results["browser"]:
+        lines.append("\nSubmit to verdict in Chromium (checkpoint_dot_policy, accepted):")
     for mode, r in results["browser"].items():
         lines.append(
             f"  {mode:8s} p50 {r['p50_s']:.3f} s  p95 {r['p95_s']:.3f} s  min {r['min_s']:.3f} s  "

@@ -1,6 +1,6 @@
 """A class's deadline burst while every part of the grading path fails once.
 
-The real processes, started as ``make run`` starts them, take 200 "Submit" POSTs from 34
+The real processes, started as ``make run`` starts them, take 100 "Submit" POSTs from 17
 learners over HTTP; while they are graded, a worker pool process is killed, Redis is killed and
 restarted, the whole worker is killed and restarted, and (on PostgreSQL, when one is reachable)
 the database is unavailable for 20 s. Every submission must end graded once, with the verdict its
@@ -21,7 +21,7 @@ from devstack.postgres import find_server
 from tests.hostile.wall import Wall
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.e2e]
-SUBMISSIONS = 200
+SUBMISSIONS = 100  # enough for every fault to strike gradings in flight; the benchmark sends 300
 
 
 @pytest.fixture(scope="module")

@@ -189,10 +189,21 @@ def instructor_client(client, instructor):
     return client
 
 
+@pytest.fixture(scope="module")
+def module_browser(live_server):
+    """Debian's Chromium beside the site this process serves (pytest-django's live_server), started
+    once for a module's browser tests, not once each (a start costs about as much CPU as a test).
+    The modules after it use the ORM without Playwright's event loop beside it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # the tests read and grade beside the loop
+        with chromium() as browser:
+            yield browser
+
+
 @pytest.fixture
-def live_browser(live_server, monkeypatch):
-    """Debian's Chromium beside the site this process serves (pytest-django's live_server), for
-    this test only: the tests after it use the ORM without Playwright's event loop beside it."""
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # the test reads and grades beside the loop
-    with chromium() as browser:
-        yield browser
+def live_browser(module_browser):
+    """The module's Chromium, with nothing of the test before: every context a test opened is
+    closed after it, so no page of its (an event stream, a poll) runs on into the next test."""
+    yield module_browser
+    for context in module_browser.contexts:
+        context.close()

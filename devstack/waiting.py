@@ -6,7 +6,9 @@ how soon the page shows it once stored.
    the ``gpu`` queue, so that gradings of ``checkpoint_dot_policy`` (a CPU problem) stay queued:
    for each step, N learners (a session each) have a queued grading and hold its event stream
    open (``/submissions/<id>/events/``), as N open problem pages do. While all of them wait, the
-   web processes' threads and memory are read from /proc and the problem page is loaded by wrk
+   web processes' threads and memory are read from /proc, the streams' servers' CPU over one
+   heartbeat period (``wait %``: what waiting alone costs, nothing else happening), and the
+   problem page is loaded by wrk
    (``--connections`` in flight, as the page benchmark does); then every grading gets its verdict
    at once (the row, then its announcement, as a worker stores one) and each stream's time to
    deliver it is measured, with the CPU time the streams' servers spent from the release to the
@@ -44,6 +46,7 @@ PROBLEM = "checkpoint_dot_policy"
 STEPS = (250, 500, 1000, 2000)
 VERDICT_P50_TARGET_S, VERDICT_P95_TARGET_S = 1.0, 2.0
 PAGE_LOAD_S = 5  # seconds of wrk on the problem page while the learners wait
+WAITING_WINDOW_S = 15  # the streams' heartbeat (webplatform/submissions/stream.py): each looks once in it
 BROWSER_ROUNDS = 12
 SOURCE = ROOT / "problems" / PROBLEM / "submissions" / "accepted" / "decorator.py"
 QUEUE_SUBMISSIONS = """
@@ -237,10 +240,14 @@ def waiting_step(site: Site, sessions: list[str], learners: int, options) -> dic
         opened_s = time.monotonic() - started
         await asyncio.sleep(2)
         during = [proc_status(pid) for pid in site.web_processes()]
+        # what the waiting itself costs the streams' servers: every stream's heartbeat once
+        streams = site.web_processes(("web", "streams"))
+        cpu_before = cpu_seconds(streams)
+        await asyncio.sleep(WAITING_WINDOW_S)
+        waiting_cpu_pct = 100 * (cpu_seconds(streams) - cpu_before) / WAITING_WINDOW_S
         page = await asyncio.to_thread(page_under_load, f"{site.url}/problems/{PROBLEM}/", sessions[0], options)
         # the streams' servers' CPU time from the release to the last delivery: the work of
         # delivering, which a machine shared with other work does not change as it does the delays
-        streams = site.web_processes(("web", "streams"))
         cpu_before = cpu_seconds(streams)
         released = await asyncio.to_thread(site.shell, RELEASE.replace("IDS", ",".join(map(str, ids))))
         released_at = float(re.search(r"RELEASED (\S+)", released).group(1))
@@ -261,6 +268,7 @@ def waiting_step(site: Site, sessions: list[str], learners: int, options) -> dic
             "verdict_p95_s": round(delays[int(0.95 * (len(delays) - 1))], 3),
             "verdict_max_s": round(delays[-1], 3),
             "delivery_cpu_s": round(delivery_cpu_s, 2),
+            "waiting_cpu_pct": round(waiting_cpu_pct, 1),
             "delivered": len(delays),
         }
 
@@ -379,14 +387,14 @@ def report(results: dict, options) -> str:
         f"{options.connections} connections meanwhile):",
         f"{'layout':6s}  {'learners':>8s}  {'all open s':>10s}  {'web threads':>11s}  {'web RSS MiB':>11s}  "
         f"{'page p50 ms':>11s}  {'page p95 ms':>11s}  {'verdict p50 s':>13s}  {'p95 s':>6s}  {'max s':>6s}  "
-        f"{'cpu s':>6s}  {'load':>5s}",
+        f"{'cpu s':>6s}  {'wait %':>6s}  {'load':>5s}",
     ]
     for s in results["steps"]:
         lines.append(
             f"{s['layout']:6s}  {s['learners']:8d}  {s['all_open_s']:10.2f}  {s['web_threads']:11d}  "
             f"{s['web_rss_mib']:11d}  {s['problem_page_p50_ms']:11.1f}  {s['problem_page_p95_ms']:11.1f}  "
             f"{s['verdict_p50_s']:13.3f}  {s['verdict_p95_s']:6.3f}  {s['verdict_max_s']:6.3f}  "
-            f"{s['delivery_cpu_s']:6.2f}  {s['load_average']:5.1f}"
+            f"{s['delivery_cpu_s']:6.2f}  {s['waiting_cpu_pct']:6.1f}  {s['load_average']:5.1f}"
         )
     if results["browser"]:
         lines.append("\nSubmit to verdict in Chromium (checkpoint_dot_policy, accepted):")

@@ -76,9 +76,11 @@ def _look_many(looks: list[tuple]) -> list:
     """For each (request, id) of ``looks``, its payload, or Http404 for a grading not its learner's:
     one query for all of them."""
     found = selectors.submissions_by_id(ids={submission_id for _, submission_id in looks})
-    owned = [found.get(submission_id) for request, submission_id in looks]
-    owned = [s if s is not None and s.user_id == request.user.pk else None for s, (request, _) in zip(owned, looks)]
-    places = selectors.queue_places({s.pk: s for s in owned if s is not None}.values())
+    owned = []  # each look's submission, or None where it is not its learner's
+    for request, submission_id in looks:
+        submission = found.get(submission_id)
+        owned.append(submission if submission is not None and submission.user_id == request.user.pk else None)
+    places = selectors.queue_places({s.pk: s for s in owned if s is not None}.values())  # once each
     return [
         status_payload(request, submission, places) if submission is not None else Http404("no such submission")
         for submission, (request, _) in zip(owned, looks)

@@ -50,7 +50,15 @@ class MessageTooLarge(ProtocolError):
         super().__init__(f"message of {size} bytes exceeds the cap of {cap} bytes")
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # written as they are; most values of a message
+
+
 def _to_jsonable(obj, shared: dict | None = None):
+    cls = obj.__class__
+    if cls in _PLAIN:
+        return obj
+    if cls is list or cls is tuple:
+        return [v if v.__class__ in _PLAIN else _to_jsonable(v, shared) for v in obj]
     if isinstance(obj, dict):
         return {str(k): _to_jsonable(v, shared) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -88,22 +96,27 @@ def _decode_array(payload) -> np.ndarray:
     return np.frombuffer(raw, dtype=dt).reshape(shape)
 
 
-def _from_jsonable(obj, arrays: list | None):
-    if isinstance(obj, dict):
-        if set(obj) == {"__array__"}:
+def _arrays_decoder(arrays: list | None):
+    """The JSON reader's hook for each object, called in the order the objects end: an array's
+    object holds no other, so its arrays are met in the order they are written, the order
+    ``__shared__`` counts in."""
+
+    def hook(obj: dict):
+        if len(obj) != 1:
+            return obj
+        if "__array__" in obj:
             array = _decode_array(obj["__array__"])
             if arrays is not None:
                 arrays.append(array)
             return array
-        if set(obj) == {"__shared__"}:
+        if "__shared__" in obj:
             index = obj["__shared__"]
             if arrays is None or not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(arrays):
                 raise ProtocolError("malformed shared array")
             return arrays[index]
-        return {k: _from_jsonable(v, arrays) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_from_jsonable(v, arrays) for v in obj]
-    return obj
+        return obj
+
+    return hook
 
 
 def encode(obj, share: bool = False) -> bytes:
@@ -114,7 +127,7 @@ def encode(obj, share: bool = False) -> bytes:
 
 def decode_body(body: bytes, shared: bool = False):
     try:
-        return _from_jsonable(json.loads(body), [] if shared else None)
+        return json.loads(body, object_hook=_arrays_decoder([] if shared else None))
     except (ValueError, TypeError, RecursionError) as exc:
         if isinstance(exc, ProtocolError):
             raise

@@ -73,12 +73,26 @@ def to_stored(record) -> dict | list:
 
 
 def _write(value, wire: bool):
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        found = {f.name: _write(getattr(value, f.name), wire) for f in _fields(type(value), wire)}
-        if getattr(value, "__record_positional__", False):
+    cls = value.__class__
+    if cls in _AS_WRITTEN:
+        return value
+    if cls is list or cls is tuple:
+        return [v if v.__class__ in _AS_WRITTEN else _write(v, wire) for v in value]
+    if cls is dict:
+        return {k: v if v.__class__ in _AS_WRITTEN else _write(v, wire) for k, v in value.items()}
+    plan = _WRITE_PLANS.get((cls, wire))
+    if plan is not None:
+        found = {name: _write(getattr(value, name), wire) for name in plan[0]}
+        if plan[1]:
             return list(found.values())
-        kind = getattr(type(value), "KIND", None)
-        return {KIND: kind} | found if kind is not None else found
+        return {KIND: plan[2]} | found if plan[2] is not None else found
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        _WRITE_PLANS[(cls, wire)] = (
+            [f.name for f in _fields(cls, wire)],
+            getattr(cls, "__record_positional__", False),
+            getattr(cls, "KIND", None),
+        )
+        return _write(value, wire)
     if isinstance(value, (list, tuple)):
         return [_write(v, wire) for v in value]
     if isinstance(value, dict):
@@ -86,23 +100,28 @@ def _write(value, wire: bool):
     return value
 
 
+# What is written as it is, checked by exact class first: most of a record's values are these.
+_AS_WRITTEN = frozenset({str, int, float, bool, type(None), np.ndarray})
+_WRITE_PLANS: dict = {}  # (record class, wire) -> (field names, positional, kind)
+
+
 # ---------------------------------------------------------------------------- reading
 
 
 def from_wire(cls, data):
     """``cls`` from a message: every field, of its type, nothing else; or ``Malformed``."""
-    return _record(cls, data, strict=True, wire=True, where=_name(cls))
+    return _read(cls, data, strict=True, wire=True)
 
 
 def build(cls, data: dict):
     """``cls`` from the keyword form a judge's own code produced (the child's inspection): each
     field of its type, nothing unknown, a field left out taking its default."""
-    return _record(cls, data, strict=True, wire=True, partial=True, where=_name(cls))
+    return _read(cls, data, strict=True, wire=True, partial=True)
 
 
 def from_stored(cls, data, *, strict: bool = False):
     """``cls`` from a stored record, however old (``strict``: as strictly as from the wire)."""
-    return _record(cls, data, strict=strict, wire=False, where=_name(cls))
+    return _read(cls, data, strict=strict, wire=False)
 
 
 def read_message(data, kinds: dict[str, type]):
@@ -115,116 +134,254 @@ def read_message(data, kinds: dict[str, type]):
     return from_wire(kinds[kind], data)
 
 
-def _record(cls, data, *, strict: bool, wire: bool, where: str, partial: bool = False):
-    fields = _fields(cls, wire)
-    positional_form = getattr(cls, "__record_positional__", False)
-    if positional_form:
-        if not isinstance(data, list | tuple) or (strict and len(data) != len(fields)):
-            if strict:
-                raise Malformed(f"{where}: expected a list of {len(fields)} values")
-            data = []
-        data = dict(zip((f.name for f in fields), data))
-    elif not isinstance(data, dict):
-        if strict:
-            raise Malformed(f"{where}: expected an object")
-        data = {}
-    if not strict and hasattr(cls, "_upgrade"):
-        data = cls._upgrade(data)
-    kind = getattr(cls, "KIND", None)
-    if strict:
-        expected = {f.name for f in fields} | ({KIND} if kind is not None else set())
-        unknown = sorted(set(data) - expected, key=str)
-        if unknown:
-            raise Malformed(f"{where}: unknown field {unknown[0]!r}")
-        if kind is not None and data.get(KIND) != kind:
-            raise Malformed(f"{where}: kind must be {kind!r}")
-    hints = _hints(cls)
-    values = {}
-    for f in fields:
-        here = f"{where}.{f.name}"
-        if f.name not in data:
-            if strict and not partial:
-                raise Malformed(f"{here}: missing")
-            values[f.name] = _default(f, hints[f.name])
-            continue
-        try:
-            values[f.name] = _value(hints[f.name], data[f.name], strict=strict, wire=wire, partial=partial, where=here)
-            choices = f.metadata.get("choices")
-            if choices is not None and values[f.name] not in choices:
-                raise Malformed(f"{here}: {values[f.name]!r} is not one of {', '.join(choices)}")
-        except Malformed:
-            if strict:
-                raise
-            # a stored value that does not read: not known, where the field can say so
-            values[f.name] = None if _admits_none(hints[f.name]) else _default(f, hints[f.name])
-    record = cls(**values)
-    if strict and hasattr(record, "_check"):
-        problem = record._check()
-        if problem:
-            raise Malformed(f"{where}: {problem}")
-    return record
+# A reading is compiled once per (type, mode) into a function of the value alone: a report or a
+# child's answer holds thousands of values, and asking each one's type of ``typing`` again, or
+# writing out the path of every value that reads well, cost more than the reading itself. The
+# path is written only for a value that does not read: ``_Bad`` collects it on its way out.
 
 
-def _value(tp, value, *, strict: bool, wire: bool, where: str, partial: bool = False):
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        options = typing.get_args(tp)
-        if value is None and type(None) in options:
-            return None
-        others = [t for t in options if t is not type(None)]
-        if not strict and len(others) == 1 and _is_record(others[0]) and value == {}:
-            return None  # older reports wrote an absent record as {}
-        for option in others:
-            try:
-                return _value(option, value, strict=strict, wire=wire, partial=partial, where=where)
-            except Malformed:
-                if option is others[-1]:
-                    raise
-        raise Malformed(f"{where}: expected {_name(tp)}")
-    if _is_record(tp):
-        return _record(tp, value, strict=strict, wire=wire, partial=partial, where=where)
-    if origin is list or tp is list:
-        _expect(isinstance(value, list), where, "a list")
-        (item,) = typing.get_args(tp) or (typing.Any,)
-        return [
-            _value(item, v, strict=strict, wire=wire, partial=partial, where=f"{where}[{i}]")
-            for i, v in enumerate(value)
+class _Bad(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message, self.path = message, []  # path: innermost part first
+
+    def at(self, part: str) -> "_Bad":
+        self.path.append(part)
+        return self
+
+
+def _read(cls, data, *, strict: bool, wire: bool, partial: bool = False):
+    try:
+        return _record_reader(cls, (strict, wire, partial))(data)
+    except _Bad as bad:
+        raise Malformed(f"{_name(cls)}{''.join(reversed(bad.path))}: {bad.message}") from None
+
+
+_READERS: dict = {}
+
+
+def _reader(tp, mode: tuple):
+    """The function that reads a value of type ``tp`` in ``mode`` (strict, wire, partial)."""
+    key = (tp, mode)
+    found = _READERS.get(key)
+    if found is None:
+        found = _READERS[key] = _compile(tp, mode)
+    return found
+
+
+def _record_reader(cls, mode: tuple):
+    key = (cls, mode)
+    found = _READERS.get(key)
+    if found is None:
+        # a record may hold records of its own type: its fields' readers are compiled on first use
+        def found(data):
+            plan = _RECORD_PLANS.get(key)
+            if plan is None:
+                plan = _RECORD_PLANS[key] = _RecordPlan(cls, mode)
+            return plan.read(data)
+
+        _READERS[key] = found
+    return found
+
+
+_RECORD_PLANS: dict = {}
+
+
+class _RecordPlan:
+    """How one record is read in one mode: its fields, their readers, what is required."""
+
+    def __init__(self, cls, mode: tuple):
+        strict, wire, partial = mode
+        self.cls, self.strict, self.partial = cls, strict, partial
+        self.fields = _fields(cls, wire)
+        self.names = tuple(f.name for f in self.fields)
+        hints = _hints(cls)
+        self.readers = [
+            (f, _reader(hints[f.name], mode), hints[f.name], f.metadata.get("choices")) for f in self.fields
         ]
-    if origin is tuple:
-        _expect(isinstance(value, list | tuple), where, "a list")
-        item = typing.get_args(tp)[0]
-        return tuple(
-            _value(item, v, strict=strict, wire=wire, partial=partial, where=f"{where}[{i}]")
-            for i, v in enumerate(value)
-        )
-    if origin is dict or tp is dict:
-        _expect(isinstance(value, dict) and all(isinstance(k, str) for k in value), where, "an object")
-        args = typing.get_args(tp)
-        item = args[1] if args else typing.Any
-        return {
-            k: _value(item, v, strict=strict, wire=wire, partial=partial, where=f"{where}[{k!r}]")
-            for k, v in value.items()
-        }
-    if tp is typing.Any:
-        return value
-    if tp is bool:
-        _expect(isinstance(value, bool), where, "true or false")
-    elif tp is int:
-        _expect(isinstance(value, int) and not isinstance(value, bool), where, "an integer")
-    elif tp is float:
-        _expect(isinstance(value, int | float) and not isinstance(value, bool), where, "a number")
-    elif tp is str:
-        _expect(isinstance(value, str), where, "text")
-    elif tp is np.ndarray:
-        _expect(isinstance(value, np.ndarray), where, "an array")
-    else:
-        raise TypeError(f"{where}: no reading for the type {tp!r}")  # the declaration's fault, not the data's
+        self.positional = getattr(cls, "__record_positional__", False)
+        self.kind = getattr(cls, "KIND", None)
+        self.expected = {f.name for f in self.fields} | ({KIND} if self.kind is not None else set())
+        self.upgrade = getattr(cls, "_upgrade", None) if not strict else None
+        self.check = hasattr(cls, "_check") and strict
+
+    def read(self, data):
+        strict = self.strict
+        if self.positional:
+            if not isinstance(data, list | tuple) or (strict and len(data) != len(self.fields)):
+                if strict:
+                    raise _Bad(f"expected a list of {len(self.fields)} values")
+                data = []
+            data = dict(zip(self.names, data))
+        elif not isinstance(data, dict):
+            if strict:
+                raise _Bad("expected an object")
+            data = {}
+        if self.upgrade is not None:
+            data = self.upgrade(data)
+        if strict:
+            if not self.expected.issuperset(data):
+                unknown = sorted(set(data) - self.expected, key=str)
+                raise _Bad(f"unknown field {unknown[0]!r}")
+            if self.kind is not None and data.get(KIND) != self.kind:
+                raise _Bad(f"kind must be {self.kind!r}")
+        values = {}
+        for f, read, tp, choices in self.readers:
+            name = f.name
+            if name not in data:
+                if strict and not self.partial:
+                    raise _Bad("missing").at(f".{name}")
+                values[name] = _default(f, tp)
+                continue
+            try:
+                value = values[name] = read(data[name])
+                if choices is not None and value not in choices:
+                    raise _Bad(f"{value!r} is not one of {', '.join(choices)}")
+            except _Bad as bad:
+                if strict:
+                    raise bad.at(f".{name}") from None
+                # a stored value that does not read: not known, where the field can say so
+                values[name] = None if _admits_none(tp) else _default(f, tp)
+        record = self.cls(**values)
+        if self.check:
+            problem = record._check()
+            if problem:
+                raise _Bad(problem)
+        return record
+
+
+def _read_bool(value):
+    if value.__class__ is not bool:  # bool has no subclasses
+        raise _Bad("expected true or false")
     return value
 
 
-def _expect(condition: bool, where: str, what: str) -> None:
-    if not condition:
-        raise Malformed(f"{where}: expected {what}")
+def _read_int(value):
+    if value.__class__ is not int and (not isinstance(value, int) or isinstance(value, bool)):
+        raise _Bad("expected an integer")
+    return value
+
+
+def _read_float(value):
+    if value.__class__ is not float and (not isinstance(value, int | float) or isinstance(value, bool)):
+        raise _Bad("expected a number")
+    return value
+
+
+def _read_str(value):
+    if not isinstance(value, str):
+        raise _Bad("expected text")
+    return value
+
+
+def _read_array(value):
+    if not isinstance(value, np.ndarray):
+        raise _Bad("expected an array")
+    return value
+
+
+_PLAIN = {bool: _read_bool, int: _read_int, float: _read_float, str: _read_str, np.ndarray: _read_array}
+
+
+def _compile(tp, mode: tuple):
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _union_reader(tp, mode)
+    if _is_record(tp):
+        return _record_reader(tp, mode)
+    if origin is list or tp is list:
+        (item,) = typing.get_args(tp) or (typing.Any,)
+        return _sequence_reader(_reader(item, mode), list)
+    if origin is tuple:
+        return _sequence_reader(_reader(typing.get_args(tp)[0], mode), tuple)
+    if origin is dict or tp is dict:
+        args = typing.get_args(tp)
+        return _mapping_reader(_reader(args[1] if args else typing.Any, mode))
+    if tp is typing.Any:
+        return _as_is
+    if tp in _PLAIN:
+        return _PLAIN[tp]
+    raise TypeError(f"no reading for the type {tp!r}")  # the declaration's fault, not the data's
+
+
+def _as_is(value):
+    return value
+
+
+def _union_reader(tp, mode: tuple):
+    options = typing.get_args(tp)
+    admits_none = type(None) in options
+    others = [t for t in options if t is not type(None)]
+    readers = [_reader(t, mode) for t in others]
+    # older reports wrote an absent record as {}
+    empty_is_none = not mode[0] and len(others) == 1 and _is_record(others[0])
+    if not readers:
+        expected = f"expected {_name(tp)}"
+
+        def read_none(value):
+            if value is None and admits_none:
+                return None
+            raise _Bad(expected)
+
+        return read_none
+    if len(readers) == 1:
+        (only,) = readers
+
+        def read_one(value):
+            if value is None and admits_none:
+                return None
+            if empty_is_none and value == {}:
+                return None
+            return only(value)
+
+        return read_one
+
+    def read_any(value):
+        if value is None and admits_none:
+            return None
+        for reader in readers[:-1]:
+            try:
+                return reader(value)
+            except _Bad:
+                pass
+        return readers[-1](value)
+
+    return read_any
+
+
+def _sequence_reader(item, kind: type):
+    accepted = list if kind is list else (list, tuple)  # a tuple's declaration reads a list too (JSON has no tuples)
+
+    def read(value):
+        if not isinstance(value, accepted):
+            raise _Bad("expected a list")
+        if item is _as_is:
+            return kind(value)
+        out: list = []
+        try:
+            for v in value:
+                out.append(item(v))
+        except _Bad as bad:
+            raise bad.at(f"[{len(out)}]") from None
+        return out if kind is list else tuple(out)
+
+    return read
+
+
+def _mapping_reader(item):
+    def read(value):
+        if not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
+            raise _Bad("expected an object")
+        out = {}
+        key = None
+        try:
+            for key, v in value.items():
+                out[key] = item(v)
+        except _Bad as bad:
+            raise bad.at(f"[{key!r}]") from None
+        return out
+
+    return read
 
 
 def _default(f: dataclasses.Field, tp):
@@ -253,7 +410,7 @@ def _empty(tp):
     if origin is dict or tp is dict:
         return {}
     if _is_record(tp):
-        return _record(tp, {}, strict=False, wire=False, where=_name(tp))
+        return _read(tp, {}, strict=False, wire=False)
     return {str: "", int: 0, float: 0.0, bool: False}.get(tp)
 
 

@@ -203,6 +203,14 @@ def test_a_field_of_the_wrong_type_is_refused_by_name():
     assert _refused(_answer() | {"cases": "all of them"}) == "Traced.cases: expected a list"
 
 
+def test_a_value_deep_in_lists_and_objects_is_refused_by_its_whole_path():
+    structure = STRUCTURE.to_wire() | {"primitives": {"sin": 1, "cos": "2"}}
+    assert _refused(_answer(structure=structure)) == "Traced.cases[0].structure.primitives['cos']: expected an integer"
+    second = TRACED.to_wire() | {"name": "sample-2", "outputs": [{"dtype": "f", "shape": [1, "2"], "bytes": None}]}
+    answer = _answer() | {"cases": [TRACED.to_wire(), second]}
+    assert _refused(answer) == "Traced.cases[1].outputs[0].shape[1]: expected an integer"
+
+
 def test_a_missing_field_is_refused_by_name():
     relu = RELU.to_wire()
     del relu["kept_by"]

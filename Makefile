@@ -15,7 +15,10 @@ $(STAMP): requirements.lock $(CLIENT)/pyproject.toml
 		{ echo "Python 3.11 or newer is needed (found: $$($(PYTHON) --version))"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	# Installed without compiling, then compiled on every core at once: pip compiles one file at a
+	# time, half of the set-up's time on two cores.
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.lock
+	$(PY) -m compileall -q -j 0 $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') > /dev/null
 	# The `arena` client (its dependency, httpx, is pinned above), editable: the tests use this copy.
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e $(CLIENT)
 	rm -f $(VENV)/.installed-*

@@ -65,6 +65,39 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_configure(config):
     config.pluginmanager.register(LongestFirst(), "longest-groups-first")
+    if config.getoption("database_tests_only"):
+        config.pluginmanager.register(DatabaseTestsOnly(), "database-tests-only")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="run only the tests that use the database (the PostgreSQL pass: a test that never "
+        "touches it tests the same code on either database, and has run in the first pass)",
+    )
+
+
+# What makes a test use the database: pytest-django refuses any query to a test without one of these.
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+}
+
+
+def uses_database(item) -> bool:
+    return item.get_closest_marker("django_db") is not None or not DATABASE_FIXTURES.isdisjoint(item.fixturenames)
+
+
+class DatabaseTestsOnly:
+    def pytest_collection_modifyitems(self, config, items):
+        left = [item for item in items if not uses_database(item)]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = [item for item in items if uses_database(item)]
 
 
 class LongestFirst:

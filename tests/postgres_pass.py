@@ -6,7 +6,8 @@ the DATABASE_URL of the environment, SQLite by default).
 PostgreSQL comes from ``--postgres URL``, ``TEST_POSTGRES_URL``, or (``auto``, the default) a local
 server that lets us in without a password. With none, the pass says so and why, and passes: the
 project must build and test on a machine without PostgreSQL. The page audit and the browser tests
-run once, in the first pass.
+run once, in the first pass, and so do the site's tests that never use the database (its forms,
+its settings, its rules in plain Python): they test the same code on either database.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def command(extra: list[str]) -> list[str]:
         "no:cacheprovider",
         "-m",
         "not browser",
+        "--database-tests-only",
         "--create-db",
         *extra,
     ]

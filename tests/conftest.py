@@ -94,10 +94,12 @@ def uses_database(item) -> bool:
 
 class DatabaseTestsOnly:
     def pytest_collection_modifyitems(self, config, items):
-        left = [item for item in items if not uses_database(item)]
+        kept, left = [], []
+        for item in items:
+            (kept if uses_database(item) else left).append(item)
         if left:
             config.hook.pytest_deselected(items=left)
-            items[:] = [item for item in items if uses_database(item)]
+            items[:] = kept
 
 
 class LongestFirst:

@@ -173,18 +173,16 @@ def _record_reader(cls, mode: tuple):
     key = (cls, mode)
     found = _READERS.get(key)
     if found is None:
-        # a record may hold records of its own type: its fields' readers are compiled on first use
+        plan = None  # a record may hold records of its own type: its fields' readers are compiled on first use
+
         def found(data):
-            plan = _RECORD_PLANS.get(key)
+            nonlocal plan
             if plan is None:
-                plan = _RECORD_PLANS[key] = _RecordPlan(cls, mode)
+                plan = _RecordPlan(cls, mode)
             return plan.read(data)
 
         _READERS[key] = found
     return found
-
-
-_RECORD_PLANS: dict = {}
 
 
 class _RecordPlan:
@@ -201,7 +199,7 @@ class _RecordPlan:
         ]
         self.positional = getattr(cls, "__record_positional__", False)
         self.kind = getattr(cls, "KIND", None)
-        self.expected = {f.name for f in self.fields} | ({KIND} if self.kind is not None else set())
+        self.expected = set(self.names) | ({KIND} if self.kind is not None else set())
         self.upgrade = getattr(cls, "_upgrade", None) if not strict else None
         self.check = hasattr(cls, "_check") and strict
 

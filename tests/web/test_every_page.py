@@ -528,7 +528,9 @@ def test_every_page_fits_a_phone_and_a_laptop_and_passes_axe(live_browser, live_
     # a new tab of the same context shares anyway. A visit that failed closes its tab.
     tabs: dict = {}
     for visit in found:
-        page = tabs.get(visit.who) or tabs.setdefault(visit.who, contexts[visit.who].new_page())
+        if visit.who not in tabs:
+            tabs[visit.who] = contexts[visit.who].new_page()
+        page = tabs[visit.who]
         page.set_viewport_size({"width": 390, "height": 844})
         page.emulate_media(color_scheme="light")
         try:

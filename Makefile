@@ -69,13 +69,15 @@ docs: setup
 # a burst of 300 submissions over HTTP to the stack `make run` starts, without and with faults, on
 # SQLite and on PostgreSQL when one is reachable: drains, p50/p95, stalls (see devstack/burst.py);
 # then learners waiting for verdicts on event streams, 250 to 2000 at once, and Submit to verdict in
-# Chromium, pushed and polled (see devstack/waiting.py).
+# Chromium, pushed and polled (see devstack/waiting.py); then an assignment's similarity check on
+# 300 learners and five problems (see devstack/similarity_bench.py).
 bench: setup system-deps-bench
 	$(PY) -m judge bench
 	$(PY) -m judge bench --explorer
 	$(PY) -m devstack bench
 	$(PY) -m devstack bench --burst
 	$(PY) -m devstack bench --waiting
+	$(PY) -m devstack bench --similarity
 
 validate: setup
 	$(PY) -m judge validate problems/*/

@@ -2,7 +2,8 @@
 stopped cleanly by Ctrl-C. ``python -m devstack bench`` is ``make bench``'s page benchmark (see
 ``bench.py``); ``python -m devstack bench --burst`` its burst of submissions with and without
 faults (see ``burst.py``); ``--waiting`` how many learners can wait for a verdict at once and the
-browser's time from Submit to the verdict (see ``waiting.py``).
+browser's time from Submit to the verdict (see ``waiting.py``); ``--similarity`` an assignment's
+similarity check on a large class (see ``similarity_bench.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import bench, burst, front, waiting
+from . import bench, burst, front, similarity_bench, waiting
 from .processes import ROOT
 from .stack import Stack
 
@@ -65,6 +66,12 @@ def parse_args(argv):
         help="instead of the pages: learners waiting on event streams, and submit to verdict "
         "in the browser, pushed and polled",
     )
+    bench_parser.add_argument(
+        "--similarity",
+        action="store_true",
+        help="instead of the pages: an assignment's similarity check on 300 learners and five problems",
+    )
+    bench_parser.add_argument("--similarity-learners", type=int, default=similarity_bench.LEARNERS)
     bench_parser.add_argument("--waiting-max", type=int, default=2000, help="the largest step of waiting learners")
     bench_parser.add_argument(
         "--browser-rounds",
@@ -81,6 +88,8 @@ def main(argv=None) -> int:
     if options.command == "bench":
         if options.waiting:
             return waiting.run(options)
+        if options.similarity:
+            return similarity_bench.run(options)
         return burst.run(options) if options.burst else bench.run(options)
     stack = Stack(options)
 

@@ -7,7 +7,6 @@ zygote still grades correctly; the zygote's pid is recorded before and after.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sys
@@ -27,6 +26,7 @@ from judge.in_child import gate  # noqa: E402
 from judge.packages.limits import Limits  # noqa: E402
 from judge.runners.zygote_runner import ZygoteRunner  # noqa: E402
 from tests.hostile.corpus import CORPUS  # noqa: E402
+from tests.tightened import tightened  # noqa: E402
 
 PROBLEM = ROOT / "problems" / "checkpoint_dot_policy"
 LIMITS = Limits(wall_s=8, cpu_s=4, memory_mb=2048, output_kb=8)
@@ -58,8 +58,8 @@ def report_of(problem, source: str, runner, cache, past_gate: bool) -> dict:
 def main(settings_path: str, result_path: str) -> None:
     settings = json.loads(Path(settings_path).read_text())
     values = dict(settings["placeholders"], driver_pid=os.getpid())
-    problem = dataclasses.replace(load_problem(PROBLEM), limits=LIMITS)
     runner, cache = ZygoteRunner(), ExpectedCache()
+    problem = tightened(load_problem(PROBLEM), LIMITS, cache, runner)
     uids = _record_uids(runner)
     runner.layers()
     zygote_before = runner.pid

@@ -1,6 +1,5 @@
 """Grading through the real process boundary: verdicts, messages, limits, the report's fields."""
 
-import dataclasses
 import re
 import textwrap
 from pathlib import Path
@@ -12,6 +11,7 @@ from judge.grading.grader import ExpectedCache
 from judge.packages.limits import Limits
 from tests.escape import escaping
 from tests.judge.runners import Wrapping
+from tests.tightened import tightened
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
@@ -208,7 +208,7 @@ def test_module_level_sys_exit_is_runtime_error(problem, past_the_gate):
 
 @pytest.fixture(scope="module")
 def tight(problem):
-    return dataclasses.replace(problem, limits=Limits(wall_s=6, cpu_s=5, memory_mb=2048, output_kb=8))
+    return tightened(problem, Limits(wall_s=6, cpu_s=5, memory_mb=2048, output_kb=8))
 
 
 def test_infinite_loop_is_time_limit(tight):

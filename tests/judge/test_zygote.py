@@ -15,6 +15,7 @@ from judge.grading.grader import default_runner
 from judge.packages.limits import Limits
 from judge.runners.zygote_runner import ZygoteRunner, shared_runner
 from tests.escape import escaping
+from tests.tightened import tightened
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
@@ -117,12 +118,10 @@ def test_two_graders_share_one_runner_at_once(problem, cache):
 
 
 def test_a_child_past_its_wall_clock_is_killed(problem, cache, past_the_gate):
-    import dataclasses
-
-    tight = dataclasses.replace(problem, limits=Limits(wall_s=3, cpu_s=3, memory_mb=2048, output_kb=8))
     sleeper = escaping("def checkpoint_dot_policy(w1, w2, x):\n    _module('time').sleep(600)\n")
     runner = ZygoteRunner()
     try:
+        tight = tightened(problem, Limits(wall_s=3, cpu_s=3, memory_mb=2048, output_kb=8), cache, runner)
         started = time.monotonic()
         report = grade(tight, sleeper, runner=runner, expected_cache=cache)
         assert report.verdict == "time_limit" and "longer than 3 s" in report.message

@@ -90,12 +90,13 @@ class ExpectedCache:
         outcome = pipeline.run(problem, problem.reference, cases, runner, salt=salt, cost=True, baseline=True)
         if outcome.failure:
             verdict, message = outcome.failure
-            raise ReferenceError_(f"the reference of {problem.slug} failed: {verdict}: {message}")
+            raise ReferenceError_(f"the reference of {problem.slug} failed: {verdict}: {_of_the_reference(message)}")
         by_name = {}
         for case in outcome.cases:
             if case.error is not None:
                 raise ReferenceError_(
-                    f"the reference of {problem.slug} failed on case {case.name}: {case.error.text()}"
+                    f"the reference of {problem.slug} failed on case {case.name}: "
+                    f"{_of_the_reference(case.error.text())}"
                 )
             by_name[case.name] = case
         entry = {"salt": salt, "cases": by_name}
@@ -123,3 +124,9 @@ class ExpectedCache:
                 )
             )
         os.replace(temporary, path)  # atomic: a reader sees the old file or the whole new one
+
+
+def _of_the_reference(message: str) -> str:
+    """A failure worded for a learner ("your submission printed more than 8 KiB"), said of the
+    reference: its reader is the problem's author or the operator, whose own code it is not."""
+    return message.replace("your submission ", "it ", 1)

@@ -1,6 +1,7 @@
 """The reference's results: computed once per problem version, kept on disk, recomputed when the
 package changes or the stored file is damaged."""
 
+import dataclasses
 import shutil
 import stat
 from pathlib import Path
@@ -8,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
-from judge.grading.expected import ExpectedCache
+from judge.grading.expected import ExpectedCache, ReferenceError_
+from judge.packages.limits import Limits
 from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,3 +87,16 @@ def test_an_unwritable_cache_directory_still_grades(tmp_path, package):
     with pytest.warns(RuntimeWarning, match="expected results not stored"):
         expected = ExpectedCache(blocked / "cache").get(problem, problem.samples, Counting())
     assert expected["cases"]["sample-1"].value
+
+
+def test_a_failing_reference_is_told_as_the_references_failure_not_a_submissions(tmp_path, package):
+    problem = load_problem(package)
+    chatty = dataclasses.replace(
+        problem, reference="print('x' * 4096)\n" + problem.reference, limits=Limits(output_kb=1)
+    )
+    with pytest.raises(ReferenceError_) as failed:
+        ExpectedCache(tmp_path / "cache").get(chatty, chatty.samples, Counting())
+    assert (
+        str(failed.value) == "the reference of checkpoint_dot_policy failed: output_limit: it printed more than 1 KiB"
+    )
+    assert not (tmp_path / "cache").exists()  # nothing stored: the next grading tries again

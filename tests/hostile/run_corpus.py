@@ -59,8 +59,8 @@ def main(settings_path: str, result_path: str) -> None:
     settings = json.loads(Path(settings_path).read_text())
     values = dict(settings["placeholders"], driver_pid=os.getpid())
     runner, cache = ZygoteRunner(), ExpectedCache()
+    uids = _record_uids(runner)  # the reference's children too
     problem = tightened(load_problem(PROBLEM), LIMITS, cache, runner)
-    uids = _record_uids(runner)
     runner.layers()
     zygote_before = runner.pid
     results = {}

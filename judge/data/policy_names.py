@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 
+from . import syntax
+
 # alias -> canonical name
 ALIASES = {
     "checkpoint_dots": "dots_saveable",
@@ -81,7 +83,7 @@ def destination(policy: Canonical) -> str | None:
 
 def parse(text: str) -> Canonical:
     try:
-        tree = ast.parse(text.strip(), mode="eval").body
+        tree = syntax.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise PolicyNameError(f"{text!r} is not a policy expression: {exc.msg}") from None
     return _from_node(tree, text)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data import verdicts
+from ..data import syntax, verdicts
 from ..data.evidence import DEVICE
 from ..data.specs import ArraySpec, SpecError
 from ..packages.limits import Limits
@@ -339,7 +339,7 @@ def labelled_names(source: str) -> list[str]:
     """The string literals the source passes to ``checkpoint_name`` (read, never run)."""
     found = []
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return []
     for node in ast.walk(tree):
@@ -359,7 +359,7 @@ def labelled_names(source: str) -> list[str]:
 def parameter_names(source: str, function: str, count: int) -> list[str]:
     """The function's own parameter names, read from its source without running it."""
     try:
-        for node in ast.walk(ast.parse(source)):
+        for node in ast.walk(syntax.parse(source)):
             if isinstance(node, ast.FunctionDef) and node.name == function:
                 names = [a.arg for a in node.args.posonlyargs + node.args.args]
                 if len(names) >= count:
@@ -374,7 +374,7 @@ def scanned_block(source: str) -> str | None:
     the source calls no scan: then no placement plan is tried. Read from the text, never run; the
     harness places checkpoints in every outermost scan the function really calls."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return None
     bare = {
@@ -570,7 +570,7 @@ def mark_frontier(rows: list[Row]) -> None:
 def default_function(source: str) -> str | None:
     """The last function the source defines at its top level: the one a learner usually means."""
     try:
-        defined = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
+        defined = [n.name for n in syntax.parse(source).body if isinstance(n, ast.FunctionDef)]
     except SyntaxError:
         return None
     return defined[-1] if defined else None

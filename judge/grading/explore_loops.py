@@ -28,6 +28,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from ..data import syntax
+
 TURN = "_arena_turn"
 CHAIN = "arena_chain"
 _LEAVES = (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)
@@ -137,7 +139,7 @@ def find(source: str, function: str) -> Loop | None:
     """The first loop of ``function`` (or, failing that, of another function of the source) that
     chains blocks and can be rewritten without changing what it computes; None if there is none."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return None
     lines = source.splitlines()

@@ -18,6 +18,7 @@ import ast
 import re
 from dataclasses import replace
 
+from ..data import syntax
 from ..data.evidence import Residual, Structure
 
 # An expression longer than this is cut (a message names it, a table cell shows it).
@@ -66,7 +67,7 @@ class Source:
         self.text = text
         self.lines = text.splitlines()
         try:
-            self.tree = ast.parse(text)
+            self.tree = syntax.parse(text)
         except (SyntaxError, ValueError):
             self.tree = None
         self.names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
@@ -308,7 +309,7 @@ def operation(node: ast.AST | None) -> str:
 
 def _parsed(text: str) -> ast.AST | None:
     try:
-        return ast.parse(text, mode="eval").body
+        return syntax.parse(text, mode="eval").body
     except (SyntaxError, ValueError):
         return None
 

@@ -13,6 +13,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from ..data import syntax
+
 
 @dataclass(frozen=True)
 class Hint:
@@ -145,7 +147,7 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
     static argument, computed under that block. None where the code shows none of these."""
     branch = re.match(r"\s*(?:if|elif|while)\s+(.+?)\s*:\s*(?:#.*)?$", written)
     try:
-        tree = ast.parse(program)
+        tree = syntax.parse(program)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # the learner's text: anything may fail
         return None
     around = [
@@ -162,7 +164,7 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
             f"tracing, not an array."
         )
     try:  # the line's text up to its first colon: `if lambda v: v:` leaves `lambda v`, no expression
-        read = {n.id for n in ast.walk(ast.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
+        read = {n.id for n in ast.walk(syntax.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     tests = [
@@ -227,7 +229,7 @@ def compile_hint(text: str, program: str) -> tuple[str, str] | None:
     if missing:
         entry = missing.group(1)
         try:
-            defined = [n.name for n in ast.parse(program).body if isinstance(n, ast.FunctionDef)]
+            defined = [n.name for n in syntax.parse(program).body if isinstance(n, ast.FunctionDef)]
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             defined = []
         yours = f" Yours defines `{defined[-1]}`." if defined else ""

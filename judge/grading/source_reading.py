@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from ..data import policy_names
+from ..data import policy_names, syntax
 from . import explain
 
 CHECKPOINT_APIS = {
@@ -217,7 +217,7 @@ class _Reader:
 def read(source: str) -> SourceFacts:
     """The checkpoint sites and derivative rules of ``source`` (a source that does not parse has none)."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except (SyntaxError, ValueError):
         return SourceFacts()
     reader = _Reader(tree)
@@ -369,7 +369,7 @@ def _policy(reader: _Reader, expr: ast.AST, depth: int = 0) -> tuple[tuple | Non
                     inner, own = _policy(reader, a, depth + 1)
                     if inner is None or own:
                         return (None, False) if inner is None else (("custom", ast.unparse(expr)), True)
-                    call.args[i] = ast.parse(policy_names.render(inner), mode="eval").body
+                    call.args[i] = syntax.parse(policy_names.render(inner), mode="eval").body
             return policy_names.parse(ast.unparse(call)), False
         except (policy_names.PolicyNameError, _Unknown):
             return None, False

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..data import source_text
+from ..data import source_text, syntax
 from . import allowed
 
 _REFLECTION = (
@@ -213,7 +213,7 @@ def check(source: str) -> Refusal | None:
         verdict = "forbidden" if unreadable.code == "source_too_large" else "compile_error"
         return Refusal(verdict, None, unreadable.message)
     try:
-        tree = ast.parse(source, filename="submission.py")
+        tree = syntax.parse(source, filename="submission.py")
     except SyntaxError as exc:
         return Refusal("compile_error", exc.lineno, f"SyntaxError: {exc.msg}")
     except (ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, absurd nesting

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
+from judge.data import syntax
 from judge.in_child import gate
 from judge.runners.zygote_runner import shared_runner
 from tests.judge.runners import ForgedReport
@@ -74,7 +75,7 @@ def test_the_corpus_covers_every_class_of_the_trusted_verdict_issue():
 
 @pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(CASES_DIR)) for p in CASES])
 def test_case_says_what_it_attacks(path):
-    docstring = ast.get_docstring(ast.parse(path.read_text()))
+    docstring = ast.get_docstring(syntax.parse(path.read_text()))
     assert docstring and ("Attacks:" in docstring or "Legitimate" in docstring), path
 
 
@@ -87,7 +88,7 @@ def test_case_gets_its_verdict(path, monkeypatch):
     covers: as sent it is ``forbidden``; past the gate the deeper check must still hold alone."""
     slug, expected = path.parts[-3], path.parts[-2]
     source = path.read_text()
-    if PAST_THE_GATE in ast.get_docstring(ast.parse(source)):
+    if PAST_THE_GATE in ast.get_docstring(syntax.parse(source)):
         sent = grade(problem(slug), source)
         assert sent.verdict == "forbidden", sent.message
         monkeypatch.setattr(gate, "check", lambda source: None)

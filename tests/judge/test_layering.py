@@ -8,6 +8,8 @@ functions count like the others.
 import ast
 from pathlib import Path
 
+from judge.data import syntax
+
 JUDGE = Path(__file__).resolve().parents[2] / "judge"
 
 LAYERS = [
@@ -52,7 +54,7 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
     """The judge modules ``name`` imports (``from . import x`` names module ``x`` where there is one)."""
     package = name.split(".") if path.name == "__init__.py" and name != "__init__" else name.split(".")[:-1]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(syntax.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found |= {a.name.removeprefix("judge.") for a in node.names if a.name.startswith("judge.")}
         elif isinstance(node, ast.ImportFrom):

@@ -11,6 +11,7 @@ import functools
 from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import Q
+from judge.data import syntax
 from judge.packages.package import DEFAULT_RANKING, DEVICES, DIFFICULTIES
 
 
@@ -135,7 +136,7 @@ def _parsed_signature(starter: str, entry: str) -> tuple[str, ...] | None:
     # Parsed once per starter: the problem page shows the signature on every view (a version,
     # and so its starter, never changes).
     try:
-        tree = ast.parse(starter)
+        tree = syntax.parse(starter)
     except (SyntaxError, ValueError):
         return None
     for node in tree.body:

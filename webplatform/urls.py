@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from webplatform.accounts.views import admin_login
 from webplatform.api.api import api
 from webplatform.core.health import healthz
 
@@ -11,6 +12,8 @@ handler404 = "webplatform.core.errors.not_found"
 handler500 = "webplatform.core.errors.server_error"
 
 urlpatterns = [
+    # The admin's sign-in, counted and locked with the site's (accounts.views.admin_login).
+    path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     path("accounts/tokens/", include("webplatform.api.urls")),
     path("accounts/", include("webplatform.accounts.urls")),

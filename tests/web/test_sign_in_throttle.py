@@ -93,3 +93,60 @@ def test_invalid_api_tokens_from_one_address_get_429_with_retry_after(client, le
     assert Api(client, valid).get("/me").status_code == 200
     SignInFailures.objects.update(locked_until=timezone.now() - timedelta(seconds=1))
     assert Api(client, "a-guess-after-the-pause").get("/me").status_code == 401
+
+
+ADMIN_LOGIN = "/admin/login/"
+
+
+def admin_attempt(client, username, password):
+    return client.post(ADMIN_LOGIN, {"username": username, "password": password, "next": "/admin/"})
+
+
+def in_admin(client) -> bool:
+    return client.get("/admin/").status_code == 200
+
+
+def test_wrong_passwords_at_the_admin_are_counted_and_lock_both_ways_in(client, staff, rules):
+    for _ in range(4):
+        assert admin_attempt(client, staff.username, "wrong-guess").status_code == 200  # the admin's form again
+    locked = admin_attempt(client, staff.username, "wrong-guess")
+    assert locked.status_code == 429 and locked["Retry-After"] == "300"
+    assert "Too many wrong passwords" in locked.content.decode()
+
+    # The right password opens neither the admin nor the site while the lock lasts.
+    right = admin_attempt(client, staff.username, "a-long-test-password")
+    assert right.status_code == 429 and 0 < int(right["Retry-After"]) <= 300 and not in_admin(client)
+    assert attempt(client, staff.username, "a-long-test-password").status_code == 429 and not signed_in(client)
+
+    SignInFailures.objects.update(locked_until=timezone.now() - timedelta(seconds=1))
+    assert admin_attempt(client, staff.username, "a-long-test-password").status_code == 302 and in_admin(client)
+
+
+def test_wrong_passwords_at_the_site_lock_the_admin(client, staff, rules):
+    for _ in range(5):
+        attempt(client, staff.username, "wrong-guess")
+    right = admin_attempt(client, staff.username, "a-long-test-password")
+    assert right.status_code == 429 and not in_admin(client)
+    json_client = client.post(
+        ADMIN_LOGIN, {"username": staff.username, "password": "a-long-test-password"}, HTTP_ACCEPT="application/json"
+    )
+    assert json_client.status_code == 429 and json_client.json()["retry_after_s"] > 0
+
+
+def test_failures_at_either_place_add_up_to_one_count(client, staff, rules):
+    for _ in range(2):
+        assert admin_attempt(client, staff.username, "wrong-guess").status_code == 200
+    for _ in range(2):
+        assert attempt(client, staff.username, "wrong-guess").status_code == 200
+    assert admin_attempt(client, staff.username, "wrong-guess").status_code == 429
+    assert attempt(client, staff.username, "a-long-test-password").status_code == 429 and not signed_in(client)
+
+
+def test_every_password_check_obeys_the_lock_even_without_a_page(client, learner, rules):
+    from django.contrib.auth import authenticate
+
+    for _ in range(5):
+        assert authenticate(username=learner.username, password="wrong-guess") is None
+    assert SignInFailures.objects.get(key=f"user:{learner.username}").locked_until > timezone.now()
+    assert authenticate(username=learner.username, password="a-long-test-password") is None
+    assert attempt(client, learner.username, "a-long-test-password").status_code == 429

@@ -10,5 +10,7 @@ class AccountsConfig(AppConfig):
 
         from webplatform.core import freshness
 
+        from . import signals  # noqa: F401 - failed password checks counted wherever they happen
+
         # Deleting a learner deletes their submissions: cached rankings must not keep them.
         freshness.watch("users", f"SELECT COUNT(*) FROM {get_user_model()._meta.db_table}")

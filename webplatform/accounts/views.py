@@ -1,4 +1,6 @@
+from django.contrib import admin
 from django.contrib.auth import login
+from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
@@ -7,7 +9,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from webplatform.core.http import wants_json
 
-from . import backends, selectors, services
+from . import backends, selectors
 from .forms import SignUpForm
 from .services import create_user
 
@@ -21,39 +23,65 @@ def locked_message(seconds: int) -> str:
     )
 
 
+def locked_response(request, seconds: int, render_page):
+    """429 with Retry-After: JSON to a JSON client, else the page ``render_page(message)`` makes."""
+    message = locked_message(seconds)
+    if wants_json(request):
+        response = JsonResponse({"error": message, "retry_after_s": seconds}, status=429)
+    else:
+        response = render_page(message)
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+def _locked_now(request) -> int:
+    """Seconds of the lock the posted username (or the address) is under, 0 if none."""
+    keys = backends.keys_of(request, request.POST.get("username", ""))
+    return selectors.locked_for(keys=keys)
+
+
 class ThrottledLoginView(LoginView):
-    """Django's sign-in, with wrong passwords counted (accounts.services.sign_in_failed): at the
-    limit the page answers 429 with Retry-After, and nobody signs in under the locked account or
-    address until it ends, right password or not."""
+    """Django's sign-in; wrong passwords are counted under the account and the address wherever
+    they are typed (``accounts.backends``, ``accounts.signals``): at the limit the page answers
+    429 with Retry-After, and nobody signs in under the locked account or address until it ends,
+    right password or not."""
 
     def post(self, request, *args, **kwargs):
-        self.keys = selectors.throttle_keys(
-            username=request.POST.get("username", ""), address=request.META.get("REMOTE_ADDR")
-        )
-        wait = selectors.locked_for(keys=self.keys)
+        wait = _locked_now(request)
         if wait:
             return self.locked(wait)
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form):
-        wait = services.sign_in_failed(keys=self.keys) if self.request.method == "POST" else 0
+        wait = getattr(self.request, backends.LOCKED_ATTRIBUTE, 0)
         return self.locked(wait, form) if wait else super().form_invalid(form)
 
-    def form_valid(self, form):
-        services.sign_in_succeeded(keys=self.keys)
-        return super().form_valid(form)
-
     def locked(self, seconds: int, form=None):
-        message = locked_message(seconds)
-        if wants_json(self.request):
-            response = JsonResponse({"error": message, "retry_after_s": seconds}, status=429)
-        else:
-            form = form or self.get_form_class()(self.request)
-            response = render(
-                self.request, self.template_name, {**self.get_context_data(form=form), "locked": message}, status=429
-            )
-        response["Retry-After"] = str(seconds)
-        return response
+        def page(message):
+            shown = form or self.get_form_class()(self.request)
+            context = {**self.get_context_data(form=shown), "locked": message}
+            return render(self.request, self.template_name, context, status=429)
+
+        return locked_response(self.request, seconds, page)
+
+
+def admin_login(request, *args, **kwargs):
+    """The admin's sign-in (``/admin/login/``), under the same throttle as the site's: its
+    failures count for the same account and address, and a lock made at either place answers
+    429 at both."""
+
+    def page(message):
+        form = AuthenticationForm(request)
+        context = {"form": form, "locked": message, "next": request.GET.get("next", "")}
+        return render(request, "accounts/login.html", context, status=429)
+
+    if request.method == "POST":
+        wait = _locked_now(request)
+        if wait:
+            return locked_response(request, wait, page)
+    response = admin.site.login(request, *args, **kwargs)
+    wait = getattr(request, backends.LOCKED_ATTRIBUTE, 0) if request.method == "POST" else 0
+    return locked_response(request, wait, page) if wait else response
 
 
 def signup(request):

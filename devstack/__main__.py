@@ -3,7 +3,8 @@ stopped cleanly by Ctrl-C. ``python -m devstack bench`` is ``make bench``'s page
 ``bench.py``); ``python -m devstack bench --burst`` its burst of submissions with and without
 faults (see ``burst.py``); ``--waiting`` how many learners can wait for a verdict at once and the
 browser's time from Submit to the verdict (see ``waiting.py``); ``--similarity`` an assignment's
-similarity check on a large class (see ``similarity_bench.py``).
+similarity check on a large class (see ``similarity_bench.py``); ``--soak`` one long-lived grading
+parent on the whole bank, both remats at once, for several rounds (see ``soak.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import bench, burst, front, similarity_bench, waiting
+from . import bench, burst, front, similarity_bench, soak, waiting
 from .processes import ROOT
 from .stack import Stack
 
@@ -71,6 +72,7 @@ def parse_args(argv):
         action="store_true",
         help="instead of the pages: an assignment's similarity check on 300 learners and five problems",
     )
+    soak.add_arguments(bench_parser)
     bench_parser.add_argument("--similarity-learners", type=int, default=similarity_bench.LEARNERS)
     bench_parser.add_argument("--waiting-max", type=int, default=2000, help="the largest step of waiting learners")
     bench_parser.add_argument(
@@ -90,6 +92,8 @@ def main(argv=None) -> int:
             return waiting.run(options)
         if options.similarity:
             return similarity_bench.run(options)
+        if options.soak:
+            return soak.run(options)
         return burst.run(options) if options.burst else bench.run(options)
     stack = Stack(options)
 

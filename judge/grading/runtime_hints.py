@@ -213,9 +213,9 @@ _NO_ENTRY = re.compile(r"^the entry point (\w+)\(\) is not defined")
 def compile_hint(text: str, program: str) -> tuple[str, str] | None:
     """What the gate and the child say of code that cannot run at all (our own words, so read as
     data): Python's syntax error at its line, or the function the problem calls, missing."""
-    syntax = _SYNTAX.match(text)
-    if syntax:
-        number, said = int(syntax.group(1)), syntax.group(2)
+    syntax_error = _SYNTAX.match(text)
+    if syntax_error:
+        number, said = int(syntax_error.group(1)), syntax_error.group(2)
         lines = program.splitlines()
         written = lines[number - 1].strip() if 1 <= number <= len(lines) else ""
         quoted = f" (`{written}`)" if written else ""

@@ -70,7 +70,8 @@ docs: setup
 # SQLite and on PostgreSQL when one is reachable: drains, p50/p95, stalls (see devstack/burst.py);
 # then learners waiting for verdicts on event streams, 250 to 2000 at once, and Submit to verdict in
 # Chromium, pushed and polled (see devstack/waiting.py); then an assignment's similarity check on
-# 300 learners and five problems (see devstack/similarity_bench.py).
+# 300 learners and five problems (see devstack/similarity_bench.py); then one long-lived grading
+# parent on the whole bank, both remats at once, several rounds, counting internal errors (devstack/soak.py).
 bench: setup system-deps-bench
 	$(PY) -m judge bench
 	$(PY) -m judge bench --explorer
@@ -78,6 +79,7 @@ bench: setup system-deps-bench
 	$(PY) -m devstack bench --burst
 	$(PY) -m devstack bench --waiting
 	$(PY) -m devstack bench --similarity
+	$(PY) -m devstack bench --soak
 
 validate: setup
 	$(PY) -m judge validate problems/*/

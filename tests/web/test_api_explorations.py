@@ -184,3 +184,18 @@ def test_the_client_asks_an_older_site_again_for_a_budget_on_the_peak():
     created = site.explore("def f(x):\n    return x\n", "f", ["f32[4]"], budget=10, budget_on="peak")
     found = site.chosen_on(site.wait_exploration(created["id"]), budget=10, budget_on="peak")
     assert found["best"] == {"plan": "peak"} and asked[-1] == ("GET", {"budget": "10", "on": "peak"})
+
+
+@pytest.mark.parametrize(
+    "shape, phrase",
+    [
+        ("f32[4,99999999999999999999]", "not a whole number from 1 to"),
+        ("f32[4294967296,4294967296]", "not a whole number from 1 to"),
+        ("f32[8388608,8388608,8388608,8388608]", "elements together"),
+    ],
+)
+def test_sizes_past_the_limits_are_taken_and_say_why_they_did_not_run(api, broker, shape, phrase):
+    answer = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": [shape]})
+    body = answer.json()
+    assert answer.status_code == 201 and (body["status"], body["done"]) == ("failed", True)
+    assert phrase in body["error"] and broker.messages("cpu.background") == []

@@ -76,6 +76,36 @@ def test_bad_input_is_refused_with_the_reason_and_the_form_kept(learner_client, 
     assert 'id="explore-form"' in answer.content.decode() and not Exploration.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "fields, phrase",
+    [
+        # digits that are not ASCII: str.isdigit() takes them, int() does not
+        ({"budget": "\u00b2"}, "whole number of bytes"),
+        ({"budget": "\u0661\u0662"}, "whole number of bytes"),
+        # a size past any limit, once an overflow in NumPy's product
+        ({"args": "f32[4,99999999999999999999]"}, "not a whole number from 1 to"),
+        # sizes whose int64 product wraps to 0 elements
+        ({"args": "f32[4294967296,4294967296]"}, "not a whole number from 1 to"),
+        ({"args": "f32[8388608,8388608,8388608,8388608]"}, "elements together"),
+        ({"args": "f32[4,\u00b2]"}, "concrete sizes"),
+        ({"args": "f32[0,4]"}, "not a whole number from 1 to"),
+        ({"args": "f32[" + ",".join(["1"] * 9) + "]"}, "at most 8 dimensions"),
+    ],
+)
+def test_numbers_and_sizes_past_the_limits_are_refused_with_the_form_kept(
+    learner_client, learner, broker, fields, phrase
+):
+    answer = start(learner_client, **fields)
+    assert answer.status_code == 400 and phrase in answer.content.decode()
+    assert 'id="explore-form"' in answer.content.decode() and not Exploration.objects.exists()
+
+
+def test_a_budget_in_digits_that_are_not_ascii_is_a_400_on_the_exploration_page(learner_client, learner, broker):
+    page = start(learner_client)["Location"]
+    for budget in ("\u00b2", "\u0661", "1" * 30, "0"):
+        assert learner_client.get(page, {"budget": budget}).status_code == 400
+
+
 def test_the_form_asks_what_the_budget_bounds_and_keeps_the_answer_when_it_refuses(learner_client, learner, broker):
     form = learner_client.get(reverse("explorer:explore")).content.decode()
     assert '<label for="explore-budget-on">The budget bounds</label>' in form

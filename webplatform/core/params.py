@@ -1,4 +1,10 @@
-"""What a request names, read in one place: ids, numbers and uuids from paths and query strings.
+"""What a request names, read in one place: ids, numbers, shapes and uuids from paths, query
+strings, forms and signed claims, and whether a text can be stored at all.
+
+Numbers from the outside are ASCII digits only (``parse_int``): ``str.isdigit()`` takes "²" and
+"١", which ``int()`` then refuses or reads as another number. A shape's dimensions are bounded
+one by one and their product is computed in Python integers (``parse_shape``): NumPy's int64
+product wraps (``4294967296 * 4294967296`` is 0) or overflows.
 
 A value that cannot name anything here (letters for an id, an id past the database's 64-bit
 column, a draft that is not a uuid) is ``None`` or a 404, never an exception that reaches the
@@ -30,6 +36,57 @@ def parse_int(value, *, minimum: int = 0, maximum: int = MAX_ID) -> int | None:
     else:
         return None
     return number if minimum <= number <= maximum else None
+
+
+def parse_shape(text: str, *, max_dim: int, max_rank: int) -> tuple[int, ...]:
+    """The sizes ``"64, 128"`` spells (the inside of ``f32[64,128]``; empty: a scalar), each a whole
+    number from 1 to ``max_dim`` in ASCII digits, at most ``max_rank`` of them. ``ValueError``
+    says what is wrong, in words for the person who typed it."""
+    parts = [part.strip() for part in text.split(",")] if text.strip() else []
+    if len(parts) > max_rank:
+        raise ValueError(f"at most {max_rank} dimensions")
+    dims = []
+    for part in parts:
+        size = parse_int(part, minimum=1, maximum=max_dim)
+        if size is None:
+            shown = part[:24] + ("..." if len(part) > 24 else "")
+            raise ValueError(f"the size {shown!r} is not a whole number from 1 to {max_dim}")
+        dims.append(size)
+    return tuple(dims)
+
+
+def elements(shape: tuple[int, ...]) -> int:
+    """How many elements an array of ``shape`` holds, in Python integers (no overflow)."""
+    total = 1
+    for size in shape:
+        total *= size
+    return total
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unstorable(value) -> str | None:
+    """Why a text cannot be stored, or None: a NUL byte (PostgreSQL refuses it in any text) or a
+    lone surrogate (no UTF-8 encodes it). Lists and dicts (a form's values, a token's claims) are
+    walked, keys included."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return "a NUL byte"
+        if _SURROGATE.search(value):
+            return "a character that is not text (a lone surrogate)"
+        return None
+    if isinstance(value, dict):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, (list, tuple)):
+        items = value
+    else:
+        return None
+    for item in items:
+        found = unstorable(item)
+        if found is not None:
+            return found
+    return None
 
 
 def parse_id(value) -> int | None:

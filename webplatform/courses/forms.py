@@ -5,6 +5,7 @@ from django import forms
 from django.utils import timezone
 
 from webplatform.catalog.models import Problem
+from webplatform.core.params import parse_int
 
 from .models import MAX_WEIGHT
 
@@ -88,8 +89,8 @@ class AssignmentForm(forms.Form):
             typed = self.weight_typed(problem.pk).strip()
             if typed == "":
                 found[problem.pk] = 1  # left empty: the default
-            elif typed.isascii() and typed.isdigit() and int(typed) <= MAX_WEIGHT:
-                found[problem.pk] = int(typed)
+            elif (weight := parse_int(typed, maximum=MAX_WEIGHT)) is not None:
+                found[problem.pk] = weight
             else:
                 wrong.append(f"{problem.title}: {typed[:20]!r}")
         if wrong:

@@ -6,12 +6,15 @@ row's id; the claim is a guarded update, so a duplicate message does nothing."""
 
 from __future__ import annotations
 
+import re
+
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from judge.data import source_text
-from judge.grading.explore import BUDGET_MEASURES, HELD, ExploreError, parse_args
+from judge.grading.explore import BUDGET_MEASURES, HELD, MAX_ELEMENTS, ExploreError, parse_args
 
+from webplatform.core import params
 from webplatform.core.queues import BACKGROUND, enqueue
 
 from .models import Exploration
@@ -23,6 +26,9 @@ MAX_BUDGET = 1 << 50
 # Explorations a learner may have waiting or running at once: each runs the judge a dozen times
 # over, so one learner cannot fill the background lane.
 IN_FLIGHT = 2
+# An argument's dimensions: each from 1 to the explorer's element limit, at most this many.
+MAX_RANK = 8
+_SPEC = re.compile(r"^\s*([A-Za-z0-9]+)\[([^\]]*)\]\s*$")  # dtype[sizes], as the judge's specs read
 
 Status = Exploration.Status
 
@@ -39,9 +45,10 @@ def read_budget(text: str) -> int | None:
     text = (text or "").strip().replace("_", "").replace(",", "")
     if not text:
         return None
-    if not text.isdigit() or not 0 < int(text) <= MAX_BUDGET:
+    budget = params.parse_int(text, minimum=1, maximum=MAX_BUDGET)
+    if budget is None:
         raise BadRequest("the budget is a whole number of bytes above zero, such as 400000")
-    return int(text)
+    return budget
 
 
 def read_budget_on(text: str | None) -> str:
@@ -69,11 +76,32 @@ def read_args(text: str) -> list[str]:
     if current:
         specs.append(current)
     specs = [s.rstrip(",") for s in specs if s.strip(",")]
+    read_sizes(specs)
     try:
         parse_args(specs)
     except ExploreError as exc:
         raise BadRequest(str(exc)) from None
     return specs
+
+
+def read_sizes(specs: list[str]) -> int:
+    """The elements the arguments hold together, each size read by ``core.params.parse_shape``
+    (bounded one by one, multiplied in Python integers, so that no size wraps to a small product);
+    a spec that is not ``dtype[sizes]`` is left to the judge's parser, which says what one is."""
+    total = 0
+    for spec in specs:
+        match = _SPEC.match(spec)
+        if match is None:
+            continue
+        try:
+            shape = params.parse_shape(match[2], max_dim=MAX_ELEMENTS, max_rank=MAX_RANK)
+        except ValueError as exc:
+            shown = spec if len(spec) <= 40 else spec[:40] + "..."
+            raise BadRequest(f"{shown!r}: {exc}; give concrete sizes, such as f32[8,16]") from None
+        total += params.elements(shape)
+    if total > MAX_ELEMENTS:
+        raise BadRequest(f"the arguments hold {total} elements together; the explorer takes at most {MAX_ELEMENTS}")
+    return total
 
 
 def start(

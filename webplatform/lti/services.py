@@ -21,6 +21,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError
 from lti_tool.models import LtiContext, LtiMembership, LtiUser
 
+from webplatform.core.params import parse_id
 from webplatform.core.queues import BACKGROUND, enqueue
 from webplatform.courses import selectors as courses_selectors
 from webplatform.courses import services as courses
@@ -250,7 +251,8 @@ def sweep_scores(*, now=None, grace_s: float = 60) -> list[int]:
 def check_assignment(*, course, assignment_id) -> object:
     """The assignment a link names, which must be the course's (a custom parameter is signed by
     the platform, but names our ids: a link copied into another platform course names nothing)."""
-    found = course.assignments.filter(pk=assignment_id).first() if str(assignment_id).isdigit() else None
+    number = parse_id(assignment_id)  # "1²" is no id: str.isdigit() would take it, int() not
+    found = course.assignments.filter(pk=number).first() if number is not None else None
     if found is None:
         raise ValidationError(
             "This link opens an assignment of another course, or one that was deleted: "

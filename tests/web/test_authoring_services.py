@@ -160,6 +160,8 @@ def hostile(files: dict, **extra) -> bytes:
             "is not a policy name or a call of one",
         ),
         (lambda f: b"PK\x03\x04 not really", "not a zip archive"),
+        (lambda f: hostile(dict(f, **{"statement.md": "# Changed\x00\n"})), "statement.md: holds a NUL byte"),
+        (lambda f: hostile(dict(f, **{"problem.toml": f["problem.toml"] + "\n# \x00\n"})), "holds a NUL byte"),
     ],
 )
 def test_bad_zips_are_refused_and_change_nothing(instructor, fresh, make, message, tmp_path):

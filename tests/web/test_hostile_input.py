@@ -194,3 +194,17 @@ def test_the_api_refuses_unreadable_input_in_its_own_json_whatever_the_client_ac
         "code": "invalid_request",
         "message": "The request cannot be read: a NUL byte in the query string.",
     }
+
+
+def test_a_nul_byte_in_a_multipart_form_is_a_400_before_any_view(learner_client, learner, bank, broker):
+    from webplatform.explorer.models import Exploration
+    from webplatform.explorer.views import EXAMPLE
+
+    form = {"source": EXAMPLE, "function": "mlp", "args": "f32[4,4]", "budget": "", "problem": "checkpoint\x00dot"}
+    # The test client posts a dict as multipart/form-data, as a browser posts a form with a file.
+    for fields in (form, {**form, "problem": "", "function": "m\x00lp"}, {**form, "problem": "", "budget_on": "\x00"}):
+        response = learner_client.post("/explore/", fields)
+        assert response.status_code == 400 and b'id="site-nav"' in response.content
+    assert not Exploration.objects.exists()
+    # The same form without them is taken.
+    assert learner_client.post("/explore/", {**form, "problem": ""}).status_code == 302

@@ -306,3 +306,40 @@ def test_an_archived_course_takes_no_new_learner_from_the_platform_and_keeps_its
     assert late.status_code == 409 and "This course is archived" in late.text
     again = Browser().open(platform.launch_url("s-7", placed))  # a member comes back: read-only pages
     assert again.status_code == 200 and Membership.objects.filter(course=course).count() == 2
+
+
+def test_claims_no_database_stores_and_ids_in_other_digits_are_refused(platform, live_server, bank, monkeypatch):
+    from .. import lti_platform
+
+    course, assignment, placed = place_assignment(platform, live_server, bank)
+    # A signed custom parameter in digits that are not ASCII names no assignment (str.isdigit()
+    # takes "1²", int() does not).
+    platform.person("s-8", "Una Digits")
+    placed.custom = {"assignment_id": f"{assignment.pk}\u00b2"}
+    page = Browser().open(platform.launch_url("s-8", placed))
+    assert page.status_code == 404 and "opens nothing here" in page.text
+    placed.custom = {"assignment_id": str(assignment.pk)}
+
+    def refused(sub: str) -> None:
+        browser = Browser()
+        page = browser.open(platform.launch_url(sub, placed))
+        assert page.status_code == 400 and "cannot store" in page.text and 'id="site-nav"' in page.text
+        assert not browser.signed_in(live_server.url)
+
+    platform.person("s-9", "Nul\x00 Name")
+    refused("s-9")
+    platform.person("s-10", "Lone \ud800 Surrogate")
+    refused("s-10")
+    platform.person("s-11", "Sub Nul").sub = "s-11\x00"  # the claim, not the login's hint
+    refused("s-11")
+    assert not LtiUser.objects.filter(sub__in=["s-9", "s-10", "s-11", "s-11\x00"]).exists()
+    with monkeypatch.context() as patch:
+        patch.setitem(lti_platform.CONTEXT, "title", "Remat\x00 101")
+        refused("s-8")
+    link = placed.resource_link_id
+    placed.resource_link_id = f"{link}\x00"
+    refused("s-8")
+    placed.resource_link_id = link
+    # The same launch without them works.
+    page = Browser().open(platform.launch_url("s-8", placed))
+    assert page.url.endswith(f"/courses/{course.pk}/assignments/{assignment.pk}/")

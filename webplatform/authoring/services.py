@@ -23,6 +23,7 @@ from judge.packages.archive import check_files, files_hash, read_zip, unpacked
 from webplatform.accounts.selectors import INSTRUCTORS_GROUP
 from webplatform.catalog.models import Problem, ProblemVersion
 from webplatform.catalog.services import sync_problem
+from webplatform.core.params import unstorable
 from webplatform.core.queues import enqueue, queue_for
 from webplatform.submissions.models import Submission
 from webplatform.submissions.services import jsonable, requeue_submission
@@ -61,7 +62,18 @@ def _check_slug_free(slug: str, uuid) -> None:
         raise PackageError("problem.toml", "slug", f"{slug!r} is already the slug of another problem")
 
 
+def refuse_unstorable(files: dict[str, str]) -> None:
+    """A package's names and texts must be storable: a NUL byte (PostgreSQL refuses it in JSON
+    text) or a lone surrogate is refused, naming the file."""
+    for path, text in files.items():
+        why = unstorable(path) or unstorable(text)
+        if why is not None:
+            shown = str(path).encode("utf-8", "backslashreplace").decode().replace("\x00", "\\x00")
+            raise PackageError(shown, None, f"holds {why}; a package's files are plain text without it")
+
+
 def _store(draft: Draft, files: dict[str, str], package=None) -> Draft:
+    refuse_unstorable(files)
     package = package or check_files(files)
     if str(package.uuid) != str(draft.uuid):
         raise PackageError("problem.toml", "uuid", f"must stay {draft.uuid} (the problem this draft edits)")
@@ -148,6 +160,7 @@ def import_package(*, user, data: bytes) -> Draft:
     """A zip of a package folder becomes a draft: a new one, or the draft of the problem with
     the same uuid (which ``user`` must be allowed to edit). Nothing changes when it is refused."""
     top, files = read_zip(data)
+    refuse_unstorable(files)
     package = check_files(files, top)  # the zip's folder must be named like the slug, as in problems/
     uuid = str(package.uuid)
     draft = Draft.objects.select_for_update().filter(uuid=uuid).first()

@@ -127,6 +127,9 @@ class IdConverter:
 register_converter(IdConverter, "id")
 
 
+FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
 def unreadable(request) -> str | None:
     """Why the request's path or query string cannot be read as text, or None: a NUL byte (which
     PostgreSQL refuses in any text) or bytes that are not UTF-8 (which Django would turn into
@@ -143,9 +146,9 @@ def unreadable(request) -> str | None:
         return "a query string that is not UTF-8"
     if "\x00" in text:
         return "a NUL byte in the query string"
-    # A form's fields, which views read directly (multipart is left alone: files are bytes, and
-    # its text fields go through Django's forms, which refuse NUL bytes themselves).
-    if request.method == "POST" and request.content_type == "application/x-www-form-urlencoded":
-        if any("\x00" in key or any("\x00" in value for value in values) for key, values in request.POST.lists()):
+    # A form's fields, which views read directly, multipart forms' text fields included (a file's
+    # content is bytes: what reads it checks it, as authoring does a package's files).
+    if request.method == "POST" and request.content_type in FORMS:
+        if any(unstorable(key) or unstorable(values) for key, values in request.POST.lists()):
             return "a NUL byte in the form"
     return None

@@ -29,6 +29,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.lineitem import LineItem
 
 from webplatform.accounts import backends
+from webplatform.core.params import unstorable
 from webplatform.courses import selectors as courses
 
 from . import selectors, services
@@ -86,15 +87,19 @@ class Login(OIDCLoginInitView):
             )
 
 
-def _nonce_of(id_token: str) -> str:
-    """The nonce an id_token claims, read before its signature is checked (pylti1p3 checks that
-    next): only to find the login it must spend."""
+def _unverified_claims(id_token: str) -> dict:
+    """The claims an id_token carries, read before its signature is checked (pylti1p3 checks that
+    next): only to find the login it must spend, and to refuse text no database stores."""
     try:
         body = id_token.split(".")[1]
         claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-        nonce = claims.get("nonce") if isinstance(claims, dict) else None
     except (IndexError, ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
-        nonce = None
+        claims = None
+    return claims if isinstance(claims, dict) else {}
+
+
+def _nonce_of(id_token: str) -> str:
+    nonce = _unverified_claims(id_token).get("nonce")
     return nonce if isinstance(nonce, str) else ""
 
 
@@ -104,6 +109,17 @@ class _JoinRefused(Exception):
 
 class Launch(LtiLaunchBaseView):
     def post(self, request, *args, **kwargs):
+        # A claim the site would store (the user's sub and names, the course's title, the link's
+        # id, custom parameters) holding a NUL byte or a lone surrogate: refused before anything
+        # is written, signed or not (a refusal grants nothing, so it needs no signature).
+        why = unstorable(_unverified_claims(request.POST.get("id_token", "")))
+        if why is not None:
+            return refused(
+                request,
+                "The launch could not be read",
+                f"The learning platform sent a value holding {why}, which this site cannot store. "
+                f"Its administrator checks the names and titles it sends.",
+            )
         try:
             services.spend_login(state=request.POST.get("state", ""), nonce=_nonce_of(request.POST.get("id_token", "")))
         except ValidationError as exc:

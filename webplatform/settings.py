@@ -183,6 +183,14 @@ SIGN_IN_THROTTLE = {
     "WINDOW_S": int(os.environ.get("SIGN_IN_WINDOW_S", "900")),
     "LOCKOUT_S": int(os.environ.get("SIGN_IN_LOCKOUT_S", "300")),
 }
+# Password-reset mail: at most PER_EMAIL messages to one address and PER_ADDRESS requests from one
+# client within WINDOW_S; past it the page answers as always and sends nothing (no account is
+# revealed, no inbox flooded). Counted in accounts.SignInFailures under keys of their own.
+PASSWORD_RESET_THROTTLE = {
+    "PER_EMAIL": int(os.environ.get("PASSWORD_RESETS_PER_EMAIL", "3")),
+    "PER_ADDRESS": int(os.environ.get("PASSWORD_RESETS_PER_ADDRESS", "10")),
+    "WINDOW_S": int(os.environ.get("PASSWORD_RESET_WINDOW_S", "3600")),
+}
 # Mail (password reset links): SMTP where EMAIL_HOST names a server (EMAIL_PORT, EMAIL_HOST_USER,
 # EMAIL_HOST_PASSWORD, EMAIL_USE_TLS beside it); otherwise each message is a file in EMAIL_FILE_PATH
 # (var/mail/ by default), which the operator of `make run` reads; EMAIL_BACKEND overrides both (e.g.

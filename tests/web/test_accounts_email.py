@@ -107,3 +107,36 @@ def test_mail_goes_to_files_the_operator_reads_unless_a_server_is_named():
     assert (smtp["backend"], smtp["host"]) == ("django.core.mail.backends.smtp.EmailBackend", "smtp.example.org")
     console = settings_under({"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}, SHOW_MAIL)
     assert console["backend"] == "django.core.mail.backends.console.EmailBackend"
+
+
+def ask_reset(client, email, address="10.0.0.1"):
+    return client.post(reverse("accounts:password_reset"), {"email": email}, REMOTE_ADDR=address)
+
+
+def test_reset_mail_is_limited_per_address_and_per_email_with_the_same_answer(client, settings):
+    from webplatform.accounts.models import SignInFailures
+    from webplatform.accounts.services import create_user
+
+    settings.PASSWORD_RESET_THROTTLE = {"PER_EMAIL": 3, "PER_ADDRESS": 10, "WINDOW_S": 3600}
+    create_user(username="ada", password=PASSWORD, email="ada@example.org")
+    done = reverse("accounts:password_reset_done")
+    answers = [ask_reset(client, "ada@example.org", address=f"10.0.0.{i}") for i in range(8)]
+    # Eight requests from eight places: three mails, and every answer the same "sent" page.
+    assert [(a.status_code, a["Location"]) for a in answers] == [(302, done)] * 8
+    assert len(mail.outbox) == 3 and {m.to[0] for m in mail.outbox} == {"ada@example.org"}
+    # Another spelling of the address is the same inbox.
+    assert ask_reset(client, " ADA@example.org", address="10.0.1.1")["Location"] == done and len(mail.outbox) == 3
+    # An address without an account answers the same (no account revealed).
+    assert ask_reset(client, "nobody@example.org", address="10.0.1.2")["Location"] == done
+
+    # One client asking for many addresses is limited too.
+    mail.outbox.clear()
+    for i in range(12):
+        create_user(username=f"learner{i}", password=PASSWORD, email=f"learner{i}@example.org")
+        assert ask_reset(client, f"learner{i}@example.org", address="10.9.9.9")["Location"] == done
+    assert len(mail.outbox) == 10
+
+    # Once the hour is over, a mail goes again.
+    SignInFailures.objects.update(since=timezone.now() - timedelta(hours=2))
+    ask_reset(client, "ada@example.org", address="10.9.9.9")
+    assert len(mail.outbox) == 11 and mail.outbox[-1].to == ["ada@example.org"]

@@ -1,5 +1,6 @@
 """Reads about users."""
 
+import hashlib
 import unicodedata
 
 from django.utils import timezone
@@ -31,6 +32,17 @@ def throttle_keys(*, username: str | None, address: str | None) -> list[str]:
 def token_throttle_keys(*, address: str | None) -> list[str]:
     """What an API token check is counted under: its address, apart from the sign-in page's."""
     return [f"token:{address[:64]}"] if address else []
+
+
+def reset_mail_keys(*, email: str, address: str | None) -> dict[str, str]:
+    """What a password-reset request is counted under, with the limit of
+    settings.PASSWORD_RESET_THROTTLE each has: the address it asks for (hashed: the table holds
+    no e-mail) and the client's address."""
+    normalized = unicodedata.normalize("NFKC", (email or "").strip()).casefold()
+    keys = {f"reset-mail:{hashlib.sha256(normalized.encode('utf-8', 'surrogatepass')).hexdigest()}": "PER_EMAIL"}
+    if address:
+        keys[f"reset-addr:{address[:64]}"] = "PER_ADDRESS"
+    return keys
 
 
 def locked_for(*, keys: list[str], now=None) -> int:

@@ -65,3 +65,24 @@ def sign_in_failed(*, keys: list[str], now=None) -> int:
 def sign_in_succeeded(*, keys: list[str]) -> None:
     """The account's count is forgotten (its owner knows the password); the address's is kept."""
     SignInFailures.objects.filter(key__in=[key for key in keys if key.startswith("user:")]).delete()
+
+
+def reset_mail_allowed(*, keys: dict[str, str], now=None) -> bool:
+    """Counts one password-reset request under each key (``selectors.reset_mail_keys``) and says
+    whether a mail may go: none once any key has reached its limit within the window (a refused
+    request is not counted, so the window ends on time)."""
+    rules = settings.PASSWORD_RESET_THROTTLE
+    now = now or timezone.now()
+    with transaction.atomic():  # the rows locked, in one order: two requests' counts both land
+        rows = []
+        for key in sorted(keys):
+            row, _ = SignInFailures.objects.select_for_update().get_or_create(key=key, defaults={"since": now})
+            if row.since < now - timedelta(seconds=rules["WINDOW_S"]):
+                row.failures, row.since = 0, now
+            rows.append(row)
+        if any(row.failures >= rules[keys[row.key]] for row in rows):
+            return False
+        for row in rows:
+            row.failures += 1
+            row.save(update_fields=["failures", "since"])
+    return True

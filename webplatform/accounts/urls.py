@@ -5,14 +5,15 @@ from . import views
 
 app_name = "accounts"
 # Password reset is Django's own (a signed, single-use link by e-mail, through EMAIL_BACKEND); only
-# the templates and, the app being namespaced, where each step goes next are the site's.
+# the templates and, the app being namespaced, where each step goes next are the site's; its mail
+# is counted per address (views.ThrottledPasswordResetView).
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("login/", views.ThrottledLoginView.as_view(template_name="accounts/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/reset/",
-        auth_views.PasswordResetView.as_view(
+        views.ThrottledPasswordResetView.as_view(
             template_name="accounts/password_reset.html",
             email_template_name="accounts/password_reset_email.txt",
             subject_template_name="accounts/password_reset_subject.txt",

@@ -1,15 +1,15 @@
 from django.contrib import admin
 from django.contrib.auth import login
 from django.contrib.auth.forms import AuthenticationForm
-from django.contrib.auth.views import LoginView
-from django.http import JsonResponse
+from django.contrib.auth.views import LoginView, PasswordResetView
+from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from webplatform.core.http import wants_json
 
-from . import backends, selectors
+from . import backends, selectors, services
 from .forms import SignUpForm
 from .services import create_user
 
@@ -82,6 +82,18 @@ def admin_login(request, *args, **kwargs):
     response = admin.site.login(request, *args, **kwargs)
     wait = getattr(request, backends.LOCKED_ATTRIBUTE, 0) if request.method == "POST" else 0
     return locked_response(request, wait, page) if wait else response
+
+
+class ThrottledPasswordResetView(PasswordResetView):
+    """Django's password reset, with its mail counted per e-mail address and per client address
+    (``services.reset_mail_allowed``): past the limit the page answers as always, "sent", and
+    nothing is sent, so that it neither floods an inbox nor tells which addresses have accounts."""
+
+    def form_valid(self, form):
+        keys = selectors.reset_mail_keys(email=form.cleaned_data["email"], address=backends.address_of(self.request))
+        if not services.reset_mail_allowed(keys=keys):
+            return HttpResponseRedirect(self.get_success_url())
+        return super().form_valid(form)
 
 
 def signup(request):

@@ -40,7 +40,7 @@ def imports_of(path: Path, package_root: Path) -> set[str]:
     name = module_name(path, package_root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(syntax.parse(path.read_text(), str(path))):
+    for node in ast.walk(syntax.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -21,9 +21,9 @@ from django.core.exceptions import PermissionDenied
 
 from webplatform.core.prepared import prepared
 
-from . import selectors, services
+from . import BACKEND_PATH, selectors, services
 
-PATH = "webplatform.accounts.backends.ModelBackend"  # what settings and every login() name
+PATH = BACKEND_PATH  # what settings and every login() name
 # Set on a request whose sign-in met a lock: the seconds until it ends (the views answer 429).
 LOCKED_ATTRIBUTE = "sign_in_locked_s"
 

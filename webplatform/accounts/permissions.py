@@ -17,7 +17,7 @@ from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 
-from . import backends
+from . import BACKEND_PATH
 
 _MEMO = "_one_perm_cache"  # on the user object, beside ModelBackend's _perm_cache
 
@@ -40,7 +40,7 @@ def _query() -> str:
 def has_permission(user, perm: str) -> bool:
     """What ``user.has_perm(perm)`` answers (an active superuser holds every permission, an
     inactive user or a visitor none), asked of the database in one query."""
-    if list(settings.AUTHENTICATION_BACKENDS) != [backends.PATH]:
+    if list(settings.AUTHENTICATION_BACKENDS) != [BACKEND_PATH]:
         return user.has_perm(perm)  # another backend may grant it: ask them all, as Django does
     if not user.is_active:
         return False

@@ -230,3 +230,25 @@ def test_a_problem_kept_for_the_course_opens_to_its_members_and_says_it_ranks_no
         == 404
     )
     assert client.get(reverse("leaderboard:problem", args=["course_policy"])).status_code == 404
+
+
+def test_an_instructor_never_reads_practice_made_outside_an_open_assignment(klass, client, bank):
+    """A problem added to an assignment that opens later does not open the learner's earlier
+    practice of it to the instructor, nor does practice before an assignment opened."""
+    practice = graded(klass.ada, bank["checkpoint_per_layer"], "accepted", at=klass.day(-30))
+    before = graded(klass.ada, klass.a, "accepted", at=klass.day(-1))
+    in_late_window = graded(klass.ada, klass.a, "accepted", at=klass.day(8))
+    as_user(client, klass.instructor)
+    next_year = klass.day(365)
+    services.save_assignment(
+        course=klass.course,
+        title="Next year",
+        opens_at=next_year,
+        due_at=next_year + (klass.assignment.due_at - klass.assignment.opens_at),
+        late_until=None,
+        late_penalty_percent=0,
+        problems=[bank["checkpoint_per_layer"]],
+    )
+    for hidden in (practice, before):
+        assert client.get(urls(klass, hidden.pk)["submission"]).status_code == 404
+    assert client.get(urls(klass, in_late_window.pk)["submission"]).status_code == 200

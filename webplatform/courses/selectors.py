@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db.models import Case, F, Q, QuerySet, Value, When
+from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
 from django.http import Http404
 from django.utils import timezone
 from judge.data import verdicts
@@ -358,14 +358,18 @@ def failure_causes(*, assignment: Assignment, problem: Problem, sample: int = CA
 
 
 def course_submission(*, course: Course, submission_id: int) -> Submission:
-    """A learner's submission to a problem of one of the course's assignments, for its
-    instructors; anything else is a 404."""
-    problem_ids = course.assignments.values_list("items__problem_id", flat=True)
+    """A learner's submission, for the course's instructors, only when it was made for one of the
+    course's assignments: to one of its problems, once that assignment had opened (as the
+    course's statistics count them). Their practice before, such as a problem added later to an
+    assignment that opens next year, stays theirs: anything else is a 404."""
+    opened = Assignment.objects.filter(
+        course=course, items__problem_id=OuterRef("problem_id"), opens_at__lte=OuterRef("created_at")
+    )
     found = (
         Submission.objects.select_related("problem", "version", "user")
         .filter(
+            Exists(opened),
             pk=submission_id,
-            problem_id__in=problem_ids,
             user__course_memberships__course=course,
             user__course_memberships__role=Role.LEARNER,
         )

@@ -201,7 +201,9 @@ class Structure(Record):
 # scan did: convolutions, elementwise work and while bodies cost nothing). 3: measured by the verifier
 # on the program it compiled (``judge.inspection.program_cost``), never by the submission's child:
 # a ``jit`` call's results counted once, ``lax.ragged_dot`` as the product over every group XLA runs.
-COST_REVISION = 3
+# 4: a ``lax.composite`` costs what its decomposition runs (it was one operation per element), and a
+# while loop whose trips the program does not show is reported (``Cost.uncounted_loops``).
+COST_REVISION = 4
 
 
 @positional
@@ -267,5 +269,8 @@ class Cost(Record):
     held_peak_bytes: int | None = None
     plain_held_peak_bytes: int | None = None
     held_host_bytes: int | None = None  # residuals an offloading policy keeps in host memory (None: none)
+    # While loops whose number of trips the program does not show (a bound computed from data): each is
+    # counted as one trip in ``flops``, which is then a lower bound. None: none (or a report from before).
+    uncounted_loops: int | None = None
     revision: int | None = None  # the COST_REVISION that counted flops and peak_bytes; None: before revisions
     timeline: Timeline | None = None  # how peak_bytes came about; None in reports from before it

@@ -57,7 +57,7 @@ class ParserUnavailable(RuntimeError):
     """Python's parser failed in this process and in a fresh one: the judge's fault, never the text's."""
 
 
-def parse(text: str, mode: str = "exec", filename: str = "<unknown>") -> ast.AST:
+def parse(text: str, *, mode: str = "exec", filename: str = "<unknown>") -> ast.AST:
     """``ast.parse(text, filename, mode)``, immune to the interpreter state above."""
     failure: SystemError | None = None
     for _ in range(RETRIES_HERE):

@@ -975,6 +975,17 @@ def _cost_cause(problem: str, found: Structure, source: Source, reference: Struc
             (problem,),
             detail,
         )
+    if "number of trips" in problem:  # rules.check_cost: a loop the verifier's walk cannot count
+        line = next((n for n, text in enumerate(source.lines, 1) if "while_loop(" in text), None)
+        return Cause(
+            COST,
+            f"Your gradient step runs a while_loop{_at(line)} whose number of trips is computed while the "
+            f"step runs, so the judge cannot count its FLOPs against this problem's limit.",
+            "Try: give the loop bounds fixed when your function is traced: jax.lax.fori_loop(0, n, ...) "
+            "with a Python int n, or jax.lax.scan over the steps, and keep the work it does within the limit.",
+            (problem,),
+            detail,
+        )
     if "FLOPs" in problem:
         nested = [c for c in found.checkpoints if c.on_path is not False and c.depth >= 1]
         if nested:  # each level of checkpoints recomputes what it encloses once more

@@ -108,7 +108,24 @@ def _carried(function: ast.FunctionDef, loop: ast.For, targets: tuple[str, ...])
     temporaries = assigned - carried
     if not carried or temporaries & _read_after(function, loop) or set(targets) & _read_after(function, loop):
         return None
+    if (assigned | set(targets)) & _read_by_closures(function, loop):
+        return None  # a closure reads the loop's names late: the rewrite moves them into the turn
     return tuple(sorted(carried, key=lambda name: _first_use(loop, name)))
+
+
+def _read_by_closures(function: ast.FunctionDef, loop: ast.For) -> set[str]:
+    """Names read by the functions and lambdas ``function`` defines outside ``loop``: they read a
+    name when they are called, which may be during the loop or after it, wherever they stand."""
+    inside = {id(n) for n in ast.walk(loop)}
+    read: set[str] = set()
+    for node in ast.walk(function):
+        if node is function or id(node) in inside:
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            own = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+            read |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - own
+    return read
 
 
 def _first_use(loop: ast.For, name: str) -> tuple[int, int]:

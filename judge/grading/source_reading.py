@@ -32,6 +32,9 @@ BACKWARD_RULES = {
     "jax.custom_vjp": "custom_vjp",
     "jax.custom_gradient": "custom_gradient",
     "equinox.filter_custom_vjp": "eqx.filter_custom_vjp",
+    # Implicit differentiation: the derivative comes from the solves the learner hands in.
+    "jax.lax.custom_linear_solve": "lax.custom_linear_solve",
+    "jax.lax.custom_root": "lax.custom_root",
 }
 # A custom JVP defines the forward derivative; reverse mode and the policy still decide what is saved.
 FORWARD_RULES = {"jax.custom_jvp": "custom_jvp", "equinox.filter_custom_jvp": "eqx.filter_custom_jvp"}
@@ -51,7 +54,7 @@ class Site:
     written: str  # the policy as written ("" when none is given)
     own: bool = False  # a policy the learner built (a function, a lambda, an object): not one of JAX's
     prevent_cse: bool | None = True  # None: not a literal
-    in_loop: bool = False  # it runs in a loop's body (lax.scan, fori_loop, while_loop, map), as far as the source says
+    in_loop: bool | None = False  # it runs in a loop's body (lax.scan, fori_loop, while_loop, map); None: unknown
 
 
 @dataclass(frozen=True)
@@ -177,13 +180,15 @@ class _Reader:
     def __init__(self, tree: ast.Module):
         self.scopes = _Scopes(tree)
         self.looped: set[int] = set()  # ids of the nodes that run in a loop's body
+        self.loops_known = True  # False: a loop's body is handed around where the reader cannot follow it
 
-    def in_loop(self, node: ast.AST) -> bool:
+    def in_loop(self, node: ast.AST) -> bool | None:
+        """Whether ``node`` runs in a loop's body; None when the source cannot say."""
         while node is not None:
             if id(node) in self.looped:
                 return True
             node = self.scopes.parent.get(node)
-        return False
+        return False if self.loops_known else None
 
     def value(self, node: ast.AST, depth: int = 0):
         """A name's one value, followed through assignments: an import path, an expression, or UNCERTAIN."""
@@ -214,23 +219,26 @@ class _Reader:
 # ---------------------------------------------------------------------------- reading
 
 
-def read(source: str) -> SourceFacts:
-    """The checkpoint sites and derivative rules of ``source`` (a source that does not parse has none)."""
+def read(source: str, entry: str | None = None) -> SourceFacts:
+    """The checkpoint sites and derivative rules of ``source`` (a source that does not parse has
+    none) that the traced program can reach from ``entry``: code that never runs when the judge calls
+    the entry point (a ``__main__`` self-test, a helper nothing calls) is not judged."""
     try:
         tree = syntax.parse(source)
     except (SyntaxError, ValueError):
         return SourceFacts()
     reader = _Reader(tree)
     reader.looped = _looped(reader, tree)
+    live = [stmt for stmt in tree.body if id(stmt) not in _never_run(tree, entry)]
     facts = SourceFacts()
     understood: set[int] = set()  # ids of the nodes naming the API that a site or a rule accounts for
-    for node in ast.walk(tree):
+    for node in _walk(live):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 _decorator(reader, decorator, facts, understood)
         elif isinstance(node, ast.Call):
             _call(reader, node, facts, understood)
-    for node in ast.walk(tree):
+    for node in _walk(live):
         if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in understood:
             path = reader.path(node)
             if path in CHECKPOINT_APIS and not _is_binding(reader, node):
@@ -240,8 +248,72 @@ def read(source: str) -> SourceFacts:
     return facts
 
 
+def _walk(statements: list[ast.stmt]):
+    for stmt in statements:
+        yield from ast.walk(stmt)
+
+
+def _never_run(tree: ast.Module, entry: str | None) -> set[int]:
+    """The module's statements that the traced program never runs (their ids): an ``if __name__ ==
+    "__main__":`` block (the judge loads the module under another name), and each definition or
+    assignment whose names no statement reachable from the entry point reads. The judge traces the
+    entry point alone, so a checkpoint there can only reach the program through a name that the
+    entry point reads, directly or through what it reads. Reading a name by a string instead is
+    refused by the gate. Where the entry point is not a name the module binds, everything counts."""
+    main_blocks = {id(stmt) for stmt in tree.body if _is_main_block(stmt)}
+    binders: dict[str, list[ast.stmt]] = {}
+    definitions = set()
+    for stmt in tree.body:
+        if id(stmt) in main_blocks:
+            continue
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)):
+            definitions.add(id(stmt))
+        for name in _names_bound(stmt):
+            binders.setdefault(name, []).append(stmt)
+    if entry is None or entry not in binders:
+        return main_blocks
+    # Statements that are not definitions (imports, expressions, loops at module level) run when the
+    # module loads: they count as reached, and so does what they read.
+    reached: set[int] = set()
+    todo = [stmt for stmt in tree.body if id(stmt) not in definitions and id(stmt) not in main_blocks]
+    todo += binders[entry]
+    while todo:
+        stmt = todo.pop()
+        if id(stmt) in reached:
+            continue
+        reached.add(id(stmt))
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+                todo.extend(binders.get(node.id, ()))
+    return main_blocks | (definitions - reached)
+
+
+def _names_bound(stmt: ast.stmt) -> list[str]:
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [stmt.name]
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return [alias.asname or alias.name.split(".")[0] for alias in stmt.names]
+    return _stored(stmt)  # assignments, and whatever a loop, a with or a try at module level binds
+
+
+def _is_main_block(stmt: ast.stmt) -> bool:
+    """``if __name__ == "__main__":`` (either side), without an ``else``, which would run."""
+    if not isinstance(stmt, ast.If) or stmt.orelse or not isinstance(stmt.test, ast.Compare):
+        return False
+    test = stmt.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    texts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(texts) == 1
+
+
 def _looped(reader: _Reader, tree: ast.Module) -> set[int]:
-    """The nodes that run in a loop's body: the functions a loop is given, and those they call by name."""
+    """The nodes that run in a loop's body: the functions a loop is given, and those they call by
+    name. A body handed in as a parameter (``def run(body, xs): return lax.scan(body, ...)``) is
+    followed to the arguments of the calls of that function; where the reader cannot follow one,
+    it marks the source's loops unknown (``reader.loops_known``)."""
     bodies = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and reader.path(node.func) in LOOPS:
@@ -253,6 +325,12 @@ def _looped(reader: _Reader, tree: ast.Module) -> set[int]:
         body = bodies.pop()
         if isinstance(body, ast.Name):
             value = reader.value(body)
+            if value is _Scopes.UNCERTAIN:
+                handed = _handed_in(reader, tree, body)
+                if handed is None:
+                    reader.loops_known = False
+                bodies += handed or []
+                continue
             body = value if isinstance(value, ast.AST) else None
         if body is None or id(body) in looped:
             continue
@@ -263,6 +341,36 @@ def _looped(reader: _Reader, tree: ast.Module) -> set[int]:
             if isinstance(inner, ast.Call) and reader.path(inner.func) == "functools.partial" and inner.args:
                 bodies.append(inner.args[0])
     return looped
+
+
+def _handed_in(reader: _Reader, tree: ast.Module, name: ast.Name) -> list[ast.AST] | None:
+    """What the calls of a function pass for its parameter ``name``; None when ``name`` is not
+    a parameter of a function the reader can find called by name."""
+    function = reader.scopes.scope_of(name)
+    while function is not None and not isinstance(function, ast.Module):
+        if name.id in reader.scopes.bindings.get(function, {}):
+            break
+        function = reader.scopes.scope_of(function)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    arguments = function.args
+    positional = [a.arg for a in arguments.posonlyargs + arguments.args]
+    if name.id not in positional + [a.arg for a in arguments.kwonlyargs]:
+        return None  # bound in the function some other way: a loop variable, an assignment
+    handed = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+            continue
+        if reader.value(call.func) is not function:
+            continue
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        given = {k.arg: k.value for k in call.keywords}
+        if name.id in positional and positional.index(name.id) < len(call.args):
+            given[name.id] = call.args[positional.index(name.id)]
+        if name.id in given:
+            handed.append(given[name.id])
+    return handed or None
 
 
 def _is_binding(reader: _Reader, node: ast.AST) -> bool:
@@ -354,6 +462,9 @@ def _policy(reader: _Reader, expr: ast.AST, depth: int = 0) -> tuple[tuple | Non
     if isinstance(expr, ast.Call):
         factory = reader.path(expr.func)
         name = _policy_name(factory) if factory else None
+        helper = reader.value(expr.func) if isinstance(expr.func, ast.Name) else None
+        if name is None and isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return _returned_policy(reader, helper, depth)
         if name is None:  # an object the learner's code builds: their own policy, not JAX's
             return ("custom", ast.unparse(expr.func)), True
         try:
@@ -378,6 +489,27 @@ def _policy(reader: _Reader, expr: ast.AST, depth: int = 0) -> tuple[tuple | Non
 
 class _Unknown(Exception):
     pass
+
+
+def _returned_policy(reader: _Reader, helper: ast.FunctionDef, depth: int) -> tuple[tuple | None, bool]:
+    """The policy a helper of the learner's returns (``policy=choose_policy()``): the one every
+    ``return`` of its own gives, when the reader can follow each to the same; else unknown, and the
+    values decide. A helper is not a policy the learner builds unless what it returns is one."""
+    returns = [node.value for node in _own_nodes(helper) if isinstance(node, ast.Return)]
+    if not returns or any(value is None for value in returns):
+        return None, False
+    found = [_policy(reader, value, depth + 1) for value in returns]
+    return found[0] if all(f == found[0] for f in found) else (None, False)
+
+
+def _own_nodes(function: ast.AST):
+    """The nodes of a function's body, not those of the functions and lambdas defined in it."""
+    todo = list(ast.iter_child_nodes(function))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
 
 
 def _policy_name(path: str) -> str | None:
@@ -476,6 +608,9 @@ def problems(facts: SourceFacts, rules, form: "explain.Form | None" = None) -> l
                 )
     for site in facts.sites:
         wanted, where = rules.prevent_cse, ""
+        located = rules.prevent_cse_in_loops is not None or rules.prevent_cse_outside_loops is not None
+        if site.in_loop is None and located:
+            continue  # the source cannot say where it runs: the trace decides (``explain``)
         if site.in_loop and rules.prevent_cse_in_loops is not None:
             wanted, where = rules.prevent_cse_in_loops, " inside the scan"
         elif not site.in_loop and rules.prevent_cse_outside_loops is not None:

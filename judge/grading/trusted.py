@@ -38,6 +38,34 @@ def source_findings(facts: source_reading.SourceFacts, problem: Problem) -> list
     ]
 
 
+# The structure rules that only the trace of the program can decide (the source cannot count what
+# a checkpoint encloses at run time, nor how many checkpoints a loop makes), as a learner reads them.
+_TRACE_ONLY = (
+    ("encloses", "that the checkpoint encloses the whole computation"),
+    ("min_checkpoints", "on how many checkpoints your program makes"),
+    ("max_checkpoints", "on how many checkpoints your program makes"),
+    ("min_depth", "on how deeply your checkpoints nest"),
+)
+
+
+def unverified(problem: Problem) -> list[Finding]:
+    """Where the report of a trace contradicts the verified program, what the trace alone decides
+    cannot be trusted: such a rule fails closed instead of passing unchecked."""
+    rules = problem.structure_rules
+    said = list(dict.fromkeys(words for field, words in _TRACE_ONLY if getattr(rules, field)))
+    if not said:
+        return []
+    sentence = (
+        f"the judge could not verify your checkpoint structure: the report of your program's trace does not "
+        f"match the program that ran, and this problem's rule {' and '.join(said)} can be read only from that trace"
+    )
+    advice = (
+        "Try: submit your code unchanged once more; if the verdict stays, ask your instructor to look at it, "
+        "since a trace that disagrees with its own program is what code that tampers with the judge produces."
+    )
+    return [Finding("unverified", sentence, sentence, advice, advice)]
+
+
 def counted_values(case: TracedCase, problem: Problem) -> list[saved_values.SavedValue]:
     return [case.saved[i] for i in saved_values.counted(case.saved, problem.residual_rules.constants)]
 

@@ -101,8 +101,15 @@ def _size(value) -> int:
     return math.prod(_shape(value))
 
 
+# Operations that run a function of the module: a call, and a composite (``lax.composite``), whose
+# decomposition is what runs where no backend has a kernel of its own for it (none here): it costs
+# what its function costs, never one operation per element.
+CALLS = ("func.call", "call", "stablehlo.composite")
+
+
 def _callee(op) -> str:
-    return str(op.attributes["callee"]).lstrip("@").strip('"')
+    attribute = "decomposition" if op.operation.name == "stablehlo.composite" else "callee"
+    return str(op.attributes[attribute]).lstrip("@").strip('"')
 
 
 @dataclass
@@ -111,6 +118,7 @@ class Found:
     above: int = 0  # most bytes alive at once above the block's arguments
     start: int = 0  # the bytes of its arguments
     outputs: list | None = None  # per result: its flags
+    uncounted: int = 0  # while loops whose trips the program does not show: counted as one trip each
 
 
 class Walk:
@@ -148,7 +156,7 @@ class Walk:
             if not any(wanted):
                 continue
             live.append(op)
-            if op.operation.name in ("func.call", "call"):
+            if op.operation.name in CALLS:
                 calls[op] = wanted
                 args = self.needed_args(_callee(op), wanted)
                 used.update(v for v, n in zip(op.operands, args) if n)
@@ -187,7 +195,7 @@ class Walk:
         # a buffer lives until the last use of any of its names
         current = sum(size.values())
         start = current
-        peak, flops = current, 0.0
+        peak, flops, uncounted = current, 0.0, 0
         alive = {a for a in block.arguments if size[a]}
         until = {}  # buffer -> last use
         ending = defaultdict(list)  # index -> buffers whose last use it was, when last set
@@ -202,11 +210,11 @@ class Walk:
             name = op.operation.name
             ins = [flags.get(v, frozenset()) for v in op.operands]
             joined = frozenset().union(*ins) - {"i"} if ins else frozenset()
-            if name in ("func.call", "call"):
+            if name in CALLS:
                 wanted = calls[op]
                 self.called[_callee(op)] = (wanted, tuple(ins))
                 inner = self.function(_callee(op), wanted, tuple(ins), weigh)
-                flops += inner.flops
+                flops, uncounted = flops + inner.flops, uncounted + inner.uncounted
                 outs = inner.outputs
             elif op.regions and name not in (
                 "stablehlo.reduce",
@@ -216,7 +224,7 @@ class Walk:
                 "stablehlo.select_and_scatter",
             ):
                 inner, outs = self._control(op, ins, weigh)
-                flops += inner.flops
+                flops, uncounted = flops + inner.flops, uncounted + inner.uncounted
             else:
                 # an aliasing operation's results are its operands, one for one
                 inner, outs = None, ins if name in ALIASING else [joined] * len(op.results)
@@ -244,7 +252,7 @@ class Walk:
                     current -= size.get(buf, 0)
             peak = max(peak, current)
         outputs = [flags.get(v, frozenset()) for v in terminator.operands]
-        return Found(flops, max(peak - start, 0), start=start, outputs=outputs)
+        return Found(flops, max(peak - start, 0), start=start, outputs=outputs, uncounted=uncounted)
 
     def _control(self, op, ins: list, weigh) -> tuple[Found, list]:
         """A loop (its body and condition per iteration) or a conditional (its costliest branch)."""
@@ -258,8 +266,11 @@ class Walk:
             results = len(list(block.operations)[-1].operands)
             found.append(self.block(block, (True,) * results, arg_flags, weigh))
         above = max(f.above for f in found)
+        uncounted = sum(f.uncounted for f in found)
         if name == "stablehlo.while":
-            trips = trip_count(op) or 1
+            trips = trip_count(op)
+            if trips is None:  # a lower bound, and said so: a FLOP limit refuses it (``rules.check_cost``)
+                trips, uncounted = 1, uncounted + 1
             cond, body = found
             flops = trips * (cond.flops + body.flops) + cond.flops
             outs = [a | b for a, b in zip(ins, body.outputs)]
@@ -267,7 +278,7 @@ class Walk:
         else:
             flops = max(f.flops for f in found)
             outs = [joined] * len(op.results)
-        return Found(flops, above), outs
+        return Found(flops, above, uncounted=uncounted), outs
 
 
 def _outer_uses(block) -> set:
@@ -413,12 +424,14 @@ def case_cost(module, needed: list[bool], input_flags: list) -> dict:
         (
             _callee(op)
             for op in main.operations
-            if op.operation.name in ("func.call", "call") and any(v in cotangents for v in op.operands)
+            if op.operation.name in CALLS and any(v in cotangents for v in op.operands)
         ),
         None,
     )
     found = walk.function("main", tuple(needed), tuple(frozenset(f) for f in input_flags), _all_bytes)
     figures = {"flops": float(found.flops), "peak_bytes": int(found.start + found.above)}
+    if found.uncounted:
+        figures["uncounted_loops"] = found.uncounted
     if backward in walk.called:
         wanted, flags = walk.called[backward]
         held = walk.function(backward, wanted, flags, _held_bytes)

@@ -383,6 +383,10 @@ def loss(ws, x):
         "for w in ws: h = f(h, w)",  # the turn on the header's line
         "for w, (a, b) in ws:\n        h = f(h, w)",  # a nested target
         "for w in ws:\n        h = arena_chain(h, w)",  # the learner's own name of the rewrite's
+        # a closure defined before the loop reads a name the turn assigns (it would read the first
+        # turn's value, or the one before the loop, once the turn is a function of its own)
+        "last = ws[0]\n    tail = lambda: last\n    for w in ws:\n        last = w\n        h = f(h, w)\n    h = f(h, tail())",
+        "def step(w):\n        return f(h, w)\n    for w in ws:\n        h = step(w)",
     ],
 )
 def test_a_loop_the_rewrite_could_change_is_left_as_written(loop):

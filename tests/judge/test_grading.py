@@ -34,7 +34,9 @@ def test_accepted_report_has_the_fields_the_site_shows(problem):
     report = grade(problem, source("accepted/decorator.py")).to_dict()
     assert report["verdict"] == "accepted"
     assert [c["name"] for c in report["cases"]] == ["sample-1", "sample-2", "tall", "wide"]
-    assert all(c["verdict"] == "accepted" and c["max_error"] is not None for c in report["cases"])
+    assert all(c["verdict"] == "accepted" for c in report["cases"])
+    # an error's size is shown on the samples; on a hidden case it could carry the case's sizes out
+    assert [c["max_error"] is not None for c in report["cases"]] == [True, True, False, False]
     kinds = sorted((r["kind"], r["what"]) for r in report["residuals"])
     assert kinds == [
         ("argument", "w1"),

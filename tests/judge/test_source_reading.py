@@ -128,6 +128,9 @@ def test_the_api_handed_around_as_a_value_leaves_the_decision_to_the_values():
         ),
         ("import jax\njax.nn.relu.defjvps(lambda t, ans, v: t)\n", "redefined", True),
         ("import jax\n@jax.custom_jvp\ndef f(x):\n    return x\n", "custom_jvp", False),
+        # implicit differentiation: the derivative comes from the solves handed in
+        ("from jax import lax\ny = lax.custom_root(f, x0, solve, tangent_solve)\n", "lax.custom_root", True),
+        ("import jax\ny = jax.lax.custom_linear_solve(mv, b, solve)\n", "lax.custom_linear_solve", True),
     ],
 )
 def test_derivative_rules_are_found_and_a_custom_jvp_is_not_a_backward_pass(source, kind, backward):
@@ -176,3 +179,82 @@ def test_every_reference_and_accepted_submission_of_the_bank_reads_clean():
 
 def test_a_source_that_does_not_parse_has_no_facts():
     assert read("def (:\n") == source_reading.SourceFacts()
+
+
+# What never runs when the judge calls the entry point is not judged; what the entry point reaches,
+# however indirectly, is.
+LIVE = """import jax
+import jax.numpy as jnp
+P = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
+
+@jax.checkpoint
+def first_attempt(x):
+    return x
+
+def _used(x):
+    return jax.checkpoint(jnp.sin, policy=P)(x)
+
+def _through_table(x):
+    return jax.checkpoint(jnp.cos, policy=jax.checkpoint_policies.dots_saveable)(x)
+
+TABLE = {"t": _through_table}
+
+def entry(x):
+    return _used(x) + TABLE["t"](x)
+
+if __name__ == "__main__":
+    print(jax.checkpoint(jnp.tan)(1.0))
+"""
+
+
+def test_only_the_sites_the_entry_point_reaches_are_read():
+    lines = {line: text for line, text in enumerate(LIVE.splitlines(), 1)}
+    reached = read(LIVE, "entry")
+    assert [lines[s.line].strip() for s in reached.sites] == [
+        "return jax.checkpoint(jnp.sin, policy=P)(x)",
+        "return jax.checkpoint(jnp.cos, policy=jax.checkpoint_policies.dots_saveable)(x)",
+    ]
+    # Without an entry point (or one the module does not bind), only the __main__ block is left out.
+    assert len(read(LIVE).sites) == len(read(LIVE, "not_defined").sites) == 3
+
+
+def test_a_main_block_with_an_else_runs_and_is_read():
+    source = "import jax\nif __name__ == '__main__':\n    pass\nelse:\n    f = jax.checkpoint(g)\ndef entry(x):\n    return f(x)\n"
+    assert [s.line for s in read(source, "entry").sites] == [5]
+
+
+@pytest.mark.parametrize(
+    "helper, policy, own",
+    [
+        ("def choose():\n    return jax.checkpoint_policies.dots_with_no_batch_dims_saveable\n", DOTS, False),
+        (
+            "def choose():\n    p = jax.checkpoint_policies.dots_with_no_batch_dims_saveable\n    return p\n",
+            DOTS,
+            False,
+        ),
+        # two different returns, or a return the reader cannot follow: unknown, and the values decide
+        (
+            "def choose(big=True):\n    if big:\n        return jax.checkpoint_policies.dots_saveable\n"
+            "    return jax.checkpoint_policies.nothing_saveable\n",
+            None,
+            False,
+        ),
+        ("def choose(p=None):\n    return p\n", None, False),
+        # a helper that returns a function of the learner's is the learner's own policy
+        ("def choose():\n    return lambda prim, *_, **__: True\n", ("custom", "<lambda>"), True),
+    ],
+)
+def test_a_policy_from_a_helper_is_what_the_helper_returns(helper, policy, own):
+    site = only_site(f"import jax\n{helper}f = jax.checkpoint(g, policy=choose())\n")
+    assert (site.policy, site.own) == (policy, own)
+
+
+def test_a_scan_body_handed_to_a_helper_is_in_the_loop():
+    source = (
+        "import jax\ndef run(body, h, xs):\n    return jax.lax.scan(body, h, xs)\n"
+        "def entry(h, xs):\n    return run(jax.checkpoint(step, prevent_cse=False), h, xs)\n"
+    )
+    assert only_site(source).in_loop is True
+    # handed in by a caller the reader cannot see: where it runs is unknown, not "outside any scan"
+    unknown = "import jax\ndef run(body, h, xs):\n    return jax.lax.scan(body, h, xs)\nf = jax.checkpoint(step)\n"
+    assert only_site(unknown).in_loop is None

@@ -106,19 +106,25 @@ def test_a_program_that_only_knows_the_given_inputs_fails_on_hidden_ones(problem
     report = _grade(problem, forge)
     assert report.verdict == "wrong_answer"
     assert report.message.startswith("case sample-1: on hidden inputs of the same shapes: the output differs")
-    assert all(c.max_error is not None for c in report.cases)  # the given inputs alone would have passed
+    # the given inputs alone would have passed; a hidden case's error is the submission's to modulate: not shown
+    assert all((c.max_error is not None) == c.sample for c in report.cases)
 
 
-def test_claiming_fewer_residuals_than_the_program_saves_is_not_believed_and_changes_nothing(problem):
+def test_claiming_fewer_residuals_than_the_program_saves_is_not_believed_and_fails_closed(problem):
     def forge(request, response):
         for case in response["cases"]:
             case["residuals"] = case["residuals"][:3]  # drop the two matmul outputs from the table
 
     report = _grade(problem, forge)
-    # the program itself is honest: a report that hides two of its residuals is not believed, and
-    # the trusted side's facts (the values its program saves) decide, as they do for any report
-    assert report.verdict == "accepted", report.message
+    # the program itself is honest, but its report hides two of its residuals: nothing in the report
+    # is believed. What the trusted side decides holds (the values its program saves match), and the
+    # rule only the trace can decide (the checkpoint encloses the whole computation) is not passed
+    # unchecked: it fails closed, saying why.
+    assert report.verdict == "policy_violation", report.message
     assert any("does not match the program the judge ran" in note for note in report.notes)
+    assert report.cause.startswith("The judge could not verify your checkpoint structure")
+    assert "encloses the whole computation" in report.cause and report.advice.startswith("Try: ")
+    assert all(c.verdict == "policy_violation" for c in report.cases)
 
 
 def test_a_program_that_calls_out_of_xla_is_refused_unrun(problem):

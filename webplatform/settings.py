@@ -336,6 +336,14 @@ SUBMISSION_LIMITS = {
     "MAX_SOURCE_BYTES": MAX_SOURCE_BYTES,  # the judge's gate has the same (SUBMISSION_MAX_SOURCE_BYTES)
 }
 
+# Live status streams (/submissions/<id>/events/) one account may hold open at once, counted in
+# Redis across the web processes (submissions.services.streams); past it a new one is refused with
+# 429 and Retry-After (the page then polls the status instead). 0: no limit.
+EVENT_STREAMS = {
+    "PER_USER": int(os.environ.get("EVENT_STREAMS_PER_USER", "4")),
+    "RETRY_AFTER_S": int(os.environ.get("EVENT_STREAMS_RETRY_AFTER_S", "30")),
+}
+
 # /metrics answers a scraper that sends "Authorization: Bearer <METRICS_TOKEN>" (and staff sessions).
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 

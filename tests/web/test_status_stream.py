@@ -49,10 +49,11 @@ def test_only_its_author_follows_a_grading(client, learner, other_learner, dot_p
 class Page:
     """A browser's event stream through the ASGI application as the server runs it."""
 
-    def __init__(self, path: str, session: str):
+    def __init__(self, path: str, session: str, accept: bytes = b"text/event-stream"):
         self.chunks: asyncio.Queue = asyncio.Queue()
         self.leave = asyncio.Event()
         self.status = None
+        self.headers = {}
         self.bodies = []  # the body messages, as the server got them
         scope = {
             "type": "http",
@@ -64,7 +65,11 @@ class Page:
             "raw_path": path.encode(),
             "query_string": b"",
             "root_path": "",
-            "headers": [(b"host", b"testserver"), (b"cookie", f"sessionid={session}".encode())],
+            "headers": [
+                (b"host", b"testserver"),
+                (b"cookie", f"sessionid={session}".encode()),
+                (b"accept", accept),
+            ],
             "client": ("127.0.0.1", 5000),
             "server": ("testserver", 80),
         }
@@ -77,6 +82,7 @@ class Page:
     async def send(self, message):
         if message["type"] == "http.response.start":
             self.status = message["status"]
+            self.headers = dict(message["headers"])
         else:
             self.bodies.append(message)
             await self.chunks.put(message.get("body", b""))
@@ -554,3 +560,72 @@ def test_under_asgi_an_id_past_64_bits_is_a_404_and_a_post_a_405_in_json(learner
     start, body = asgi_answer("POST", "/submissions/1/events/", [(b"accept", b"application/json")])
     assert start["status"] == 405 and (b"allow", b"GET") in start["headers"]
     assert json.loads(body["body"])["error"] == "This address takes GET only."
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_one_account_holds_a_few_streams_then_429_and_a_closed_page_frees_its_slot(
+    learner, bank, broker, settings, monkeypatch
+):
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 30.0)
+    settings.EVENT_STREAMS = {"PER_USER": 4, "RETRY_AFTER_S": 30}
+    submission = submit(learner, bank["checkpoint_dot_policy"])
+    path, session = reverse("submissions:events", args=[submission.pk]), session_of(learner)
+
+    async def follow():
+        pages = [Page(path, session) for _ in range(4)]
+        for page in pages:
+            assert (await page.events())[0]["status"] == "queued" and page.status == 200
+        refused = Page(path, session, accept=b"application/json")
+        await asyncio.wait_for(refused.task, 5)
+        pages[0].leave.set()  # the learner closes one page: its slot is free again
+        await asyncio.wait_for(pages[0].task, 5)
+        again = Page(path, session)
+        assert (await again.events())[0]["status"] == "queued" and again.status == 200
+        for page in [*pages[1:], again]:
+            page.leave.set()
+        await asyncio.wait_for(asyncio.gather(*(page.task for page in [*pages[1:], again])), 5)
+        return refused
+
+    refused = asyncio.run(follow())
+    assert refused.status == 429 and refused.headers[b"retry-after"] == b"30"
+    assert "4 live status streams open already" in json.loads(refused.bodies[0]["body"])["error"]
+    # every stream that ended gave its slot back
+    assert broker.client.zcard(f"arena:streams:{learner.pk}") == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_streams_are_counted_across_processes_and_under_wsgi_refused_alike(
+    learner, learner_client, bank, broker, settings
+):
+    from webplatform.submissions.services import release_stream_slot, take_stream_slot
+
+    settings.EVENT_STREAMS = {"PER_USER": 2, "RETRY_AFTER_S": 30}
+    submission = submit(learner, bank["checkpoint_dot_policy"])
+    finish(submission, "accepted")
+    url = reverse("submissions:events", args=[submission.pk])
+    # two streams held by other web processes (their slots are in Redis, not in this process)
+    held = [take_stream_slot(user_id=learner.pk, lifetime_s=600) for _ in range(2)]
+    response = learner_client.get(url)
+    assert response.status_code == 429 and response["Retry-After"] == "30"
+    assert "2 live status streams" in response.content.decode()
+    response = learner_client.get(url, HTTP_ACCEPT="application/json")
+    assert response.status_code == 429 and "live status streams" in response.json()["error"]
+    release_stream_slot(held[0])
+    response = learner_client.get(url)  # a slot is free: the stream, which gives it back once closed
+    assert response.status_code == 200 and events_of(b"".join(response.streaming_content))[0]["done"]
+    response.close()
+    assert broker.client.zcard(f"arena:streams:{learner.pk}") == 1  # the other process's, still held
+    release_stream_slot(held[1])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slot_left_by_a_process_that_died_lapses_by_itself(learner, broker, settings):
+    from webplatform.submissions.services import TooManyStreams, take_stream_slot
+
+    settings.EVENT_STREAMS = {"PER_USER": 1, "RETRY_AFTER_S": 30}
+    take_stream_slot(user_id=learner.pk, lifetime_s=-59)  # its process died: it lapses in about a second
+    with pytest.raises(TooManyStreams) as refused:
+        take_stream_slot(user_id=learner.pk, lifetime_s=600)
+    assert refused.value.retry_after == 1  # when the lapsed slot frees, sooner than RETRY_AFTER_S
+    time.sleep(1.2)
+    take_stream_slot(user_id=learner.pk, lifetime_s=600)

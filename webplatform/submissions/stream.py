@@ -16,6 +16,10 @@ fine for one developer, not for a class.
 
 The stream sends the current status at least every ``HEARTBEAT_S``: the page falls back to
 polling when it hears nothing for longer, or when the stream breaks.
+
+One account holds at most ``EVENT_STREAMS["PER_USER"]`` streams at once, counted across the web
+processes (``services.take_stream_slot``); past it a stream is refused with 429 and Retry-After
+(the page then polls), and each stream gives its slot back when it ends, the client gone included.
 """
 
 from __future__ import annotations
@@ -37,10 +41,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.handlers.asgi import ASGIRequest
 from django.db import DatabaseError, close_old_connections
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
-from . import selectors
+from webplatform.core.http import wants_json
+
+from . import selectors, services
 from .events import listener
 from .views import status_payload
 
@@ -102,15 +108,21 @@ def _in_pool(function):
 
 
 def _open(scope, submission_id: int):
-    """The request as Django sees it (session, user) and the first look; PermissionDenied for a
-    visitor, Http404 for a grading not theirs."""
+    """The request as Django sees it (session, user), the first look and the stream's slot;
+    PermissionDenied for a visitor, Http404 for a grading not theirs, TooManyStreams past the
+    user's limit."""
     request = ASGIRequest(scope, io.BytesIO())
     engine = import_module(settings.SESSION_ENGINE)
     request.session = engine.SessionStore(request.COOKIES.get(settings.SESSION_COOKIE_NAME))
     request.user = get_user(request)
     if not request.user.is_authenticated:
         raise PermissionDenied
-    return request, _look(request, submission_id)
+    first = _look(request, submission_id)
+    return request, first, services.take_stream_slot(user_id=request.user.pk, lifetime_s=MAX_STREAM_S)
+
+
+def _too_many_headers(refused: services.TooManyStreams) -> list[tuple[bytes, bytes]]:
+    return [(b"retry-after", str(refused.retry_after).encode())]
 
 
 class _Looks:
@@ -212,11 +224,13 @@ async def serve(scope, receive, send, submission_id: int) -> None:
     if scope["method"] != "GET":
         return await _plain(send, 405, "This address takes GET only.", scope, [(b"allow", b"GET")])
     try:
-        request, first = await _in_pool(_open)(scope, submission_id)
+        request, first, slot = await _in_pool(_open)(scope, submission_id)
     except PermissionDenied:
         return await _plain(send, 403, "Log in to follow a grading.", scope)
     except Http404:
         return await _plain(send, 404, "No such submission.", scope)
+    except services.TooManyStreams as refused:
+        return await _plain(send, 429, str(refused), scope, _too_many_headers(refused))
     except DatabaseError as exc:
         log.warning("event stream of submission %s: %s", submission_id, exc)
         return await _plain(
@@ -252,6 +266,8 @@ async def serve(scope, receive, send, submission_id: int) -> None:
     finally:
         for task in tasks:
             task.cancel()
+        # in a pool thread (a Redis that is away blocks for its timeout), whatever ended the stream
+        await asyncio.shield(sync_to_async(services.release_stream_slot, thread_sensitive=False)(slot))
 
 
 def _looked(request, submission_id: int, first: dict):
@@ -265,12 +281,44 @@ def _looked(request, submission_id: int, first: dict):
             yield _event(payload)
 
 
+def too_many_streams(request, refused: services.TooManyStreams) -> HttpResponse:
+    """429 with Retry-After: plain text, or ``{"error": ...}`` to a client that asked for JSON."""
+    if wants_json(request):
+        response = JsonResponse({"error": str(refused)}, status=429)
+    else:
+        response = HttpResponse(str(refused), status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(refused.retry_after)
+    return response
+
+
+class _Holding:
+    """The events of ``_looked``, holding the stream's slot until the server closes the response
+    (the stream over, or the client gone), even when nothing of it was sent."""
+
+    def __init__(self, events, slot):
+        self.events, self.slot = events, slot
+
+    def __iter__(self):
+        return self.events
+
+    def close(self):
+        try:
+            self.events.close()
+        finally:
+            services.release_stream_slot(self.slot)
+
+
 @login_required
 @require_GET
 def events(request, submission_id):
     """The same stream under a WSGI server (see the module's docstring)."""
+    first = _look(request, submission_id)
+    try:
+        slot = services.take_stream_slot(user_id=request.user.pk, lifetime_s=MAX_STREAM_S)
+    except services.TooManyStreams as refused:
+        return too_many_streams(request, refused)
     response = StreamingHttpResponse(
-        _looked(request, submission_id, _look(request, submission_id)), content_type="text/event-stream"
+        _Holding(_looked(request, submission_id, first), slot), content_type="text/event-stream"
     )
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"

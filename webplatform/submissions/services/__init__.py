@@ -6,7 +6,8 @@
 - ``claims``: a grading attempt's life (claim, heartbeat, completion, cancellation, failure);
 - ``figures``: the leaderboard's figures of a report, and their re-measurement;
 - ``rejudge``: graded submissions put back in the queue, or deleted;
-- ``sweep``: what a lost message or a dead worker left behind, put right from the database.
+- ``sweep``: what a lost message or a dead worker left behind, put right from the database;
+- ``streams``: a learner's open event streams, counted across the web processes (in Redis).
 
 Every transition is one conditional UPDATE, so no race can move a submission twice; the database
 is the source of truth and a Celery message only a nudge.
@@ -25,6 +26,7 @@ from .dispatch import GRADE_TASK, PUBLISH_RETRY_POLICY, enqueue_grading
 from .figures import COST_FIGURES, METRIC_FIELDS, Remeasured, jsonable, metrics_of, record_figures
 from .intake import RATE_LIMITS, RATE_WINDOW_S, RateLimited, create_submission
 from .rejudge import delete_submissions, rejudge_submission, requeue_submission
+from .streams import StreamSlot, TooManyStreams, release_stream_slot, take_stream_slot
 from .sweep import SweepResult, record_worker, sweep
 
 __all__ = [
@@ -36,7 +38,9 @@ __all__ = [
     "RATE_WINDOW_S",
     "RateLimited",
     "Remeasured",
+    "StreamSlot",
     "SweepResult",
+    "TooManyStreams",
     "cancel_submission",
     "claim_submission",
     "complete_submission",
@@ -52,6 +56,8 @@ __all__ = [
     "rejudge_submission",
     "release_claim",
     "release_claims_of_worker",
+    "release_stream_slot",
     "requeue_submission",
     "sweep",
+    "take_stream_slot",
 ]

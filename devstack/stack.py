@@ -2,7 +2,8 @@
 
 Prepares the database (migrate, sync the problem bank, demo users), starts redis-server on a
 free local port (unless a Redis URL is given) keeping its queues on disk, a Celery worker for the
-learners' queues, a second one (one process, lower CPU priority) for background work, Celery
+learners' queues, a second one (one process, lower CPU priority) for background work, a third
+(one process, lowest priority) for explorations, Celery
 beat (the sweep), and the web servers (``front.py``: nginx on the site's port in front of
 gunicorn's thread worker for the pages and its ASGI worker for the event streams). A child that dies is started again, and the log says so (a
 restarted Redis on the same port and the same files; a restarted worker under the same name,
@@ -170,6 +171,31 @@ class Stack:
                 stop_timeout=40,
             )
         )
+        # Explorations (a learner's function run under every policy, up to a minute each) on a queue
+        # and a worker of their own, so that validations, score passback and roster syncs never wait
+        # behind them; at the lowest CPU priority. Explorations run on the CPU whatever the problem.
+        explore = "cpu.explore" if "cpu" in o.queues.split(",") else ""
+        if explore:
+            self.start(
+                Child(
+                    "explore-worker",
+                    ["nice", "-n", "15"]
+                    + celery
+                    + [
+                        "worker",
+                        "-Q",
+                        explore,
+                        "-c",
+                        "1",
+                        "-n",
+                        f"arena-explore-{os.getpid()}@{host}",
+                        "--loglevel",
+                        "INFO",
+                    ],
+                    logs / "explore-worker.log",
+                    stop_timeout=40,
+                )
+            )
         self.start(
             Child(
                 "beat",
@@ -184,7 +210,8 @@ class Stack:
         wait_until(lambda: http_ok(f"{url}/healthz"), 60, "the site to answer", web)
         wait_until(lambda: worker_answers(redis_url, worker_name), 90, "the Celery worker", worker)
         print(
-            f"\nRemat Arena is running on {url}/\n  worker queues: {o.queues} (background: {background}); "
+            f"\nRemat Arena is running on {url}/\n  worker queues: {o.queues} (background: {background}"
+            f"{'; explorations: ' + explore if explore else ''}); "
             f"broker: {redis_url}; logs: {logs}/\n  {mail_note()}\nPress Ctrl-C to stop it all.",
             flush=True,
         )

@@ -2,7 +2,9 @@
 discovered in each app's ``tasks.py``.
 
 Start a worker with ``celery -A webplatform worker -Q cpu`` (or ``-Q gpu`` on a machine with a
-GPU) and beat with ``celery -A webplatform beat``."""
+GPU), one for ``cpu.background`` (validations, rejudges, LTI passback, roster syncs), one for
+``cpu.explore`` (the policy explorer's runs: a queue of their own, so that background work never
+waits behind them), and beat with ``celery -A webplatform beat``; docs/operators/workers.md."""
 
 import os
 

@@ -255,8 +255,9 @@ CELERY_TASK_ROUTES = {
     # runs within seconds even behind a burst; a rejudge's requeueing is background work.
     "submissions.sweep": {"queue": CELERY_TASK_DEFAULT_QUEUE},
     "authoring.rejudge_submissions": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"},
-    # an exploration runs the judge many times over: never on a learner's grading worker
-    "explorer.explore": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.background"},
+    # an exploration runs the judge many times over: never on a learner's grading worker, nor on the
+    # background worker (validations, LTI passback, roster syncs): a queue and a worker of its own
+    "explorer.explore": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.explore"},
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -334,6 +335,15 @@ SUBMISSION_LIMITS = {
     "RUNS_PER_MINUTE": int(os.environ.get("RUNS_PER_MINUTE", "20")),
     "INSPECTS_PER_MINUTE": int(os.environ.get("INSPECTS_PER_MINUTE", "20")),
     "MAX_SOURCE_BYTES": MAX_SOURCE_BYTES,  # the judge's gate has the same (SUBMISSION_MAX_SOURCE_BYTES)
+}
+
+# Explorations (the policy explorer, page and API) one account may have waiting or running at once,
+# and start within WINDOW_S (0 switches one off); past either the form and the API answer 429 with
+# the reason and when to try again. Explorations refused for their input do not count.
+EXPLORATIONS = {
+    "IN_FLIGHT": int(os.environ.get("EXPLORATIONS_IN_FLIGHT", "1")),
+    "PER_HOUR": int(os.environ.get("EXPLORATIONS_PER_HOUR", "20")),
+    "WINDOW_S": int(os.environ.get("EXPLORATIONS_WINDOW_S", "3600")),
 }
 
 # Live status streams (/submissions/<id>/events/) one account may hold open at once, counted in

@@ -24,15 +24,16 @@ def test_every_process_of_the_site_is_a_service(services):
         "web",
         "worker-cpu",
         "worker-background",
+        "worker-explore",
         "worker-gpu",
         "beat",
     }
 
 
 def test_long_running_services_have_healthchecks_and_wait_for_their_dependencies(services):
-    for name in ("postgres", "redis", "web", "worker-cpu", "worker-background", "worker-gpu"):
+    for name in ("postgres", "redis", "web", "worker-cpu", "worker-background", "worker-explore", "worker-gpu"):
         assert services[name]["healthcheck"]["test"], name
-    for name in ("web", "worker-cpu", "worker-background", "worker-gpu", "beat"):
+    for name in ("web", "worker-cpu", "worker-background", "worker-explore", "worker-gpu", "beat"):
         depends = services[name]["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully", name
         assert depends["postgres"]["condition"] == depends["redis"]["condition"] == "service_healthy", name
@@ -47,13 +48,14 @@ def test_workers_consume_their_device_queue_and_the_gpu_one_reserves_a_gpu(servi
 
     assert queues("worker-cpu") == "cpu" and queues("worker-gpu") == "gpu,gpu.background"
     assert queues("worker-background") == "cpu.background"  # no learner waits behind background work
+    assert queues("worker-explore") == "cpu.explore"  # and no validation or passback behind an exploration
     assert services["worker-gpu"]["profiles"] == ["gpu"] and "profiles" not in services["worker-cpu"]
     [device] = services["worker-gpu"]["deploy"]["resources"]["reservations"]["devices"]
     assert device["capabilities"] == ["gpu"] and device["driver"] == "nvidia"
 
 
 def test_the_graders_run_with_what_every_sandbox_layer_needs_and_refuse_to_grade_without(services):
-    for name in ("worker-cpu", "worker-background", "worker-gpu"):
+    for name in ("worker-cpu", "worker-background", "worker-explore", "worker-gpu"):
         grader = services[name]
         assert grader["user"] == "root" and grader["cap_add"] == ["SYS_ADMIN"], name
         assert "apparmor:unconfined" in grader["security_opt"], name
@@ -68,7 +70,7 @@ def test_redis_keeps_its_queue_across_a_restart(services):
 
 
 def test_all_app_services_share_one_database_and_one_redis(services):
-    app = ("migrate", "web", "worker-cpu", "worker-background", "worker-gpu", "beat")
+    app = ("migrate", "web", "worker-cpu", "worker-background", "worker-explore", "worker-gpu", "beat")
     assert {services[n]["environment"]["DATABASE_URL"] for n in app} == {"postgres://arena:arena@postgres:5432/arena"}
     assert {services[n]["environment"]["REDIS_URL"] for n in app} == {"redis://redis:6379/0"}
 

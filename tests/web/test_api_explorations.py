@@ -1,5 +1,5 @@
 """POST/GET /api/v1/explorations: the policy explorer for a token holder (``arena explore``),
-through the page's service: the background lane, the same checks, the owner alone reads it."""
+through the page's service: the explorations' own lane, the same checks, the owner alone reads it."""
 
 import arena
 import httpx
@@ -34,7 +34,8 @@ def test_an_exploration_through_the_api_names_the_plan_within_a_budget(
     assert created.status_code == 201
     body = created.json()
     assert (body["status"], body["done"], body["rows"], body["best"]) == ("queued", False, [], None)
-    assert [m["args"] for m in broker.messages("cpu.background")] == [[body["id"]]]
+    assert [m["args"] for m in broker.messages("cpu.explore")] == [[body["id"]]]
+    assert broker.messages("cpu.background") == []  # validations and score passback never wait behind it
     run_exploration.apply(args=[body["id"]], task_id="m")
     found = api.get(f"/explorations/{body['id']}").json()
     assert found["done"] and found["names"] == ["hidden"] and len(found["rows"]) == 9
@@ -110,14 +111,28 @@ def test_input_the_explorer_cannot_use_is_taken_and_says_why_it_did_not_run(api,
     answer = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": ["f32[n]"]})
     body = answer.json()
     assert answer.status_code == 201 and (body["status"], body["done"]) == ("failed", True)
-    assert "concrete sizes" in body["error"] and broker.messages("cpu.background") == []
+    assert "concrete sizes" in body["error"] and broker.messages("cpu.explore") == []
 
 
-def test_a_learner_has_at_most_two_explorations_in_flight(api, broker):
+def test_a_learner_has_at_most_one_exploration_in_flight(api, broker):
     body = {"source": EXAMPLE, "function": "mlp", "args": SHAPES}
-    assert [api.post("/explorations", body).status_code for _ in range(2)] == [201, 201]
-    third = api.post("/explorations", body)
-    assert (third.status_code, third.json()["code"]) == (429, "rate_limited") and third["Retry-After"] == "5"
+    assert api.post("/explorations", body).status_code == 201
+    second = api.post("/explorations", body)
+    assert (second.status_code, second.json()["code"]) == (429, "rate_limited") and second["Retry-After"] == "5"
+    assert "wait until it finishes" in second.json()["message"]
+
+
+def test_a_learner_starts_at_most_so_many_explorations_an_hour_through_the_api(api, learner, broker, settings):
+    from webplatform.explorer.models import Exploration
+
+    settings.EXPLORATIONS = {"IN_FLIGHT": 1, "PER_HOUR": 2, "WINDOW_S": 3600}
+    body = {"source": EXAMPLE, "function": "mlp", "args": SHAPES}
+    for _ in range(2):
+        assert api.post("/explorations", body).status_code == 201
+        Exploration.objects.filter(user=learner, status="queued").update(status="done", attempts=1)
+    over = api.post("/explorations", body)
+    assert (over.status_code, over.json()["code"]) == (429, "rate_limited") and 3500 < int(over["Retry-After"]) <= 3600
+    assert "you started 2 explorations within the last 60 minutes" in over.json()["message"]
 
 
 def _mlp(w1, w2, x):
@@ -198,4 +213,4 @@ def test_sizes_past_the_limits_are_taken_and_say_why_they_did_not_run(api, broke
     answer = api.post("/explorations", {"source": EXAMPLE, "function": "mlp", "args": [shape]})
     body = answer.json()
     assert answer.status_code == 201 and (body["status"], body["done"]) == ("failed", True)
-    assert phrase in body["error"] and broker.messages("cpu.background") == []
+    assert phrase in body["error"] and broker.messages("cpu.explore") == []

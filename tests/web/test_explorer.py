@@ -1,5 +1,5 @@
 """The policy explorer's pages (webplatform.explorer): a learner pastes a function, the work goes
-to the background queue as one message holding the exploration's id, the worker's task (run here
+to the explorations' own queue as one message holding the exploration's id, the worker's task (run here
 as the worker runs it) fills the table, and the page names the plan within a budget."""
 
 import pytest
@@ -21,7 +21,7 @@ def start(client, **fields):
     return client.post(reverse("explorer:explore"), form)
 
 
-def test_an_exploration_runs_on_the_background_lane_and_shows_every_plan(
+def test_an_exploration_runs_on_a_lane_of_its_own_and_shows_every_plan(
     learner_client, learner, broker, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
@@ -29,7 +29,9 @@ def test_an_exploration_runs_on_the_background_lane_and_shows_every_plan(
     found = Exploration.objects.get(user=learner)
     assert answer.status_code == 302 and answer["Location"] == reverse("explorer:detail", args=[found.pk])
     assert broker.messages("cpu") == []  # never in front of a learner's grading
-    [message] = broker.messages("cpu.background")
+    # nor of validations, LTI score passback, roster syncs and similarity checks
+    assert broker.messages("cpu.background") == []
+    [message] = broker.messages("cpu.explore")
     assert (message["task"], message["args"]) == (services.EXPLORE_TASK, [found.pk])
     waiting = learner_client.get(answer["Location"]).content.decode()
     assert 'id="explore-progress"' in waiting and 'data-finished="false"' in waiting
@@ -142,11 +144,34 @@ def test_the_explorer_is_linked_from_home_and_problem_pages_and_explorations_are
     assert learner_client.get(reverse("explorer:detail", args=[found.pk])).status_code == 404
 
 
-def test_a_learner_waits_for_two_explorations_before_a_third(learner_client, learner, broker):
-    assert [start(learner_client).status_code for _ in range(2)] == [302, 302]
-    third = start(learner_client)
-    assert third.status_code == 429 and "wait until one finishes" in third.content.decode()
-    assert Exploration.objects.filter(user=learner).count() == 2
+def test_a_learner_waits_for_an_exploration_before_the_next(learner_client, learner, broker):
+    assert start(learner_client).status_code == 302
+    second = start(learner_client)
+    assert second.status_code == 429 and second["Retry-After"] == "5"
+    assert "one exploration waiting or running: wait until it finishes" in second.content.decode()
+    assert Exploration.objects.filter(user=learner).count() == 1
+
+
+def test_a_learner_starts_at_most_so_many_explorations_an_hour(learner_client, learner, broker, settings):
+    """One account cannot keep the explorations' worker busy all day, one after another."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.EXPLORATIONS = {"IN_FLIGHT": 1, "PER_HOUR": 3, "WINDOW_S": 3600}
+    for _ in range(3):
+        assert start(learner_client).status_code == 302
+        Exploration.objects.filter(user=learner, status="queued").update(status="done", attempts=1)
+    # one refused for its input never ran: it does not count
+    assert start(learner_client, args="f32[n]").status_code == 400
+    over = start(learner_client)
+    assert over.status_code == 429 and 0 < int(over["Retry-After"]) <= 3600
+    assert "you started 3 explorations within the last 60 minutes" in over.content.decode()
+    assert Exploration.objects.filter(user=learner, status="queued").count() == 0
+    # an hour after the first, the next may start
+    first = Exploration.objects.filter(user=learner).order_by("created_at").first()
+    Exploration.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(hours=1, seconds=1))
+    assert start(learner_client).status_code == 302
 
 
 STACK = """import jax

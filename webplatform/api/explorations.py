@@ -1,6 +1,6 @@
 """/api/v1/explorations: the policy explorer for programs (``arena explore``): start one, then
 read it until it is done. The same service as the page (``explorer.services``): the same checks,
-the same background lane, the same limit of explorations in flight; only the owner reads one."""
+the same lane, the same limits of explorations in flight and per hour; only the owner reads one."""
 
 from __future__ import annotations
 
@@ -160,7 +160,7 @@ def start(request: HttpRequest, body: ExplorationIn):
             budget_on=body.budget_on,
         )
     except services.Busy as exc:
-        raise ApiError(429, "rate_limited", str(exc), retry_after_s=5) from None
+        raise ApiError(429, "rate_limited", str(exc), retry_after_s=exc.retry_after_s) from None
     except services.BadRequest as exc:
         found = services.refused(
             user=request.auth,

@@ -1,13 +1,21 @@
 """Starting an exploration, claiming it in a worker, and recording what it found.
 
-The judge's work runs in a Celery task on the background queue (``cpu.background``, as
-validations do), so an exploration never takes a learner's grading worker. The task takes the
-row's id; the claim is a guarded update, so a duplicate message does nothing."""
+The judge's work runs in a Celery task on a queue of its own (``cpu.explore``, consumed by a worker
+of its own), so an exploration never takes a learner's grading worker, nor the background worker
+that validations, LTI score passback, roster syncs and similarity checks wait for: a learner's
+``while True: pass`` holds only the explorations' lane, for its time limit. Each account has at most
+``EXPLORATIONS["IN_FLIGHT"]`` explorations waiting or running and ``EXPLORATIONS["PER_HOUR"]``
+started within an hour (settings). The task takes the row's id; the claim is a guarded update, so a
+duplicate message does nothing."""
 
 from __future__ import annotations
 
+import math
 import re
+from datetime import timedelta
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -20,12 +28,10 @@ from webplatform.core.queues import BACKGROUND, enqueue
 from .models import Exploration
 
 EXPLORE_TASK = "explorer.explore"
-QUEUE = "cpu.background"
+QUEUE = "cpu.explore"  # the explorations' own (settings.CELERY_TASK_ROUTES says the same)
 MAX_SOURCE = source_text.MAX_SOURCE_BYTES  # a submission's limit: the explorer runs the same code
 MAX_BUDGET = 1 << 50
-# Explorations a learner may have waiting or running at once: each runs the judge a dozen times
-# over, so one learner cannot fill the background lane.
-IN_FLIGHT = 2
+BUSY_RETRY_S = 5  # an exploration in flight: look again this soon (most finish within seconds)
 # An argument's dimensions: each from 1 to the explorer's element limit, at most this many.
 MAX_RANK = 8
 _SPEC = re.compile(r"^\s*([A-Za-z0-9]+)\[([^\]]*)\]\s*$")  # dtype[sizes], as the judge's specs read
@@ -38,7 +44,44 @@ class BadRequest(ValueError):
 
 
 class Busy(BadRequest):
-    """The learner already has ``IN_FLIGHT`` explorations waiting or running."""
+    """The learner is at a limit: ``IN_FLIGHT`` explorations waiting or running, or ``PER_HOUR``
+    started within the hour; ``retry_after_s``: when one may start again."""
+
+    def __init__(self, message: str, *, retry_after_s: int):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+def _check_limits(user) -> None:
+    """Busy when the learner may not start another exploration now. Explorations refused at once
+    for their input (failed, never run) do not count."""
+    limits = settings.EXPLORATIONS
+    in_flight, per_hour = int(limits["IN_FLIGHT"]), int(limits["PER_HOUR"])
+    mine = Exploration.objects.filter(user=user)
+    if in_flight > 0 and mine.filter(status__in=(Status.QUEUED, Status.RUNNING)).count() >= in_flight:
+        waiting = "one exploration" if in_flight == 1 else f"{in_flight} explorations"
+        raise Busy(
+            f"you have {waiting} waiting or running: wait until it finishes to start another",
+            retry_after_s=BUSY_RETRY_S,
+        )
+    if per_hour > 0:
+        window = timedelta(seconds=int(limits["WINDOW_S"]))
+        now = timezone.now()
+        started = (
+            mine.filter(created_at__gt=now - window)
+            .exclude(status=Status.FAILED, attempts=0)
+            .order_by("-created_at")
+            .values_list("created_at", flat=True)[:per_hour]
+        )
+        started = list(started)
+        if len(started) >= per_hour:
+            retry = max(1, math.ceil((started[-1] + window - now).total_seconds()))
+            minutes = max(1, math.ceil(retry / 60))
+            raise Busy(
+                f"you started {per_hour} explorations within the last {int(window.total_seconds() // 60)} minutes, "
+                f"the most one account may; try again in {minutes} minute{'s' if minutes != 1 else ''}",
+                retry_after_s=retry,
+            )
 
 
 def read_budget(text: str) -> int | None:
@@ -127,9 +170,10 @@ def start(
     specs = read_args(args)
     budget_bytes = read_budget(budget)
     budget_on = read_budget_on(budget_on)
-    if Exploration.objects.filter(user=user, status__in=(Status.QUEUED, Status.RUNNING)).count() >= IN_FLIGHT:
-        raise Busy(f"you have {IN_FLIGHT} explorations waiting or running: wait until one finishes")
     with transaction.atomic():
+        # the learner's row locked (PostgreSQL): two requests at once cannot both pass the limits
+        list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True))
+        _check_limits(user)
         found = Exploration.objects.create(
             user=user,
             source=source,

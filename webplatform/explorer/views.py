@@ -58,12 +58,16 @@ def explore(request):
                 problem_slug=form["problem"],
             )
         except services.BadRequest as exc:
-            return render(
+            busy = isinstance(exc, services.Busy)
+            response = render(
                 request,
                 "explorer/form.html",
                 {"form": form, "error": str(exc), "problem": problem, "measures": BUDGET_MEASURE_LABELS},
-                status=429 if isinstance(exc, services.Busy) else 400,
+                status=429 if busy else 400,
             )
+            if busy:
+                response["Retry-After"] = str(exc.retry_after_s)
+            return response
         return redirect("explorer:detail", found.pk)
     recent = Exploration.objects.filter(user=request.user)[:5] if request.user.is_authenticated else []
     context = {"form": form, "problem": problem, "recent": recent, "measures": BUDGET_MEASURE_LABELS}

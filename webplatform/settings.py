@@ -191,6 +191,13 @@ PASSWORD_RESET_THROTTLE = {
     "PER_ADDRESS": int(os.environ.get("PASSWORD_RESETS_PER_ADDRESS", "10")),
     "WINDOW_S": int(os.environ.get("PASSWORD_RESET_WINDOW_S", "3600")),
 }
+# Sign-up: at most PER_ADDRESS accounts made from one client address within WINDOW_S (0: no limit);
+# past it the page answers 429 with Retry-After and says why. A class behind one address that signs
+# up together needs it higher (or its accounts made by LTI launches, which are not counted).
+SIGN_UP_THROTTLE = {
+    "PER_ADDRESS": int(os.environ.get("SIGN_UPS_PER_ADDRESS", "5")),
+    "WINDOW_S": int(os.environ.get("SIGN_UP_WINDOW_S", "3600")),
+}
 # Mail (password reset links): SMTP where EMAIL_HOST names a server (EMAIL_PORT, EMAIL_HOST_USER,
 # EMAIL_HOST_PASSWORD, EMAIL_USE_TLS beside it); otherwise each message is a file in EMAIL_FILE_PATH
 # (var/mail/ by default), which the operator of `make run` reads; EMAIL_BACKEND overrides both (e.g.

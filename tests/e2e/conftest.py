@@ -113,6 +113,8 @@ def site(tmp_path_factory):
         # These tests submit as a handful of learners, many times a minute each; the limit itself
         # (6 a minute by default) is tested in tests/web/test_submission_limits.py.
         "SUBMISSIONS_PER_MINUTE": "120",
+        # and sign up from one address, more than 5 an hour (tests/web/test_accounts_email.py)
+        "SIGN_UPS_PER_ADDRESS": "100",
     }
     launcher = launch(var, port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0", env=env)
     site = Site(f"http://127.0.0.1:{port}", var, redis_port, redis, launcher)

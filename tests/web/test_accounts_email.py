@@ -140,3 +140,44 @@ def test_reset_mail_is_limited_per_address_and_per_email_with_the_same_answer(cl
     SignInFailures.objects.update(since=timezone.now() - timedelta(hours=2))
     ask_reset(client, "ada@example.org", address="10.9.9.9")
     assert len(mail.outbox) == 11 and mail.outbox[-1].to == ["ada@example.org"]
+
+
+def sign_up_from(client, username, address):
+    return client.post(
+        reverse("accounts:signup"),
+        {"username": username, "password1": PASSWORD, "password2": PASSWORD},
+        REMOTE_ADDR=address,
+    )
+
+
+def test_sign_up_is_limited_per_client_address_with_the_reason_and_when_to_come_back(client, settings):
+    from webplatform.accounts.models import SignInFailures
+
+    settings.SIGN_UP_THROTTLE = {"PER_ADDRESS": 5, "WINDOW_S": 3600}
+    User = get_user_model()
+    # a form with errors makes no account and is not counted
+    assert client.post(reverse("accounts:signup"), {"username": "x"}, REMOTE_ADDR="10.1.1.1").status_code == 200
+    for i in range(5):
+        client.logout()
+        assert sign_up_from(client, f"bulk{i}", "10.1.1.1").status_code == 302
+    client.logout()
+    refused = sign_up_from(client, "bulk5", "10.1.1.1")
+    assert refused.status_code == 429 and 3500 < int(refused["Retry-After"]) <= 3600
+    page = refused.content.decode()
+    assert 'id="sign-up-limited"' in page and "Too many accounts were created from your network address" in page
+    assert not User.objects.filter(username="bulk5").exists()
+    as_json = client.post(
+        reverse("accounts:signup"),
+        {"username": "bulk6", "password1": PASSWORD, "password2": PASSWORD},
+        REMOTE_ADDR="10.1.1.1",
+        HTTP_ACCEPT="application/json",
+    )
+    assert (
+        as_json.status_code == 429 and as_json.json()["retry_after_s"] > 0 and "Try again in" in as_json.json()["error"]
+    )
+    # another address is counted apart
+    assert sign_up_from(client, "elsewhere", "10.1.1.2").status_code == 302
+    client.logout()
+    # once the hour is over, the address may make accounts again
+    SignInFailures.objects.filter(key__startswith="signup-addr:").update(since=timezone.now() - timedelta(hours=2))
+    assert sign_up_from(client, "bulk7", "10.1.1.1").status_code == 302

@@ -45,6 +45,11 @@ def reset_mail_keys(*, email: str, address: str | None) -> dict[str, str]:
     return keys
 
 
+def sign_up_key(*, address: str) -> str:
+    """What a sign-up is counted under: the client's address."""
+    return f"signup-addr:{address[:64]}"
+
+
 def locked_for(*, keys: list[str], now=None) -> int:
     """Seconds until every one of ``keys`` may try again (0: none is locked)."""
     now = now or timezone.now()

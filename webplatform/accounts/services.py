@@ -1,5 +1,6 @@
 """Writes about users, and the count of failed sign-ins."""
 
+import math
 from datetime import timedelta
 
 from django.conf import settings
@@ -10,7 +11,7 @@ from django.utils import timezone
 
 from .models import SignInFailures
 
-from .selectors import INSTRUCTORS_GROUP
+from .selectors import INSTRUCTORS_GROUP, sign_up_key
 
 
 @transaction.atomic
@@ -21,6 +22,41 @@ def create_user(*, username: str, password: str, instructor: bool = False, email
     if instructor:
         user.groups.add(Group.objects.get_or_create(name=INSTRUCTORS_GROUP)[0])
     return user
+
+
+class SignUpsLimited(Exception):
+    """Too many accounts made from one client address within the window; ``retry_after_s``: when
+    the next may be made."""
+
+    def __init__(self, retry_after_s: int):
+        minutes = max(1, math.ceil(retry_after_s / 60))
+        super().__init__(
+            f"Too many accounts were created from your network address in the last hour. Try again in "
+            f"{minutes} minute{'s' if minutes != 1 else ''}, or ask your instructor to add you to the course."
+        )
+        self.retry_after_s = retry_after_s
+
+
+def sign_up(*, username: str, password: str, email: str = "", address: str | None, now=None):
+    """A new account from the sign-up page, counted under the client's address: at most
+    ``settings.SIGN_UP_THROTTLE["PER_ADDRESS"]`` within its window (0: no limit), then
+    SignUpsLimited. Only accounts made count (a form with errors does not)."""
+    rules = settings.SIGN_UP_THROTTLE
+    now = now or timezone.now()
+    limit, window = int(rules["PER_ADDRESS"]), timedelta(seconds=int(rules["WINDOW_S"]))
+    with transaction.atomic():
+        if address and limit > 0:
+            # the row locked: two sign-ups at once from one address both count
+            row, _ = SignInFailures.objects.select_for_update().get_or_create(
+                key=sign_up_key(address=address), defaults={"since": now}
+            )
+            if row.since < now - window:
+                row.failures, row.since = 0, now
+            if row.failures >= limit:
+                raise SignUpsLimited(max(1, math.ceil((row.since + window - now).total_seconds())))
+            row.failures += 1
+            row.save(update_fields=["failures", "since"])
+        return create_user(username=username, password=password, email=email)
 
 
 @transaction.atomic

@@ -11,7 +11,6 @@ from webplatform.core.http import wants_json
 
 from . import backends, selectors, services
 from .forms import SignUpForm
-from .services import create_user
 
 
 def locked_message(seconds: int) -> str:
@@ -99,11 +98,21 @@ class ThrottledPasswordResetView(PasswordResetView):
 def signup(request):
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = create_user(
-            username=form.cleaned_data["username"],
-            password=form.cleaned_data["password1"],
-            email=form.cleaned_data["email"],
-        )
+        try:
+            user = services.sign_up(
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password1"],
+                email=form.cleaned_data["email"],
+                address=backends.address_of(request),
+            )
+        except services.SignUpsLimited as limited:
+            if wants_json(request):
+                response = JsonResponse({"error": str(limited), "retry_after_s": limited.retry_after_s}, status=429)
+            else:
+                context = {"form": form, "next": request.POST.get("next", ""), "limited": str(limited)}
+                response = render(request, "accounts/signup.html", context, status=429)
+            response["Retry-After"] = str(limited.retry_after_s)
+            return response
         login(request, user, backend=backends.PATH)
         target = request.POST.get("next", "")
         if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):

@@ -76,3 +76,31 @@ def test_an_archived_course_is_read_only_and_still_exportable_until_reopened(ban
     client.post(reverse("courses:archive", args=[c]), {"archived": "0"})
     client.force_login(newcomer)
     assert client.post(reverse("courses:join"), {"code": klass.course.join_code}).status_code == 302
+
+
+def test_an_archived_courses_assignments_show_as_closed_to_its_learners(bank, make_user, client):
+    klass = make_class(bank, make_user)
+    now = timezone.now()
+    week2 = services.save_assignment(
+        course=klass.course,
+        title="Week 2",
+        opens_at=now - timedelta(days=1),
+        due_at=now + timedelta(days=3),
+        late_until=None,
+        late_penalty_percent=0,
+        problems=[klass.b],
+    )
+    c = klass.course.pk
+    client.force_login(klass.ada)
+    assignment = reverse("courses:assignment", args=[c, week2.pk])
+    assert '<span class="state open" id="assignment-state">open</span>' in client.get(assignment).content.decode()
+    services.archive_course(course=klass.course, archived=True)
+    page = client.get(assignment).content.decode()
+    assert '<span class="state closed" id="assignment-state">closed</span>' in page
+    course_page = client.get(reverse("courses:detail", args=[c])).content.decode()
+    assert '<span class="state closed">closed</span>' in course_page
+    assert '<span class="state open">open</span>' not in course_page
+    problem = client.get(
+        reverse("practice:problem_detail", args=[klass.b.slug]) + f"?assignment={week2.pk}"
+    ).content.decode()
+    assert '<span class="state closed">closed</span>' in problem and "state open" not in problem

@@ -211,7 +211,10 @@ class AssignmentView:
     score: rules.Score | None = None
 
     def state(self, now: datetime) -> str:
-        """upcoming, open, late (in the late window) or closed."""
+        """upcoming, open, late (in the late window) or closed; every assignment of an archived
+        course is closed (nothing counts there any more: its standings are frozen)."""
+        if self.assignment.course.archived_at is not None:
+            return "closed"
         if now < self.deadlines.opens_at:
             return "upcoming"
         if now <= self.deadlines.due_at:

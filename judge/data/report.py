@@ -51,6 +51,10 @@ class Report(Record):
     # The reference's memory over the same case's gradient step: its curve is drawn beside the
     # submission's (``cost.timeline``); never its code. None in reports from before it.
     reference_timeline: Timeline | None = None
+    # The reference's peak on the same case, as the verifier measured it (``Cost.peak_bytes``), and
+    # this problem's limit on the peak (None: no limit): the page shows the learner's peak beside both.
+    reference_peak_bytes: int | None = None
+    peak_limit_bytes: int | None = None
     # A policy_violation's structural cause, in one sentence, and one thing to try (``judge.grading.explain``);
     # the message opens with them, the verdict page shows them above the residual table.
     cause: str = ""

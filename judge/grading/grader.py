@@ -86,6 +86,7 @@ def grade(
     # child whose code escaped the gate could print a hidden case's sizes while running a sample.
     shown = outcome.stdout if all(c.sample for c in cases) else ""
     report = Report(problem.slug, verdicts.ACCEPTED, "", stdout=shown, notes=notes)
+    report.peak_limit_bytes = problem.cost_rules.max_peak_bytes
     if outcome.failure:
         report.verdict, report.message = outcome.failure
         report.cause, report.advice = runtime_hints.hint(report.message, None, "", source) or ("", "")  # our words
@@ -143,7 +144,7 @@ def _check_cases(
     report.verdict = verdicts.worst(case_verdicts)
     if report.verdict == verdicts.WRONG_ANSWER:  # the samples first; a hidden case's inputs only, never its sizes
         report.cause, report.advice = wrong_told or (wrong_answers.HIDDEN_CAUSE, wrong_answers.HIDDEN_ADVICE)
-    if report.verdict in (verdicts.RUNTIME_ERROR, verdicts.COMPILE_ERROR) and not report.cause:
+    if report.verdict in (verdicts.RUNTIME_ERROR, verdicts.COMPILE_ERROR):  # the error the verdict is for
         _hint_first_error(cases, by_name, report, source)
     report.message = (
         first_message.get(report.verdict, "")
@@ -153,21 +154,19 @@ def _check_cases(
 
 
 def _hint_first_error(cases, by_name: dict[str, TracedCase], report: Report, source: Source) -> None:
-    """The cause and advice of the first sample case's error, where a hint knows it (a hidden
-    case's error text is never read)."""
-    for case in cases:
-        got = by_name.get(case.name)
-        if (
-            case.sample
-            and got is not None
-            and got.error is not None
-            and not got.error.skipped
-            and got.error.verdict == report.verdict
-        ):
-            found = runtime_hints.hint(got.error.message, got.error.line, source.line(got.error.line), source.text)
-            if found is not None:
-                report.cause, report.advice = found
-            return
+    """The cause and advice of the first sample case's error, where a hint knows it; where only hidden
+    cases fail, the first hidden one's, in words that carry none of its sizes (its text is never shown)."""
+    errors = [
+        (case.sample, got.error.message, got.error.line, source.line(got.error.line))
+        for case in cases
+        if (got := by_name.get(case.name)) is not None
+        and got.error is not None
+        and not got.error.skipped
+        and got.error.verdict == report.verdict
+    ]
+    found = runtime_hints.first_error(errors, source.text)
+    if found is not None:
+        report.cause, report.advice = found
 
 
 def _compare_numbers(problem: Problem, got: TracedCase, want: TracedCase) -> tuple[str | None, float]:
@@ -231,6 +230,7 @@ def _check_policy(
         report.structure = got.structure
         report.programs = got.programs or {}
         report.reference_timeline = want.cost.timeline if want.cost is not None else None
+        report.reference_peak_bytes = want.cost.peak_bytes if want.cost is not None else None
     if not problems:
         if findings:  # what the report of the trace does not show, the trusted side does
             _trusted_violation(findings, row, report)

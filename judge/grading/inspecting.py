@@ -58,6 +58,7 @@ def inspect(problem: Problem, source: str, runner: Runner) -> Report:
     started = time.monotonic()
     sample = problem.samples[0] if problem.samples else problem.cases[0]
     report = Report(problem.slug, "", "")
+    report.peak_limit_bytes = problem.cost_rules.max_peak_bytes  # Inspect says how the step stands against it
     refused = pipeline.admit(source, runner)
     if refused:
         report.verdict, report.message = refused

@@ -14,7 +14,9 @@ from webplatform.submissions import selectors, services
 from webplatform.submissions.models import Submission
 from webplatform.submissions.tasks import grade_submission
 
-from .helpers import correct_source, no_checkpoint_source
+from judge import load_problem
+
+from .helpers import BANK, correct_source, no_checkpoint_source
 
 pytestmark = pytest.mark.django_db
 
@@ -149,7 +151,7 @@ def test_the_memory_picture_says_what_the_policy_controls_and_why_recomputing_ca
     html = learner_client.get(reverse("submissions:detail", args=[right.pk])).content.decode()
     figures = " ".join(html[html.index('id="memory-figures"') :].split("</p>")[0].split())
     peak, reference_peak = map(
-        int, re.search(r"Peak, as drawn: <strong>(\d+) bytes</strong> \(the reference's (\d+)\)", figures).groups()
+        int, re.search(r"Peak memory: <strong>(\d+) bytes</strong> \(the reference's (\d+)\)", figures).groups()
     )
     held, reference_held = map(
         int,
@@ -161,6 +163,8 @@ def test_the_memory_picture_says_what_the_policy_controls_and_why_recomputing_ca
     )
     right.refresh_from_db()
     assert held == right.report["residual_bytes"] == reference_held == 3584  # the dots policy's five residuals
+    # one peak for one program: the figure, the curve's highest point, the verdict's cost, the leaderboard's column
+    assert peak == right.report["cost"]["peak_bytes"] == right.peak_bytes
     assert peak > held and reference_peak > reference_held
     assert f"peak {peak} bytes</text>" in html.split('id="memory-yours"')[1].split("</svg>")[0]  # the curve's own
     why = html[html.index('id="memory-why"') :].split("</p>")[0]
@@ -178,3 +182,37 @@ def test_the_memory_picture_says_what_the_policy_controls_and_why_recomputing_ca
     why = " ".join(page[page.index('id="memory-why"') :].split("</p>")[0].split())
     assert "Your step recomputes nothing in its backward pass; the reference's does." in why
     assert "On a small example recomputing can raise the peak" not in why
+
+
+def test_one_peak_everywhere_and_the_budget_beside_it_on_inspect_and_on_a_verdict(
+    learner, learner_client, bank, broker
+):
+    """A step had three peaks (as drawn, compiled, the leaderboard's XLA peak) and Inspect never said
+    how it stood against the problem's budget: now the verifier's peak is the one figure, and the
+    limit is drawn on the picture and stated beside the figure, on Inspect as on a verdict."""
+    budget = bank["fit_the_budget"]
+    limit = load_problem(BANK / "fit_the_budget").cost_rules.max_peak_bytes
+    source = (BANK / "fit_the_budget" / "reference.py").read_text()
+    answer = inspect(learner_client, budget, source)
+    grade_submission.apply(args=[answer.json()["id"]], task_id="b1").get()
+    recorded = services.create_submission(user=learner, problem=budget, source=source, kind="submit")
+    assert grade_submission.apply(args=[recorded.pk], task_id="b2").get() == "accepted"
+    recorded.refresh_from_db()
+    pages = {
+        "inspect": learner_client.get(reverse("submissions:detail", args=[answer.json()["id"]])).content.decode(),
+        "verdict": learner_client.get(reverse("submissions:detail", args=[recorded.pk])).content.decode(),
+    }
+    for name, html in pages.items():
+        figures = " ".join(html[html.index('id="memory-figures"') :].split("</p>")[0].split())
+        found = re.search(
+            r"Peak memory: <strong>(\d+) bytes</strong>.*this problem allows at most (\d+), (\d+) bytes under", figures
+        )
+        assert found, (name, figures)
+        peak, allowed, under = map(int, found.groups())
+        assert allowed == limit and under == limit - peak > 0, (name, figures)
+        picture = html.split('id="memory-yours"')[1].split("</svg>")[0]
+        assert f"peak {peak} bytes</text>" in picture and f"this problem's limit, {limit} bytes" in picture
+        assert "as drawn" not in html and "XLA peak" not in html
+    assert recorded.peak_bytes == recorded.report["cost"]["peak_bytes"]
+    verdict_peak = re.search(r"Peak memory: <strong>(\d+) bytes", pages["verdict"]).group(1)
+    assert int(verdict_peak) == recorded.peak_bytes

@@ -111,3 +111,25 @@ def test_the_verdict_page_shows_the_learners_picture_beside_the_references_curve
             assert yours.bounding_box()["y"] == reference.bounding_box()["y"]
         page.locator("#memory-title").scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / f"memory_picture_{width}.png"))
+
+
+def test_a_budget_problems_picture_draws_the_limit_beside_the_one_peak(
+    live_browser, live_server, learner, bank, broker
+):
+    """On a problem with a limit on the peak, the verdict page draws the limit across the picture and
+    says beside the one peak figure how far under it the step stays; readable at 390 px too."""
+    from webplatform.submissions import services
+
+    from .helpers import BANK
+
+    source = (BANK / "fit_the_budget" / "reference.py").read_text()
+    submission = services.create_submission(user=learner, problem=bank["fit_the_budget"], source=source, kind="submit")
+    grade_submission.apply(args=[submission.pk], task_id="budget")
+    for width, height in ((1366, 900), (390, 844)):
+        page = signed_in(live_browser, live_server, learner, viewport={"width": width, "height": height}).new_page()
+        page.goto(live_server.url + f"/submissions/{submission.pk}/")
+        expect(page.locator("#memory-figures")).to_contain_text("this problem allows at most 1350000")
+        expect(page.locator("svg#memory-yours .mp-limit")).to_have_count(1)
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scroll
+        page.locator("#memory-title").scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENSHOTS / f"memory_budget_{width}.png"))

@@ -12,7 +12,7 @@ from ninja import Path, Query, Router, Schema
 from pydantic import Field
 
 from webplatform.leaderboard import periods, presenters, selectors
-from webplatform.leaderboard.metrics import SHOWN, ranking_for
+from webplatform.leaderboard.metrics import RECORDED, ranking_for
 
 from .auth import OPTIONAL_TOKEN, bearer_or_anonymous
 from .errors import Error, missing
@@ -53,7 +53,7 @@ def _entry(row, names) -> dict:
         "rank": row.rank,
         "username": names.get(row.user_id, ""),
         "created_at": row.created_at,
-        **{metric.field: row.value(metric) for metric in SHOWN},
+        **{metric.field: row.value(metric) for metric in RECORDED},
     }
 
 
@@ -98,7 +98,7 @@ def problem_ranking(request: HttpRequest, path: Path[ProblemPath], query: Query[
         "problem": problem.slug,
         "title": problem.current_version.title,
         "ranked_by": [metric.field for metric in ranking_for(problem)],
-        "metrics": [{"field": m.field, "label": m.label, "unit": m.unit, "meaning": m.meaning} for m in SHOWN],
+        "metrics": [{"field": m.field, "label": m.label, "unit": m.unit, "meaning": m.meaning} for m in RECORDED],
         "page": query.page,
         "pages": pages,
         "ranked": len(board.standings),

@@ -83,14 +83,18 @@ def draw(
     title: str,
     scale_bytes: int | None = None,
     ident: str = "memory",
+    limit_bytes: int | None = None,
 ) -> SafeString:
     """The SVG of ``timeline``. ``residuals`` (the learner's, in the timeline's order) adds their
     lanes and the operations' lines; None draws the curve only (the reference's). ``scale_bytes``:
-    the top of the byte axis, shared by pictures drawn side by side so that they compare."""
+    the top of the byte axis, shared by pictures drawn side by side so that they compare.
+    ``limit_bytes``: the problem's limit on the peak, drawn across the plot where there is one."""
     if timeline is None or not timeline.steps:
         return mark_safe("")
     steps = timeline.steps
     top = max(scale_bytes or 0, timeline.peak_bytes, 1)
+    if limit_bytes is not None:  # room above the limit's line for its label
+        top = max(top, int(limit_bytes * 1.15))
     plot_width = WIDTH - PLOT_LEFT - PLOT_RIGHT
     dx = plot_width / len(steps)
     x = lambda i: PLOT_LEFT + i * dx  # noqa: E731 - the left edge of step i
@@ -129,10 +133,23 @@ def draw(
     parts.append(
         f'<line class="mp-peak" x1="{PLOT_LEFT}" x2="{WIDTH - PLOT_RIGHT}" y1="{peak_y:.1f}" y2="{peak_y:.1f}"/>'
     )
+    limit_y = y(limit_bytes) if limit_bytes is not None else None
+    # Two lines close together: each label on its own side of the pair, so that neither crosses a line.
+    close = limit_y is not None and abs(limit_y - peak_y) < 16
+    peak_label_y = peak_y + 12 if close and peak_y >= limit_y else peak_y - 4
     parts.append(
-        f'<text class="mp-text" x="{WIDTH - PLOT_RIGHT - 4}" y="{peak_y - 4:.1f}" text-anchor="end">'
+        f'<text class="mp-text" x="{WIDTH - PLOT_RIGHT - 4}" y="{peak_label_y:.1f}" text-anchor="end">'
         f"peak {timeline.peak_bytes} bytes</text>"
     )
+    if limit_y is not None:  # the budget where the figure is shown: over it, the curve crosses the line
+        parts.append(
+            f'<line class="mp-limit" x1="{PLOT_LEFT}" x2="{WIDTH - PLOT_RIGHT}" y1="{limit_y:.1f}" y2="{limit_y:.1f}"/>'
+        )
+        above = limit_y <= peak_y if close else limit_y > PLOT_TOP + 14
+        parts.append(
+            f'<text class="mp-text" x="{PLOT_LEFT + 4}" y="{limit_y - 4 if above else limit_y + 12:.1f}">'
+            f"this problem's limit, {limit_bytes} bytes</text>"
+        )
     parts.append(
         f'<text class="mp-muted" x="{PLOT_LEFT - 6}" y="{PLOT_TOP + 10}" text-anchor="end">{_bytes(top)}</text>'
     )

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from judge.data.evidence import Residual
+from judge.data.evidence import Residual, Timeline
 from judge.data.report import Report
 from judge.data.verdicts import DESCRIPTIONS
 
@@ -99,10 +99,12 @@ class Result:
     reference_memory: str = ""
     memory_text: str = ""
     operations: tuple = ((), ())  # the forward and backward operations, recomputed ones marked
-    # The pictures' highest points (the child's walk, as drawn: the figures above the pictures say
-    # these, so that they match the curves beside them), the reference's beside its held bytes.
-    drawn_peak_bytes: int | None = None
+    # One peak per program, everywhere (the verdict, Inspect, the leaderboard, the API): the
+    # verifier's ``Cost.peak_bytes``, which budgets read; the reference's on the same case; this
+    # problem's limit on it (None: none). The pictures are drawn to these figures.
+    peak_bytes: int | None = None
     reference_peak_bytes: int | None = None
+    peak_limit_bytes: int | None = None
     # The learner's step recomputes on its backward pass, or only the reference's does: the picture
     # then says why that can raise the peak on a small example (a learner saw the right answer peak
     # higher than no checkpoint, unexplained), without telling a step that recomputes nothing that it does.
@@ -115,6 +117,17 @@ class Result:
     @property
     def has_residuals(self) -> bool:
         return bool(self.yours or self.required)
+
+    @property
+    def peak_against_limit(self) -> int | None:
+        """Bytes the peak is over this problem's limit (negative: under it); None without a limit."""
+        if self.peak_limit_bytes is None or self.peak_bytes is None:
+            return None
+        return self.peak_bytes - self.peak_limit_bytes
+
+    @property
+    def peak_under_limit(self) -> int:
+        return -(self.peak_against_limit or 0)
 
     @property
     def offloads(self) -> bool:
@@ -266,24 +279,59 @@ def present(submission: Submission) -> Result | None:
 
 def _with_memory(result: Result, report: Report) -> Result:
     timeline = report.cost.timeline if report.cost is not None else None
+    result.peak_limit_bytes = report.peak_limit_bytes
     if timeline is None:
         return result
+    # The curve is the child's walk of the traced program; its height is the verified peak's, so the
+    # picture, the figures beside it, the verdict and the leaderboard say one peak for one program.
+    timeline = _to_peak(timeline, report.cost.peak_bytes)
+    result.peak_bytes = timeline.peak_bytes
     reference = report.reference_timeline
-    scale = max(timeline.peak_bytes, reference.peak_bytes if reference is not None else 0)
+    if reference is not None:
+        reference = _to_peak(reference, report.reference_peak_bytes)
+    limit = report.peak_limit_bytes or 0
+    scale = max(timeline.peak_bytes, reference.peak_bytes if reference is not None else 0, limit)
     result.memory = memory_picture.draw(
-        timeline, report.residuals, title="Your gradient step's memory", scale_bytes=scale, ident="memory-yours"
+        timeline,
+        report.residuals,
+        title="Your gradient step's memory",
+        scale_bytes=scale,
+        ident="memory-yours",
+        limit_bytes=report.peak_limit_bytes,
     )
     result.memory_text = memory_picture.describe(timeline, report.residuals)
     result.operations = memory_picture.operations(timeline)
     result.recomputes = any(step.recomputed for step in timeline.steps)
-    result.drawn_peak_bytes = timeline.peak_bytes
     if reference is not None:
         result.reference_peak_bytes = reference.peak_bytes
         result.reference_recomputes = any(step.recomputed for step in reference.steps)
         result.reference_memory = memory_picture.draw(
-            reference, None, title="The reference's memory, as a curve", scale_bytes=scale, ident="memory-reference"
+            reference,
+            None,
+            title="The reference's memory, as a curve",
+            scale_bytes=scale,
+            ident="memory-reference",
+            limit_bytes=report.peak_limit_bytes,
         )
     return result
+
+
+def _to_peak(timeline: Timeline, peak: int | None) -> Timeline:
+    """``timeline`` with its live bytes scaled so that its highest point is ``peak`` (the verified
+    figure); as drawn where the verifier did not measure it (a report from before it did)."""
+    drawn = timeline.peak_bytes
+    if not peak or not drawn or peak == drawn:
+        return timeline
+    factor = peak / drawn
+    steps = [replace(step, live_bytes=round(step.live_bytes * factor)) for step in timeline.steps]
+    scaled = replace(timeline, steps=steps, start_bytes=round(timeline.start_bytes * factor))
+    if scaled.peak_bytes != peak:  # rounding: the highest point is the figure itself
+        top = max(range(len(steps)), key=lambda i: steps[i].live_bytes, default=None)
+        if top is not None and steps[top].live_bytes >= scaled.start_bytes:
+            steps[top] = replace(steps[top], live_bytes=peak)
+        else:
+            scaled = replace(scaled, start_bytes=peak)
+    return scaled
 
 
 @dataclass

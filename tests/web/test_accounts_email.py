@@ -181,3 +181,66 @@ def test_sign_up_is_limited_per_client_address_with_the_reason_and_when_to_come_
     # once the hour is over, the address may make accounts again
     SignInFailures.objects.filter(key__startswith="signup-addr:").update(since=timezone.now() - timedelta(hours=2))
     assert sign_up_from(client, "bulk7", "10.1.1.1").status_code == 302
+
+
+def reset_password(client, email: str, new_password: str):
+    """Asks for the link by e-mail and sets ``new_password`` through it."""
+    mail.outbox.clear()
+    client.post(reverse("accounts:password_reset"), {"email": email})
+    [message] = mail.outbox
+    link = re.search(r"http://testserver(/accounts/password/reset/\S+/\S+/)", message.body).group(1)
+    form = client.get(link, follow=True)
+    return client.post(
+        form.redirect_chain[-1][0], {"new_password1": new_password, "new_password2": new_password}, follow=True
+    )
+
+
+def test_a_password_reset_ends_every_session_and_revokes_the_accounts_api_tokens(make_user):
+    from django.test import Client
+
+    from webplatform.accounts.services import create_user
+    from webplatform.api.models import ApiToken
+
+    from .api import api_for
+
+    ada = create_user(username="ada", password=PASSWORD, email="ada@example.org")
+    grace = create_user(username="grace", password=PASSWORD, email="grace@example.org")
+    elsewhere = Client()  # ada's laptop, signed in (or a thief's browser)
+    assert elsewhere.login(username="ada", password=PASSWORD)
+    tokens = api_for(Client(), ada)
+    others = api_for(Client(), grace)
+    assert tokens.get("/problems").status_code == 200
+    done = reset_password(Client(), "ada@example.org", "a-brand-new-password")
+    assert 'id="reset-complete"' in done.content.decode()
+    assert "API tokens" in done.content.decode()  # the page says the tokens were revoked
+    # the session signed in before the reset is over
+    assert elsewhere.get(reverse("tokens:list")).status_code == 302
+    assert tokens.get("/problems").status_code == 401 and not ApiToken.objects.filter(user=ada).exists()
+    assert others.get("/problems").status_code == 200  # nobody else's
+
+
+def test_changing_the_password_keeps_this_session_and_ends_the_others(client, make_user):
+    from django.test import Client
+
+    from webplatform.accounts.services import create_user
+
+    create_user(username="ada", password=PASSWORD, email="ada@example.org")
+    elsewhere = Client()
+    assert elsewhere.login(username="ada", password=PASSWORD)
+    assert client.login(username="ada", password=PASSWORD)
+    form = client.get(reverse("accounts:password_change")).content.decode()
+    assert 'id="change-password-button"' in form
+    wrong = client.post(
+        reverse("accounts:password_change"),
+        {"old_password": "not-it", "new_password1": "a-brand-new-password", "new_password2": "a-brand-new-password"},
+    )
+    assert wrong.status_code == 200 and elsewhere.get(reverse("tokens:list")).status_code == 200
+    changed = client.post(
+        reverse("accounts:password_change"),
+        {"old_password": PASSWORD, "new_password1": "a-brand-new-password", "new_password2": "a-brand-new-password"},
+        follow=True,
+    )
+    assert 'id="password-changed"' in changed.content.decode()
+    assert client.get(reverse("tokens:list")).status_code == 200  # still signed in here
+    assert elsewhere.get(reverse("tokens:list")).status_code == 302  # signed out there
+    assert Client().login(username="ada", password="a-brand-new-password")

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from .models import SignInFailures
@@ -57,6 +58,19 @@ def sign_up(*, username: str, password: str, email: str = "", address: str | Non
             row.failures += 1
             row.save(update_fields=["failures", "since"])
         return create_user(username=username, password=password, email=email)
+
+
+# Sent (``user``) once a password was set through a reset link, in the reset's transaction: what
+# else lets anyone into the account (the API's tokens) is revoked by the apps that hold it
+# (api.signals), since an account whose password was forgotten may have been taken.
+password_reset = Signal()
+
+
+def password_was_reset(*, user) -> None:
+    """A password set through a reset link: every session signed in with the old one has ended
+    already (Django checks each session's password hash), and the apps above revoke what else
+    lets anyone in (``password_reset``: the API's tokens)."""
+    password_reset.send(sender=user.__class__, user=user)
 
 
 @transaction.atomic

@@ -1,5 +1,6 @@
 """Failed password checks, counted wherever they happen: Django's ``authenticate`` sends
-``user_login_failed`` for every refusal (the site's sign-in page, the admin's, any other caller)."""
+``user_login_failed`` for every refusal (the site's sign-in page, the admin's, any other caller);
+``services.password_reset`` is the one this app sends for the apps above."""
 
 from django.contrib.auth.signals import user_login_failed
 from django.dispatch import receiver

@@ -1,7 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import login
 from django.contrib.auth.forms import AuthenticationForm
-from django.contrib.auth.views import LoginView, PasswordResetView
+from django.contrib.auth.views import LoginView, PasswordChangeView, PasswordResetConfirmView, PasswordResetView
+from django.db import transaction
 from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -93,6 +94,23 @@ class ThrottledPasswordResetView(PasswordResetView):
         if not services.reset_mail_allowed(keys=keys):
             return HttpResponseRedirect(self.get_success_url())
         return super().form_valid(form)
+
+
+class ResetPasswordConfirmView(PasswordResetConfirmView):
+    """Django's page that sets a new password through a reset link; the account's API tokens are
+    revoked with it, in one transaction (``services.password_was_reset``). Sessions signed in with
+    the old password end by themselves: Django checks each one's password hash."""
+
+    def form_valid(self, form):
+        with transaction.atomic():
+            response = super().form_valid(form)
+            services.password_was_reset(user=form.user)
+        return response
+
+
+class ChangePasswordView(PasswordChangeView):
+    """Django's password change: this session stays signed in (``update_session_auth_hash``),
+    every other session of the account ends (its password hash no longer matches)."""
 
 
 def signup(request):

@@ -58,6 +58,12 @@ def revoke_token(*, user, token_id: int) -> bool:
     return bool(deleted)
 
 
+def revoke_all_tokens(*, user) -> int:
+    """Deletes every token of ``user`` (their password was reset); how many there were."""
+    deleted, _ = ApiToken.objects.filter(user=user).delete()
+    return deleted
+
+
 def mark_used(*, token: ApiToken) -> None:
     """Records that ``token`` was just used, at most once per ``LAST_USED_RESOLUTION_S``."""
     now = timezone.now()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from ..data import policy_names
 from ..data.evidence import ResidualRow, Structure
 from ..packages.package import Problem, StructureRules
-from . import explore_loops
+from . import explore_loops, written_form
 from .learner_terms import Source
 from .rules import (
     ENCLOSES,
@@ -584,7 +584,7 @@ def _policy_cause(
             POLICY,
             f"Your jax.checkpoint{_at(first.line)} uses {policy_as_written(first, source.names)}, where this "
             f"problem requires {required}.{why}",
-            f"Try: policy={_spelled(rules)} on that jax.checkpoint{labels}.",
+            _policy_advice(first, rules, source, labels),
         )
     if keepers:
         return Cause(
@@ -594,6 +594,15 @@ def _policy_cause(
             f"(a checkpoint nested in it with another policy decides for the values it makes).",
         )
     return None
+
+
+def _policy_advice(first, rules: StructureRules, source: Source, labels: str) -> str:
+    """The required policy on the learner's checkpoint, in the form they wrote it: a bare decorator
+    takes it through functools.partial (``@jax.checkpoint(policy=...)`` would raise a TypeError)."""
+    written = written_form.at_line(source.text, first.line)
+    if written is not None and written.kind == written_form.BARE and not written.equinox:
+        return f"Try: {written_form.argument_advice(source.text, written, 'policy', _spelled(rules))}{labels}."
+    return f"Try: policy={_spelled(rules)} on that jax.checkpoint{labels}."
 
 
 def _halves_apart(used, required: tuple) -> str:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ..data import syntax
+from . import written_form
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ HINTS = (
     Hint(
         re.compile(r"^TracerBoolConversionError"),
         "Your code asks Python to branch on a traced value{line}: while JAX traces your function (as "
-        "jax.checkpoint and jax.grad do), array arguments are abstract, so `if`, `and`, `or` and `bool()` "
-        "cannot see their values.",
+        "jax.checkpoint and jax.grad do), its arguments are abstract, a True or False passed in too unless it "
+        "is marked static, so `if`, `and`, `or` and `bool()` cannot see their values.",
         "Try: branch on something known while tracing: a flag passed as a static argument "
         "(static_argnums=... on jax.checkpoint), a shape, or a constant computed under "
         "jax.ensure_compile_time_eval(); for a choice between two arrays, use jnp.where or jax.lax.cond.",
@@ -111,7 +112,10 @@ HINTS = (
         "(the device) and offload_dst where it waits for the backward pass (the host), and JAX stops on its own "
         "check when they are swapped.",
         "Try: offload_src='device', offload_dst='pinned_host'.",
-        program=re.compile(r"offload_src\s*=\s*['\"]pinned_host|offload_dot_with_no_batch_dims\(\s*['\"]pinned_host"),
+        # an offloading policy in the program, and the host's memory named in it (however it gets there)
+        program=re.compile(
+            r"(?s)(?=.*\b(?:offload_dot_with_no_batch_dims|save_and_offload_only_these_names)\b).*['\"]pinned_host['\"]"
+        ),
     ),
     Hint(
         re.compile(r"^RecursionError"),
@@ -125,7 +129,7 @@ HINTS = (
 def hint(text: str, line: int | None, written: str = "", program: str = "") -> tuple[str, str] | None:
     """(cause, advice) for a runtime error's text, or None when no hint applies; ``written``: the
     learner's line the error names; ``program``: the learner's whole source."""
-    compiled = compile_hint(text, program)
+    compiled = compile_hint(text, program) or _options_only_hint(text, line, program)
     if compiled is not None:
         return compiled
     for h in HINTS:
@@ -138,6 +142,36 @@ def hint(text: str, line: int | None, written: str = "", program: str = "") -> t
             )
             return h.cause.format(line=f" (line {line})" if line else "", policy=policy), advice
     return None
+
+
+def first_error(errors: list[tuple[bool, str, int | None, str]], program: str) -> tuple[str, str] | None:
+    """(cause, advice) for a grading's errors, (sample, text, line, the line's source) in case order:
+    the first sample case's, where a sample fails; else the first hidden case's, told as one and without
+    its text, whose sizes it could tell (a hint's words are our own, with the learner's lines only)."""
+    samples = [e for e in errors if e[0]]
+    if samples:
+        _, text, line, written = samples[0]
+        return hint(text, line, written, program)
+    if not errors:
+        return None
+    _, text, line, written = errors[0]
+    where = f" (line {line})" if line else ""
+    if _RECURSION.search(text):
+        return (
+            f"On a hidden case, your code calls itself more deeply than Python allows{where}: the sample cases "
+            f"run, so the depth of your recursion grows with the inputs (one call per step of a chain, say), and "
+            f"on a longer one it passes Python's limit; each jax.checkpoint nested in another adds to that depth.",
+            "Try: let each call take half of what is left, so that the depth grows with the logarithm of the size "
+            "(a chain of a thousand steps is then ten levels deep), or replace the recursion with a loop or jax.lax.scan.",
+        )
+    found = hint(text, line, written, program)
+    if found is None:
+        return None
+    cause, advice = found
+    return f"On a hidden case, {cause[0].lower()}{cause[1:]}", advice
+
+
+_RECURSION = re.compile(r"^RecursionError")
 
 
 def _branch_advice(line: int | None, written: str, program: str) -> str | None:
@@ -157,16 +191,20 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
         return None
     function = max(around, key=lambda n: n.lineno)
     condition, params = branch.group(1), [a.arg for a in function.args.args]
+    try:  # the line's text up to its first colon: `if lambda v: v:` leaves `lambda v`, no expression
+        read = {n.id for n in ast.walk(syntax.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(read) == 1 and read <= set(params):  # `if flag:`, `if not flag:`, `if flag == "train":`
+        static = _static_advice(program, function, read.pop(), condition)
+        if static is not None:
+            return static
     if condition in params and "static_argnums" not in program:
         return (
             f"Try: make `{condition}` a static argument of the checkpoint: jax.checkpoint({function.name}, "
             f"static_argnums=({params.index(condition)},), ...), so that `if {condition}:` sees a Python value while "
             f"tracing, not an array."
         )
-    try:  # the line's text up to its first colon: `if lambda v: v:` leaves `lambda v`, no expression
-        read = {n.id for n in ast.walk(syntax.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
     tests = [
         ast.unparse(n.test)
         for n in ast.walk(function)
@@ -201,6 +239,102 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
             f"`with jax.ensure_compile_time_eval():`, as {flags} inside that block, and branch on {branches}: "
             f"computed from a static argument there, they have values while tracing."
         )
+    return None
+
+
+# jax.checkpoint(policy=...) with no function: as a decorator, or called and then given the function
+_NO_FUNCTION = re.compile(r"^TypeError: (?:checkpoint|remat)\(\) missing 1 required positional argument: 'fun'")
+_AT_LINE = re.compile(r"\(line (\d+)\)\s*$")
+
+
+def _options_only_hint(text: str, line: int | None, program: str) -> tuple[str, str] | None:
+    """``@jax.checkpoint(policy=...)``: jax.checkpoint called with options and no function, which a
+    learner writes after "add policy= to your @jax.checkpoint". The form that runs, with their options."""
+    if not _NO_FUNCTION.search(text):
+        return None
+    at = _AT_LINE.search(text)
+    line = line or (int(at.group(1)) if at else None)
+    found = written_form.options_only(program, line)
+    where = f" (line {line})" if line else ""
+    if found is None or not found[2]:
+        return (
+            f"Your code calls jax.checkpoint with options but no function{where}: jax.checkpoint takes the "
+            f"function to checkpoint as its first argument, and here it has none.",
+            "Try: give the function first, as in jax.checkpoint(f, policy=...); on a decorator, write "
+            "@functools.partial(jax.checkpoint, policy=...) (with `import functools` at the top).",
+        )
+    short, api, mended, needs = found
+    if mended.startswith("@"):
+        imported = f" (with `{needs}` at the top)" if needs else ""
+        return (
+            f"Your decorator `{short}`{where} calls {api} with options but no function: {api} takes the "
+            f"function to checkpoint as its first argument, so it is called here before your function is given to it.",
+            f"Try: `{mended}`{imported} in place of `{short}`: functools.partial holds the options, and the "
+            f"decorator then gives {api} your function.",
+        )
+    return (
+        f"Your `{short}`{where} calls {api} with options but no function: {api} takes the function to "
+        f"checkpoint as its first argument.",
+        f"Try: `{mended}`: the function first, then the options.",
+    )
+
+
+def _static_advice(program: str, function: ast.FunctionDef, flag: str, condition: str) -> str | None:
+    """Where the flag an `if` reads comes into a checkpointed function as an argument (that function's
+    own, or passed on to the function that branches): that argument made static, on the learner's
+    checkpoint as they wrote it (a decorator through functools.partial). None where no checkpoint of
+    the source takes it, where it is static already, or where the checkpoint is Equinox's (which keeps
+    every non-array argument static itself)."""
+    reader = written_form.Reader(program)
+    functions = reader.functions()
+    name, param = function.name, flag
+    for _ in range(4):  # up through the functions that pass the flag on
+        fn = functions.get(name)
+        if fn is None or param not in [a.arg for a in fn.args.args]:
+            return None
+        index = [a.arg for a in fn.args.args].index(param)
+        written = written_form.of_function(program, name)
+        if written is not None:
+            if written.equinox or index in _static_positions(written):
+                return None
+            change = written_form.argument_advice(program, written, "static_argnums", f"({index},)")
+            passed = "" if name == function.name else f" (it reaches `if {condition}:` as `{flag}`)"
+            return (
+                f"Try: make `{param}` a static argument of your checkpoint of {name}{passed}: {change}; then "
+                f"`if {condition}:` sees a Python value while tracing, not an array."
+            )
+        caller = _passing_on(functions, name, index, param)
+        if caller is None:
+            return None
+        name, param = caller
+    return None
+
+
+def _static_positions(written: written_form.Written) -> set[int]:
+    """The positions a checkpoint's static_argnums names, where it is a literal."""
+    node = written.node
+    for k in getattr(node, "keywords", []):
+        if k.arg == "static_argnums":
+            try:
+                value = ast.literal_eval(k.value)
+            except (ValueError, SyntaxError, TypeError):
+                return set()
+            return {value} if isinstance(value, int) else {v for v in value if isinstance(v, int)}
+    return set()
+
+
+def _passing_on(functions: dict, name: str, index: int, param: str) -> tuple[str, str] | None:
+    """A function that calls ``name`` with one of its own parameters at ``index`` (or as ``param=``):
+    (that function, that parameter)."""
+    for caller in functions.values():
+        own = [a.arg for a in caller.args.args]
+        for call in ast.walk(caller):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == name):
+                continue
+            given = call.args[index] if index < len(call.args) else None
+            given = given or next((k.value for k in call.keywords if k.arg == param), None)
+            if isinstance(given, ast.Name) and given.id in own and caller.name != name:
+                return caller.name, given.id
     return None
 
 

@@ -444,10 +444,11 @@ FOLLOWED += [
         "checkpoint_dot_policy",
         "policy_violation/no_policy.py",
         "Your jax.checkpoint uses no policy, which means nothing_saveable",
-        f"policy={DNB} on that jax.checkpoint",
+        f"write the decorator at line 5 as `@functools.partial(jax.checkpoint, policy={DNB})` (with `import "
+        "functools` at the top), in place of `@jax.checkpoint`",
         [
-            ("import jax\n", "from functools import partial\n\nimport jax\n"),
-            ("@jax.checkpoint\n", f"@partial(jax.checkpoint, policy={DNB})\n"),
+            ("import jax\n", "import functools\n\nimport jax\n"),
+            ("@jax.checkpoint\n", f"@functools.partial(jax.checkpoint, policy={DNB})\n"),
         ],
     ),
     (
@@ -953,8 +954,9 @@ FOLLOWED += [
         "static_argnums_training_flag",
         "runtime_error/traced_flag.py",
         "Your code asks Python to branch on a traced value (line 8)",
-        "make `is_training` a static argument of the checkpoint: jax.checkpoint(body, static_argnums=(2,), ...)",
-        [("jax.checkpoint(body, policy=", "jax.checkpoint(body, static_argnums=(2,), policy=")],
+        "make `is_training` a static argument of your checkpoint of body: add static_argnums=(2,) to your "
+        f"jax.checkpoint at line 12, as `jax.checkpoint(body, policy={DNB}, static_argnums=(2,))`",
+        [(f"jax.checkpoint(body, policy={DNB})", f"jax.checkpoint(body, policy={DNB}, static_argnums=(2,))")],
     ),
     (
         "equinox_scan_layers",

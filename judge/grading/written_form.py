@@ -142,12 +142,13 @@ def of_function(text: str, name: str) -> Written | None:
 
 
 def with_argument(text: str, written: Written, keyword: str, value: str) -> tuple[str, str]:
-    """``written`` again with ``keyword=value`` added (or replacing the one there), in the form that runs:
+    """``written`` again with ``keyword=value`` added (or replacing the one there; ``value`` is code, written
+    as given), in the form that runs:
     a decorator's options through functools.partial (Equinox's filter_checkpoint takes them directly).
     Returns (the code, the import it needs, or "")."""
     reader = Reader(text)
     node = written.node
-    added = ast.keyword(arg=keyword, value=syntax.parse(value, mode="eval").body)
+    added = ast.keyword(arg=keyword, value=ast.Name(id=value))
     if written.kind == CALL or written.kind == PARTIAL:
         call = ast.Call(func=node.func, args=list(node.args), keywords=_replaced(node.keywords, added))
         return (f"@{ast.unparse(call)}" if written.kind == PARTIAL else ast.unparse(call)), ""
@@ -157,7 +158,7 @@ def with_argument(text: str, written: Written, keyword: str, value: str) -> tupl
         return f"@{ast.unparse(ast.Call(func=api, args=[], keywords=_replaced(given, added)))}", ""
     partial, needs = reader.partial_name()
     api = node.func if written.kind == CALLED else node
-    call = ast.Call(func=syntax.parse(partial, mode="eval").body, args=[api], keywords=_replaced(given, added))
+    call = ast.Call(func=ast.Name(id=partial), args=[api], keywords=_replaced(given, added))
     return f"@{ast.unparse(call)}", needs
 
 
@@ -207,9 +208,7 @@ def options_only(text: str, line: int | None) -> tuple[str, str, str, str] | Non
             if "filter_checkpoint" in api:  # Equinox's own form runs: not what failed
                 return None
             partial, needs = reader.partial_name()
-            call = ast.Call(
-                func=syntax.parse(partial, mode="eval").body, args=[node.func], keywords=list(node.keywords)
-            )
+            call = ast.Call(func=ast.Name(id=partial), args=[node.func], keywords=list(node.keywords))
             return f"@{short}", api, f"@{ast.unparse(call)}", needs
         if id(node) in outer and outer[id(node)].args:
             wrapped = outer[id(node)]

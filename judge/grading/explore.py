@@ -296,9 +296,11 @@ class Exploration:
     budget: int | None = None
     best: Row | None = None  # the cheapest plan within the budget
     budget_on: str = HELD  # what the budget is compared with: HELD or PEAK
+    notes: list[str] = field(default_factory=list)  # what the explorer did otherwise than asked, and why
 
     def to_dict(self) -> dict:
         return {
+            "notes": self.notes,
             "function": self.function,
             "args": self.args,
             "names": self.names,
@@ -502,12 +504,20 @@ def explore(
     loop = explore_loops.find(source, function) if block is None else None
     if loop is not None and pipeline.admit(loop.rewritten, runner):
         loop = None  # the gate read the rewrite otherwise than the learner's source: run it as written
-    chosen = plans(names, offload, blocks=block is not None or loop is not None)
     limits = limits or Limits(wall_s=60.0, cpu_s=60)
+    found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)
+    if loop is not None:
+        differs = _rewrite_differs(source, loop, function, arg_names, parsed, limits, list(wrt or arg_names), runner)
+        if differs:
+            found.notes.append(
+                f"Your loop at line {loop.line} is measured as written, without placements inside it: "
+                f"rewritten as one turn per block, it computed other values ({differs})."
+            )
+            loop = None
+    chosen = plans(names, offload, blocks=block is not None or loop is not None)
     problem = _problem(function, arg_names, parsed, chosen, limits, list(wrt or arg_names))
     ran = loop.rewritten if loop is not None else source
     outcome = pipeline.run(problem, ran, problem.cases, runner, salt=secrets.randbits(62), numbers=False)
-    found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)
     if outcome.failure is not None:
         raise ExploreError(f"{outcome.failure[0]}: {outcome.failure[1]}")
     by_name = {c.name: c for c in outcome.cases}
@@ -543,6 +553,44 @@ def explore(
     mark_frontier(found.rows)
     found.best = cheapest_within(found.rows, budget, budget_on)
     return found
+
+
+def _rewrite_differs(
+    source: str,
+    loop: explore_loops.Loop,
+    function: str,
+    arg_names: list[str],
+    parsed: list[ArraySpec],
+    limits: Limits,
+    wrt: list[str],
+    runner: Runner,
+) -> str:
+    """Whether the loop rewritten for placements computes what the loop as written computes: both
+    run as written on the same generated inputs, and the verifier's values and gradients compared.
+    The static reading of the loop (``explore_loops``) is a model; this is what the program does.
+    What differs, in a few words; "" when nothing does (or when neither could run: the plans say why)."""
+    problem = _problem(function, arg_names, parsed, [Plan(AS_WRITTEN)], limits, wrt)
+    salt = secrets.randbits(62)
+    written, rewritten = (
+        pipeline.run(problem, text, problem.cases, runner, salt=salt) for text in (source, loop.rewritten)
+    )
+    if written.failure is not None or not written.cases or written.cases[0].error is not None:
+        return ""
+    if rewritten.failure is not None:
+        return f"it failed: {rewritten.failure[1]}"
+    if not rewritten.cases or rewritten.cases[0].error is not None:
+        return f"it failed: {rewritten.cases[0].error.text()}" if rewritten.cases else "it did not run"
+    mine, theirs = rewritten.cases[0], written.cases[0]
+    labelled = [("the output", g, w) for g, w in zip(mine.value, theirs.value)]
+    labelled += [(f"the gradient with respect to {n}", g, w) for n, g, w in zip(wrt, mine.grads, theirs.grads)]
+    if len(mine.value) != len(theirs.value) or len(mine.grads) != len(theirs.grads):
+        return "the output has another structure"
+    for label, got, want in labelled:
+        got, want = np.asarray(got), np.asarray(want)
+        # Overflowing values (a deep stack on generated inputs) compare as equal where both overflow alike.
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True):
+            return f"{label} differs"
+    return ""
 
 
 def memory(row: Row, on: str = HELD) -> int:
@@ -601,6 +649,7 @@ def render(found: Exploration) -> str:
     ]
     for failure in found.failed:
         lines.append(f"{failure['plan']}: did not run: {failure['message']}")
+    lines += found.notes
     if found.budget is not None:
         if found.best is None:
             lines.append(f"no plan fits {found.budget} bytes ({BUDGET_MEASURES[found.budget_on]})")

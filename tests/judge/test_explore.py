@@ -3,6 +3,7 @@ verifier as a verdict is, the frontier of memory against work, and the plan that
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import jax
@@ -14,7 +15,7 @@ from judge import grade, load_problem
 from judge.cli import main
 from judge.bench_explorer import MLP, MLP_SHAPES, TRANSFORMER, transformer_shapes
 from judge.grading import explore_loops
-from judge.grading.explore import HARNESS, ExploreError, cheapest_within, explore, scanned_block
+from judge.grading.explore import HARNESS, ExploreError, cheapest_within, explore, render, scanned_block
 from judge.grading.grader import default_runner
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -334,6 +335,28 @@ def test_a_python_loop_over_blocks_gets_the_placements_a_scan_gets(looped):
         "for layer in zip(wq, wk, wv, wo, w1, w2):",
         "    h = jax.checkpoint(partial(turn, layer))(h)",
     ]
+
+
+def test_the_loop_as_written_is_measured_when_its_rewrite_computes_other_values(looped, monkeypatch):
+    """The static reading of a loop is a model: before any placement is reported, the rewritten loop
+    is run beside the loop as written on the same inputs, and a rewrite that computes other values
+    (here one made wrong on purpose: its turn skips the block) is dropped, saying why."""
+    real = explore_loops.find
+
+    def wrong(source, function):
+        loop = real(source, function)
+        broken = loop.rewritten.replace("h, _ = block(h, layer)", "h = h * 1.0")
+        assert broken != loop.rewritten
+        return dataclasses.replace(loop, rewritten=broken)
+
+    monkeypatch.setattr(explore_loops, "find", wrong)
+    found = explore(LOOPED, "transformer", _stack(6, 32, 128, 64), default_runner())
+    assert not [r for r in found.rows if r.kind == "blocks"]  # no placement of a loop it could not keep
+    assert _row(found, "as written").peak_bytes == _row(looped, "as written").peak_bytes
+    [note] = found.notes
+    assert note.startswith("Your loop at line ") and note.endswith("it computed other values (the output differs).")
+    assert note in render(found) and found.to_dict()["notes"] == [note]
+    assert looped.notes == []  # the honest rewrite computes the same values: placements are offered
 
 
 @pytest.mark.parametrize("placement", ["every", "2", "3", "nested"])

@@ -237,3 +237,22 @@ def test_an_exploration_started_on_the_peak_names_the_cheapest_plan_within_the_p
     held = learner_client.get(page, {"budget": budget, "on": "held"}).content.decode()
     assert '<option value="held" selected>' in held
     assert '<strong id="best-plan">checkpoint every block</strong>' not in held
+
+
+def test_the_page_says_why_a_loop_was_measured_as_written(learner_client, learner):
+    """Where the rewrite of a Python loop computed other values than the loop as written, the
+    exploration keeps the loop as written and its page says so (the judge's note, never a guess)."""
+    note = (
+        "Your loop at line 7 is measured as written, without placements inside it: rewritten as one turn "
+        "per block, it computed other values (the output differs)."
+    )
+    found = Exploration.objects.create(
+        user=learner,
+        source="def f(x):\n    return x\n",
+        function="f",
+        args=["f32[4]"],
+        status=Exploration.Status.DONE,
+        result={"function": "f", "args": ["f32[4]"], "names": [], "rows": [], "failed": [], "notes": [note]},
+    )
+    html = learner_client.get(reverse("explorer:detail", args=[found.pk])).content.decode()
+    assert f'<p class="meta explore-note">{note}</p>' in html

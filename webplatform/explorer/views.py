@@ -95,6 +95,7 @@ def detail(request, pk: int):
         "exploration": found,
         "rows": rows,
         "failed": result.get("failed", []),
+        "notes": result.get("notes", []),
         "names": result.get("names", []),
         "budget": budget,
         "budget_error": budget_error,

@@ -198,6 +198,9 @@ SIGN_UP_THROTTLE = {
     "PER_ADDRESS": int(os.environ.get("SIGN_UPS_PER_ADDRESS", "5")),
     "WINDOW_S": int(os.environ.get("SIGN_UP_WINDOW_S", "3600")),
 }
+# The link mailed at sign-up to verify an address works this long; until it is opened the site sends
+# nothing else to that address (no password-reset mail).
+EMAIL_VERIFICATION_MAX_AGE_S = int(os.environ.get("EMAIL_VERIFICATION_MAX_AGE_S", str(3 * 86400)))
 # Mail (password reset links): SMTP where EMAIL_HOST names a server (EMAIL_PORT, EMAIL_HOST_USER,
 # EMAIL_HOST_PASSWORD, EMAIL_USE_TLS beside it); otherwise each message is a file in EMAIL_FILE_PATH
 # (var/mail/ by default), which the operator of `make run` reads; EMAIL_BACKEND overrides both (e.g.

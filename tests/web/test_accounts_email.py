@@ -68,9 +68,19 @@ def test_sign_up_takes_an_email_or_none_and_the_gradebook_csv_shows_it(client, m
     assert (rows["ada"]["email"], rows["grace"]["email"]) == ("Ada@example.org", "")
 
 
+def confirm_address(client, message) -> None:
+    """Opens the verification link of ``message`` and presses its button."""
+    link = re.search(r"http://testserver(/accounts/email/verify/\S+/)", message.body).group(1)
+    assert 'id="verify-email-button"' in client.get(link).content.decode()
+    assert 'id="email-verified"' in client.post(link).content.decode()
+
+
 def test_a_forgotten_password_is_reset_by_a_link_sent_by_email_which_works_once(client, make_user):
     sign_up(client, "ada", "ada@example.org")
     client.logout()
+    [verification] = mail.outbox
+    confirm_address(client, verification)
+    mail.outbox.clear()
     login = client.get(reverse("accounts:login")).content.decode()
     assert f'href="{reverse("accounts:password_reset")}" id="forgot-password"' in login
     sent = client.post(reverse("accounts:password_reset"), {"email": "ada@example.org"}, follow=True)
@@ -244,3 +254,46 @@ def test_changing_the_password_keeps_this_session_and_ends_the_others(client, ma
     assert client.get(reverse("tokens:list")).status_code == 200  # still signed in here
     assert elsewhere.get(reverse("tokens:list")).status_code == 302  # signed out there
     assert Client().login(username="ada", password="a-brand-new-password")
+
+
+def test_an_address_is_verified_before_the_site_mails_it_anything_but_the_link(client):
+    assert sign_up(client, "ada", "grace@example.org").status_code == 302  # somebody else's address
+    client.logout()
+    [verification] = mail.outbox
+    assert verification.to == ["grace@example.org"] and "Confirm your e-mail address" in verification.subject
+    assert "/accounts/email/verify/" in verification.body
+    mail.outbox.clear()
+    # a reset asked for it sends nothing while it is not verified (and answers as always)
+    sent = client.post(reverse("accounts:password_reset"), {"email": "grace@example.org"}, follow=True)
+    assert 'id="reset-sent"' in sent.content.decode() and mail.outbox == []
+    # a forged or altered link verifies nothing
+    link = re.search(r"http://testserver(/accounts/email/verify/\S+/)", verification.body).group(1)
+    forged = client.post(link.replace("/verify/", "/verify/x"))
+    assert forged.status_code == 400 and 'id="verify-link-invalid"' in forged.content.decode()
+    assert client.post(reverse("accounts:verify_email", args=["not-a-token"])).status_code == 400
+    # opening the link (GET) changes nothing: a mail scanner that follows links verifies nothing
+    client.get(link)
+    client.post(reverse("accounts:password_reset"), {"email": "grace@example.org"})
+    assert mail.outbox == []
+    confirm_address(client, verification)
+    client.post(reverse("accounts:password_reset"), {"email": "grace@example.org"})
+    [reset] = mail.outbox
+    assert reset.to == ["grace@example.org"] and "/accounts/password/reset/" in reset.body
+    # the address changed (in the admin): no longer verified, no reset mail
+    mail.outbox.clear()
+    get_user_model().objects.filter(username="ada").update(email="ada@example.org")
+    client.post(reverse("accounts:password_reset"), {"email": "ada@example.org"})
+    assert mail.outbox == []
+
+
+def test_one_address_belongs_to_one_account(client, make_user):
+    assert sign_up(client, "ada", "ada@example.org").status_code == 302
+    client.logout()
+    refused = sign_up(client, "ada2", "ADA@example.org")  # however its case is spelled
+    assert refused.status_code == 200
+    assert "Another account uses this e-mail address already" in refused.content.decode()
+    assert not get_user_model().objects.filter(username="ada2").exists()
+    # an account without an address does not hold the empty one
+    assert sign_up(client, "grace").status_code == 302
+    client.logout()
+    assert sign_up(client, "edsger").status_code == 302

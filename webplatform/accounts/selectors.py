@@ -3,9 +3,10 @@
 import hashlib
 import unicodedata
 
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from .models import SignInFailures
+from .models import SignInFailures, VerifiedEmail
 from .permissions import has_permission
 
 INSTRUCTORS_GROUP = "instructors"
@@ -43,6 +44,26 @@ def reset_mail_keys(*, email: str, address: str | None) -> dict[str, str]:
     if address:
         keys[f"reset-addr:{address[:64]}"] = "PER_ADDRESS"
     return keys
+
+
+def email_taken(*, email: str, other_than=None) -> bool:
+    """Whether an account (other than ``other_than``) has this e-mail address, however its case is
+    spelled: one address belongs to one account."""
+    email = (email or "").strip()
+    if not email:
+        return False
+    found = get_user_model().objects.filter(email__iexact=email)
+    if other_than is not None:
+        found = found.exclude(pk=other_than.pk)
+    return found.exists()
+
+
+def verified_user_ids(*, users) -> set[int]:
+    """Which of ``users`` have their current e-mail address verified."""
+    users = list(users)
+    rows = VerifiedEmail.objects.filter(user__in=users).values_list("user_id", "email")
+    current = {user.pk: user.email for user in users}
+    return {user_id for user_id, email in rows if email and current.get(user_id) == email}
 
 
 def sign_up_key(*, address: str) -> str:

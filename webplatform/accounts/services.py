@@ -4,24 +4,81 @@ import math
 from datetime import timedelta
 
 from django.conf import settings
+from django.core import signing
+from django.core.mail import send_mail
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
-from .models import SignInFailures
+from .models import SignInFailures, VerifiedEmail
 
-from .selectors import INSTRUCTORS_GROUP, sign_up_key
+from .selectors import INSTRUCTORS_GROUP, email_taken, sign_up_key
+
+EMAIL_TOKEN_SALT = "accounts.verify-email"
 
 
 @transaction.atomic
-def create_user(*, username: str, password: str, instructor: bool = False, email: str = ""):
+def create_user(
+    *, username: str, password: str, instructor: bool = False, email: str = "", email_verified: bool = True
+):
+    """An account. Its e-mail address is taken as verified unless ``email_verified`` is False (the
+    sign-up page's: verified when its owner opens the link mailed to it); the operator's accounts
+    (demo users, tests, management commands) are vouched for by the operator."""
     user = get_user_model().objects.create_user(
         username=username, password=password, email=get_user_model().objects.normalize_email(email)
     )
     if instructor:
         user.groups.add(Group.objects.get_or_create(name=INSTRUCTORS_GROUP)[0])
+    if user.email and email_verified:
+        VerifiedEmail.objects.create(user=user, email=user.email, verified_at=timezone.now())
+    return user
+
+
+class EmailTaken(ValueError):
+    """Another account has this e-mail address already (one address belongs to one account)."""
+
+    def __init__(self):
+        super().__init__(
+            "Another account uses this e-mail address already. If it is yours, reset that account's "
+            "password from the sign-in page."
+        )
+
+
+def email_token(*, user) -> str:
+    """What the verification link carries: the account and the address, signed, dated."""
+    return signing.dumps({"user": user.pk, "email": user.email}, salt=EMAIL_TOKEN_SALT, compress=True)
+
+
+def send_email_verification(*, user, link: str) -> None:
+    """The one mail the site sends to an address not verified yet: the link that verifies it (after
+    the account is stored: the sign-up's own transaction is over)."""
+    if not user.email:
+        return
+    days = max(1, settings.EMAIL_VERIFICATION_MAX_AGE_S // 86400)
+    body = (
+        f"Someone signed up for the Remat Arena account {user.get_username()} with this e-mail address.\n\n"
+        f"To confirm that the address is yours, open this link (it works for {days} days):\n\n{link}\n\n"
+        "Until then the site sends nothing else to this address (no password reset). "
+        "If it was not you, ignore this e-mail: the address stays unconfirmed.\n"
+    )
+    send_mail("Confirm your e-mail address for Remat Arena", body, None, [user.email], fail_silently=True)
+
+
+def verify_email(*, token: str):
+    """Marks the address the link was mailed to as verified: the account, or None for a link that
+    is forged, too old, or for an address the account no longer has."""
+    try:
+        claim = signing.loads(token, salt=EMAIL_TOKEN_SALT, max_age=settings.EMAIL_VERIFICATION_MAX_AGE_S)
+    except signing.BadSignature:  # SignatureExpired included
+        return None
+    if not isinstance(claim, dict) or not isinstance(claim.get("user"), int) or not isinstance(claim.get("email"), str):
+        return None
+    user = get_user_model().objects.filter(pk=claim["user"], email=claim["email"]).exclude(email="").first()
+    if user is None:
+        return None
+    VerifiedEmail.objects.update_or_create(user=user, defaults={"email": user.email, "verified_at": timezone.now()})
     return user
 
 
@@ -41,7 +98,9 @@ class SignUpsLimited(Exception):
 def sign_up(*, username: str, password: str, email: str = "", address: str | None, now=None):
     """A new account from the sign-up page, counted under the client's address: at most
     ``settings.SIGN_UP_THROTTLE["PER_ADDRESS"]`` within its window (0: no limit), then
-    SignUpsLimited. Only accounts made count (a form with errors does not)."""
+    SignUpsLimited. Only accounts made count (a form with errors does not). Its e-mail address,
+    if any, is not verified yet (``send_email_verification``); EmailTaken when another account has
+    it."""
     rules = settings.SIGN_UP_THROTTLE
     now = now or timezone.now()
     limit, window = int(rules["PER_ADDRESS"]), timedelta(seconds=int(rules["WINDOW_S"]))
@@ -57,7 +116,9 @@ def sign_up(*, username: str, password: str, email: str = "", address: str | Non
                 raise SignUpsLimited(max(1, math.ceil((row.since + window - now).total_seconds())))
             row.failures += 1
             row.save(update_fields=["failures", "since"])
-        return create_user(username=username, password=password, email=email)
+        if email and email_taken(email=email):
+            raise EmailTaken()
+        return create_user(username=username, password=password, email=email, email_verified=False)
 
 
 # Sent (``user``) once a password was set through a reset link, in the reset's transaction: what

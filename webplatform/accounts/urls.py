@@ -11,6 +11,7 @@ app_name = "accounts"
 # Django's too: the other sessions of the account end, this one stays.
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
+    path("email/verify/<str:token>/", views.verify_email, name="verify_email"),
     path("login/", views.ThrottledLoginView.as_view(template_name="accounts/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(

@@ -6,12 +6,13 @@ from django.db import transaction
 from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_http_methods
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from webplatform.core.http import wants_json
 
 from . import backends, selectors, services
-from .forms import SignUpForm
+from .forms import SignUpForm, VerifiedPasswordResetForm
 
 
 def locked_message(seconds: int) -> str:
@@ -84,10 +85,23 @@ def admin_login(request, *args, **kwargs):
     return locked_response(request, wait, page) if wait else response
 
 
+@require_http_methods(["GET", "POST"])
+def verify_email(request, token):
+    """The link mailed at sign-up: a page with one button (a mail scanner that opens links
+    verifies nothing), which verifies the address; 400 for a link that does not work."""
+    if request.method == "POST":
+        user = services.verify_email(token=token)
+        status = 200 if user is not None else 400
+        return render(request, "accounts/verify_email.html", {"verified": user, "failed": user is None}, status=status)
+    return render(request, "accounts/verify_email.html", {"verified": None, "failed": False})
+
+
 class ThrottledPasswordResetView(PasswordResetView):
     """Django's password reset, with its mail counted per e-mail address and per client address
     (``services.reset_mail_allowed``): past the limit the page answers as always, "sent", and
     nothing is sent, so that it neither floods an inbox nor tells which addresses have accounts."""
+
+    form_class = VerifiedPasswordResetForm
 
     def form_valid(self, form):
         keys = selectors.reset_mail_keys(email=form.cleaned_data["email"], address=backends.address_of(self.request))
@@ -123,6 +137,9 @@ def signup(request):
                 email=form.cleaned_data["email"],
                 address=backends.address_of(request),
             )
+        except services.EmailTaken as taken:
+            form.add_error("email", str(taken))
+            return render(request, "accounts/signup.html", {"form": form, "next": request.POST.get("next", "")})
         except services.SignUpsLimited as limited:
             if wants_json(request):
                 response = JsonResponse({"error": str(limited), "retry_after_s": limited.retry_after_s}, status=429)
@@ -131,6 +148,10 @@ def signup(request):
                 response = render(request, "accounts/signup.html", context, status=429)
             response["Retry-After"] = str(limited.retry_after_s)
             return response
+        if user.email:
+            token = services.email_token(user=user)
+            link = request.build_absolute_uri(reverse("accounts:verify_email", args=[token]))
+            services.send_email_verification(user=user, link=link)
         login(request, user, backend=backends.PATH)
         target = request.POST.get("next", "")
         if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):

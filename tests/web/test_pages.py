@@ -443,3 +443,34 @@ def test_a_cause_worded_apart_from_the_message_leads_and_the_message_follows_who
         for marker in ("uses a traced value as a Python bool", "Try: mark the flag static", f"On case sample-1: {raw}")
     ]
     assert places == sorted(places)
+
+
+def test_a_case_named_without_more_to_say_is_a_sentence_not_a_fragment(learner_client, learner, dot_policy):
+    """ "On case sample-1." stood alone under the cause: the case is named in a whole sentence."""
+    from webplatform.submissions.models import Submission
+
+    message = "case sample-1: Your program has no jax.checkpoint."
+    cases = [
+        {"name": "sample-1", "sample": True, "verdict": "policy_violation", "message": "x", "max_error": 0.0},
+        {"name": "sample-2", "sample": True, "verdict": "policy_violation", "message": "x", "max_error": 0.0},
+    ]
+    submission = Submission.objects.create(
+        user=learner,
+        problem=dot_policy,
+        version=dot_policy.current_version,
+        source="x",
+        status="done",
+        verdict="policy_violation",
+        message=message,
+        report={
+            "problem": dot_policy.slug,
+            "verdict": "policy_violation",
+            "message": message,
+            "cause": "Your program has no jax.checkpoint.",
+            "cases": cases,
+        },
+    )
+    html = learner_client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    rest = html[html.index('id="message-rest">') :].split("</p>")[0]
+    assert "The judge found this on case sample-1; the table below shows every case." in rest
+    assert "On case sample-1." not in html

@@ -52,6 +52,7 @@ class Person:
     name: str
     email: str
     roles: list
+    sourcedid: str = ""  # the learner's id at the school (lis.person_sourcedid), sent when set
 
 
 @dataclass
@@ -173,6 +174,7 @@ class Memberships(NamesRoleProvisioningService):
                 "email": p.email,
                 "roles": p.roles,
                 "status": state.roster_status.get(p.sub, "Active"),
+                **({"lis_person_sourcedid": p.sourcedid} if p.sourcedid else {}),
             }
             for p in state.people.values()
             if p.sub not in state.off_roster
@@ -306,6 +308,10 @@ class Platform:
         person = self.state.people[hint["user"]]
         launch = Launch(WerkzeugRequest(request), self.config())
         launch.set_user_data(person.sub, person.roles, full_name=person.name, email_address=person.email)
+        if person.sourcedid:
+            launch.set_extra_claims(
+                {"https://purl.imsglobal.org/spec/lti/claim/lis": {"person_sourcedid": person.sourcedid}}
+            )
         launch.set_launch_context_claim(
             CONTEXT["id"],
             context_title=CONTEXT["title"],

@@ -107,7 +107,7 @@ def test_the_csv_has_a_row_per_learner_and_no_cell_a_spreadsheet_would_run(klass
     )
     assert ada[f"{a}: accepted at (UTC)"] == klass.day(1).strftime("%Y-%m-%d %H:%M:%S")
     assert (ada["points"], ada["out of"], ada["percent"]) == ("1.7", "2", "85.0")
-    assert grace["name"] == '\'=HYPERLINK("http://evil") @SUM(A1)' and grace["email"] == "'+grace@example.org"
+    assert grace["Student"] == '\'=HYPERLINK("http://evil") @SUM(A1)' and grace["email"] == "'+grace@example.org"
     for row in rows:
         for value in row.values():
             assert not value.startswith(("=", "+", "@", "\t", "\r")), value

@@ -1,6 +1,13 @@
 """The gradebook as CSV: one row per learner, the columns a spreadsheet needs. A problem's points
 are its credit times its weight; "points" and "out of" are the weighted total and the weights'.
 
+The learner's columns come first, under the names Canvas's gradebook import reads (``Student``,
+``ID``, ``SIS User ID``, ``SIS Login ID``, ``Section``: it matches a row to a student by any of
+the ids, here the student id, and offers every later column as an assignment to fill or to
+ignore), then ``username`` and ``email``: Moodle's CSV import maps a learner by ID number (the
+student id), e-mail address or username, and each other column to a grade item or none. ``ID``
+(the platform's own user id), ``SIS Login ID`` and ``Section`` are the platform's and left empty.
+
 Every text cell comes from users (names, titles) and so is escaped against formula injection: a
 cell a spreadsheet would read as a formula (starting with ``= + - @``, a tab or a carriage return)
 gets a leading apostrophe, which spreadsheets show as text (OWASP's advice). Numbers are written
@@ -15,6 +22,9 @@ from datetime import timezone as dt_timezone
 from .selectors import Gradebook
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Canvas's five identity columns, then ours. "Student" is the learner's name, or their username
+# when they gave none; "SIS User ID" their student id.
+LEARNER_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section", "username", "email")
 
 
 def text(value: str) -> str:
@@ -34,7 +44,7 @@ def status(cell, penalty_percent: int) -> str:
 
 def gradebook_csv(book: Gradebook) -> str:
     penalty = book.assignment.late_penalty_percent
-    header = ["username", "name", "email"]
+    header = list(LEARNER_COLUMNS)
     for problem in book.problems:
         title = problem.title
         header += [
@@ -50,7 +60,15 @@ def gradebook_csv(book: Gradebook) -> str:
     writer.writerow([text(h) for h in header])
     for row in book.rows:
         learner = row.learner
-        line = [text(learner.username), text(learner.get_full_name()), text(learner.email)]
+        line = [
+            text(learner.get_full_name() or learner.username),
+            "",
+            text(getattr(learner, "student_id", "")),
+            "",
+            "",
+            text(learner.username),
+            text(learner.email),
+        ]
         for problem, cell in zip(book.problems, row.cells):
             points = round(cell.credit * problem.weight, 4)
             line += [problem.weight, points, status(cell, penalty), cell.attempts, utc(cell.accepted_at)]

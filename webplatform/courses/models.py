@@ -14,6 +14,7 @@ from webplatform.catalog.models import Problem
 
 
 MAX_WEIGHT = 100  # a problem's weight in an assignment: 0 (counts nothing) to this
+MAX_STUDENT_ID = 64  # characters of a learner's id at their school
 
 
 class Course(models.Model):
@@ -54,6 +55,10 @@ class Membership(models.Model):
     # the course's pages and their standings stop moving, but keep their attempts and stay in the
     # gradebook (marked). A launch or a later sync that lists them again makes them active.
     inactive_since = models.DateTimeField(null=True, blank=True)
+    # The learner's id at the school (a registrar's student number, Canvas's SIS User ID, Moodle's
+    # ID number): typed by the course's instructors on the roster, or sent by a learning platform
+    # (LTI's ``lis.person_sourcedid``). Kept per course: each school's instructors manage their own.
+    student_id = models.CharField(max_length=MAX_STUDENT_ID, blank=True, default="")
 
     class Meta:
         ordering = ["role", "user__username"]

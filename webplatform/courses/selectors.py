@@ -16,7 +16,7 @@ from django.http import Http404
 from django.utils import timezone
 from judge.data import verdicts
 
-from webplatform.accounts.selectors import is_instructor
+from webplatform.accounts.selectors import INSTRUCTORS_GROUP, is_instructor
 from webplatform.authoring.selectors import drafts_for, passing_validation
 from webplatform.catalog import track
 from webplatform.catalog.models import PUBLIC, Problem
@@ -32,6 +32,30 @@ Role = Membership.Role
 def can_create_courses(user) -> bool:
     """Instructors (who author problems) and staff start courses; anyone may be made a co-instructor."""
     return is_instructor(user)
+
+
+def account(identifier: str):
+    """The user with this username (exactly), else the one with this e-mail address (any case), or
+    None: none, or several with that address."""
+    text = identifier.strip()
+    if not text:
+        return None
+    users = get_user_model().objects
+    named = users.filter(username=text).first()
+    if named is not None:
+        return named
+    found = list(users.filter(email__iexact=text).exclude(email="")[:2])
+    return found[0] if len(found) == 1 else None
+
+
+def site_instructors() -> list:
+    """The users holding the instructor role (the group), by username."""
+    return list(get_user_model().objects.filter(groups__name=INSTRUCTORS_GROUP).order_by("username"))
+
+
+def holds_instructor_role(user) -> bool:
+    """In the instructors group (staff are instructors without it: ``can_create_courses``)."""
+    return user.groups.filter(name=INSTRUCTORS_GROUP).exists()
 
 
 def courses_of(user) -> list[Membership]:
@@ -67,6 +91,14 @@ def taught(*, user, course_id: int) -> Course:
     return found.course
 
 
+def roster_member(*, course: Course, user_id: int) -> Membership:
+    """The course's membership of this user (active or not), or 404."""
+    found = course.memberships.select_related("user").filter(user_id=user_id).first()
+    if found is None:
+        raise Http404("no such member")
+    return found
+
+
 def assignment_of(*, course: Course, assignment_id: int) -> Assignment:
     found = course.assignments.filter(pk=assignment_id).first()
     if found is None:
@@ -75,8 +107,9 @@ def assignment_of(*, course: Course, assignment_id: int) -> Assignment:
 
 
 def learners(course: Course, *, active_only: bool = False) -> QuerySet:
-    """The course's learners, each with ``inactive_since`` (None while active); those a roster
-    sync made inactive too unless ``active_only``: their attempts still count in the gradebook."""
+    """The course's learners, each with ``inactive_since`` (None while active) and ``student_id``
+    (their id at their school, "" when nobody gave it); those a roster sync made inactive too
+    unless ``active_only``: their attempts still count in the gradebook."""
     found = {"course_memberships__course": course, "course_memberships__role": Role.LEARNER}
     if active_only:
         found["course_memberships__inactive_since__isnull"] = True
@@ -84,7 +117,9 @@ def learners(course: Course, *, active_only: bool = False) -> QuerySet:
     return (
         get_user_model()
         .objects.filter(**found)
-        .annotate(inactive_since=F("course_memberships__inactive_since"))
+        .annotate(
+            inactive_since=F("course_memberships__inactive_since"), student_id=F("course_memberships__student_id")
+        )
         .order_by("username")
     )
 
@@ -317,7 +352,8 @@ class Gradebook:
 
 def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") -> Gradebook:
     """Learners by problems: each cell the best verdict that counts, attempts, time of acceptance
-    and whether late. ``search``: part of a username, name or email; ``show``: a key of SHOW."""
+    and whether late. ``search``: part of a username, name, email or student id; ``show``: a key
+    of SHOW."""
     problems = problems_of(assignment)
     everyone = list(learners(assignment.course))
     table = cells(assignment, [u.pk for u in everyone], problems)
@@ -328,7 +364,8 @@ def gradebook(*, assignment: Assignment, search: str = "", show: str = "all") ->
         rows = [
             r
             for r in rows
-            if needle in " ".join((r.learner.username, r.learner.get_full_name(), r.learner.email)).lower()
+            if needle
+            in " ".join((r.learner.username, r.learner.get_full_name(), r.learner.email, r.learner.student_id)).lower()
         ]
     keep = {
         "missing": lambda r: r.score.solved < r.score.problems,

@@ -104,8 +104,19 @@ def course_of(*, context, user, instructor: bool, title: str, term: str):
         return course
 
 
-def join(*, course, user, instructor: bool) -> None:
-    courses.enrol(course=course, user=user, role=Role.INSTRUCTOR if instructor else Role.LEARNER)
+LIS_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/lis"
+
+
+def student_id_of(get_claim) -> str:
+    """The learner's id at their school as a launch sends it (``lis.person_sourcedid``: Canvas's
+    SIS User ID, Moodle's ID number), or ""."""
+    lis = get_claim(LIS_CLAIM)
+    found = lis.get("person_sourcedid") if isinstance(lis, dict) else None
+    return found if isinstance(found, str) else ""
+
+
+def join(*, course, user, instructor: bool, student_id: str = "") -> None:
+    courses.enrol(course=course, user=user, role=Role.INSTRUCTOR if instructor else Role.LEARNER, student_id=student_id)
 
 
 def link_assignment(*, resource_link, assignment, endpoint: dict | None) -> AssignmentLink:
@@ -412,7 +423,13 @@ def _apply_roster(course, context, members: list[dict], outcome: dict) -> None:
         # what a reader sees: a name split anew into given and family names is no change
         was = (before.get_full_name(), before.email) if before else None
         user = site_user(platform_user=platform_user)
-        change, note = courses.sync_member(course=course, user=user, role=Role.INSTRUCTOR if teaching else Role.LEARNER)
+        sourcedid = member.get("lis_person_sourcedid")
+        change, note = courses.sync_member(
+            course=course,
+            user=user,
+            role=Role.INSTRUCTOR if teaching else Role.LEARNER,
+            student_id=sourcedid if isinstance(sourcedid, str) else "",
+        )
         if change is None and was is not None and was != (user.get_full_name(), user.email):
             change = "updated"
         if change:

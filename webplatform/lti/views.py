@@ -155,7 +155,12 @@ class Launch(LtiLaunchBaseView):
         )
         if course is not None:
             try:
-                services.join(course=course, user=user, instructor=teaching)
+                services.join(
+                    course=course,
+                    user=user,
+                    instructor=teaching,
+                    student_id=services.student_id_of(lti_launch.get_claim),
+                )
             except ValidationError as exc:
                 raise _JoinRefused(" ".join(exc.messages)) from exc
         return user, teaching, course

@@ -6,7 +6,8 @@
 - ``publishing``: problems published for the course, or made public from it;
 - ``assignments``: assignments and extensions;
 - ``standings``: recomputed in the transaction of whatever changed them;
-- ``similarity_checks``: requested, claimed and recorded.
+- ``similarity_checks``: requested, claimed and recorded;
+- ``instructors``: the site's instructor role (who may start courses), granted and revoked by staff.
 
 Who may call what is the views' business (``selectors.taught``); these functions check what the
 data must satisfy whoever calls them.
@@ -14,6 +15,7 @@ data must satisfy whoever calls them.
 
 from .archiving import archive_course
 from .assignments import save_assignment, set_extension
+from .instructors import grant_instructor, revoke_instructor
 from .publishing import publish_to_course, publish_to_everyone
 from .roster import (
     JOIN_FAILURES_PER_ADDRESS,
@@ -28,6 +30,7 @@ from .roster import (
     join_course,
     remove_member,
     rotate_join_code,
+    set_student_id,
     sync_member,
 )
 from .similarity_checks import (
@@ -53,6 +56,7 @@ __all__ = [
     "deactivate_member",
     "enrol",
     "fail_similarity_check",
+    "grant_instructor",
     "join_course",
     "publish_to_course",
     "publish_to_everyone",
@@ -61,8 +65,10 @@ __all__ = [
     "refresh_standings_for_verdicts",
     "remove_member",
     "request_similarity_check",
+    "revoke_instructor",
     "rotate_join_code",
     "save_assignment",
     "set_extension",
+    "set_student_id",
     "sync_member",
 ]

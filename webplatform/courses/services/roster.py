@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from .. import codes
-from ..models import Course, JoinAttempt, Membership, Standing
+from ..models import MAX_STUDENT_ID, Course, JoinAttempt, Membership, Standing
 from .archiving import check_open
 from .standings import refresh_standings
 
@@ -66,9 +66,46 @@ def rotate_join_code(*, course: Course) -> Course:
     return course
 
 
-def _enrol(course: Course, user, role: str) -> Membership:
+def clean_student_id(value: str) -> str:
+    """A learner's id at their school as typed or sent: stripped; refused (``ValidationError``) when
+    longer than ``MAX_STUDENT_ID`` or holding a control character (it goes into CSVs)."""
+    value = (value or "").strip()
+    if len(value) > MAX_STUDENT_ID:
+        raise ValidationError(f"A student id has at most {MAX_STUDENT_ID} characters; this one has {len(value)}.")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValidationError("A student id is one line of text: no tabs, line breaks or control characters.")
+    return value
+
+
+def set_student_id(*, course: Course, user, student_id: str) -> Membership:
+    """The learner's id at their school, as the course's instructor typed it (empty clears it)."""
+    check_open(course)
+    value = clean_student_id(student_id)
+    member = Membership.objects.filter(course=course, user=user).first()
+    if member is None:
+        raise ValidationError(f"{user.username} is not on this course's roster.")
+    if member.student_id != value:
+        member.student_id = value
+        member.save(update_fields=["student_id"])
+    return member
+
+
+def _platform_student_id(student_id: str) -> str:
+    """What a learning platform sent, kept when it is a usable id and dropped otherwise: a launch
+    is not refused over it."""
+    try:
+        return clean_student_id(student_id)
+    except ValidationError:
+        return ""
+
+
+def _enrol(course: Course, user, role: str, student_id: str = "") -> Membership:
     member, created = Membership.objects.get_or_create(course=course, user=user, defaults={"role": role})
     changed = []
+    student_id = _platform_student_id(student_id)
+    if student_id and member.student_id != student_id:  # the platform's id, when it sends one
+        member.student_id = student_id
+        changed.append("student_id")
     if not created and role == Role.INSTRUCTOR and member.role != role:
         member.role = role
         changed.append("role")
@@ -95,16 +132,21 @@ def _last_active_instructor(course: Course, member: Membership) -> bool:
     return member.role == Role.INSTRUCTOR and member.inactive_since is None and not others.exists()
 
 
-def sync_member(*, course: Course, user, role: str) -> tuple[str | None, str]:
+def sync_member(*, course: Course, user, role: str, student_id: str = "") -> tuple[str | None, str]:
     """A member as a learning platform's roster lists them (inside the sync's transaction): added,
-    made active again, or given the platform's role. Returns ("added" | "updated" | None, a note:
-    why a change was not made). The course's last active instructor stays one."""
+    made active again, or given the platform's role and student id (``lis_person_sourcedid``, when
+    it sends one). Returns ("added" | "updated" | None, a note: why a change was not made). The
+    course's last active instructor stays one."""
     check_open(course)
     member = Membership.objects.select_for_update().filter(course=course, user=user).first()
     if member is None:
-        _enrol(course, user, role)
+        _enrol(course, user, role, student_id)
         return "added", ""
     changed, note = [], ""
+    student_id = _platform_student_id(student_id)
+    if student_id and member.student_id != student_id:
+        member.student_id = student_id
+        changed.append("student_id")
     if member.inactive_since is not None:
         member.inactive_since = None
         changed.append("inactive_since")
@@ -117,7 +159,7 @@ def sync_member(*, course: Course, user, role: str) -> tuple[str | None, str]:
             changed.append("role")
     if changed:
         member.save(update_fields=changed)
-    if changed and member.role == Role.LEARNER:
+    if {"inactive_since", "role"} & set(changed) and member.role == Role.LEARNER:
         _catch_up(course, user)
     return ("updated" if changed else None), note
 
@@ -137,16 +179,17 @@ def deactivate_member(*, course: Course, user, now: datetime | None = None) -> t
     return True, ""
 
 
-def enrol(*, course: Course, user, role: str) -> Membership:
-    """Adds the user to the course (LTI launches name the role); an instructor stays one. An
-    archived course takes nobody new; its members stay."""
+def enrol(*, course: Course, user, role: str, student_id: str = "") -> Membership:
+    """Adds the user to the course (LTI launches name the role, and may send the learner's id at
+    their school, which replaces the one kept); an instructor stays one. An archived course takes
+    nobody new; its members stay."""
     if course.archived_at is not None:
         found = Membership.objects.filter(course=course, user=user).first()
         if found is None:
             check_open(course)
         return found
     with transaction.atomic():
-        return _enrol(course, user, role)
+        return _enrol(course, user, role, student_id)
 
 
 def join_course(*, user, code: str, address: str = "", now: datetime | None = None) -> Course:

@@ -229,7 +229,7 @@ def read(source: str, entry: str | None = None) -> SourceFacts:
         return SourceFacts()
     reader = _Reader(tree)
     reader.looped = _looped(reader, tree)
-    live = [stmt for stmt in tree.body if id(stmt) not in _never_run(tree, entry)]
+    live = [stmt for stmt in tree.body if id(stmt) not in _never_run(reader, tree, entry)]
     facts = SourceFacts()
     understood: set[int] = set()  # ids of the nodes naming the API that a site or a rule accounts for
     for node in _walk(live):
@@ -253,7 +253,7 @@ def _walk(statements: list[ast.stmt]):
         yield from ast.walk(stmt)
 
 
-def _never_run(tree: ast.Module, entry: str | None) -> set[int]:
+def _never_run(reader: "_Reader", tree: ast.Module, entry: str | None) -> set[int]:
     """The module's statements that the traced program never runs (their ids): an ``if __name__ ==
     "__main__":`` block (the judge loads the module under another name), and each definition or
     assignment whose names no statement reachable from the entry point reads. The judge traces the
@@ -262,11 +262,11 @@ def _never_run(tree: ast.Module, entry: str | None) -> set[int]:
     refused by the gate. Where the entry point is not a name the module binds, everything counts."""
     main_blocks = {id(stmt) for stmt in tree.body if _is_main_block(stmt)}
     binders: dict[str, list[ast.stmt]] = {}
-    definitions = set()
+    definitions = set()  # statements whose only effect on import is to bind their names
     for stmt in tree.body:
         if id(stmt) in main_blocks:
             continue
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)):
+        if _only_binds(reader, stmt):
             definitions.add(id(stmt))
         for name in _names_bound(stmt):
             binders.setdefault(name, []).append(stmt)
@@ -286,6 +286,37 @@ def _never_run(tree: ast.Module, entry: str | None) -> set[int]:
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
                 todo.extend(binders.get(node.id, ()))
     return main_blocks | (definitions - reached)
+
+
+# Libraries whose functions do nothing to the learner's module when called on import (building a
+# policy, wrapping a function): a definition that calls only these binds its names and nothing else.
+_LIBRARIES = ("jax", "equinox", "functools", "numpy", "math")
+
+
+def _only_binds(reader: "_Reader", stmt: ast.stmt) -> bool:
+    """Whether the statement's only effect on import is to bind its names: a function, or an
+    assignment to plain names, whose decorators and value call nothing but the libraries'. Anything
+    else may file a function somewhere on import (a decorator of the learner's that registers it, an
+    assignment into a dict, a call of the learner's own), and so counts as run."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return all(
+            _library(reader, d.func if isinstance(d, ast.Call) else d) and not _calls_own(reader, d)
+            for d in stmt.decorator_list
+        )
+    if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+        return not _calls_own(reader, stmt.value)
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        return stmt.value is None or not _calls_own(reader, stmt.value)
+    return False  # classes (their bodies run on import), loops, expressions, assignments into things
+
+
+def _calls_own(reader: "_Reader", expression: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and not _library(reader, n.func) for n in ast.walk(expression))
+
+
+def _library(reader: "_Reader", func: ast.AST) -> bool:
+    path = reader.path(func)
+    return path is not None and path.split(".")[0] in _LIBRARIES
 
 
 def _names_bound(stmt: ast.stmt) -> list[str]:

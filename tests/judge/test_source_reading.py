@@ -258,3 +258,20 @@ def test_a_scan_body_handed_to_a_helper_is_in_the_loop():
     # handed in by a caller the reader cannot see: where it runs is unknown, not "outside any scan"
     unknown = "import jax\ndef run(body, h, xs):\n    return jax.lax.scan(body, h, xs)\nf = jax.checkpoint(step)\n"
     assert only_site(unknown).in_loop is None
+
+
+@pytest.mark.parametrize(
+    "filing",
+    [
+        # a decorator of the learner's files the function in a table on import
+        "STEPS = {}\ndef register(f):\n    STEPS['s'] = f\n    return f\n@register\ndef hidden(x):\n    return {site}\n",
+        # an assignment into a table binds no name, and runs on import
+        "STEPS = {}\ndef hidden(x):\n    return {site}\nSTEPS['s'] = hidden\n",
+        # a value computed by a call of the learner's own, on import
+        "STEPS = {}\ndef keep(f):\n    STEPS['s'] = f\ndef hidden(x):\n    return {site}\n_ = keep(hidden)\n",
+    ],
+)
+def test_a_function_filed_away_on_import_is_read_though_no_name_reaches_it(filing):
+    site = "jax.checkpoint(g, policy=jax.checkpoint_policies.dots_saveable)(x)"
+    source = "import jax\n" + filing.replace("{site}", site) + "def entry(x):\n    return STEPS['s'](x)\n"
+    assert [s.written for s in read(source, "entry").sites] == ["jax.checkpoint_policies.dots_saveable"]

@@ -1,15 +1,16 @@
 """The JSON API: ``/api/v1/...``, its OpenAPI 3 schema at ``/api/openapi.json`` and browsable
-docs at ``/api/docs`` (Swagger UI, served from our static files: ``ninja`` is an installed app,
-so its bundled assets go through staticfiles, never a CDN)."""
+docs at ``/api/docs`` (Swagger UI in the site's page, ``docs_page``, served from our static files:
+``ninja`` is an installed app, so its bundled assets go through staticfiles, never a CDN)."""
 
 from django.http import HttpRequest
 from django.urls import reverse
-from ninja import NinjaAPI, Router, Swagger
+from ninja import NinjaAPI, Router
 
 from webplatform.accounts.selectors import is_instructor
 
 from . import explorations, leaderboard, problems, submissions
 from .auth import bearer
+from .docs_page import SiteSwagger
 from .errors import Error, install_handlers
 from .schemas import Me
 
@@ -33,7 +34,7 @@ api = NinjaAPI(
     openapi_url="/openapi.json",
     docs_url="/docs",
     # No validator badge: Swagger UI would send the schema to an outside service.
-    docs=Swagger(settings={"validatorUrl": None, "persistAuthorization": True}),
+    docs=SiteSwagger(settings={"validatorUrl": None, "persistAuthorization": True}),
 )
 install_handlers(api)
 

@@ -30,6 +30,7 @@ from .rules import (
     MIN_DEPTH,
     NO_HAND_WRITTEN_DERIVATIVE,
     USES_POLICY,
+    Overrun,
     StructureCheck,
     policy_as_written,
 )
@@ -257,7 +258,7 @@ def cause(
         found, rules, reference, said, rows, missing, mine_bytes, their_bytes, source, keepers, form
     )
     if found_cause is None and cost:
-        found_cause = _cost_cause(cost[0], found, source, reference)
+        found_cause = _figured(_cost_cause(cost[0], found, source, reference, rows), cost[0])
     if found_cause is None:
         return None
     covers = [p for check, p in said if check in _SAYS.get(found_cause.kind, ())]
@@ -965,9 +966,12 @@ def _structure_advice(check: StructureCheck) -> str:
     return _STRUCTURE_ADVICE.get(check, "Try: the change the sentence above names.")
 
 
-def _cost_cause(problem: str, found: Structure, source: Source, reference: Structure | None = None) -> Cause:
+def _cost_cause(problem: str, found: Structure, source: Source, reference: Structure | None = None, rows=()) -> Cause:
     detail = problem[0].upper() + problem[1:] + "."
     if "peaks at" in problem and reference is not None:
+        kept = _policy_keeps(found, rows, source, reference)
+        if kept is not None:
+            return replace(kept, covers=(problem,), detail=detail)
         segments = _segments_cause(found, source, reference)
         if segments is not None:
             return replace(segments, covers=(problem,), detail=detail)
@@ -1039,6 +1043,104 @@ def _cost_cause(problem: str, found: Structure, source: Source, reference: Struc
 
 
 _OVER = "Your gradient step holds more memory at once than this problem allows: "
+_RECOMPUTES = "Your gradient step recomputes more than this problem allows: "
+
+
+def _figured(found: Cause, problem: str) -> Cause:
+    """The figure measured against the limit in the cause's own sentence, its reason after it:
+    "Your gradient step peaks at X bytes alive at once, Y over the Z allowed, because ..."."""
+    if not isinstance(problem, Overrun):
+        return found
+    over = problem.measured - problem.allowed
+    if "peaks at" in problem:
+        prefix = _OVER
+        lead = (
+            f"Your gradient step peaks at {problem.measured:.0f} bytes alive at once, {over:.0f} over the "
+            f"{problem.allowed:.0f} allowed"
+        )
+    else:
+        prefix = _RECOMPUTES
+        lead = (
+            f"Your gradient step needs {problem.measured:.0f} FLOPs, {over:.0f} over the {problem.allowed:.0f} allowed"
+        )
+    if found.sentence.startswith(prefix):
+        return replace(found, sentence=f"{lead}, because {found.sentence[len(prefix) :]}", detail="")
+    if found.sentence == prefix[:-2] + ".":  # no cause the judge can establish: the figures at least
+        return replace(found, sentence=f"{lead}.", detail="")
+    return found
+
+
+# What a policy keeps that the checkpoint would otherwise rebuild, by the policy's name.
+_KEEPS = {
+    "everything_saveable": "which keeps every value computed inside between the passes, so the backward pass "
+    "rebuilds none of them",
+    "dots_saveable": "which keeps the results of the matrix products inside between the passes instead of "
+    "rebuilding them",
+    "dots_with_no_batch_dims_saveable": "which keeps the results of the matrix products inside without a batch "
+    "dimension between the passes instead of rebuilding them",
+}
+
+
+def _policy_keeps(found: Structure, rows, source: Source, reference: Structure) -> Cause | None:
+    """A peak over the budget because of the policy the learner chose: their checkpoint's policy
+    keeps values (``Residual.kept_by``) where the reference's checkpoints use another policy, which
+    the advice names (no policy at all where the reference keeps nothing but the inputs)."""
+    theirs = {policy_names.from_wire(c.policy) for c in reference.checkpoints if c.on_path is not False}
+    mine = found.checkpoints
+    kept = [
+        r
+        for r in rows
+        if r.policy_saved
+        and r.kept_by is not None
+        and r.kept_by < len(mine)
+        and mine[r.kept_by].on_path is not False
+        and policy_names.from_wire(mine[r.kept_by].policy) not in theirs
+    ]
+    if not kept or len(theirs) != 1:
+        return None
+    keeper = mine[kept[0].kept_by]
+    policy = policy_names.from_wire(keeper.policy)
+    sizes: dict = {}
+    for r in kept:
+        if mine[r.kept_by].policy == keeper.policy and r.kind == "primitive" and r.expr:
+            sizes[(r.expr, r.line)] = sizes.get((r.expr, r.line), 0) + r.bytes
+    largest = sorted(sizes.items(), key=lambda item: (-item[1], item[0][1] or 0, item[0][0]))[:2]
+    named = " and ".join(f"`{expr}`{_at(line)}" for (expr, line), _ in largest)
+    written, lines = _policy_written(source, keeper)
+    keeps = _KEEPS.get(policy[0], "which keeps values between the passes that the checkpoint would otherwise rebuild")
+    if largest:
+        keeps += f"; the largest {'is' if len(largest) == 1 else 'are'} {named}"
+    where = f" (line {lines[0]})" if len(lines) == 1 else f" (lines {', '.join(map(str, lines[:-1]))} and {lines[-1]})"
+    whose = f"your jax.checkpoint{where} uses" if len(lines) < 2 else f"your checkpoints{where} use"
+    (required,) = theirs
+    if required == policy_names.plain("nothing_saveable"):
+        advice = (
+            f"Try: remove {written}{where} and keep the checkpoint{'s' if len(lines) > 1 else ''} "
+            f"{'themselves' if len(lines) > 1 else 'itself'}, so that {'each' if len(lines) > 1 else 'it'} keeps only "
+            f"its input between the passes "
+            f"and the backward pass rebuilds the rest, one checkpoint at a time."
+        )
+    else:
+        advice = (
+            f"Try: policy=jax.checkpoint_policies.{policy_names.render(required)} in place of {written}{where}, so "
+            f"that each checkpoint keeps less between the passes and rebuilds the rest."
+        )
+    return Cause(COST, f"{_OVER}{whose} {keeper.policy_text}, {keeps}.", advice)
+
+
+def _policy_written(source: Source, keeper) -> tuple[str, list[int]]:
+    """The policy keyword as the learner wrote it (``policy=jax.checkpoint_policies.dots_saveable``),
+    and the lines that write it; else the policy by its name, at the checkpoint's line."""
+    name = re.escape(keeper.policy_text.split("(")[0].split(".")[-1])
+    written, lines = None, []
+    for number, text in enumerate(source.lines, 1):
+        found = re.search(rf"policy\s*=\s*([\w.]*\b{name}\b(\([^)]*\))?)", text.split("#")[0])
+        if found:
+            written = written or f"policy={found.group(1)}"
+            lines.append(number)
+    if written is None:
+        return f"policy={keeper.policy_text}", [keeper.line] if keeper.line else []
+    return written, lines
 
 
 def _placed_late(found: Structure) -> Cause | None:
@@ -1115,12 +1217,20 @@ def _segments_cause(found: Structure, source: Source, reference: Structure) -> C
             "fewer values at once.",
         )
     if len(mine) > len(theirs) and not any(c.in_loop for c in mine):
+        # how many of the learner's parts one of the reference's segments holds: its products over theirs
+        each = max(c.encloses.get("dot_general", 0) for c in mine)
+        size = round(max(c.encloses.get("dot_general", 0) for c in theirs) / each) if each else 0
         return Cause(
             COST,
             f"{_OVER}each of your {len(mine)} checkpoints keeps its input between the passes, so with segments "
             f"this small the backward pass holds {len(mine)} inputs at once besides the segment it rebuilds.",
-            "Try: fewer checkpoints, each around a few layers (about the square root of their number), so that "
-            "the inputs kept between the passes and the segment rebuilt at once both stay small.",
+            f"Try: segments of {size}: one jax.checkpoint around every {size} of the parts you checkpoint one by one "
+            f"now (a function that runs {size} of them, called through jax.checkpoint(...) once per segment), so "
+            f"that fewer inputs are kept between the passes and the backward pass still rebuilds little at once; "
+            f"leave the last part out of the segments: the backward pass reaches it first."
+            if size > 1
+            else "Try: fewer checkpoints, each around a few layers (about the square root of their number), so "
+            "that the inputs kept between the passes and the segment rebuilt at once both stay small.",
         )
     segment = source.segment_length()
     looped = [c for c in mine if c.in_loop and c.depth == 0]

@@ -431,14 +431,31 @@ def structure_problems(found: Structure, rules: StructureRules) -> list[tuple[St
 # ---------------------------------------------------------------------------- cost
 
 
+class Overrun(str):
+    """A cost rule's problem that is a figure over its limit, as text, with the figures themselves:
+    the cause of a policy_violation (``explain``) states them in its own sentence."""
+
+    measured: float
+    allowed: float
+
+    def __new__(cls, text: str, measured: float, allowed: float) -> "Overrun":
+        problem = super().__new__(cls, text)
+        problem.measured, problem.allowed = measured, allowed
+        return problem
+
+
 def check_cost(cost: Cost, reference: Cost | None, found: Structure, rules: CostRules) -> list[str]:
     """The cost rules on one case; ``reference``: the reference's cost on the same case."""
     problems = []
     # the peak first: a budget problem is about memory, and a step over both budgets is told that first
     if rules.max_peak_bytes is not None and cost.peak_bytes > rules.max_peak_bytes:
         problems.append(
-            f"your gradient step peaks at {cost.peak_bytes} bytes alive at once; at most "
-            f"{rules.max_peak_bytes} are allowed"
+            Overrun(
+                f"your gradient step peaks at {cost.peak_bytes} bytes alive at once; at most "
+                f"{rules.max_peak_bytes} are allowed",
+                cost.peak_bytes,
+                rules.max_peak_bytes,
+            )
         )
     if rules.max_flops is not None and cost.uncounted_loops:
         problems.append(
@@ -448,8 +465,12 @@ def check_cost(cost: Cost, reference: Cost | None, found: Structure, rules: Cost
         )
     elif rules.max_flops is not None and cost.flops > rules.max_flops:
         problems.append(
-            f"your gradient step needs {cost.flops:.0f} FLOPs; at most "
-            f"{rules.max_flops:.0f} are allowed (too much recomputation)"
+            Overrun(
+                f"your gradient step needs {cost.flops:.0f} FLOPs; at most "
+                f"{rules.max_flops:.0f} are allowed (too much recomputation)",
+                cost.flops,
+                rules.max_flops,
+            )
         )
     if rules.saves_memory:
         problems += _saves_memory(cost, reference, found)

@@ -135,11 +135,13 @@ def test_scans_of_scans_are_judged_by_their_peak_and_their_nesting():
     assert "None of your checkpoints is inside another" in flat.message and "peaks at" in flat.message
     lopsided = grade_packaged("scan_of_scans", "policy_violation/two_big_blocks.py")
     assert lopsided.verdict == "policy_violation" and lopsided.message.startswith(
-        "case sample-64-steps: Your gradient step holds more memory at once than this problem allows: your outer "
-        "scan cuts the steps into 2 blocks (line 15, "
+        "case sample-64-steps: Your gradient step peaks at 150184 bytes alive at once, 66184 over the 84000 allowed, "
+        "because your outer scan cuts the steps into 2 blocks (line 15, "
     )
-    assert lopsided.message.index(lopsided.cause) < lopsided.message.index("Your gradient step peaks at")
-    # the cause, then its figure
+    # the figure and its cause in one sentence, told once
+    assert lopsided.message.count("peaks at") == 1 and lopsided.message.index(lopsided.cause) == len(
+        "case sample-64-steps: "
+    )
 
 
 @pytest.mark.parametrize(
@@ -219,7 +221,11 @@ def test_a_step_over_both_budgets_is_told_first_what_it_holds_and_to_hold_less(r
     segments" would send the learner the wrong way."""
     report = grade_packaged("memory_budget_transformer", relative)
     assert report.verdict == "policy_violation"
-    assert report.cause.startswith("Your gradient step holds more memory at once than this problem allows")
+    peak, limit = report.cost.peak_bytes, report.peak_limit_bytes
+    assert report.cause.startswith(
+        f"Your gradient step peaks at {peak} bytes alive at once, {peak - limit} over the {limit} allowed, because "
+        "your jax.checkpoint"
+    )
     assert "smaller segments" in report.advice and "larger" not in report.message + report.advice
 
 

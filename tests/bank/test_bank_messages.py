@@ -38,6 +38,8 @@ TAUGHT = (verdicts.POLICY_VIOLATION, verdicts.RUNTIME_ERROR, verdicts.WRONG_ANSW
 SYMPTOMS = re.compile(
     r"Your code saves (more|less|other values) for the backward pass than"
     r"|Your gradient step (holds more memory at once|recomputes more) than this problem allows\.$"
+    # the figure against the limit, without the "because" that says why
+    r"|Your gradient step (peaks at \d+ bytes alive at once|needs \d+ FLOPs), \d+ over the \d+ allowed\.$"
 )
 
 

@@ -67,7 +67,14 @@ def test_pages_answer_beside_open_streams_and_a_killed_stream_server_comes_back(
     port = free_port()
     # A worker for the gpu queue only: the learner's gradings (a CPU problem) stay queued, their
     # streams open, as a class waiting on a busy judge.
-    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "SUBMISSIONS_PER_MINUTE": "1000"}
+    # One account holds the class's streams here: its per-account limit on open streams is raised to
+    # them, and one more for the stream opened after the restart (the killed server's slots are freed
+    # within a slot's hold, 40 s, since nothing renews them: tests/web/test_status_stream.py).
+    env = {
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "SUBMISSIONS_PER_MINUTE": "1000",
+        "EVENT_STREAMS_PER_USER": str(STREAMS + 1),
+    }
     launcher = launch(tmp_path, port, "--queues", "gpu", env=env)
     held = []
     try:

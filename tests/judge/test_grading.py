@@ -86,8 +86,13 @@ def test_bare_checkpoint_is_told_the_policy_would_save_the_matmuls(problem):
         "case sample-1: Your jax.checkpoint uses no policy, which means "
         "nothing_saveable, where this problem requires dots_with_no_batch_dims_saveable."
     )
+    # the learner wrote a bare decorator: the advice is in the form that runs when followed there
+    # (`@jax.checkpoint(policy=...)` would raise a TypeError)
     assert report.advice == (
-        "Try: policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable on that jax.checkpoint."
+        "Try: write the decorator at line 5 as `@functools.partial(jax.checkpoint, "
+        "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)` (with `import functools` at the "
+        "top), in place of `@jax.checkpoint`: a decorator is given only the function, so jax.checkpoint's "
+        "other arguments go in through functools.partial."
     )
     # the matmuls the policy would save are named as the learner wrote them, at their lines
     assert [(r.expr, r.op) for r in report.missing_residuals] == [("x @ w1", "@"), ("y @ w2", "@")]

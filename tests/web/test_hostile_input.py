@@ -208,3 +208,15 @@ def test_a_nul_byte_in_a_multipart_form_is_a_400_before_any_view(learner_client,
     assert not Exploration.objects.exists()
     # The same form without them is taken.
     assert learner_client.post("/explore/", {**form, "problem": ""}).status_code == 302
+
+
+def test_a_multipart_body_without_a_boundary_is_a_400_not_a_500(learner_client):
+    """A body whose Content-Type says multipart but gives no boundary (the API fuzzer sends one) was
+    read by the check for NUL bytes and raised: a 500. It is a 400, on the pages and on the API."""
+    for path in ("/explore/", "/api/v1/explorations"):
+        response = learner_client.post(path, data=b'{"source": "0"}', content_type="multipart/form-data")
+        assert response.status_code == 400, (path, response.status_code)
+    api = learner_client.post(
+        "/api/v1/explorations", data=b"{}", content_type="multipart/form-data", HTTP_ACCEPT="application/json"
+    )
+    assert api.json()["code"] == "invalid_request" and "not well formed" in api.json()["message"]

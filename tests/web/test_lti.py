@@ -332,7 +332,9 @@ def test_claims_no_database_stores_and_ids_in_other_digits_are_refused(platform,
     refused("s-10")
     platform.person("s-11", "Sub Nul").sub = "s-11\x00"  # the claim, not the login's hint
     refused("s-11")
-    assert not LtiUser.objects.filter(sub__in=["s-9", "s-10", "s-11", "s-11\x00"]).exists()
+    # (a NUL is no value PostgreSQL can even be asked about: the refused sub is looked for without it)
+    assert not LtiUser.objects.filter(sub__in=["s-9", "s-10", "s-11"]).exists()
+    assert not LtiUser.objects.filter(sub__startswith="s-11").exists()
     with monkeypatch.context() as patch:
         patch.setitem(lti_platform.CONTEXT, "title", "Remat\x00 101")
         refused("s-8")

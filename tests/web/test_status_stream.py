@@ -604,7 +604,7 @@ def test_streams_are_counted_across_processes_and_under_wsgi_refused_alike(
     finish(submission, "accepted")
     url = reverse("submissions:events", args=[submission.pk])
     # two streams held by other web processes (their slots are in Redis, not in this process)
-    held = [take_stream_slot(user_id=learner.pk, lifetime_s=600) for _ in range(2)]
+    held = [take_stream_slot(user_id=learner.pk) for _ in range(2)]
     response = learner_client.get(url)
     assert response.status_code == 429 and response["Retry-After"] == "30"
     assert "2 live status streams" in response.content.decode()
@@ -623,9 +623,28 @@ def test_a_slot_left_by_a_process_that_died_lapses_by_itself(learner, broker, se
     from webplatform.submissions.services import TooManyStreams, take_stream_slot
 
     settings.EVENT_STREAMS = {"PER_USER": 1, "RETRY_AFTER_S": 30}
-    take_stream_slot(user_id=learner.pk, lifetime_s=-59)  # its process died: it lapses in about a second
+    take_stream_slot(user_id=learner.pk, hold_s=1)  # its process died: nothing renews it, it lapses in a second
     with pytest.raises(TooManyStreams) as refused:
-        take_stream_slot(user_id=learner.pk, lifetime_s=600)
+        take_stream_slot(user_id=learner.pk)
     assert refused.value.retry_after == 1  # when the lapsed slot frees, sooner than RETRY_AFTER_S
     time.sleep(1.2)
-    take_stream_slot(user_id=learner.pk, lifetime_s=600)
+    take_stream_slot(user_id=learner.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_that_renews_its_slot_keeps_it_and_one_that_stopped_frees_it_in_seconds(learner, broker, settings):
+    """A stream server that died held its streams' slots: they lapsed only when those streams would
+    have ended (ten minutes), and the learners it served came back to 429s. A living stream renews
+    its slot as it sends its events; a slot nobody renews frees within HOLD_S."""
+    from webplatform.submissions.services import TooManyStreams, renew_stream_slot, streams, take_stream_slot
+
+    settings.EVENT_STREAMS = {"PER_USER": 1, "RETRY_AFTER_S": 30}
+    assert streams.HOLD_S <= 60 and streams.RENEW_S * 2 < streams.HOLD_S  # a missed renewal is survived
+    alive = take_stream_slot(user_id=learner.pk, hold_s=1.0)
+    for _ in range(3):  # renewed, it outlives its first hold
+        time.sleep(0.5)
+        renew_stream_slot(alive, hold_s=1.0)
+    with pytest.raises(TooManyStreams):
+        take_stream_slot(user_id=learner.pk)
+    time.sleep(1.2)  # its server died: no more renewals
+    take_stream_slot(user_id=learner.pk)

@@ -22,7 +22,7 @@ from django.views import defaults
 
 from .database import is_unavailable
 from .http import wants_json
-from .params import unreadable
+from .params import MALFORMED_FORM, unreadable
 
 RETRY_AFTER_S = 10
 UNAVAILABLE_TEXT = (
@@ -68,7 +68,8 @@ class BadInputMiddleware:
         if why is not None:
             if request.path.startswith("/api/"):  # the API's answer to input it cannot take, in its own form
                 return JsonResponse(
-                    {"code": "invalid_request", "message": f"The request cannot be read: {why}."}, status=422
+                    {"code": "invalid_request", "message": f"The request cannot be read: {why}."},
+                    status=400 if why == MALFORMED_FORM else 422,
                 )
             return bad_request(request)
         return self.get_response(request)

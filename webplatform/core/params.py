@@ -20,6 +20,7 @@ import uuid
 from urllib.parse import unquote_to_bytes
 
 from django.core.handlers.wsgi import WSGIRequest
+from django.http.multipartparser import MultiPartParserError
 from django.http import Http404
 from django.urls import register_converter
 
@@ -128,6 +129,9 @@ register_converter(IdConverter, "id")
 
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+# A body its Content-Type misdescribes (multipart without a boundary): a 400 on the API too, where the
+# other unreadable input is a 422 (it is the request's form that is wrong, not a field's value).
+MALFORMED_FORM = "a multipart form that is not well formed"
 
 
 def unreadable(request) -> str | None:
@@ -149,6 +153,10 @@ def unreadable(request) -> str | None:
     # A form's fields, which views read directly, multipart forms' text fields included (a file's
     # content is bytes: what reads it checks it, as authoring does a package's files).
     if request.method == "POST" and request.content_type in FORMS:
-        if any(unstorable(key) or unstorable(values) for key, values in request.POST.lists()):
+        try:
+            fields = list(request.POST.lists())
+        except MultiPartParserError:  # a multipart body without a boundary, or one that is not multipart
+            return MALFORMED_FORM
+        if any(unstorable(key) or unstorable(values) for key, values in fields):
             return "a NUL byte in the form"
     return None

@@ -118,7 +118,7 @@ def _open(scope, submission_id: int):
     if not request.user.is_authenticated:
         raise PermissionDenied
     first = _look(request, submission_id)
-    return request, first, services.take_stream_slot(user_id=request.user.pk, lifetime_s=MAX_STREAM_S)
+    return request, first, services.take_stream_slot(user_id=request.user.pk)
 
 
 def _too_many_headers(refused: services.TooManyStreams) -> list[tuple[bytes, bytes]]:
@@ -246,10 +246,13 @@ async def serve(scope, receive, send, submission_id: int) -> None:
         await send({"type": "http.response.body", "body": opening, "more_body": not first["done"]})
         if first["done"]:
             return
-        ended = False
+        ended, renewed = False, time.monotonic()
         async for chunk, last in _pushed(request, submission_id, first):
             await send({"type": "http.response.body", "body": chunk, "more_body": not last})
             ended = last
+            if not last and time.monotonic() - renewed >= services.RENEW_S:  # alive: the slot holds on
+                renewed = time.monotonic()
+                await sync_to_async(services.renew_stream_slot, thread_sensitive=False)(slot)
         if not ended:  # the stream's time is up (MAX_STREAM_S): the browser opens a new one
             await send({"type": "http.response.body", "body": b""})
 
@@ -299,7 +302,12 @@ class _Holding:
         self.events, self.slot = events, slot
 
     def __iter__(self):
-        return self.events
+        renewed = time.monotonic()
+        for chunk in self.events:
+            yield chunk
+            if time.monotonic() - renewed >= services.RENEW_S:  # alive: the slot holds on
+                renewed = time.monotonic()
+                services.renew_stream_slot(self.slot)
 
     def close(self):
         try:
@@ -314,7 +322,7 @@ def events(request, submission_id):
     """The same stream under a WSGI server (see the module's docstring)."""
     first = _look(request, submission_id)
     try:
-        slot = services.take_stream_slot(user_id=request.user.pk, lifetime_s=MAX_STREAM_S)
+        slot = services.take_stream_slot(user_id=request.user.pk)
     except services.TooManyStreams as refused:
         return too_many_streams(request, refused)
     response = StreamingHttpResponse(

@@ -26,7 +26,7 @@ from .dispatch import GRADE_TASK, PUBLISH_RETRY_POLICY, enqueue_grading
 from .figures import COST_FIGURES, METRIC_FIELDS, Remeasured, jsonable, metrics_of, record_figures
 from .intake import RATE_LIMITS, RATE_WINDOW_S, RateLimited, create_submission
 from .rejudge import delete_submissions, rejudge_submission, requeue_submission
-from .streams import StreamSlot, TooManyStreams, release_stream_slot, take_stream_slot
+from .streams import RENEW_S, StreamSlot, TooManyStreams, release_stream_slot, renew_stream_slot, take_stream_slot
 from .sweep import SweepResult, record_worker, sweep
 
 __all__ = [
@@ -57,6 +57,8 @@ __all__ = [
     "release_claim",
     "release_claims_of_worker",
     "release_stream_slot",
+    "renew_stream_slot",
+    "RENEW_S",
     "requeue_submission",
     "sweep",
     "take_stream_slot",

@@ -5,9 +5,10 @@ stream server's memory) open.
 The count lives in the Redis the streams already listen on (beside the broker's queues): a sorted
 set per user, ``arena:streams:<user id>``, of one member per open stream scored by when it lapses.
 A stream takes a slot before its first event and gives it back when it ends, however it ends (the
-grading over, its time up, the client gone). A process that dies holding slots cannot give them
-back: each lapses by itself ``MAX_STREAM_S + LAPSE_GRACE_S`` after it was taken, longer than any
-stream lives. Without Redis the streams are not counted (they keep working: the limit guards
+grading over, its time up, the client gone). A slot holds for ``HOLD_S`` and the stream renews it
+as it sends its events (at least one every heartbeat), so a process that dies holding slots frees
+them within ``HOLD_S``: a stream server that crashed and came back serves the same learners again
+within seconds, not when their old streams would have ended. Without Redis the streams are not counted (they keep working: the limit guards
 against abuse, the page must not break for it)."""
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from .. import events
 log = logging.getLogger(__name__)
 
 KEY = "arena:streams:{user_id}"
-LAPSE_GRACE_S = 60.0  # past a stream's longest life, for a slot its process could not give back
+# How long a slot holds unless its stream renews it: two of the streams' heartbeats (15 s) and a margin.
+HOLD_S = 40.0
+RENEW_S = 10.0  # a stream renews its slot at most this often
 
 # KEYS[1]: the user's set; ARGV: now, the limit, when the new slot lapses, its member. Drops the
 # lapsed slots, then takes one if fewer than the limit are held: {1, 0}, or {0, the soonest lapse}.
@@ -69,16 +72,16 @@ def _retry_after() -> int:
     return int(settings.EVENT_STREAMS["RETRY_AFTER_S"])
 
 
-def take_stream_slot(*, user_id: int, lifetime_s: float) -> StreamSlot:
-    """A slot for a new stream of ``user_id`` that lives at most ``lifetime_s``; TooManyStreams when
-    the user holds the limit already (0: no limit)."""
+def take_stream_slot(*, user_id: int, hold_s: float = HOLD_S) -> StreamSlot:
+    """A slot for a new stream of ``user_id``, held ``hold_s`` unless renewed (``renew_stream_slot``);
+    TooManyStreams when the user holds the limit already (0: no limit)."""
     limit = _limit()
     if limit <= 0:
         return StreamSlot(user_id, None)
     now, member = time.time(), uuid.uuid4().hex
     try:
         taken, first_lapse = events._client().eval(
-            _TAKE, 1, KEY.format(user_id=user_id), now, limit, now + lifetime_s + LAPSE_GRACE_S, member
+            _TAKE, 1, KEY.format(user_id=user_id), now, limit, now + hold_s, member
         )
     except redis.RedisError as exc:
         log.warning("event streams of user %s not counted: %s", user_id, exc)
@@ -88,6 +91,21 @@ def take_stream_slot(*, user_id: int, lifetime_s: float) -> StreamSlot:
         lapse = max(1, math.ceil(float(first_lapse) - now))
         raise TooManyStreams(limit, min(_retry_after(), lapse))
     return StreamSlot(user_id, member)
+
+
+def renew_stream_slot(slot: StreamSlot, hold_s: float = HOLD_S) -> None:
+    """The stream is alive: its slot holds ``hold_s`` more (only a slot still held is renewed)."""
+    if slot.member is None:
+        return
+    lapse = time.time() + hold_s
+    try:
+        key = KEY.format(user_id=slot.user_id)
+        # one round trip; the set lives as long as its latest renewal holds (no slot lapses later)
+        events._client().pipeline(transaction=False).zadd(key, {slot.member: lapse}, xx=True).expireat(
+            key, math.ceil(lapse)
+        ).execute()
+    except redis.RedisError as exc:  # it lapses by itself, and the next renewal may come through
+        log.warning("event stream slot of user %s not renewed: %s", slot.user_id, exc)
 
 
 def release_stream_slot(slot: StreamSlot) -> None:

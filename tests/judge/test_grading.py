@@ -213,8 +213,11 @@ def test_module_level_sys_exit_is_runtime_error(problem, past_the_gate):
     assert report.verdict == "runtime_error" and "SystemExit" in report.message
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def tight(problem):
+    # Per test, not per module: the reference's results must be in the cache right before each grading
+    # (a test between two may have left the judge another cache), or the reference would be computed
+    # under these tight limits, and on a loaded host time out (internal_error).
     return tightened(problem, Limits(wall_s=6, cpu_s=5, memory_mb=2048, output_kb=8))
 
 
@@ -236,7 +239,7 @@ def test_memory_bomb_is_memory_limit(tight):
 
 def test_printing_too_much_is_output_limit(tight):
     report = grade(tight, "def checkpoint_dot_policy(w1, w2, x):\n    print('x' * 100000)\n    return w1\n")
-    assert report.verdict == "output_limit"
+    assert report.verdict == "output_limit", (report.verdict, report.message, report.notes)
 
 
 class CountingRunner(Wrapping):

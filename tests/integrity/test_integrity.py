@@ -128,8 +128,9 @@ def _inner(remat: str):
 @pytest.mark.parametrize("path,remat", FORGED, ids=[f"{p.relative_to(CASES_DIR)}-{r}" for p, r in FORGED])
 def test_case_keeps_its_verdict_when_the_gate_is_escaped_and_the_report_forged(path, remat, monkeypatch):
     """Issue 21: assume the gate is broken and the child rewrote its report into the honest
-    reference's, while the program the verifier runs is the submission's. Every case keeps its
-    verdict: acceptance rests on the verifier's run and the source alone."""
+    reference's, while the program the verifier runs is the submission's. Every attack keeps its
+    verdict: acceptance rests on the verifier's run and the source alone; an accepted program whose
+    forged report contradicts its verified one fails closed where a rule only the trace decides."""
     slug, expected = path.parts[-3], path.parts[-2]
     if remat == "remat3":
         expected = REMAT3_VERDICTS.get(str(path.relative_to(CASES_DIR)), expected)

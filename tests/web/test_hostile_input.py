@@ -2,7 +2,7 @@
 operations included) is called with hostile values in its path, its query string and its form or
 JSON body, signed in as a learner and as an instructor, and none may answer 500. The values are
 what a probe sends: NUL bytes (PostgreSQL refuses them in any text), ids past 64 bits (SQLite
-overflows), non-UUIDs, very long strings, bytes that are not UTF-8 and negative pages.
+overflows), non-UUIDs, very long strings, bytes that are not UTF-8, negative pages and digits that are not ASCII.
 `make test` runs this again on PostgreSQL (tests/postgres_pass.py)."""
 
 import json
@@ -25,6 +25,7 @@ HOSTILE = {
     "long": "x" * 3000,
     "not-utf8": "%FF%FE%C0",
     "negative": "-1",
+    "digits-not-ascii": "1%C2%B2",  # "1²": str.isdigit() says yes, int() says no
 }
 # Every query parameter a view or an operation reads, and a few that none does.
 QUERY_NAMES = (

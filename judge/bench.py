@@ -3,8 +3,11 @@
 Per problem, the accepted submissions are graded many times through the warm zygote (p50 and
 p95 latency), a few times with a fresh interpreter per child (the naive design, in the same
 run), and by two graders at once for throughput. The reference's expected results are computed
-before any timing, as in production (once per problem version); nothing of a submission's own
-work is cached between gradings, each one runs in new children.
+before any timing, as in production (once per problem version). Each grading runs in new
+children. The warm figures are of a program graded again by the same learner (its compiled
+program kept: ``judge.grading.compiled_programs``), and, alternating with them in the same
+loop, of a program the judge has not compiled (``warm_new_*``: nothing of a submission's own
+work kept); the fresh-interpreter and throughput gradings keep nothing either.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class Figures:
     problem: str
     warm_p50_s: float
     warm_p95_s: float
+    warm_new_p50_s: float  # the same gradings with nothing kept of the program (a program not graded before)
     cold_p50_s: float
     speedup: float
     throughput_per_min: float
@@ -39,6 +43,9 @@ class Figures:
         return asdict(self)
 
 
+BENCH_SCOPE = "bench"  # the one learner whose programs the benchmark grades again
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
@@ -48,9 +55,9 @@ def _sources(problem: Problem) -> list[str]:
     return [path.read_text(encoding="utf-8") for path in problem.submissions.get(verdicts.ACCEPTED, [])]
 
 
-def _timed(problem: Problem, source: str, runner, cache: ExpectedCache) -> tuple[float, str]:
+def _timed(problem: Problem, source: str, runner, cache: ExpectedCache, scope: str | None = None) -> tuple[float, str]:
     started = time.perf_counter()
-    report = grade(problem, source, runner=runner, expected_cache=cache)
+    report = grade(problem, source, runner=runner, expected_cache=cache, scope=scope)
     return time.perf_counter() - started, report.verdict
 
 
@@ -64,11 +71,14 @@ def measure(
     cache = ExpectedCache()
     cache.get(problem, problem.cases, warm_runner)  # once per problem version, before any timing
     seen: list[str] = []
-    warm = []
+    warm, warm_new = [], []
+    for source in sources:  # each accepted program graded once before, as a learner's resubmission is
+        seen.append(_timed(problem, source, warm_runner, cache, scope=BENCH_SCOPE)[1])
     for i in range(runs):
-        elapsed, verdict = _timed(problem, sources[i % len(sources)], warm_runner, cache)
-        warm.append(elapsed)
-        seen.append(verdict)
+        for scope, into in ((BENCH_SCOPE, warm), (None, warm_new)):
+            elapsed, verdict = _timed(problem, sources[i % len(sources)], warm_runner, cache, scope)
+            into.append(elapsed)
+            seen.append(verdict)
     cold_runner = FreshInterpreterRunner()
     cold = []
     for i in range(cold_runs):
@@ -97,6 +107,7 @@ def measure(
         problem=problem.slug,
         warm_p50_s=round(warm_p50, 3),
         warm_p95_s=round(percentile(warm, 0.95), 3),
+        warm_new_p50_s=round(statistics.median(warm_new), 3),
         cold_p50_s=round(cold_p50, 3),
         speedup=round(cold_p50 / warm_p50, 2),
         throughput_per_min=round(per_grader * graders / elapsed * 60, 1),

@@ -110,6 +110,10 @@ class VerifyRequest(Record):
     # False: the figures only (types, residuals, cost), read from the programs without running
     # them: no values, gradients or saved values (the explorer's many plans of one function)
     numbers: bool = True
+    # The executable a verifier compiled from these very programs and types before, kept by the
+    # parent (``judge.grading.compiled_programs``): loaded instead of compiled. None: compile.
+    compiled: np.ndarray | None = None
+    keep: bool = False  # send back what was compiled, for the parent to keep
 
 
 # What a child is asked, by kind (``judge.in_child.child.HANDLERS`` answers each).
@@ -254,6 +258,7 @@ class Verified(Record):
     KIND: ClassVar[str] = "verified"
 
     cases: list[VerifiedCase]
+    compiled: np.ndarray | None = None  # XLA's executable (uint8), where the request asked to keep it
 
 
 @dataclass
@@ -285,6 +290,7 @@ class VerifyResponse:
     error: CaseError | None  # the programs were refused, or failed to run
     checked: bool  # False: the outputs' types differ from those expected, nothing was run
     cases: list[VerifiedCase]
+    compiled: np.ndarray | None = None  # the executable the verifier compiled, to keep (bytes, unread)
 
 
 def parse_child_response(message, requested: list[str]) -> ChildResponse:
@@ -322,4 +328,7 @@ def parse_verify_response(message, names: list[str], numbers: bool = True) -> Ve
             case.value or case.grads or case.hidden_value or case.hidden_grads or case.saved
         ):
             raise Malformed("values: none where nothing was run")
-    return VerifyResponse(None, isinstance(answer, Verified), answer.cases)
+    compiled = answer.compiled if ran else None
+    if compiled is not None and (compiled.dtype != np.uint8 or compiled.ndim != 1):
+        raise Malformed("compiled: bytes")
+    return VerifyResponse(None, ran, answer.cases, compiled)

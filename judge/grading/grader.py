@@ -51,7 +51,10 @@ def grade(
     fwd_bwd: bool = False,
     measure_cost: bool = False,
     expected_cache: ExpectedCache | None = None,
+    scope: str | None = None,
 ) -> Report:
+    """``scope``: whose programs this is (a learner, in the site), under which the compiled programs
+    of earlier gradings are kept and loaded (``judge.grading.compiled_programs``); None keeps none."""
     started = time.monotonic()
 
     def finish(report: Report) -> Report:
@@ -81,6 +84,7 @@ def grade(
         expected_outputs=expected_outputs,
         fwd_bwd=fwd_bwd,
         cost=measure_cost,
+        scope=scope,
     )
     # What a child prints is shown only from a child that held no hidden case ("Run samples"): a
     # child whose code escaped the gate could print a hidden case's sizes while running a sample.

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import compare
+from . import compare, compiled_programs
 from ..in_child import gate, verify
 from ..data import messages, verdicts
 from ..runners.boundary import ChildResult, Runner
@@ -125,13 +125,15 @@ def run(
     cost: bool = False,
     baseline: bool = False,
     numbers: bool = True,
+    scope: str | None = None,
 ) -> Outcome:
     """Run ``source`` on ``cases``. ``expected_outputs`` (per case name, the reference's output
     types) shapes the cotangents; without it (the reference itself) the child's own are used.
     ``baseline``: the reference's run, which also measures the memory it holds without checkpoints.
     ``numbers``: False where no values are compared (the explorer): the verifier reads each case's
     figures from the programs and runs nothing, so it needs no hidden inputs and sends back no
-    values or gradients."""
+    values or gradients. ``scope``: whose compiled programs the verifier may load and keep (one
+    learner's: ``judge.grading.compiled_programs``); None keeps nothing."""
     cases = sorted(cases, key=lambda c: not c.sample)  # samples first: their printed output is shown
     request = child_request(problem, source, cases, fwd_bwd=fwd_bwd, cost=cost, baseline=baseline)
     verifier = runner.prepare(problem.limits, role="verify")
@@ -156,13 +158,19 @@ def run(
             for c, program in zip(traced, bundle)
         ]
         # the verifier's own output (XLA's, on hidden cases too) is not the learner's: not kept
-        checked = verifier.run(
-            VerifyRequest(
-                fwd, bwd, request.wrt, verify_cases, cost=request.cost, estimates=cost, numbers=numbers
-            ).to_wire(),
-            problem.limits,
+        verify_request, asked = compiled_programs.ask(
+            scope,
+            VerifyRequest(fwd, bwd, request.wrt, verify_cases, cost=request.cost, estimates=cost, numbers=numbers),
         )
-        _merge(outcome, checked, traced, outputs, numbers)
+        checked = verifier.run(verify_request.to_wire(), problem.limits)
+        _merge(
+            outcome,
+            checked,
+            traced,
+            outputs,
+            numbers,
+            lambda answer: compiled_programs.answered(asked, verify_request, answer),
+        )
         return outcome
     finally:
         verifier.discard()
@@ -223,7 +231,9 @@ def _verify_case(
     )
 
 
-def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs: dict, numbers: bool) -> None:
+def _merge(
+    outcome: Outcome, checked, traced: list[TracedCase], expected_outputs: dict, numbers: bool, on_answer=None
+) -> None:
     """Put the verifier's numbers into the child's cases, or turn its failure into the outcome's."""
     if checked.outcome != "ok":
         outcome.failure = limit_failure(checked)
@@ -236,6 +246,8 @@ def _merge(outcome: Outcome, checked, traced: list[TracedCase], expected_outputs
     if response.error is not None:
         outcome.failure = (response.error.verdict, response.error.text())
         return
+    if on_answer is not None:
+        on_answer(response)
     for case, found in zip(traced, response.cases):
         case.outputs = found.outputs
         if not response.checked:

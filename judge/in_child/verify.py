@@ -134,8 +134,13 @@ def serve(request: VerifyRequest) -> Verified | Mismatched | Failed:
                 for c in cases
             ]
         )
+    kept = None
     try:
-        compiled = lowered.compile()
+        # an executable the parent kept from an earlier verifier of the very same programs and types
+        compiled = programs.load_compiled(request.compiled, lowered) if request.compiled is not None else None
+        if compiled is None:
+            compiled = lowered.compile()
+            kept = programs.serialize_compiled(compiled) if request.keep else None
         # dispatched, not waited for: the costs are walked while XLA runs the program
         runs = [(compiled(*bundle.arguments(r, False)), compiled(*bundle.arguments(r, True))) for r in bundle.rounds]
     except Exception as exc:  # noqa: BLE001 - XLA's runtime errors, out of memory above all
@@ -175,7 +180,7 @@ def serve(request: VerifyRequest) -> Verified | Mismatched | Failed:
                 cost=Cost(**costs[p]) if costs[p] is not None else None,
             )
         )
-    return Verified(response_cases)
+    return Verified(response_cases, kept)
 
 
 def _avals(found: list[dict]) -> list[Aval]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from .jax_internals import STABLE_CUSTOM_CALL_TARGETS, _jaxpr_as_fun, _jit
+from .jax_internals import STABLE_CUSTOM_CALL_TARGETS, _jaxpr_as_fun, _jit, without_locations
 from .replay import structs
 
 
@@ -42,8 +42,8 @@ def export_programs(derivatives) -> dict:
         [structs(d.residual_avals) for d in derivatives], [structs(d.output_avals) for d in derivatives]
     )
     return {
-        "fwd": np.frombuffer(bytes(fwd.serialize()), dtype=np.uint8),
-        "bwd": np.frombuffer(bytes(bwd.serialize()), dtype=np.uint8),
+        "fwd": np.frombuffer(bytes(without_locations(fwd).serialize()), dtype=np.uint8),
+        "bwd": np.frombuffer(bytes(without_locations(bwd).serialize()), dtype=np.uint8),
     }
 
 
@@ -90,3 +90,31 @@ def check_lowered(lowered) -> None:
     visit(lowered.compiler_ir("stablehlo"))
     if refused:
         raise ProgramRefused(f"the program calls out of XLA: {', '.join(sorted(set(refused)))}")
+
+
+def serialize_compiled(compiled) -> np.ndarray | None:
+    """XLA's executable of ``compiled`` as bytes, for the grading parent to keep
+    (``judge.grading.compiled_programs``); None where the backend cannot serialize it."""
+    from jax.experimental import serialize_executable
+
+    try:
+        payload, _, _ = serialize_executable.serialize(compiled)
+    except (ValueError, NotImplementedError, TypeError, RuntimeError):
+        return None
+    return np.frombuffer(payload, dtype=np.uint8)
+
+
+def load_compiled(data: np.ndarray, lowered):
+    """The executable kept from an earlier verifier of the same programs, types and learner, for
+    ``lowered`` (whose argument and result structure it must have); None where it does not load
+    (another JAX or XLA, damaged bytes): the caller then compiles. The bytes are not untrusted
+    input in the sense of the submission's: see ``judge.grading.compiled_programs`` on who can
+    write them."""
+    from jax.experimental import serialize_executable
+
+    try:
+        return serialize_executable.deserialize_and_load(
+            np.asarray(data, np.uint8).tobytes(), jax.tree_util.tree_structure(lowered.args_info), lowered.out_tree
+        )
+    except Exception:  # noqa: BLE001 - any failure to load means: compile instead
+        return None

@@ -93,6 +93,7 @@ def grade_submission(self, submission_id: int) -> str:
                     fwd_bwd=True,
                     measure_cost=recorded,
                     runner=runner,
+                    scope=f"user:{submission.user_id}",  # one learner's compiled programs, kept for their next grading
                 )
     except Exception as exc:  # a failure of the judge, never the submission's (its code runs in a child)
         if beat.lost:

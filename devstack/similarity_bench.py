@@ -28,12 +28,20 @@ TARGET_S = 60.0
 
 
 def class_of(slug: str, learners: int = LEARNERS) -> tuple[dict[int, dict[int, str]], object]:
-    """{learner: {submission id: source}} and the problem's given code (starter and statement)."""
+    """{learner: {submission id: source}} and the problem's given code (statement, starter, reference)."""
     from webplatform.courses import similarity
 
     folder = BANK / slug
     pool = [p.read_text() for p in sorted(folder.glob("submissions/*/*.py"))]
-    given = similarity.given((folder / "starter.py").read_text(), (folder / "statement.md").read_text())
+    given = similarity.given(
+        [
+            similarity.Given(
+                similarity.STATEMENT, "\n".join(similarity.statement_snippets((folder / "statement.md").read_text()))
+            ),
+            similarity.Given(similarity.STARTER, (folder / "starter.py").read_text()),
+            similarity.Given(similarity.REFERENCE, (folder / "reference.py").read_text()),
+        ]
+    )
     sources = {
         learner: {
             2 * learner: f"# {learner}\n" + pool[learner % len(pool)],

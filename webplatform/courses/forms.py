@@ -121,3 +121,18 @@ class AssignmentForm(forms.Form):
 class ExtensionForm(forms.Form):
     learner = forms.IntegerField(widget=forms.HiddenInput)
     due_at = local_time_field("New due time", required=False, help_text="Empty: back to the assignment's.")
+
+
+class SimilarityBaseForm(forms.Form):
+    """What the similarity check leaves out as given to everyone."""
+
+    base = forms.CharField(
+        required=False,
+        label="Base file",
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false", "class": "code"}),
+        help_text="Code every learner was given besides the starter (a handout, the lecture's code): "
+        "left out of every submission before comparing, for every problem of the assignment.",
+    )
+    excludes_starter = forms.BooleanField(required=False, label="Leave out each problem's starter code")
+    excludes_reference = forms.BooleanField(required=False, label="Leave out each problem's reference solution")

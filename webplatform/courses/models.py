@@ -97,6 +97,12 @@ class Assignment(models.Model):
     late_until = models.DateTimeField(null=True, blank=True)
     late_penalty_percent = models.PositiveSmallIntegerField(default=0)
     problems = models.ManyToManyField(Problem, through="AssignmentProblem", related_name="+")
+    # What the similarity check leaves out of every submission, as given to everyone (MOSS's -b,
+    # Dolos's template): each problem's starter and reference solution unless unticked, and a base
+    # file the instructor gives (a handout, lecture code), for every problem of the assignment.
+    similarity_excludes_starter = models.BooleanField(default=True)
+    similarity_excludes_reference = models.BooleanField(default=True)
+    similarity_base = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -173,6 +179,8 @@ class SimilarityCheck(models.Model):
     submissions = models.PositiveIntegerField(default=0)  # compared
     seconds = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True, default="")
+    # What the check left out as given to everyone: [{"problem": slug or "", "what": ..., "lines": n}]
+    excluded = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

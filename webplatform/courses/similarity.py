@@ -2,8 +2,11 @@
 MOSS does, with names, strings and comments normalised away by copydetect's own filter, so renaming
 variables or rewording comments does not hide shared code.
 
-What everyone was given (the starter code, the statement's code blocks) is boilerplate: its k-grams
-are removed from every fingerprint, so two learners who kept the starter are not similar for it.
+What everyone was given is boilerplate (MOSS's ``-b``, Dolos's template): its k-grams are removed
+from every fingerprint, so two learners who kept it are not similar for it. That is the statement's
+code blocks, each problem's starter code and reference solution (unless the instructor unticks
+them), and the base file the instructor gives on the assignment (a handout, the lecture's code);
+the check records what it left out, and the report lists it.
 
 Plain Python over sources (no database): the task that runs a check feeds it. copydetect hashes
 k-grams with Python's ``hash``, which differs between processes, so fingerprints are compared in
@@ -49,13 +52,70 @@ def boilerplate(texts: list[str]) -> np.ndarray:
     return np.unique(np.array([h for found in hashes for h in found], dtype=np.int64))
 
 
-def given(starter: str, statement: str) -> np.ndarray:
-    """The boilerplate of a problem: its starter and its statement's code blocks."""
-    return boilerplate([starter, *statement_snippets(statement)])
+@dataclass(frozen=True)
+class Given:
+    """One text everyone was given, left out of the comparison: ``what`` it is, for ``problem``
+    (a slug; "" for the assignment's base file, which counts for every problem)."""
+
+    what: str
+    text: str
+    problem: str = ""
+
+    @property
+    def lines(self) -> int:
+        return sum(1 for line in self.text.splitlines() if line.strip())
+
+    def to_dict(self) -> dict:
+        return {"problem": self.problem, "what": self.what, "lines": self.lines}
 
 
-def fingerprint(source: str, given: np.ndarray) -> CodeFingerprint:
-    return CodeFingerprint(_NAME, K, WINDOW, boilerplate=given, fp=io.StringIO(source))
+STARTER, STATEMENT, REFERENCE, BASE = "starter code", "statement's code", "reference solution", "base file"
+
+
+def what_was_given(assignment, slug: str, version) -> list[Given]:
+    """What the check leaves out of one problem's submissions: its statement's code blocks, its
+    starter and its reference (as the assignment says: ``similarity_excludes_starter``,
+    ``similarity_excludes_reference``) and the assignment's ``similarity_base``; empty texts left
+    out. Reads the fields of loaded objects only."""
+    found = [Given(STATEMENT, "\n".join(statement_snippets(version.statement)), slug)]
+    if assignment.similarity_excludes_starter:
+        found.append(Given(STARTER, version.starter, slug))
+    if assignment.similarity_excludes_reference:
+        found.append(Given(REFERENCE, version.reference, slug))
+    found.append(Given(BASE, assignment.similarity_base))
+    return [item for item in found if item.text.strip()]
+
+
+@dataclass(frozen=True)
+class Boilerplate:
+    """What was given, as the comparison leaves it out: the hashes of its k-grams, and its lines.
+    The hashes alone would leave the k-grams that straddle given code and the learner's own (the
+    last tokens of a pasted handout and the first of the solution after it), which two learners
+    who pasted the same handout above the same starter's ``def`` share: so a submission's lines
+    that are lines of what was given are blanked before it is fingerprinted (same length, so that
+    the side-by-side view marks the source as written)."""
+
+    hashes: np.ndarray
+    lines: frozenset[str]
+
+
+def given(items: list[Given]) -> Boilerplate:
+    """The boilerplate of what was given."""
+    texts = [item.text for item in items]
+    lines = frozenset(line.strip() for text in texts for line in text.splitlines() if line.strip())
+    return Boilerplate(boilerplate(texts), lines)
+
+
+def _blanked(source: str, lines: frozenset[str]) -> str:
+    kept = []
+    for line in source.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        kept.append(" " * len(body) + line[len(body) :] if body.strip() in lines else line)
+    return "".join(kept)
+
+
+def fingerprint(source: str, given: Boilerplate) -> CodeFingerprint:
+    return CodeFingerprint(_NAME, K, WINDOW, boilerplate=given.hashes, fp=io.StringIO(_blanked(source, given.lines)))
 
 
 @dataclass(frozen=True)
@@ -75,7 +135,7 @@ class Pair:
         return max(self.first_share, self.second_share)
 
 
-def rank(sources: dict[int, dict[int, str]], given: np.ndarray, kept: int = KEPT_PER_PROBLEM) -> list[Pair]:
+def rank(sources: dict[int, dict[int, str]], given: Boilerplate, kept: int = KEPT_PER_PROBLEM) -> list[Pair]:
     """``sources``: {learner id: {submission id: source}} on one problem (their accepted and their
     last submission). The ``kept`` most similar pairs of learners, most similar first; a pair's
     figure is its most similar two submissions'."""
@@ -111,7 +171,7 @@ class SideBySide:
     second_share: float
 
 
-def side_by_side(first: str, second: str, given: np.ndarray) -> SideBySide:
+def side_by_side(first: str, second: str, given: Boilerplate) -> SideBySide:
     """Two sources with the code they share marked. Every character of the sources is escaped
     (markupsafe, in copydetect's ``highlight_overlap``): only the marks are markup."""
     _, (share_a, share_b), (slices_a, slices_b) = compare_files(fingerprint(first, given), fingerprint(second, given))

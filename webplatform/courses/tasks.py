@@ -23,15 +23,21 @@ def check_similarity(check_id: int) -> str:
     from . import similarity  # here: copydetect imports matplotlib, a second of every worker's start
 
     try:
-        pairs, compared = [], 0
+        pairs, compared, excluded = [], 0, {}
         for problem, sources in selectors.similarity_sources(check.assignment).items():
             compared += sum(len(mine) for mine in sources.values())
-            version = problem.current_version
-            given = similarity.given(version.starter, version.statement)
-            pairs += [(problem.pk, pair) for pair in similarity.rank(sources, given)]
+            given = similarity.what_was_given(check.assignment, problem.slug, problem.current_version)
+            excluded.update({(item.problem, item.what): item.to_dict() for item in given})
+            pairs += [(problem.pk, pair) for pair in similarity.rank(sources, similarity.given(given))]
     except Exception as exc:  # said on the page, with the error logged for the operator
         logger.exception("similarity check %s failed", check_id)
         services.fail_similarity_check(check=check, error=f"{type(exc).__name__}: {exc}")
         return "failed"
-    services.record_similarity(check=check, pairs=pairs, submissions=compared, seconds=time.perf_counter() - started)
+    services.record_similarity(
+        check=check,
+        pairs=pairs,
+        submissions=compared,
+        seconds=time.perf_counter() - started,
+        excluded=list(excluded.values()),
+    )
     return "done"

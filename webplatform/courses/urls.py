@@ -33,6 +33,9 @@ urlpatterns = [
     ),
     path("<id:course_id>/assignments/<id:assignment_id>/similarity/", views.similarity_check, name="similarity"),
     path(
+        "<id:course_id>/assignments/<id:assignment_id>/similarity/base/", views.similarity_base, name="similarity_base"
+    ),
+    path(
         "<id:course_id>/assignments/<id:assignment_id>/similarity/<id:pair_id>/",
         views.similar_pair,
         name="similar_pair",

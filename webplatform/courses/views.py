@@ -18,7 +18,7 @@ from webplatform.submissions.presenters import present
 from . import codes, selectors, services
 from .export import gradebook_csv
 from .signals import course_panels
-from .forms import AssignmentForm, CourseForm, ExtensionForm, InstructorForm, JoinForm
+from .forms import AssignmentForm, CourseForm, ExtensionForm, InstructorForm, JoinForm, SimilarityBaseForm
 
 Role = selectors.Role
 
@@ -470,8 +470,31 @@ def similarity_check(request, course_id, assignment_id):
             "latest": selectors.latest_similarity_check(found),
             "shown": shown,
             "pairs": selectors.similar_pairs(shown) if shown else [],
+            "base_form": SimilarityBaseForm(
+                initial={
+                    "base": found.similarity_base,
+                    "excludes_starter": found.similarity_excludes_starter,
+                    "excludes_reference": found.similarity_excludes_reference,
+                }
+            ),
         },
     )
+
+
+@login_required
+@require_POST
+def similarity_base(request, course_id, assignment_id):
+    """What the next similarity check leaves out: the base file, the starters, the references."""
+    course = selectors.taught(user=request.user, course_id=course_id)
+    found = selectors.assignment_of(course=course, assignment_id=assignment_id)
+    form = SimilarityBaseForm(request.POST)
+    if form.is_valid():
+        _tell(
+            request,
+            lambda: services.set_similarity_base(assignment=found, **form.cleaned_data),
+            lambda _: "Saved: the next check leaves this out. Check again to apply it.",
+        )
+    return redirect(reverse("courses:similarity", args=[course.pk, found.pk]) + "#similarity-base")
 
 
 @login_required
@@ -484,9 +507,8 @@ def similar_pair(request, course_id, assignment_id, pair_id):
     version = pair.problem.current_version
     from . import similarity  # here: copydetect imports matplotlib, a second of every web process's start
 
-    shown = similarity.side_by_side(
-        pair.first.source, pair.second.source, similarity.given(version.starter, version.statement)
-    )
+    given = similarity.given(similarity.what_was_given(found, pair.problem.slug, version))
+    shown = similarity.side_by_side(pair.first.source, pair.second.source, given)
     sides = [(pair.first, shown.first_html, shown.first_share), (pair.second, shown.second_html, shown.second_share)]
     return render(
         request, "courses/similar_pair.html", {"course": course, "assignment": found, "pair": pair, "sides": sides}

@@ -39,6 +39,7 @@ from .similarity_checks import (
     fail_similarity_check,
     record_similarity,
     request_similarity_check,
+    set_similarity_base,
 )
 from .standings import refresh_standings, refresh_standings_for_verdicts
 
@@ -69,6 +70,7 @@ __all__ = [
     "rotate_join_code",
     "save_assignment",
     "set_extension",
+    "set_similarity_base",
     "set_student_id",
     "sync_member",
 ]

@@ -3,6 +3,7 @@ task (``tasks.py``), and their pairs recorded."""
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -34,9 +35,12 @@ def claim_similarity_check(*, check_id: int) -> SimilarityCheck | None:
 
 
 @transaction.atomic
-def record_similarity(*, check: SimilarityCheck, pairs: list, submissions: int, seconds: float) -> None:
+def record_similarity(
+    *, check: SimilarityCheck, pairs: list, submissions: int, seconds: float, excluded: list | None = None
+) -> None:
     """The check's pairs ((problem id, ``similarity.Pair``), most similar first), replacing those
-    of the assignment's earlier checks."""
+    of the assignment's earlier checks; ``excluded``: what it left out as given to everyone
+    (``similarity.Given.to_dict``)."""
     SimilarityCheck.objects.filter(assignment=check.assignment_id).exclude(pk=check.pk).filter(
         status__in=[SimilarityCheck.Status.DONE, SimilarityCheck.Status.FAILED]
     ).delete()
@@ -56,7 +60,11 @@ def record_similarity(*, check: SimilarityCheck, pairs: list, submissions: int, 
         ]
     )
     SimilarityCheck.objects.filter(pk=check.pk).update(
-        status=SimilarityCheck.Status.DONE, submissions=submissions, seconds=seconds, finished_at=timezone.now()
+        status=SimilarityCheck.Status.DONE,
+        submissions=submissions,
+        seconds=seconds,
+        excluded=excluded or [],
+        finished_at=timezone.now(),
     )
 
 
@@ -64,3 +72,23 @@ def fail_similarity_check(*, check: SimilarityCheck, error: str) -> None:
     SimilarityCheck.objects.filter(pk=check.pk).update(
         status=SimilarityCheck.Status.FAILED, error=error[:2000], finished_at=timezone.now()
     )
+
+
+MAX_BASE_CHARS = 200_000  # a base file: a handout or a lecture's code, not a corpus
+
+
+def set_similarity_base(
+    *, assignment: Assignment, base: str, excludes_starter: bool = True, excludes_reference: bool = True
+) -> Assignment:
+    """What the assignment's similarity checks leave out as given to everyone: the instructor's
+    base file (empty for none) and whether each problem's starter and reference are left out too.
+    The next check follows it; an archived course's too (a check only reads)."""
+    if len(base) > MAX_BASE_CHARS:
+        raise ValidationError({"base": f"A base file is at most {MAX_BASE_CHARS:,} characters."})
+    if "\x00" in base:
+        raise ValidationError({"base": "A base file is text: it has a NUL character."})
+    assignment.similarity_base = base.replace("\r\n", "\n")
+    assignment.similarity_excludes_starter = excludes_starter
+    assignment.similarity_excludes_reference = excludes_reference
+    assignment.save(update_fields=["similarity_base", "similarity_excludes_starter", "similarity_excludes_reference"])
+    return assignment

@@ -71,6 +71,17 @@ ERROR_KINDS = {kind: kind for kind in (COMPILE_ERROR, RUNTIME_ERROR, MEMORY_LIMI
 }
 
 
+def error_kind(exc: BaseException) -> str:
+    """The kind (``ERROR_KINDS``) of an exception that code raised in a child or the verifier: running
+    out of memory is recognized here once (Python's MemoryError, XLA's RESOURCE_EXHAUSTED or its
+    allocator's words), everything else is a runtime error. A child killed by the kernel for its
+    memory gets no say: its end is read in ``judge.runners.boundary.classify_exit``."""
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, MemoryError) or "RESOURCE_EXHAUSTED" in text or "Out of memory" in text:
+        return MEMORY_LIMIT
+    return RUNTIME_ERROR
+
+
 def worst(found) -> str:
     """The most severe of ``found``; accepted when there is none."""
     return min(found, key=SEVERITY.index) if found else ACCEPTED

@@ -44,10 +44,12 @@ def _submission_line(exc: BaseException, filename: str) -> int | None:
 
 
 def _describe_exception(exc: BaseException, filename: str) -> CaseError:
+    from ..data import verdicts
+
     line = _submission_line(exc, filename)
     text = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, MemoryError) or "RESOURCE_EXHAUSTED" in text or "Out of memory" in text:
-        return _error("memory_limit", "the submission ran out of memory", line)
+    if verdicts.error_kind(exc) == verdicts.MEMORY_LIMIT:
+        return _error(verdicts.MEMORY_LIMIT, "the submission ran out of memory", line)
     if isinstance(exc, RecursionError):
         return _error("runtime_error", "RecursionError: maximum recursion depth exceeded", line)
     first = text.splitlines()[0] if text else type(exc).__name__
@@ -236,8 +238,9 @@ def serve(message: dict) -> dict:
     side does not understand is the judge's own bug, and fails here rather than half-run."""
     from ..data import records
     from ..data.messages import REQUESTS
+    from ..data.shape_messages import SHAPE_REQUESTS
 
-    request = records.read_message(message, REQUESTS)
+    request = records.read_message(message, REQUESTS | SHAPE_REQUESTS)
     return records.to_wire(HANDLERS[request.KIND](request))
 
 
@@ -256,8 +259,21 @@ def _verify(request):
     return verify.serve(request)
 
 
-# One function per kind of request (``judge.data.messages.REQUESTS``).
-HANDLERS = {"trace": _trace, "verify": _verify}
+def _trace_shapes(request):
+    from . import shapes
+
+    return shapes.trace(request)
+
+
+def _verify_shapes(request):
+    from . import shapes
+
+    return shapes.verify(request)
+
+
+# One function per kind of request (``judge.data.messages.REQUESTS``; the explorer's requests by
+# types, ``judge.data.shape_messages.SHAPE_REQUESTS``).
+HANDLERS = {"trace": _trace, "verify": _verify, "trace_shapes": _trace_shapes, "verify_shapes": _verify_shapes}
 
 
 def _serve(request: ChildRequest, printed: _PrintedOutput) -> Traced | Failed:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import saved_values
+from ..data import saved_values, verdicts
 from ..data.evidence import DEVICE, Aval, Cost
 from ..data.messages import CaseError, Failed, Mismatched, Verified, VerifiedCase, VerifyCase, VerifyRequest
 from ..data.specs import numpy_dtype
@@ -189,8 +189,7 @@ def _avals(found: list[dict]) -> list[Aval]:
 
 def _failed(exc: Exception) -> Failed:
     text = f"{type(exc).__name__}: {exc}"
-    kind = "memory_limit" if "RESOURCE_EXHAUSTED" in text or "Out of memory" in text else "runtime_error"
-    return Failed(CaseError(kind, text.splitlines()[0][:500]))
+    return Failed(CaseError(verdicts.error_kind(exc), text.splitlines()[0][:500]))
 
 
 class _Bundle:

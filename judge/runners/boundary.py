@@ -3,8 +3,10 @@
 The request goes in on the child's stdin, the response comes back length-prefixed on a pipe of
 its own, the child's printed output is read on a third pipe and capped, and the whole process
 group is killed at the wall-clock limit (``pump``, ``kill_group``). The decision of what a dead,
-silent or chatty child means (``time_limit``, ``memory_limit``, ``output_limit``,
-``runtime_error``) is made here, once, for every runner (``interpret``, ``classify_exit``).
+silent or chatty child means (``time_limit``, ``output_limit``, ``crashed``: a process the kernel
+killed, for its memory among other reasons) is made here, once, for every runner (``interpret``,
+``classify_exit``). What an error a living child reports means (``memory_limit`` among them) is
+decided once too, in ``judge.data.verdicts.error_kind``.
 
 Two runners stand on it: ``judge.runners.zygote_runner.ZygoteRunner`` (the default: children forked
 from a warm zygote, inside every sandbox layer) and ``judge.runners.fresh_runner.FreshInterpreterRunner``

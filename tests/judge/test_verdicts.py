@@ -20,3 +20,13 @@ def test_child_outcomes_and_error_kinds_map_to_verdicts():
     assert set(verdicts.ERROR_KINDS.values()) <= set(verdicts.VERDICTS)
     assert verdicts.CHILD_OUTCOMES["sandbox_error"] == verdicts.INTERNAL_ERROR  # never the learner's fault
     assert verdicts.ERROR_KINDS["bad_output"] == verdicts.WRONG_ANSWER
+
+
+def test_running_out_of_memory_is_recognized_once_for_the_child_and_the_verifier():
+    from judge.data.verdicts import error_kind
+
+    assert error_kind(MemoryError()) == "memory_limit"
+    assert (
+        error_kind(RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8 bytes")) == "memory_limit"
+    )
+    assert error_kind(ValueError("shapes (2,3) and (4,5) not aligned")) == "runtime_error"

@@ -251,22 +251,13 @@ def _xla_estimates(program, bundle: _Bundle) -> dict:
     work dropped as dead code. Ours rank; XLA's count a loop body once and reschedule freely."""
     import jax
 
-    from ..inspection.cost import xla_operations
+    from ..inspection.cost import xla_figures
 
     def first_step(inputs, cotangents):
         outs, grads, _ = program(inputs, cotangents)
         return outs[0], grads[0]
 
-    compiled = jax.jit(first_step).lower(*bundle.arguments(0, hidden=False)).compile()
-    analysis = compiled.cost_analysis()
-    if isinstance(analysis, (list, tuple)):
-        analysis = analysis[0] if analysis else {}
-    memory = compiled.memory_analysis()
-    return {
-        "xla_flops": xla_operations(analysis or {}),
-        "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
-        "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0)),
-    }
+    return xla_figures(jax.jit(first_step).lower(*bundle.arguments(0, hidden=False)).compile())
 
 
 def _aval(aval) -> dict:

@@ -40,17 +40,22 @@ def step_cost(derivative, xla: bool = False, filename: str | None = None) -> dic
     if timeline is not None:
         found["timeline"] = timeline
     if xla:
-        compiled = _jit(step).lower(*inputs).compile()
-        analysis = compiled.cost_analysis()
-        if isinstance(analysis, (list, tuple)):
-            analysis = analysis[0] if analysis else {}
-        memory = compiled.memory_analysis()
-        found |= {
-            "xla_flops": xla_operations(analysis),
-            "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
-            "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0)),
-        }
+        found |= xla_figures(_jit(step).lower(*inputs).compile())
     return found
+
+
+def xla_figures(compiled) -> dict:
+    """XLA's own figures of a compiled program (``Cost``'s ``xla_`` fields): its count of operations
+    (``xla_operations``), its temporary bytes and its peak, from its cost and memory analyses."""
+    analysis = compiled.cost_analysis()
+    if isinstance(analysis, (list, tuple)):
+        analysis = analysis[0] if analysis else {}
+    memory = compiled.memory_analysis()
+    return {
+        "xla_flops": xla_operations(analysis or {}),
+        "xla_temp_bytes": int(getattr(memory, "temp_size_in_bytes", 0)),
+        "xla_peak_bytes": int(getattr(memory, "peak_memory_in_bytes", 0)),
+    }
 
 
 def step_picture(derivative, filename: str | None = None) -> dict:

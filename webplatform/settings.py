@@ -26,15 +26,38 @@ DEBUG = env_bool("DEBUG", False)
 # rather than run on the public fallback key below (anyone could sign sessions' and forms'
 # tokens with it) or answer any Host. Without DEBUG at all this is a local run or the tests.
 PRODUCTION = "DEBUG" in os.environ and not DEBUG
-if PRODUCTION:
-    _missing = [name for name in ("SECRET_KEY", "ALLOWED_HOSTS") if not os.environ.get(name, "").strip()]
-    if _missing:
-        from django.core.exceptions import ImproperlyConfigured
+# A key that is set but is nobody's secret: one printed in a file of this repository or a template
+# (docker-compose.yml once carried "change-me-in-production"), or too short or too plain to guess
+# at. Production refuses it as it refuses no key at all.
+PLACEHOLDER_KEY_STARTS = ("change-me", "changeme", "insecure", "django-insecure", "your-secret", "secret-key")
+MIN_SECRET_KEY_CHARS, MIN_SECRET_KEY_DISTINCT = 32, 8
 
+
+def weak_secret_key(key: str) -> str | None:
+    """Why ``key`` cannot sign a production site's sessions and tokens, or None."""
+    if key.lower().startswith(PLACEHOLDER_KEY_STARTS):
+        return "is a placeholder from a file or a template, known to anyone"
+    if len(key) < MIN_SECRET_KEY_CHARS or len(set(key)) < MIN_SECRET_KEY_DISTINCT:
+        return f"is too short or too plain (at least {MIN_SECRET_KEY_CHARS} characters, {MIN_SECRET_KEY_DISTINCT} different)"
+    return None
+
+
+if PRODUCTION:
+    from django.core.exceptions import ImproperlyConfigured
+
+    _missing = [name for name in ("SECRET_KEY", "ALLOWED_HOSTS") if not os.environ.get(name, "").strip()]
+    _make_one = "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    if _missing:
         raise ImproperlyConfigured(
             f"DEBUG is off (production) but {' and '.join(_missing)} {'is' if len(_missing) == 1 else 'are'} not set: "
-            f"set SECRET_KEY to a long random string (python -c 'import secrets; print(secrets.token_urlsafe(50))') "
+            f"set SECRET_KEY to a long random string ({_make_one}) "
             f"and ALLOWED_HOSTS to the site's host names, comma-separated."
+        )
+    _weak = weak_secret_key(os.environ["SECRET_KEY"].strip())
+    if _weak:
+        raise ImproperlyConfigured(
+            f"DEBUG is off (production) but SECRET_KEY {_weak}: anyone could sign this site's sessions and "
+            f"tokens with it. Set SECRET_KEY to a long random string of your own ({_make_one})."
         )
 # The fallback is for local runs and tests only (see PRODUCTION).
 SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-local-development-key-set-SECRET_KEY-in-production"

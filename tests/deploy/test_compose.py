@@ -1,7 +1,9 @@
 """docker-compose.yml: the services docs/operators/workers.md promises, wired to one database and one Redis."""
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -92,10 +94,56 @@ def compose_commands():
 def test_docker_compose_accepts_the_file(profile):
     for command in compose_commands():
         result = subprocess.run(
-            [*command, "-f", str(COMPOSE), *profile, "config", "--services"], capture_output=True, text=True, cwd=ROOT
+            [*command, "-f", str(COMPOSE), *profile, "config", "--services"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "SECRET_KEY": OWN_KEY},
         )
         assert result.returncode == 0, result.stderr
         assert {"web", "worker-cpu", "beat", "migrate"} <= set(result.stdout.split())
+
+
+OWN_KEY = "k4Qz-8vNw_2LmXp7RtYs3BcDf6GhJ9oUiEaVb1Ny"  # a deployment's own, as an operator sets it
+
+
+def test_every_app_service_takes_the_deployments_own_key_and_none_has_a_default(services):
+    """A default key in the file is a key anyone can read: compose must not supply one."""
+    app = ("migrate", "web", "worker-cpu", "worker-background", "worker-explore", "worker-gpu", "beat")
+    for name in app:
+        value = services[name]["environment"]["SECRET_KEY"]
+        assert value.startswith("${SECRET_KEY:?") and ":-" not in value, (name, value)
+
+
+@pytest.mark.skipif(not compose_commands(), reason="neither docker-compose nor `docker compose` is installed")
+def test_docker_compose_refuses_to_start_without_a_secret_key():
+    for command in compose_commands():
+        env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+        result = subprocess.run(
+            [*command, "-f", str(COMPOSE), "config"], capture_output=True, text=True, cwd=ROOT, env=env
+        )
+        assert result.returncode != 0 and "set SECRET_KEY to a long random string" in result.stderr, result.stderr
+
+
+def test_the_sites_settings_refuse_what_compose_used_to_set_for_a_key():
+    """Were an operator to copy the old placeholder in (or any other), the site does not start:
+    what compose's services run is the settings with DEBUG=0."""
+    for key in ("change-me-in-production", "django-insecure-" + "x1y2z3" * 8, "short-but-mine"):
+        result = subprocess.run(
+            [sys.executable, "-c", "import django; django.setup()"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={
+                **{k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS")},
+                "DJANGO_SETTINGS_MODULE": "webplatform.settings",
+                "DEBUG": "0",
+                "ALLOWED_HOSTS": "arena.example",
+                "SECRET_KEY": key,
+            },
+        )
+        assert result.returncode != 0 and "ImproperlyConfigured" in result.stderr, key
+        assert "Set SECRET_KEY to a long random string of your own" in result.stderr, key
 
 
 def test_the_web_service_serves_the_site_under_the_asgi_worker(services):

@@ -333,14 +333,31 @@ SUMMARY = (
     "equinox (with equinox.nn), functools, math, typing, itertools, collections and numpy"
 )
 
-_FILES = "submissions cannot read or write files"
-_BY_NAME = "it gets or sets attributes chosen by name"
-_CODE = "it evaluates text as Python code"
-_SETTINGS = "it changes settings of the whole process, not of your function"
-_CALLBACK = (
+# Refusals worded once, for this list's names and the gate's attributes (``judge.in_child.gate``).
+FILES_REASON = "submissions cannot read or write files"
+CALLBACK_REASON = (
     "host callbacks run Python outside the traced program, which the judge cannot grade; "
     "print() inside your function shows the traced values"
 )
+# NumPy's functions that read or write files (JAX's namespace has some of them).
+NUMPY_FILE_FUNCTIONS = (
+    "load",
+    "save",
+    "savez",
+    "savez_compressed",
+    "fromfile",
+    "tofile",
+    "loadtxt",
+    "savetxt",
+    "genfromtxt",
+    "fromregex",
+    "memmap",
+)
+_FILES = FILES_REASON
+_BY_NAME = "it gets or sets attributes chosen by name"
+_CODE = "it evaluates text as Python code"
+_SETTINGS = "it changes settings of the whole process, not of your function"
+_CALLBACK = CALLBACK_REASON
 _MODULE = "it is another module, which submissions may not import"
 # Why a name some allowed module has is not in its list, where the reason is more than "not needed".
 REASONS: dict[tuple[str, str], str] = {
@@ -352,22 +369,7 @@ REASONS: dict[tuple[str, str], str] = {
         ): "it is jax.checkpoint by another path: write jax.checkpoint(...), the same function"
         for name in ("checkpoint", "remat")
     },
-    **{
-        ("numpy", name): _FILES
-        for name in (
-            "load",
-            "save",
-            "savez",
-            "savez_compressed",
-            "fromfile",
-            "tofile",
-            "loadtxt",
-            "savetxt",
-            "genfromtxt",
-            "fromregex",
-            "memmap",
-        )
-    },
+    **{("numpy", name): _FILES for name in NUMPY_FILE_FUNCTIONS},
     **{("jax.numpy", name): _FILES for name in ("load", "save", "savez", "fromfile")},
     ("numpy", "bmat"): "it looks up variables of the calling code by name",
     ("numpy", "info"): _BY_NAME,

@@ -52,11 +52,8 @@ DENIED_BUILTINS = {
 }
 
 _INTERNALS = "it reaches Python's or JAX's internals, which submissions may not touch"
-_CALLBACK = (
-    "host callbacks run Python outside the traced program, which the judge cannot grade; "
-    "print() inside your function shows the traced values"
-)
-_FILES = "submissions cannot read or write files"
+_CALLBACK = allowed.CALLBACK_REASON
+_FILES = allowed.FILES_REASON
 # Attribute names refused wherever they appear, besides every name starting with "_".
 DENIED_ATTRIBUTES = {
     **{
@@ -157,19 +154,9 @@ DENIED_ATTRIBUTES = {
     **{
         name: _FILES
         for name in (
-            "load",
-            "save",
-            "savez",
-            "savez_compressed",
-            "fromfile",
-            "tofile",
+            *allowed.NUMPY_FILE_FUNCTIONS,
             "dump",
             "dumps",
-            "memmap",
-            "loadtxt",
-            "savetxt",
-            "genfromtxt",
-            "fromregex",
             "DataSource",
             "tree_serialise_leaves",
             "tree_deserialise_leaves",

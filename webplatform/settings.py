@@ -94,6 +94,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # A view that meets a database that is away answers 503 with Retry-After (core.errors).
     "webplatform.core.errors.DatabaseUnavailableMiddleware",
+    # A page view's refusal (4xx) is JSON to a JSON client, in the view's own words (core.errors).
+    "webplatform.core.errors.JsonPageErrorsMiddleware",
     # A 405 with an empty body (require_POST and the like) becomes the site's page, or JSON.
     "webplatform.core.errors.RefusalsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

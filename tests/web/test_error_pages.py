@@ -103,3 +103,66 @@ def test_a_form_too_large_is_a_413_page_or_json(learner_client, bank, settings):
     assert page.status_code == 413 and b'id="site-nav"' in page.content
     answer = learner_client.post("/problems/checkpoint_dot_policy/submit/", big, HTTP_ACCEPT="application/json")
     assert answer.status_code == 413 and "larger than the site accepts" in answer.json()["error"]
+
+
+# --- A JSON client gets JSON from every page view's refusal -------------------------------------
+
+JSON = {"HTTP_ACCEPT": "application/json"}
+
+
+def said_in_json(response, status: int) -> str:
+    """The refusal's words, once it is checked to be JSON with this status and nothing of a page."""
+    assert response.status_code == status, response.content[:200]
+    assert response["Content-Type"] == "application/json", response["Content-Type"]
+    body = response.json()
+    assert set(body) == {"error"} and body["error"] and "<" not in body["error"]
+    return body["error"]
+
+
+def test_comparing_anything_but_two_attempts_is_json_to_a_json_client(learner_client, bank):
+    for query in ("?id=0&id=1", "?id=1", "?id=%C2%B2&id=1", ""):
+        assert "Choose exactly two attempts" in said_in_json(
+            learner_client.get(reverse("submissions:compare") + query, **JSON), 400
+        )
+    page = learner_client.get(reverse("submissions:compare") + "?id=0&id=1")
+    assert page.status_code == 400 and 'class="topbar"' in page.content.decode()  # a browser keeps the page
+
+
+def test_an_explorations_page_refuses_a_budget_in_json_and_someone_elses_with_a_json_404(
+    learner_client, learner, other_learner
+):
+    from webplatform.explorer.models import Exploration
+
+    def made(user):
+        return Exploration.objects.create(
+            user=user, source="def f(x):\n    return x\n", function="f", args=["f32[4]"], status="done", result={}
+        )
+
+    mine, theirs = made(learner), made(other_learner)
+    page = reverse("explorer:detail", args=[mine.pk])
+    for budget in ("-1", "0", "\u00b2"):
+        assert "budget" in said_in_json(learner_client.get(page, {"budget": budget}, **JSON), 400).lower()
+    said_in_json(learner_client.get(reverse("explorer:detail", args=[theirs.pk]), **JSON), 404)
+    assert learner_client.get(page, {"budget": "-1"}).status_code == 400  # a browser keeps the page
+
+
+def test_the_explorers_form_refuses_in_json_with_the_reason(learner_client, learner, broker):
+    answer = learner_client.post(
+        reverse("explorer:explore"), {"source": "def f(x):\n    return x\n", "function": "f", "args": "f32[0]"}, **JSON
+    )
+    assert "f32[0]" in said_in_json(answer, 400) or "size" in said_in_json(answer, 400).lower()
+
+
+def test_a_deep_link_with_no_selection_under_way_is_a_json_404(instructor_client):
+    message = said_in_json(instructor_client.get("/lti/deep-link/", **JSON), 404)
+    assert "content selection" in message.lower()
+
+
+def test_a_page_views_own_refusal_keeps_its_headers_as_json(learner_client, learner, broker, settings):
+    """A 429 made by a page view (the explorer's limit) comes as JSON with its Retry-After."""
+    settings.EXPLORATIONS = {**settings.EXPLORATIONS, "IN_FLIGHT": 1}
+    form = {"source": "def f(x):\n    return (x * x).sum()\n", "function": "f", "args": "f32[4]"}
+    assert learner_client.post(reverse("explorer:explore"), form).status_code == 302
+    refused = learner_client.post(reverse("explorer:explore"), form, **JSON)
+    said_in_json(refused, 429)
+    assert int(refused["Retry-After"]) > 0

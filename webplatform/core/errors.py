@@ -144,6 +144,48 @@ def refusal(request, status: int, response=None) -> HttpResponse:
     return answer
 
 
+# What a page's refusal says to a JSON client when its view gave no words of its own (``with_error``).
+PAGE_REFUSALS = {
+    400: "The request could not be understood: reload the page and try again.",
+    403: "Your account may not do this.",
+    404: "There is nothing at this address, or it is not yours to see.",
+    409: "This conflicts with the current state of what it changes: reload the page.",
+    429: "Too many requests of this kind for now: wait and try again.",
+}
+KEPT_OUT = ("content-type", "content-length")
+
+
+class JsonPageErrorsMiddleware:
+    """A page view's refusal (any 4xx: a form refused, an id not yours, a limit reached) is the
+    site's page to a browser and ``{"error": ...}`` to a JSON client, with the same status and
+    headers (``Retry-After``, ``Allow``, cookies): the view's own words when it gave them
+    (``core.http.with_error``), else the status's. The API answers in its own shape
+    (``api.errors.JsonErrorsMiddleware``)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            400 <= response.status_code < 500
+            and wants_json(request)
+            and not request.path.startswith("/api/")
+            and not response.streaming
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            message = getattr(response, "error_message", None) or PAGE_REFUSALS.get(
+                response.status_code, response.reason_phrase
+            )
+            answer = JsonResponse({"error": message}, status=response.status_code)
+            for header, value in response.items():
+                if header.lower() not in KEPT_OUT:
+                    answer[header] = value
+            answer.cookies = response.cookies
+            return answer
+        return response
+
+
 class RefusalsMiddleware:
     """Django's ``require_POST`` and the like answer 405 with an empty body; here it becomes the
     site's page or JSON, with its ``Allow`` (the API's are JSON already: api.errors)."""

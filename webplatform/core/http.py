@@ -11,6 +11,13 @@ def wants_json(request) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
+def with_error(response, message: str):
+    """``response``, a page's refusal (4xx), said as ``message`` to a JSON client: what
+    ``core.errors.JsonPageErrorsMiddleware`` answers it instead of the page."""
+    response.error_message = message
+    return response
+
+
 def is_operator(request, *, session: bool = True) -> bool:
     """Staff signed in, or a scraper sending ``Authorization: Bearer <METRICS_TOKEN>``: who may read
     the site's internals (metrics, why a part is down). ``session=False``: the token only (the

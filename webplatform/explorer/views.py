@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 from judge.grading.explore import BUDGET_MEASURES, HELD, PEAK, Row, cheapest_within
 
 from webplatform.catalog.models import Problem
+from webplatform.core.http import with_error
 
 from . import chart, services
 from .models import Exploration
@@ -67,7 +68,7 @@ def explore(request):
             )
             if busy:
                 response["Retry-After"] = str(exc.retry_after_s)
-            return response
+            return with_error(response, str(exc))
         return redirect("explorer:detail", found.pk)
     recent = Exploration.objects.filter(user=request.user)[:5] if request.user.is_authenticated else []
     context = {"form": form, "problem": problem, "recent": recent, "measures": BUDGET_MEASURE_LABELS}
@@ -105,4 +106,5 @@ def detail(request, pk: int):
         # the chart's memory axis is what is held: the budget's line only where the budget bounds it
         "chart": chart.draw(rows, budget if on == HELD else None, best.plan if best else None) if rows else "",
     }
-    return render(request, "explorer/detail.html", context, status=400 if budget_error else 200)
+    response = render(request, "explorer/detail.html", context, status=400 if budget_error else 200)
+    return with_error(response, budget_error) if budget_error else response

@@ -29,6 +29,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.lineitem import LineItem
 
 from webplatform.accounts import backends
+from webplatform.core.http import with_error
 from webplatform.core.params import unstorable
 from webplatform.courses import selectors as courses
 
@@ -41,7 +42,8 @@ LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "lti
 
 
 def refused(request, title: str, message: str, status: int = 400):
-    return render(request, "lti/message.html", {"title": title, "message": message}, status=status)
+    response = render(request, "lti/message.html", {"title": title, "message": message}, status=status)
+    return with_error(response, f"{title}: {message}")
 
 
 class Login(OIDCLoginInitView):

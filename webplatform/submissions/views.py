@@ -13,7 +13,7 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from webplatform.catalog.selectors import get_problem, version_opened
-from webplatform.core.http import wants_json
+from webplatform.core.http import wants_json, with_error
 from webplatform.core.params import parse_id
 
 from . import diffing, selectors, services
@@ -160,9 +160,8 @@ def compare(request):
     (``?id=A&id=B``, as the recent attempts' checkboxes send them)."""
     ids = sorted({parse_id(i) for i in request.GET.getlist("id")}, key=lambda i: i or 0)
     if len(ids) != 2 or None in ids:
-        return render(
-            request, "submissions/compare.html", {"error": "Choose exactly two attempts to compare."}, status=400
-        )
+        error = "Choose exactly two attempts to compare."
+        return with_error(render(request, "submissions/compare.html", {"error": error}, status=400), error)
     older, newer = selectors.own_submissions(user=request.user, ids=ids)
     lines = diffing.diff_lines(older.source, newer.source)
     return render(

@@ -16,6 +16,9 @@ class Api:
     def post(self, path: str, body: dict):
         return self.client.post(f"/api/v1{path}", json.dumps(body), content_type="application/json", **self.headers)
 
+    def put(self, path: str, body):
+        return self.client.put(f"/api/v1{path}", json.dumps(body), content_type="application/json", **self.headers)
+
 
 def api_for(client, user) -> Api:
     """A fresh Django test client speaking with a new token of ``user`` (no session cookie)."""

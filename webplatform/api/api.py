@@ -8,7 +8,7 @@ from ninja import NinjaAPI, Router
 
 from webplatform.accounts.selectors import is_instructor
 
-from . import explorations, leaderboard, problems, submissions
+from . import courses, explorations, leaderboard, problems, submissions
 from .auth import bearer
 from .docs_page import SiteSwagger
 from .errors import Error, install_handlers
@@ -23,6 +23,10 @@ leaderboards also answer without a token, as the site does. Errors are JSON
 `{"code": ..., "message": ...}`; `code` is stable. A refusal for going too fast is 429 with a
 `Retry-After` header. Verdict names are the site's: accepted, wrong_answer, policy_violation,
 compile_error, forbidden, runtime_error, time_limit, memory_limit, output_limit, internal_error.
+
+Instructors read and run the courses they teach under `/courses` (assignments, roster, gradebook,
+similarity report, extensions), as on the course pages and with the same rule: a course you do not
+teach is a 404.
 
 The Python client: `pip install clients/python` (the `arena` command, and `arena.submit(...)`)."""
 
@@ -51,5 +55,5 @@ def me(request: HttpRequest):
     }
 
 
-for router in (account, problems.router, submissions.router, leaderboard.router, explorations.router):
+for router in (account, problems.router, submissions.router, leaderboard.router, explorations.router, courses.router):
     api.add_router(f"/{VERSION}/", router)

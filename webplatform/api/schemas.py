@@ -4,7 +4,7 @@ and are the OpenAPI schema, one declaration for all three. Verdict names are the
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
 from judge.data import source_text
@@ -12,6 +12,8 @@ from judge.packages.package import DEVICES, DIFFICULTIES
 from judge.data.verdicts import VERDICTS
 from ninja import Field, Schema
 from pydantic import field_validator
+
+from webplatform.core.params import unstorable
 
 Verdict = Literal[VERDICTS]
 Difficulty = Literal[DIFFICULTIES]
@@ -305,3 +307,180 @@ class ProblemBoard(Schema):
     entries: list[Entry]
     you: Entry | None
     pareto_front: list[FrontPoint] = Field(description="the memory/recompute trade-offs nobody beats on both")
+
+
+# --- Courses (their instructors') -----------------------------------------------------------
+
+Role = Literal["instructor", "learner"]
+ShowFilter = Literal["all", "missing", "late", "complete", "none"]
+CheckStatus = Literal["queued", "running", "done", "failed"]
+# Times an instructor sends: with their offset (a time without one means nothing to a server in
+# another zone), and in years a calendar and the database both hold.
+EARLIEST, LATEST = datetime(1971, 1, 1, tzinfo=UTC), datetime(9000, 1, 1, tzinfo=UTC)
+
+
+class CourseSummary(Schema):
+    id: int
+    title: str
+    term: str
+    archived: bool = Field(description="read-only: nothing counts any more, everything stays readable")
+    created_at: datetime
+    url: str = Field(description="the course's page on the site")
+
+
+class CourseList(Schema):
+    courses: list[CourseSummary]
+
+
+class AssignedProblem(Schema):
+    slug: str
+    title: str
+    weight: int = Field(description="what the problem counts for in the assignment's total")
+
+
+class SimilarityBase(Schema):
+    base: str = Field(
+        max_length=200_000,
+        pattern=r"^[^\x00]*$",
+        description="code every learner was given besides the starter (a handout), left out of every "
+        'problem; "" for none',
+    )
+    excludes_starter: bool = Field(True, description="leave each problem's starter code out")
+    excludes_reference: bool = Field(True, description="leave each problem's reference solution out")
+
+    @field_validator("base")
+    @classmethod
+    def _storable(cls, base: str) -> str:
+        why = unstorable(base)
+        if why is not None:
+            raise ValueError(f"a base file is text: it has {why}")
+        return base
+
+
+class Assignment(Schema):
+    id: int
+    title: str
+    opens_at: datetime
+    due_at: datetime
+    late_until: datetime | None = Field(description="the end of the late window; null for none")
+    late_penalty_percent: int
+    points_possible: int = Field(description="the problems' weights added")
+    problems: list[AssignedProblem]
+    similarity_base: SimilarityBase = Field(description="what a similarity check leaves out")
+    url: str = Field(description="the gradebook page on the site")
+
+
+class CourseDetail(CourseSummary):
+    assignments: list[Assignment]
+
+
+class AssignmentList(Schema):
+    assignments: list[Assignment]
+
+
+class Member(Schema):
+    user_id: int
+    username: str
+    name: str
+    email: str
+    role: Role
+    student_id: str = Field(description="the learner's id at their school; empty when nobody gave it")
+    active: bool = Field(description="false once a roster sync found them gone from the platform's course")
+    inactive_since: datetime | None
+
+
+class Roster(Schema):
+    members: list[Member]
+
+
+class GradeCell(Schema):
+    problem: str = Field(description="the problem's slug")
+    verdict: Verdict | None = Field(description="the best verdict that counts; null before any counted attempt")
+    attempts: int = Field(description="attempts made while the assignment was open")
+    submission_id: int | None = Field(description="the attempt the verdict comes from")
+    accepted_at: datetime | None
+    late: bool
+    points: float = Field(description="its credit (1, less the penalty when late) times its weight")
+
+
+class GradeRow(Schema):
+    user_id: int
+    username: str
+    name: str
+    email: str
+    student_id: str
+    active: bool
+    cells: list[GradeCell]
+    points: float
+    out_of: int
+    percent: float
+    solved: int
+    late: int
+    extended_due_at: datetime | None
+
+
+class Gradebook(Schema):
+    assignment_id: int
+    problems: list[AssignedProblem]
+    learners: int = Field(description="learners before the filters")
+    rows: list[GradeRow]
+
+
+class Excluded(Schema):
+    problem: str = Field(description="a problem's slug; empty for the base file, left out of every problem")
+    what: str = Field(description="starter code, reference solution, statement's code or base file")
+    lines: int
+
+
+class PairSide(Schema):
+    user_id: int
+    username: str
+    submission_id: int
+    share: float = Field(description="the share of this learner's code that the other's has too, 0 to 1")
+
+
+class SimilarPair(Schema):
+    id: int
+    problem: str
+    similarity: float = Field(description="the larger of the two shares")
+    first: PairSide
+    second: PairSide
+
+
+class SimilarityReport(Schema):
+    latest_status: CheckStatus | None = Field(description="the latest check's; null before any")
+    latest_error: str = Field(description="why the latest check failed, when it did")
+    checked_at: datetime | None = Field(description="when the check shown finished; null before any")
+    submissions: int = Field(description="submissions the check shown compared")
+    excluded: list[Excluded] = Field(description="what the check shown left out as given to everyone")
+    pairs: list[SimilarPair] = Field(description="most similar first")
+    similarity_base: SimilarityBase = Field(description="what the next check leaves out")
+
+
+class Extension(Schema):
+    user_id: int
+    username: str
+    due_at: datetime
+
+
+class ExtensionList(Schema):
+    extensions: list[Extension]
+
+
+class ExtensionIn(Schema):
+    due_at: datetime | None = Field(description="the learner's own due time, with its offset; null takes it back")
+
+    @field_validator("due_at")
+    @classmethod
+    def _aware_and_plausible(cls, value: datetime | None) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError("give the time with its offset, such as 2026-05-01T17:00:00+02:00")
+        try:
+            moment = value.astimezone(UTC)
+        except (OverflowError, ValueError):
+            raise ValueError("this time is outside the calendar") from None
+        if not EARLIEST <= moment < LATEST:
+            raise ValueError(f"a due time falls between {EARLIEST.year} and {LATEST.year}")
+        return moment

@@ -69,6 +69,11 @@ def courses_of(user) -> list[Membership]:
     )
 
 
+def taught_courses(user) -> list[Course]:
+    """The courses the user teaches (an instructor's active memberships), newest first."""
+    return [member.course for member in courses_of(user) if member.role == Role.INSTRUCTOR]
+
+
 def membership(*, user, course_id: int) -> Membership:
     """The user's active membership of the course, or 404."""
     found = (

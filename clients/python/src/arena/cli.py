@@ -88,6 +88,58 @@ def cmd_problems(args) -> int:
     return 0
 
 
+def cmd_courses(args) -> int:
+    with _client() as site:
+        if args.course is None:
+            rows = [[c["id"], c["title"], c["term"], "archived" if c["archived"] else ""] for c in site.courses()]
+            print(table(["id", "course", "term", ""], rows))
+            return 0
+        course = site.course(args.course)
+    print(f"{course['title']}{' (' + course['term'] + ')' if course['term'] else ''}")
+    rows = [
+        [a["id"], a["title"], a["due_at"], ", ".join(p["slug"] for p in a["problems"])] for a in course["assignments"]
+    ]
+    print(table(["id", "assignment", "due", "problems"], rows))
+    return 0
+
+
+def cmd_gradebook(args) -> int:
+    with _client() as site:
+        book = site.gradebook(args.course, args.assignment, q=args.q or "", show=args.show)
+    slugs = [p["slug"] for p in book["problems"]]
+    rows = [
+        [r["username"], r["student_id"], *[c["verdict"] or "-" for c in r["cells"]], f"{r['points']:g}/{r['out_of']}"]
+        for r in book["rows"]
+    ]
+    print(table(["learner", "student id", *slugs, "points"], rows))
+    return 0
+
+
+def cmd_similarity(args) -> int:
+    with _client() as site:
+        if args.check:
+            site.check_similarity(args.course, args.assignment)
+            print("The check is queued: run this again without --check in a minute to read its pairs.")
+            return 0
+        report = site.similarity(args.course, args.assignment)
+    if report["checked_at"] is None:
+        print(f"No finished check yet (latest: {report['latest_status'] or 'none'}); start one with --check.")
+        return 0
+    left_out = [f"{e['problem'] or 'every problem'}: {e['what']} ({e['lines']} lines)" for e in report["excluded"]]
+    print("Left out as given to everyone: " + ("; ".join(left_out) or "nothing"))
+    rows = [
+        [
+            f"{round(p['similarity'] * 100)}%",
+            p["problem"],
+            f"{p['first']['username']} ({round(p['first']['share'] * 100)}%)",
+            f"{p['second']['username']} ({round(p['second']['share'] * 100)}%)",
+        ]
+        for p in report["pairs"]
+    ]
+    print(table(["similarity", "problem", "learner", "learner"], rows))
+    return 0
+
+
 def cmd_show(args) -> int:
     with _client() as site:
         problem = site.problem(args.slug)
@@ -235,6 +287,21 @@ def parser() -> argparse.ArgumentParser:
     )
     explore.add_argument("--timeout", type=float, default=300, help="seconds to wait (default: %(default)s)")
     explore.set_defaults(func=cmd_explore)
+
+    courses = sub.add_parser("courses", help="the courses you teach, or one course's assignments")
+    courses.add_argument("course", type=int, nargs="?", help="a course's id: list its assignments")
+    courses.set_defaults(func=cmd_courses)
+    gradebook = sub.add_parser("gradebook", help="an assignment's gradebook: each learner's verdict per problem")
+    gradebook.add_argument("course", type=int)
+    gradebook.add_argument("assignment", type=int)
+    gradebook.add_argument("--q", help="part of a username, name, e-mail or student id")
+    gradebook.add_argument("--show", choices=["all", "missing", "late", "complete", "none"], default="all")
+    gradebook.set_defaults(func=cmd_gradebook)
+    similarity = sub.add_parser("similarity", help="an assignment's similarity report (--check starts a check)")
+    similarity.add_argument("course", type=int)
+    similarity.add_argument("assignment", type=int)
+    similarity.add_argument("--check", action="store_true", help="start a new check")
+    similarity.set_defaults(func=cmd_similarity)
 
     status = sub.add_parser("status", help="a submission's status, or its verdict once graded")
     status.add_argument("id", type=int)

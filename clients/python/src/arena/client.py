@@ -106,6 +106,67 @@ class Client:
     def leaderboard(self, slug: str | None = None, **params) -> dict:
         return self._call("GET", f"/leaderboard/problems/{slug}" if slug else "/leaderboard", params=params)
 
+    # --- the courses you teach (an instructor's token; another's course is a 404) -------------
+
+    def courses(self) -> list[dict]:
+        return self._call("GET", "/courses")["courses"]
+
+    def course(self, course_id: int) -> dict:
+        """A course you teach, with its assignments."""
+        return self._call("GET", f"/courses/{course_id}")
+
+    def assignments(self, course_id: int) -> list[dict]:
+        return self._call("GET", f"/courses/{course_id}/assignments")["assignments"]
+
+    def assignment(self, course_id: int, assignment_id: int) -> dict:
+        return self._call("GET", f"/courses/{course_id}/assignments/{assignment_id}")
+
+    def roster(self, course_id: int) -> list[dict]:
+        return self._call("GET", f"/courses/{course_id}/roster")["members"]
+
+    def gradebook(self, course_id: int, assignment_id: int, *, q: str = "", show: str = "all") -> dict:
+        """Each learner's row: a cell per problem (verdict, attempts, late, points) and the total.
+        ``q``: part of a username, name, e-mail or student id; ``show``: all, missing, late,
+        complete or none."""
+        params = {key: value for key, value in (("q", q), ("show", show)) if value}
+        return self._call("GET", f"/courses/{course_id}/assignments/{assignment_id}/gradebook", params=params)
+
+    def similarity(self, course_id: int, assignment_id: int) -> dict:
+        """The latest finished similarity check: its pairs, most similar first, and what it left out."""
+        return self._call("GET", f"/courses/{course_id}/assignments/{assignment_id}/similarity")
+
+    def check_similarity(self, course_id: int, assignment_id: int) -> dict:
+        """Starts a similarity check; poll ``similarity`` until ``latest_status`` is done."""
+        return self._call("POST", f"/courses/{course_id}/assignments/{assignment_id}/similarity")
+
+    def set_similarity_base(
+        self,
+        course_id: int,
+        assignment_id: int,
+        base: str,
+        *,
+        excludes_starter: bool = True,
+        excludes_reference: bool = True,
+    ) -> dict:
+        """What the next checks leave out: ``base`` (code every learner was given, such as a
+        handout; "" for none), and each problem's starter and reference unless told not to."""
+        body = {"base": base, "excludes_starter": excludes_starter, "excludes_reference": excludes_reference}
+        return self._call("PUT", f"/courses/{course_id}/assignments/{assignment_id}/similarity/base", json=body)
+
+    def extensions(self, course_id: int, assignment_id: int) -> list[dict]:
+        return self._call("GET", f"/courses/{course_id}/assignments/{assignment_id}/extensions")["extensions"]
+
+    def set_extension(self, course_id: int, assignment_id: int, user_id: int, due_at) -> list[dict]:
+        """A learner's own due time (a timezone-aware ``datetime`` or ISO 8601 text with its
+        offset), or None to take it back; the assignment's extensions after the change."""
+        when = due_at.isoformat() if hasattr(due_at, "isoformat") else due_at
+        path = f"/courses/{course_id}/assignments/{assignment_id}/extensions/{user_id}"
+        return self._call("PUT", path, json={"due_at": when})["extensions"]
+
+    def course_submission(self, course_id: int, submission_id: int) -> dict:
+        """A learner's submission made for one of the course's assignments, with its report."""
+        return self._call("GET", f"/courses/{course_id}/submissions/{submission_id}")
+
     def explore(
         self, source: str, function: str, args: list[str], *, budget: int | None = None, budget_on: str = "held"
     ) -> dict:

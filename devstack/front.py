@@ -45,6 +45,8 @@ error_log {log} warn;
 events {{ worker_connections 10000; }}
 http {{
     access_log off;  # gunicorn's log has each request
+    server_tokens off;  # no version in the Server header nor on nginx's own pages
+{errors_http}
     client_body_temp_path {files}-body;
     proxy_temp_path {files}-proxy;
     fastcgi_temp_path {files}-fastcgi;
@@ -62,6 +64,7 @@ http {{
         # the learner's address, for the sign-in throttle (webplatform/wsgi.py trusts it only
         # from this socket)
         proxy_set_header X-Real-IP $remote_addr;
+{errors_server}
         location ~ {stream} {{
             proxy_pass http://streams;
             proxy_read_timeout 1h;  # a stream sends its heartbeat every 15 s and ends by 10 min
@@ -70,6 +73,66 @@ http {{
     }}
 }}
 """
+
+# nginx's own errors (a request it cannot read, an address too long, headers too large, the servers
+# behind it away): JSON in the API's shape ({"code", "message"}) under /api/, {"error": ...} to a
+# JSON client elsewhere, a short page otherwise; each with its status and nothing of nginx's
+# version. Told apart by the request line as nginx read it ($request: it holds the path even when
+# the line was too long or held a NUL byte, where $request_uri is empty) and the Accept header.
+# The site's own errors pass through as Django made them.
+FRONT_ERRORS = (400, 408, 413, 414, 431, 494, 500, 502, 503, 504)
+FRONT_ERROR_WORDS = {
+    400: ("bad_request", "The request could not be read."),
+    408: ("request_timeout", "The request took too long to arrive."),
+    413: ("request_too_large", "The request is larger than the site accepts."),
+    414: ("uri_too_long", "The address is longer than the site accepts."),
+    431: ("headers_too_large", "The request's headers are larger than the site accepts."),
+    494: ("headers_too_large", "The request's headers are larger than the site accepts."),
+    500: ("internal_error", "The site failed on this request; it is not your fault. Try again later."),
+    502: ("unavailable", "The site is restarting or away for a moment: try again in a few seconds."),
+    503: ("unavailable", "The site is restarting or away for a moment: try again in a few seconds."),
+    504: ("unavailable", "The site took too long to answer: try again in a few seconds."),
+}
+FRONT_ERROR_LOCATION = "/__front_error"
+ERRORS_HTTP = "\n".join(
+    [
+        '    map "$request $http_accept" $front_error_kind {{',
+        "        default page;",
+        '        "~^[A-Z]+ /api/" api;',
+        '        "~application/json" json;',
+        "    }}",
+        "    map $status $front_error_code {{",
+        *(f"        {status} {code};" for status, (code, _) in FRONT_ERROR_WORDS.items()),
+        "        default front_error;",
+        "    }}",
+        "    map $status $front_error_message {{",
+        *(f'        {status} "{words}";' for status, (_, words) in FRONT_ERROR_WORDS.items()),
+        '        default "The site could not answer this request.";',
+        "    }}",
+    ]
+)
+ERRORS_SERVER = "\n".join(
+    [
+        f"        error_page {' '.join(map(str, FRONT_ERRORS))} {FRONT_ERROR_LOCATION}/$front_error_kind;",
+        "        # internal: only nginx's errors come here; the status stays the error's",
+        f"        location = {FRONT_ERROR_LOCATION}/api {{{{",
+        "            internal;",
+        "            default_type application/json;",
+        '            return 200 \'{{"code": "$front_error_code", "message": "$front_error_message"}}\\n\';',
+        "        }}",
+        f"        location = {FRONT_ERROR_LOCATION}/json {{{{",
+        "            internal;",
+        "            default_type application/json;",
+        '            return 200 \'{{"error": "$front_error_message"}}\\n\';',
+        "        }}",
+        f"        location = {FRONT_ERROR_LOCATION}/page {{{{",
+        "            internal;",
+        "            default_type text/html;",
+        '            return 200 \'<!doctype html><html lang="en"><meta charset="utf-8"><title>$status</title>'
+        "<h1>$status</h1><p>$front_error_message</p></html>\\n';",
+        "        }}",
+    ]
+)
 
 
 def nginx_binary() -> str:
@@ -84,7 +147,16 @@ def nginx_config(host: str, port: int, pages: Path, streams: Path, files: Path, 
     # Run as root, nginx's workers would become ``nobody``, who cannot write var/run's temporary files.
     user = "user root;" if os.geteuid() == 0 else ""
     return NGINX_CONFIG.format(
-        files=files, pages=pages, streams=streams, log=log, user=user, host=host, port=port, stream=STREAM_LOCATION
+        files=files,
+        pages=pages,
+        streams=streams,
+        log=log,
+        user=user,
+        host=host,
+        port=port,
+        stream=STREAM_LOCATION,
+        errors_http=ERRORS_HTTP.format(),
+        errors_server=ERRORS_SERVER.format(),
     )
 
 

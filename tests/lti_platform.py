@@ -1,7 +1,10 @@
 """A learning platform for the LTI tests: lti1p3platform (a maintained LTI 1.3 platform
 implementation) behind a small WSGI server in a thread, with keys generated for the test.
 
-It does what a school's platform does with a tool: initiates OIDC logins, answers the tool's
+It does what a school's platform does with a tool: registers it (LTI Dynamic Registration: its
+OpenID configuration, a registration endpoint that takes the tool's registration with the token
+it issued, learns the tool's login URL from it and answers with a client id and a deployment id;
+``registrations`` keeps what it took), initiates OIDC logins, answers the tool's
 authorisation request with a signed launch (resource link or deep linking), takes deep linking
 responses (placing the link they name, with a line item when they ask for one), issues access
 tokens for a signed client-credentials grant and takes scores on its line items, checking the
@@ -82,6 +85,12 @@ class PlatformState:
     roster_fault: str = ""
     roster_reads: list = field(default_factory=list)  # the pages asked for, as (page, Authorization)
     refuse_tokens: bool = False  # the tool's client was withdrawn: its grants are refused
+    # Dynamic registration: the token the platform put in the registration URL it opened, the
+    # registrations the tool sent (with the Authorization header each came with), and the
+    # configuration's issuer when it lies (a configuration speaking for another platform)
+    registration_token: str = "reg-token-1"
+    registrations: list = field(default_factory=list)
+    config_issuer: str = ""
 
 
 class WerkzeugRequest(Request):
@@ -216,9 +225,19 @@ class Platform:
         self.hints: dict[str, dict] = {}
 
     # -- running ------------------------------------------------------------------------------------
-    def start(self, *, tool_url: str, login_path: str) -> None:
+    def start(self, *, tool_url: str, login_path: str | None = None) -> None:
+        """``login_path``: the tool's login URL, as its administrator entered it; None for a tool
+        that registers itself (dynamic registration tells it)."""
         self.tool_url, self.login_path = tool_url.rstrip("/"), login_path
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def registration_url(self, tool_registration_url: str) -> str:
+        """Where the platform's administrator's browser goes when they enter the tool's
+        registration URL (the platform adds its configuration's address and a token)."""
+        query = {"openid_configuration": f"{self.url}/.well-known/openid-configuration"}
+        if self.state.registration_token:
+            query["registration_token"] = self.state.registration_token
+        return f"{tool_registration_url}?{urlencode(query)}"
 
     def stop(self) -> None:
         self.server.shutdown()
@@ -280,6 +299,8 @@ class Platform:
             "/jwks": self.jwks,
             "/token": self.token,
             "/deep_link_return": self.deep_link_return,
+            "/.well-known/openid-configuration": self.openid_configuration,
+            "/register": self.register,
         }.get(request.path)
         if route is None and request.path.startswith("/lineitems/") and request.path.endswith("/scores"):
             route = self.score
@@ -287,6 +308,56 @@ class Platform:
             route = self.memberships
         response = route(request) if route else Response("not found", status=404)
         return response(environ, start_response)
+
+    def openid_configuration(self, request) -> Response:
+        """The platform's OpenID configuration, with LTI's platform configuration (as Canvas's and
+        Moodle's have it)."""
+        body = {
+            "issuer": self.state.config_issuer or self.url,
+            "authorization_endpoint": f"{self.url}/authorize",
+            "token_endpoint": f"{self.url}/token",
+            "jwks_uri": f"{self.url}/jwks",
+            "registration_endpoint": f"{self.url}/register",
+            "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": ["RS256"],
+            "scopes_supported": ["openid", SCORE_SCOPE],
+            "response_types_supported": ["id_token"],
+            "subject_types_supported": ["public", "pairwise"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "claims_supported": ["sub", "iss", "name", "email"],
+            "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                "product_family_code": "reference",
+                "version": "1.0",
+                "messages_supported": [{"type": "LtiResourceLinkRequest"}, {"type": "LtiDeepLinkingRequest"}],
+                "variables": [],
+            },
+        }
+        return Response(json.dumps(body), content_type="application/json")
+
+    def register(self, request) -> Response:
+        """The registration endpoint: takes the tool's client registration when it comes with the
+        token the platform issued, learns the tool's login URL from it, and answers with the
+        client id and the deployment id."""
+        if request.method != "POST":
+            return Response("POST a registration", status=405)
+        authorization = request.headers.get("Authorization", "")
+        body = json.loads(request.get_data(as_text=True) or "null")
+        self.state.registrations.append((authorization, body))
+        if authorization != f"Bearer {self.state.registration_token}":
+            return Response(json.dumps({"error": "invalid_token"}), status=401, content_type="application/json")
+        tool = body.get("https://purl.imsglobal.org/spec/lti-tool-configuration") or {}
+        wanted = ("initiate_login_uri", "redirect_uris", "jwks_uri", "client_name")
+        if body.get("application_type") != "web" or not all(body.get(k) for k in wanted) or not tool.get("domain"):
+            return Response(
+                json.dumps({"error": "invalid_client_metadata"}), status=400, content_type="application/json"
+            )
+        self.login_path = body["initiate_login_uri"].removeprefix(self.tool_url)
+        answer = {
+            **body,
+            "client_id": CLIENT_ID,
+            "https://purl.imsglobal.org/spec/lti-tool-configuration": {**tool, "deployment_id": DEPLOYMENT_ID},
+        }
+        return Response(json.dumps(answer), status=200, content_type="application/json")
 
     def start_login(self, request) -> Response:
         hint = f"hint-{next(self._ids)}"

@@ -92,3 +92,18 @@ class RosterSync(models.Model):
     @property
     def changed(self) -> bool:
         return bool(self.added or self.updated or self.left)
+
+
+class RegistrationInvite(models.Model):
+    """A link that lets one learning platform register itself (LTI Dynamic Registration): made by
+    staff (``manage.py lti_register --dynamic``), kept as a hash of its key, good once and until
+    it expires; the registration it made is kept beside it."""
+
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    registration = models.ForeignKey(
+        "lti_tool.LtiRegistration", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )

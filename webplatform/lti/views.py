@@ -18,7 +18,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.http import require_GET, require_http_methods
 from lti_tool.models import LtiDeployment, LtiRegistration
 from lti_tool.utils import DjangoToolConfig
 from lti_tool.views import LtiLaunchBaseView, OIDCLoginInitView, jwks
@@ -35,7 +36,7 @@ from webplatform.courses import selectors as courses
 
 from . import selectors, services
 
-__all__ = ["jwks", "Login", "Launch", "deep_link", "sync_roster"]
+__all__ = ["jwks", "Login", "Launch", "deep_link", "sync_roster", "register"]
 DEEP_LINK_SESSION_KEY = "lti-deep-link"
 # What an OIDC login initiation may carry, passed on by the cookie check's reload (pylti1p3's list).
 LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "lti_deployment_id", "client_id")
@@ -282,3 +283,32 @@ def sync_roster(request, course_id):
     else:
         messages.success(request, "The roster sync is queued: reload the page in a moment to see what changed.")
     return redirect(reverse("courses:detail", args=[course.pk]) + "#roster")
+
+
+@xframe_options_exempt  # the platform opens the registration in a frame of its page
+@require_GET
+def register(request, key):
+    """LTI Dynamic Registration: the platform opens this URL (``?openid_configuration=...&
+    registration_token=...``); the platform is registered, and the page tells the platform's
+    window it may close (``lti-registered.js`` posts ``{subject: "org.imsglobal.lti.close"}``)."""
+    configuration = request.GET.get("openid_configuration", "")
+    if not configuration:
+        return refused(
+            request,
+            "Register this tool from your learning platform",
+            "This is the tool's registration URL: enter it in your learning platform's LTI "
+            "Advantage registration (Canvas: Developer Keys, + LTI Registration; Moodle: Manage "
+            "tools, Tool URL), which opens it with the platform's configuration.",
+        )
+    try:
+        registration = services.register_platform(
+            key=key,
+            openid_configuration=configuration,
+            registration_token=request.GET.get("registration_token", ""),
+            login_url=lambda uuid: request.build_absolute_uri(reverse("lti:login", args=[uuid])),
+            launch_url=request.build_absolute_uri(reverse("lti:launch")),
+            jwks_url=request.build_absolute_uri(reverse("lti:jwks")),
+        )
+    except ValidationError as exc:
+        return refused(request, "This platform could not be registered", " ".join(exc.messages))
+    return render(request, "lti/registered.html", {"registration": registration})

@@ -1,265 +1,74 @@
 """The policy explorer: one learner's function, every checkpoint policy JAX ships, and what each costs.
 
-The learner gives a source, the name of a function in it and the shapes of its arguments. The
-judge runs it once, through the same gate, sandboxed child and verifier as a grading
-(``judge.grading.pipeline``), with one case per *plan*: a case's only difference is a static argument
-naming the plan, which a trusted harness (``HARNESS``, the judge's code, not the learner's) reads
-to wrap the learner's function in ``jax.checkpoint(fn, policy=...)`` (or to call it as written).
-The child traces every plan in one process and exports one program holding them all; the
-verifier measures each plan's gradient step apart (``judge.inspection.program_cost``), so every
-figure here is one a verdict would rest on: residual bytes and their memories from the verified
-program's types, the step's peak and FLOPs from the verifier's walk of it. Nothing the child says
-about itself is counted.
+The learner gives a source, the name of a function in it and the dtypes and shapes of its
+arguments; no argument is ever made. The judge runs it once, through the same gate, sandboxed
+child and verifier as a grading, by types (``judge.grading.shapes_pipeline``), with one case per
+*plan* (``explore_plans``): a case's only difference is a static argument naming the plan, which
+a trusted harness (``explore_harness.HARNESS``, the judge's code, not the learner's) reads to wrap
+the learner's function in ``jax.checkpoint(fn, policy=...)`` (or to call it as written). The child
+traces every plan in one process and exports one program holding them all; the verifier measures
+each plan's gradient step apart (``judge.inspection.program_cost``), so every figure here is one
+a verdict would rest on: residual bytes and their memories from the verified program's types, the
+step's peak and FLOPs from the verifier's walk of it. The verifier also compiles each plan's step
+alone and reads XLA's memory and cost analysis of it (the compiled peak, beside the walk's).
+Nothing the child says about itself is counted.
 
 The names a plan may save or offload are those the source labels with ``checkpoint_name`` and a
-string literal, read from the source text by the parent (never run); a name computed at run time
-is not offered.
+string literal, read from the source text by the parent (never run, ``explore_source``); a name
+computed at run time is not offered.
 """
 
 from __future__ import annotations
 
-import ast
-import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..data import syntax, verdicts
+from ..data import verdicts
 from ..data.evidence import DEVICE
 from ..data.specs import ArraySpec, SpecError
 from ..packages.limits import Limits
 from ..packages.package import Arg, Case, CostRules, Problem, ResidualRules, StructureRules
 from ..runners.boundary import Runner
-from . import explore_loops, pipeline
+from . import explore_loops, explore_rewrite_check, pipeline, shapes_pipeline
+from .explore_harness import HARNESS
+from .explore_plans import AS_WRITTEN, BLOCKS, POLICY_ARG, SEGMENT_SIZES, Plan, placement_code, plans
+from .explore_source import MAX_NAMES, default_function, labelled_names, parameter_names, scanned_block
 
-# Within the site's limits: the arguments together, and how many names get a plan of their own.
-# Every plan is a case of its own, but the plans share their inputs, which a request then carries
-# once (``protocol.encode``), and the verifier reads each plan's figures from the programs without
-# running them: no hidden inputs go, no gradients come back (``pipeline.run(numbers=False)``).
-# What bounds the arguments is a request's cap (64 MiB, ``judge.in_child.child``): 8 Mi elements (32 MiB
-# of float32) make 43 MiB of base64, with room for the programs. A GPT-2 small block (7.1 Mi
-# weights) fits.
-MAX_ELEMENTS = 1 << 23
+__all__ = [
+    "AS_WRITTEN",
+    "BLOCKS",
+    "HARNESS",
+    "MAX_NAMES",
+    "SEGMENT_SIZES",
+    "Plan",
+    "default_function",
+    "labelled_names",
+    "parameter_names",
+    "placement_code",
+    "plans",
+    "scanned_block",
+]
+
+# No argument is made, sent or run: plans are traced, lowered and compiled from types. What bounds
+# an exploration is the sandbox's time and memory for that work (``LIMITS``: tracing every plan
+# in the child, then walking and compiling them in the verifier) and the time compiling each plan
+# alone for XLA's analysis may take (``COMPILE_S``; plans past it keep the walk's figures). The
+# bound on sizes only keeps every count of bytes far inside 64-bit integers: 2^40 elements.
+MAX_ELEMENTS = 1 << 40
 MAX_ARGS = 8
-MAX_NAMES = 6
-AS_WRITTEN = "as written"
-POLICY_ARG = "__plan"
+LIMITS = Limits(wall_s=300.0, cpu_s=300, memory_mb=6144)
+COMPILE_S = 150.0
 HELD, PEAK = "held", "peak"
 BUDGET_MEASURES = {
     HELD: "bytes kept on the device between the passes",
     PEAK: "the step's peak bytes",
 }
 
-# The judge's own code, run in the child next to the learner's: it applies a plan by name. Only
-# JAX's own policy objects are used, so the child's reading recognises them as JAX's.
-HARNESS = (
-    """
-import math
-
-import jax
-
-_cp = jax.checkpoint_policies
-_scan = jax.lax.scan  # bound before the learner's function runs: the harness's own scan
-
-
-def _policy(kind, names):
-    plain = {"everything_saveable": _cp.everything_saveable, "nothing_saveable": _cp.nothing_saveable,
-             "dots_saveable": _cp.dots_saveable, "dots_with_no_batch_dims_saveable": _cp.dots_with_no_batch_dims_saveable}
-    if kind in plain:
-        return plain[kind]
-    if kind == "save_only_these_names":
-        return _cp.save_only_these_names(*names)
-    if kind == "save_any_names_but_these":
-        return _cp.save_any_names_but_these(*names)
-    if kind == "offload_dot_with_no_batch_dims":
-        return _cp.offload_dot_with_no_batch_dims("device", "pinned_host")
-    if kind == "save_and_offload_only_these_names":
-        return _cp.save_and_offload_only_these_names(names_which_can_be_saved=(), names_which_can_be_offloaded=names,
-                                                     offload_src="device", offload_dst="pinned_host")
-    raise ValueError("unknown plan " + kind)
-
-
-def _blocks(xs, length):
-    if length is not None:
-        return length
-    return jax.tree_util.tree_leaves(xs)[0].shape[0]
-
-
-def _split(xs, start, stop, k):
-    # blocks start..stop of the stack, as (stop - start) // k segments of k
-    return jax.tree_util.tree_map(lambda a: a[start:stop].reshape((stop - start) // k, k, *a.shape[1:]), xs)
-
-
-def _segments(f, init, xs, length, k, inner, kw):
-    # the stack in segments of k blocks (the last one shorter when k does not divide it), each
-    # segment one checkpoint; inner: every block inside a segment a checkpoint of its own too
-    n = _blocks(xs, length)
-    body = jax.checkpoint(f) if inner else f
-    k = max(1, min(k, n))
-    whole = (n // k) * k  # the blocks in whole segments; the rest, if any, one shorter segment
-
-    def segment(size):
-        return jax.checkpoint(lambda carry, part: _scan(body, carry, part, length=size, **kw))
-
-    order = [(0, whole, k), (whole, n, n - whole)] if not kw.get("reverse") else [(whole, n, n - whole), (0, whole, k)]
-    carry, pieces = init, {}
-    for start, stop, size in order:
-        if stop == start:
-            continue
-        part = None if xs is None else _split(xs, start, stop, size)
-        carry, y = _scan(segment(size), carry, part, length=(stop - start) // size, reverse=kw.get("reverse", False))
-        pieces[start] = jax.tree_util.tree_map(lambda a: a.reshape(-1, *a.shape[2:]), y)
-    parts = [pieces[s] for s in sorted(pieces)]
-    ys = parts[0] if len(parts) == 1 else jax.tree_util.tree_map(lambda *a: jax.numpy.concatenate(a), *parts)
-    return carry, ys
-
-
-def _placed(placement):
-    # jax.lax.scan as the learner's outermost scans see it during this plan's trace
-    depth = [0]
-
-    def scan(f, init, xs=None, length=None, **kw):
-        if depth[0]:  # a scan inside a block: the block's own business
-            return _scan(f, init, xs, length, **kw)
-        depth[0] += 1
-        try:
-            if placement == "every":
-                return _scan(jax.checkpoint(f), init, xs, length, **kw)
-            n = _blocks(xs, length)
-            if placement == "nested":
-                return _segments(f, init, xs, length, max(1, round(math.sqrt(n))), True, kw)
-            return _segments(f, init, xs, length, int(placement), False, kw)
-        finally:
-            depth[0] -= 1
-
-    return scan
-
-
-def _unjitted(learner):
-    # a jitted function keeps the trace of its first call, the plan as written: under a placement
-    # the function it wraps is called instead (inside the gradient step the jit changes nothing)
-    try:
-        return learner.__dict__.get("__wrapped__") or learner
-    except AttributeError:
-        return learner
-
-
-def _namespace(learner):
-    try:
-        return learner.__globals__
-    except AttributeError:
-        return {}
-
-
-def _scan_owners(namespace):
-    # where the learner's module finds scan: itself (scan imported alone), or the views of jax and
-    # jax.lax it imported (a submission's modules are views of its own, see judge.in_child.guard)
-    owners = [namespace]
-    for value in list(namespace.values()):
-        if isinstance(value, type(math)):
-            owners.append(value.__dict__)
-            inner = value.__dict__.get("lax")
-            if isinstance(inner, type(math)):
-                owners.append(inner.__dict__)
-    return [(owner, key) for owner in owners for key, value in list(owner.items()) if value is _scan]
-
-
-def run(learner, plan, *arrays):
-    kind, _, names = plan.partition(":")
-    # a loop the parent rewrote calls arena_chain: the turns as written, or placed (explore_loops)
-    _namespace(_unjitted(learner))["arena_chain"] = _chain(names if kind == "blocks" else None)
-    if kind == "as written":
-        return learner(*arrays)
-    if kind == "blocks":
-        learner = _unjitted(learner)
-        owners = _scan_owners(_namespace(learner))
-        for owner, key in owners:
-            owner[key] = _placed(names)
-        try:
-            return learner(*arrays)
-        finally:
-            for owner, key in owners:
-                owner[key] = _scan
-    return jax.checkpoint(learner, policy=_policy(kind, tuple(n for n in names.split(",") if n)))(*arrays)
-"""
-    + explore_loops.HARNESS
-)
-
 
 class ExploreError(ValueError):
     """Input the explorer cannot use: the message says what to change."""
-
-
-BLOCKS = "blocks"  # a plan that places checkpoints in the learner's scan over its blocks
-SEGMENT_SIZES = (2, 3, 4)  # "every k blocks": a few k, the sizes a stack of a dozen blocks splits into
-
-
-@dataclass(frozen=True)
-class Plan:
-    kind: str  # AS_WRITTEN, BLOCKS or a name in jax.checkpoint_policies
-    names: tuple[str, ...] = ()
-    placement: str = ""  # BLOCKS only: "every", a segment size such as "3", or "nested"
-
-    @property
-    def key(self) -> str:
-        if self.kind == BLOCKS:
-            return f"{BLOCKS}:{self.placement}"
-        return f"{self.kind}:{','.join(self.names)}"
-
-    @property
-    def label(self) -> str:
-        if self.kind == BLOCKS:
-            return {
-                "every": "checkpoint every block",
-                "nested": "nested: sqrt(N) segments, every block in them",
-            }.get(self.placement, f"checkpoint every {self.placement} blocks")
-        return self.kind if not self.names else f"{self.kind}({', '.join(repr(n) for n in self.names)})"
-
-    @property
-    def offloads(self) -> bool:
-        return self.kind.startswith(("offload", "save_and_offload"))
-
-    def code(self, function: str, block: str = "block", loop: explore_loops.Loop | None = None) -> str:
-        """The change that applies the plan to ``function`` (``block``: the function its scan
-        runs; ``loop``: its Python loop over blocks, where it has one instead)."""
-        if self.kind == AS_WRITTEN:
-            return f"{function}  # as written: no checkpoint added"
-        if self.kind == BLOCKS:
-            return explore_loops.placement_code(self.placement, loop) if loop else placement_code(self.placement, block)
-        cp = "jax.checkpoint_policies"
-        names = ", ".join(repr(n) for n in self.names)
-        policy = {
-            "save_only_these_names": f"{cp}.save_only_these_names({names})",
-            "save_any_names_but_these": f"{cp}.save_any_names_but_these({names})",
-            "offload_dot_with_no_batch_dims": f'{cp}.offload_dot_with_no_batch_dims("device", "pinned_host")',
-            "save_and_offload_only_these_names": (
-                f"{cp}.save_and_offload_only_these_names(names_which_can_be_saved=(), names_which_can_be_offloaded="
-                f'({names},), offload_src="device", offload_dst="pinned_host")'
-            ),
-        }.get(self.kind, f"{cp}.{self.kind}")
-        return f"jax.checkpoint({function}, policy={policy})"
-
-
-def placement_code(placement: str, block: str) -> str:
-    """The scan over the blocks rewritten for a placement, in the learner's terms (``h`` the
-    carry, ``layers`` the stacked weights: the learner's own names are theirs to put back)."""
-    if placement == "every":
-        return f"h, ys = jax.lax.scan(jax.checkpoint({block}), h, layers)"
-    nested = placement == "nested"
-    inner = f"jax.checkpoint({block})" if nested else block
-    lines = ["k = round(math.sqrt(n_blocks))  # blocks per segment" if nested else f"k = {placement}"]
-    lines += [
-        "",
-        "@jax.checkpoint",
-        "def segment(h, part):  # k blocks, rebuilt together on the way back",
-        f"    return jax.lax.scan({inner}, h, part)",
-        "",
-        "# (with a number of blocks k does not divide, run the rest as one more segment)",
-        "parts = jax.tree.map(lambda a: a.reshape(-1, k, *a.shape[1:]), layers)",
-        "h, ys = jax.lax.scan(segment, h, parts)",
-    ]
-    return "\n".join(lines)
 
 
 @dataclass
@@ -276,6 +85,10 @@ class Row:
     flops: float
     recomputed_flops: float  # above the function as written: the work done again
     dominated: bool = False
+    # XLA's analysis of the step compiled alone: its peak (arguments, outputs and temporaries) and
+    # its FLOPs (a loop's body counted once); None where it was not compiled (``COMPILE_S``)
+    compiled_peak_bytes: int | None = None
+    compiled_flops: float | None = None
 
     @classmethod
     def from_dict(cls, data: dict) -> Row | None:
@@ -331,101 +144,10 @@ def parse_args(specs: list[str]) -> list[ArraySpec]:
         if not spec.dtype.startswith(("float", "bfloat")):
             raise ExploreError(f"{text!r}: the explorer differentiates every argument, so each must be floating point")
         parsed.append(spec)
-    total = sum(int(np.prod(s.shape({}), dtype=np.int64)) for s in parsed)
+    total = sum(int(np.prod(s.shape({}), dtype=object)) for s in parsed)
     if total > MAX_ELEMENTS:
         raise ExploreError(f"the arguments hold {total} elements together; the explorer takes at most {MAX_ELEMENTS}")
     return parsed
-
-
-def labelled_names(source: str) -> list[str]:
-    """The string literals the source passes to ``checkpoint_name`` (read, never run)."""
-    found = []
-    try:
-        tree = syntax.parse(source)
-    except SyntaxError:
-        return []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        if callee != "checkpoint_name":
-            continue
-        literal = (
-            node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "name"), None)
-        )
-        if isinstance(literal, ast.Constant) and isinstance(literal.value, str) and literal.value not in found:
-            found.append(literal.value)
-    return found[:MAX_NAMES]
-
-
-def parameter_names(source: str, function: str, count: int) -> list[str]:
-    """The function's own parameter names, read from its source without running it."""
-    try:
-        for node in ast.walk(syntax.parse(source)):
-            if isinstance(node, ast.FunctionDef) and node.name == function:
-                names = [a.arg for a in node.args.posonlyargs + node.args.args]
-                if len(names) >= count:
-                    return names[:count]
-    except SyntaxError:
-        pass
-    return [f"arg{i}" for i in range(count)]
-
-
-def scanned_block(source: str) -> str | None:
-    """What the source's first ``jax.lax.scan`` runs (its first argument, as written), or None if
-    the source calls no scan: then no placement plan is tried. Read from the text, never run; the
-    harness places checkpoints in every outermost scan the function really calls."""
-    try:
-        tree = syntax.parse(source)
-    except SyntaxError:
-        return None
-    bare = {
-        alias.asname or alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == "jax.lax"
-        for alias in node.names
-        if alias.name == "scan"
-    }
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not node.args:
-            continue
-        func = node.func
-        called = (
-            isinstance(func, ast.Attribute)
-            and func.attr == "scan"
-            and ast.unparse(func.value).split(".")[-1] == "lax"
-            or isinstance(func, ast.Name)
-            and func.id in bare
-        )
-        if called:
-            return ast.unparse(node.args[0])
-    return None
-
-
-def plans(names: list[str], offload: bool = True, blocks: bool = False) -> list[Plan]:
-    """Every plan tried: the function as written, each policy JAX ships that takes no arguments,
-    and, per labelled name, saving only it and saving all but it (and all of them, offloaded);
-    for a function that scans over its blocks (or loops over them in Python, ``explore_loops``),
-    checkpoints placed in that scan or loop: every block, segments of a few blocks, and segments
-    of sqrt(N) with every block inside checkpointed too.
-    (No placement is the function as written, for a scan whose blocks have no checkpoint.)
-    ``save_anything_except_these_names`` is left out: in JAX 0.10.2 it drops its names and saves
-    everything, the same row as everything_saveable."""
-    found = [Plan(AS_WRITTEN)] + [
-        Plan(k)
-        for k in ("everything_saveable", "nothing_saveable", "dots_saveable", "dots_with_no_batch_dims_saveable")
-    ]
-    for name in names:
-        found += [Plan("save_only_these_names", (name,)), Plan("save_any_names_but_these", (name,))]
-    if len(names) > 1:
-        found.append(Plan("save_only_these_names", tuple(names)))
-    if offload:
-        found.append(Plan("offload_dot_with_no_batch_dims"))
-        if names:
-            found.append(Plan("save_and_offload_only_these_names", tuple(names)))
-    if blocks:
-        found += [Plan(BLOCKS, placement=p) for p in ("every", *map(str, SEGMENT_SIZES), "nested")]
-    return found
 
 
 def _problem(
@@ -475,10 +197,13 @@ def explore(
     offload: bool = True,
     budget_on: str = HELD,
     wrt: list[str] | None = None,
+    compile_s: float = COMPILE_S,
 ) -> Exploration:
-    """Every plan of ``function`` measured as a verdict measures it; ``ExploreError`` for input it
-    cannot use (a refused source among them, with the gate's message). ``wrt``: the arguments
-    differentiated, by name (all of them when None), as a problem's ``[gradients]`` names them."""
+    """Every plan of ``function`` measured as a verdict measures it, from the arguments' types
+    alone; ``ExploreError`` for input it cannot use (a refused source among them, with the gate's
+    message). ``wrt``: the arguments differentiated, by name (all of them when None), as a
+    problem's ``[gradients]`` names them. ``compile_s``: how long compiling the plans one by one
+    for XLA's analysis may take in all (0: not compiled, the walk's figures only)."""
     if not function.isidentifier():
         raise ExploreError(f"{function!r} is not a function name")
     if budget is not None and budget <= 0:
@@ -504,10 +229,18 @@ def explore(
     loop = explore_loops.find(source, function) if block is None else None
     if loop is not None and pipeline.admit(loop.rewritten, runner):
         loop = None  # the gate read the rewrite otherwise than the learner's source: run it as written
-    limits = limits or Limits(wall_s=60.0, cpu_s=60)
+    limits = limits or LIMITS
     found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)
     if loop is not None:
-        differs = _rewrite_differs(source, loop, function, arg_names, parsed, limits, list(wrt or arg_names), runner)
+        differentiated = list(wrt or arg_names)
+        differs = explore_rewrite_check.rewrite_differs(
+            source,
+            loop,
+            parsed,
+            lambda sizes: _problem(function, arg_names, sizes, [Plan(AS_WRITTEN)], limits, differentiated),
+            differentiated,
+            runner,
+        )
         if differs:
             found.notes.append(
                 f"Your loop at line {loop.line} is measured as written, without placements inside it: "
@@ -517,9 +250,9 @@ def explore(
     chosen = plans(names, offload, blocks=block is not None or loop is not None)
     problem = _problem(function, arg_names, parsed, chosen, limits, list(wrt or arg_names))
     ran = loop.rewritten if loop is not None else source
-    outcome = pipeline.run(problem, ran, problem.cases, runner, salt=secrets.randbits(62), numbers=False)
+    outcome = shapes_pipeline.run(problem, ran, problem.cases, runner, compile_s=compile_s)
     if outcome.failure is not None:
-        raise ExploreError(f"{outcome.failure[0]}: {outcome.failure[1]}")
+        raise ExploreError(_failure(*outcome.failure, limits))
     by_name = {c.name: c for c in outcome.cases}
     for case, plan in zip(problem.cases, chosen):
         traced = by_name.get(case.name)
@@ -544,6 +277,8 @@ def explore(
                 int(traced.cost.held_peak_bytes or 0),
                 float(traced.cost.flops or 0.0),
                 0.0,
+                compiled_peak_bytes=traced.cost.xla_peak_bytes,
+                compiled_flops=traced.cost.xla_flops,
             )
         )
     if found.rows and found.rows[0].kind == AS_WRITTEN:
@@ -555,42 +290,18 @@ def explore(
     return found
 
 
-def _rewrite_differs(
-    source: str,
-    loop: explore_loops.Loop,
-    function: str,
-    arg_names: list[str],
-    parsed: list[ArraySpec],
-    limits: Limits,
-    wrt: list[str],
-    runner: Runner,
-) -> str:
-    """Whether the loop rewritten for placements computes what the loop as written computes: both
-    run as written on the same generated inputs, and the verifier's values and gradients compared.
-    The static reading of the loop (``explore_loops``) is a model; this is what the program does.
-    What differs, in a few words; "" when nothing does (or when neither could run: the plans say why)."""
-    problem = _problem(function, arg_names, parsed, [Plan(AS_WRITTEN)], limits, wrt)
-    salt = secrets.randbits(62)
-    written, rewritten = (
-        pipeline.run(problem, text, problem.cases, runner, salt=salt) for text in (source, loop.rewritten)
-    )
-    if written.failure is not None or not written.cases or written.cases[0].error is not None:
-        return ""
-    if rewritten.failure is not None:
-        return f"it failed: {rewritten.failure[1]}"
-    if not rewritten.cases or rewritten.cases[0].error is not None:
-        return f"it failed: {rewritten.cases[0].error.text()}" if rewritten.cases else "it did not run"
-    mine, theirs = rewritten.cases[0], written.cases[0]
-    labelled = [("the output", g, w) for g, w in zip(mine.value, theirs.value)]
-    labelled += [(f"the gradient with respect to {n}", g, w) for n, g, w in zip(wrt, mine.grads, theirs.grads)]
-    if len(mine.value) != len(theirs.value) or len(mine.grads) != len(theirs.grads):
-        return "the output has another structure"
-    for label, got, want in labelled:
-        got, want = np.asarray(got), np.asarray(want)
-        # Overflowing values (a deep stack on generated inputs) compare as equal where both overflow alike.
-        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True):
-            return f"{label} differs"
-    return ""
+def _failure(verdict: str, message: str, limits: Limits) -> str:
+    if verdict == verdicts.TIME_LIMIT:
+        return (
+            f"{verdict}: tracing and compiling every plan took more than the explorer's {limits.cpu_s:g} s "
+            "of CPU; explore fewer blocks (the placements compare as well on four as on forty), or a block alone"
+        )
+    if verdict == verdicts.MEMORY_LIMIT:
+        return (
+            f"{verdict}: tracing and compiling every plan needed more than the explorer's "
+            f"{limits.memory_mb} MiB; explore fewer blocks, or a block alone"
+        )
+    return f"{verdict}: {message}"
 
 
 def memory(row: Row, on: str = HELD) -> int:
@@ -613,15 +324,6 @@ def mark_frontier(rows: list[Row]) -> None:
     for row in rows:
         mine = _costs(row)
         row.dominated = any(all(a <= b for a, b in zip(_costs(o), mine)) and _costs(o) != mine for o in rows)
-
-
-def default_function(source: str) -> str | None:
-    """The last function the source defines at its top level: the one a learner usually means."""
-    try:
-        defined = [n.name for n in syntax.parse(source).body if isinstance(n, ast.FunctionDef)]
-    except SyntaxError:
-        return None
-    return defined[-1] if defined else None
 
 
 def render(found: Exploration) -> str:

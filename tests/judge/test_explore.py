@@ -14,7 +14,7 @@ import pytest
 from judge import grade, load_problem
 from judge.cli import main
 from judge.bench_explorer import MLP, MLP_SHAPES, TRANSFORMER, transformer_shapes
-from judge.grading import explore_loops
+from judge.grading import explore_loops, explore_rewrite_check
 from judge.grading.explore import HARNESS, ExploreError, cheapest_within, explore, render, scanned_block
 from judge.grading.grader import default_runner
 
@@ -89,6 +89,31 @@ def test_the_budget_names_the_least_recomputation_that_fits(explored):
     assert cheapest_within(found.rows, INPUT_BYTES - 1) is None
 
 
+def test_arguments_larger_than_the_machine_are_planned_from_their_shapes():
+    """Nothing is made from the shapes: an MLP whose weights alone take 16 GiB (twice as much as
+    the sandbox may use) gets every plan, with its bytes, peak and FLOPs, and XLA's peak of each
+    plan's step compiled alone."""
+    wide = ["f32[8192,262144]", "f32[262144,8192]", "f32[64,8192]"]
+    found = explore(MLP, "mlp", wide, default_runner())
+    weights = 2 * 8192 * 262144 * 4
+    nothing = _row(found, "nothing_saveable")
+    assert found.failed == [] and len(found.rows) == 9
+    assert nothing.held_bytes == weights + 64 * 8192 * 4  # the inputs, kept at their real size
+    assert nothing.flops > 4 * 64 * 8192 * 262144  # the products' work, done again
+    assert all(r.compiled_peak_bytes >= 2 * weights for r in found.rows)  # the weights and their gradients
+
+
+def test_the_estimates_are_compared_with_the_compiled_peak(explored):
+    """The walk's peak (the figure a verdict records) and XLA's peak of the same step compiled on
+    this machine's CPU: both count the inputs and their gradients, and they stay within a factor
+    of two of each other on a small function."""
+    for row in explored.rows:
+        assert row.compiled_peak_bytes is not None and row.compiled_flops is not None
+        assert row.compiled_peak_bytes >= 2 * INPUT_BYTES and row.peak_bytes >= 2 * INPUT_BYTES
+        assert 0.5 <= row.peak_bytes / row.compiled_peak_bytes <= 2.0, row
+        assert 0.8 <= row.flops / row.compiled_flops <= 1.25, row  # no loop: XLA counts it all
+
+
 def test_a_hostile_source_is_refused_by_the_gate_before_any_process():
     hostile = "import os\n\ndef f(x):\n    os.system('id')\n    return x.sum()\n"
     with pytest.raises(ExploreError, match="not allowed"):
@@ -100,7 +125,7 @@ def test_a_hostile_source_is_refused_by_the_gate_before_any_process():
     [
         (["f32[n,4]"], "concrete sizes"),
         (["i32[4]"], "floating point"),
-        (["f32[4096,4096]"], "at most"),
+        (["f32[2097152,1048576]"], "at most"),
         ([], "shape of each argument"),
         (["float[4"], r"'float\[4'"),
     ],
@@ -357,6 +382,36 @@ def test_the_loop_as_written_is_measured_when_its_rewrite_computes_other_values(
     assert note.startswith("Your loop at line ") and note.endswith("it computed other values (the output differs).")
     assert note in render(found) and found.to_dict()["notes"] == [note]
     assert looped.notes == []  # the honest rewrite computes the same values: placements are offered
+
+
+def test_a_loop_too_large_to_run_is_checked_on_small_arguments_of_its_structure(monkeypatch):
+    """The rewrite's check is the one step that runs the program: at sizes too large to run it
+    runs on smaller ones of the same structure (the number of blocks kept, widths divided alike),
+    and a wrong rewrite is still caught there."""
+    seen = []
+    real = explore_rewrite_check.pipeline.run
+
+    def run(problem, source, cases, runner, **kw):
+        seen.append([a.spec.shape({}) for a in problem.args if not a.static])
+        return real(problem, source, cases, runner, **kw)
+
+    monkeypatch.setattr(explore_rewrite_check.pipeline, "run", run)
+    large = _stack(4, 2048, 8192, 1024)  # 194 Mi numbers
+    found = explore(LOOPED, "transformer", large, default_runner(), compile_s=0)
+    assert [r.plan for r in found.rows if r.kind == "blocks"] == PLACEMENTS and found.notes == []
+    assert seen and seen[0][0] == (4, 32, 32) and seen[0][-1] == (16, 32)  # 4 blocks, width 2048 / 64
+
+    real_find = explore_loops.find
+    monkeypatch.setattr(
+        explore_loops,
+        "find",
+        lambda source, function: dataclasses.replace(
+            real_find(source, function),
+            rewritten=real_find(source, function).rewritten.replace("h, _ = block(h, layer)", "h = h * 1.0"),
+        ),
+    )
+    found = explore(LOOPED, "transformer", large, default_runner(), compile_s=0)
+    assert not [r for r in found.rows if r.kind == "blocks"] and "differs" in found.notes[0]
 
 
 @pytest.mark.parametrize("placement", ["every", "2", "3", "nested"])

@@ -1,0 +1,103 @@
+"""Requests that carry the types of the arrays instead of the arrays: the explorer's.
+
+A grading sends generated inputs to the submission's child and to the verifier. The explorer
+compares plans by what they hold and compute, which the programs' types decide, so its requests
+carry each array argument as a dtype and a shape (``ArrayType``), however large: a GPT-2-sized
+stack travels as a few numbers. The receiving side stands a placeholder in for each array, a
+NumPy view of one zero broadcast to the shape (no memory of its own), which JAX traces and lowers
+like the array it stands for and never reads (``placeholder``). Nothing is evaluated on them.
+
+Each request wraps the grading's own (``ChildRequest``, ``VerifyRequest``) with its arrays left
+out, so that the same code traces, exports and checks the programs (``judge.in_child.shapes``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from .messages import ChildRequest, VerifyRequest
+from .records import Record
+from .specs import numpy_dtype
+
+FLOATING = ("float16", "bfloat16", "float32", "float64")
+
+
+@dataclass
+class ArrayType(Record):
+    dtype: str
+    shape: list[int]
+
+    def _check(self) -> str | None:
+        if self.dtype not in FLOATING:
+            return f"dtype: {self.dtype!r} is not a floating dtype"
+        if any(d < 0 for d in self.shape):
+            return "shape: a negative size"
+        return None
+
+
+def placeholder(typed: ArrayType) -> np.ndarray:
+    """An array of ``typed``'s dtype and shape that holds one element: a zero, broadcast."""
+    return np.broadcast_to(np.zeros((), numpy_dtype(typed.dtype)), tuple(typed.shape))
+
+
+@dataclass
+class TraceShapes(Record):
+    """The child's request: ``trace`` (its cases' array arguments ``None``) and, per case, the
+    types of those arguments in order."""
+
+    KIND: ClassVar[str] = "trace_shapes"
+
+    trace: ChildRequest
+    types: list[list[ArrayType]]
+
+    @property
+    def cases(self):
+        return self.trace.cases
+
+    def _check(self) -> str | None:
+        if len(self.types) != len(self.trace.cases):
+            return "types: one list per case"
+        for case, types in zip(self.trace.cases, self.types):
+            if sum(not s for s in case.static_mask) != len(types):
+                return "types: one per array argument"
+        return None
+
+    def filled(self) -> ChildRequest:
+        """``trace`` with a placeholder in each array argument's place."""
+        for case, types in zip(self.trace.cases, self.types):
+            arrays = iter(types)
+            case.args = [v if s else placeholder(next(arrays)) for v, s in zip(case.args, case.static_mask)]
+        return self.trace
+
+
+@dataclass
+class VerifyShapes(Record):
+    """The verifier's request: ``verify`` (figures only: its cases' inputs and cotangents empty)
+    and, per case, their types; ``compile_s``: how long compiling each plan's step alone for XLA's
+    own memory and cost analysis may take in all (the plans past it keep the walk's figures only)."""
+
+    KIND: ClassVar[str] = "verify_shapes"
+
+    verify: VerifyRequest
+    inputs: list[list[ArrayType]]
+    cotangents: list[list[ArrayType]]
+    compile_s: float = 0.0
+
+    def _check(self) -> str | None:
+        if self.verify.numbers:
+            return "verify: figures only"
+        if not len(self.inputs) == len(self.cotangents) == len(self.verify.cases):
+            return "inputs: one list per case"
+        return None
+
+    def filled(self) -> VerifyRequest:
+        for case, inputs, cotangents in zip(self.verify.cases, self.inputs, self.cotangents):
+            case.inputs = [placeholder(t) for t in inputs]
+            case.cotangent = [placeholder(t) for t in cotangents]
+        return self.verify
+
+
+SHAPE_REQUESTS = {TraceShapes.KIND: TraceShapes, VerifyShapes.KIND: VerifyShapes}

@@ -1,0 +1,140 @@
+"""The explorer's harness: the judge's own code, run in the child next to the learner's, that
+applies a plan by name (``explore_plans.Plan.key``) to the learner's function. Only JAX's own
+policy objects are used, so the child's reading recognises them as JAX's."""
+
+from __future__ import annotations
+
+from . import explore_loops
+
+HARNESS = (
+    """
+import math
+
+import jax
+
+_cp = jax.checkpoint_policies
+_scan = jax.lax.scan  # bound before the learner's function runs: the harness's own scan
+
+
+def _policy(kind, names):
+    plain = {"everything_saveable": _cp.everything_saveable, "nothing_saveable": _cp.nothing_saveable,
+             "dots_saveable": _cp.dots_saveable, "dots_with_no_batch_dims_saveable": _cp.dots_with_no_batch_dims_saveable}
+    if kind in plain:
+        return plain[kind]
+    if kind == "save_only_these_names":
+        return _cp.save_only_these_names(*names)
+    if kind == "save_any_names_but_these":
+        return _cp.save_any_names_but_these(*names)
+    if kind == "offload_dot_with_no_batch_dims":
+        return _cp.offload_dot_with_no_batch_dims("device", "pinned_host")
+    if kind == "save_and_offload_only_these_names":
+        return _cp.save_and_offload_only_these_names(names_which_can_be_saved=(), names_which_can_be_offloaded=names,
+                                                     offload_src="device", offload_dst="pinned_host")
+    raise ValueError("unknown plan " + kind)
+
+
+def _blocks(xs, length):
+    if length is not None:
+        return length
+    return jax.tree_util.tree_leaves(xs)[0].shape[0]
+
+
+def _split(xs, start, stop, k):
+    # blocks start..stop of the stack, as (stop - start) // k segments of k
+    return jax.tree_util.tree_map(lambda a: a[start:stop].reshape((stop - start) // k, k, *a.shape[1:]), xs)
+
+
+def _segments(f, init, xs, length, k, inner, kw):
+    # the stack in segments of k blocks (the last one shorter when k does not divide it), each
+    # segment one checkpoint; inner: every block inside a segment a checkpoint of its own too
+    n = _blocks(xs, length)
+    body = jax.checkpoint(f) if inner else f
+    k = max(1, min(k, n))
+    whole = (n // k) * k  # the blocks in whole segments; the rest, if any, one shorter segment
+
+    def segment(size):
+        return jax.checkpoint(lambda carry, part: _scan(body, carry, part, length=size, **kw))
+
+    order = [(0, whole, k), (whole, n, n - whole)] if not kw.get("reverse") else [(whole, n, n - whole), (0, whole, k)]
+    carry, pieces = init, {}
+    for start, stop, size in order:
+        if stop == start:
+            continue
+        part = None if xs is None else _split(xs, start, stop, size)
+        carry, y = _scan(segment(size), carry, part, length=(stop - start) // size, reverse=kw.get("reverse", False))
+        pieces[start] = jax.tree_util.tree_map(lambda a: a.reshape(-1, *a.shape[2:]), y)
+    parts = [pieces[s] for s in sorted(pieces)]
+    ys = parts[0] if len(parts) == 1 else jax.tree_util.tree_map(lambda *a: jax.numpy.concatenate(a), *parts)
+    return carry, ys
+
+
+def _placed(placement):
+    # jax.lax.scan as the learner's outermost scans see it during this plan's trace
+    depth = [0]
+
+    def scan(f, init, xs=None, length=None, **kw):
+        if depth[0]:  # a scan inside a block: the block's own business
+            return _scan(f, init, xs, length, **kw)
+        depth[0] += 1
+        try:
+            if placement == "every":
+                return _scan(jax.checkpoint(f), init, xs, length, **kw)
+            n = _blocks(xs, length)
+            if placement == "nested":
+                return _segments(f, init, xs, length, max(1, round(math.sqrt(n))), True, kw)
+            return _segments(f, init, xs, length, int(placement), False, kw)
+        finally:
+            depth[0] -= 1
+
+    return scan
+
+
+def _unjitted(learner):
+    # a jitted function keeps the trace of its first call, the plan as written: under a placement
+    # the function it wraps is called instead (inside the gradient step the jit changes nothing)
+    try:
+        return learner.__dict__.get("__wrapped__") or learner
+    except AttributeError:
+        return learner
+
+
+def _namespace(learner):
+    try:
+        return learner.__globals__
+    except AttributeError:
+        return {}
+
+
+def _scan_owners(namespace):
+    # where the learner's module finds scan: itself (scan imported alone), or the views of jax and
+    # jax.lax it imported (a submission's modules are views of its own, see judge.in_child.guard)
+    owners = [namespace]
+    for value in list(namespace.values()):
+        if isinstance(value, type(math)):
+            owners.append(value.__dict__)
+            inner = value.__dict__.get("lax")
+            if isinstance(inner, type(math)):
+                owners.append(inner.__dict__)
+    return [(owner, key) for owner in owners for key, value in list(owner.items()) if value is _scan]
+
+
+def run(learner, plan, *arrays):
+    kind, _, names = plan.partition(":")
+    # a loop the parent rewrote calls arena_chain: the turns as written, or placed (explore_loops)
+    _namespace(_unjitted(learner))["arena_chain"] = _chain(names if kind == "blocks" else None)
+    if kind == "as written":
+        return learner(*arrays)
+    if kind == "blocks":
+        learner = _unjitted(learner)
+        owners = _scan_owners(_namespace(learner))
+        for owner, key in owners:
+            owner[key] = _placed(names)
+        try:
+            return learner(*arrays)
+        finally:
+            for owner, key in owners:
+                owner[key] = _scan
+    return jax.checkpoint(learner, policy=_policy(kind, tuple(n for n in names.split(",") if n)))(*arrays)
+"""
+    + explore_loops.HARNESS
+)

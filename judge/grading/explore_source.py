@@ -1,0 +1,84 @@
+"""What the explorer reads from the learner's source text, never running it: the names given
+with ``checkpoint_name``, the function's parameters, the block its scan runs."""
+
+from __future__ import annotations
+
+import ast
+
+from ..data import syntax
+
+MAX_NAMES = 6  # how many names get a plan of their own
+
+
+def labelled_names(source: str) -> list[str]:
+    """The string literals the source passes to ``checkpoint_name`` (read, never run)."""
+    found = []
+    try:
+        tree = syntax.parse(source)
+    except SyntaxError:
+        return []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if callee != "checkpoint_name":
+            continue
+        literal = (
+            node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "name"), None)
+        )
+        if isinstance(literal, ast.Constant) and isinstance(literal.value, str) and literal.value not in found:
+            found.append(literal.value)
+    return found[:MAX_NAMES]
+
+
+def parameter_names(source: str, function: str, count: int) -> list[str]:
+    """The function's own parameter names, read from its source without running it."""
+    try:
+        for node in ast.walk(syntax.parse(source)):
+            if isinstance(node, ast.FunctionDef) and node.name == function:
+                names = [a.arg for a in node.args.posonlyargs + node.args.args]
+                if len(names) >= count:
+                    return names[:count]
+    except SyntaxError:
+        pass
+    return [f"arg{i}" for i in range(count)]
+
+
+def scanned_block(source: str) -> str | None:
+    """What the source's first ``jax.lax.scan`` runs (its first argument, as written), or None if
+    the source calls no scan: then no placement plan is tried. Read from the text, never run; the
+    harness places checkpoints in every outermost scan the function really calls."""
+    try:
+        tree = syntax.parse(source)
+    except SyntaxError:
+        return None
+    bare = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "jax.lax"
+        for alias in node.names
+        if alias.name == "scan"
+    }
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        called = (
+            isinstance(func, ast.Attribute)
+            and func.attr == "scan"
+            and ast.unparse(func.value).split(".")[-1] == "lax"
+            or isinstance(func, ast.Name)
+            and func.id in bare
+        )
+        if called:
+            return ast.unparse(node.args[0])
+    return None
+
+
+def default_function(source: str) -> str | None:
+    """The last function the source defines at its top level: the one a learner usually means."""
+    try:
+        defined = [n.name for n in syntax.parse(source).body if isinstance(n, ast.FunctionDef)]
+    except SyntaxError:
+        return None
+    return defined[-1] if defined else None

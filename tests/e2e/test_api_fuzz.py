@@ -5,7 +5,8 @@ grading path is the client test's), and real tokens made by ``manage.py create_a
 Every check schemathesis has (``--checks all``): no 5xx on any input, every status, header and
 body as the schema says, schema-valid data accepted and invalid data refused, operations that
 need a token refusing without one. Once with a learner's token, once with an instructor's (whose
-answers carry references). The figures (operations, test cases, failures) are printed."""
+answers carry references, and who teaches a course: the course operations answer with its data).
+The figures (operations, test cases, failures) are printed."""
 
 import json
 import os
@@ -24,6 +25,24 @@ SEED = os.environ.get("API_FUZZ_SEED", "20261123")
 # Test cases per operation: the learner's run explores; the instructor's adds the answers only an
 # instructor gets (references) and needs fewer.
 MAX_EXAMPLES = {"learner": 100, "instructor": 40}
+DEMO_COURSE = """
+from datetime import timedelta
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from webplatform.catalog.models import Problem
+from webplatform.courses import services
+users = get_user_model().objects
+course = services.create_course(user=users.get(username="instructor"), title="Fuzzed course")
+services.join_course(user=users.get(username="learner"), code=course.join_code)
+now = timezone.now()
+services.save_assignment(course=course, title="Week 1", opens_at=now - timedelta(days=1),
+    due_at=now + timedelta(days=7), late_until=None, late_penalty_percent=0,
+    problems=[Problem.objects.get(slug="checkpoint_dot_policy")])
+"""
+# Operations in the schema: the learner's (problems, submissions, leaderboards, explorations,
+# who am I) and the course instructors' (courses, assignments, roster, gradebook, similarity,
+# extensions, a course's submission).
+OPERATIONS = 24
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +60,9 @@ def api_server(tmp_path_factory):
     manage("migrate", "--noinput", "-v0", env=env)
     manage("sync_problems", env=env)
     manage("create_demo_users", env=env)
+    # the demo instructor's course (id 1, which the fuzzer tries first), the learner in it, an
+    # assignment: the instructor's operations answer with data, not only 404
+    manage("shell", "-c", DEMO_COURSE, env=env)
     tokens = {
         user: manage("create_api_token", user, "--name", "fuzzing", env=env) for user in ("learner", "instructor")
     }
@@ -112,6 +134,6 @@ def test_schemathesis_finds_no_failure(api_server, user):
         f"{len(figures['errors'])} errors, {figures['running_time']:.0f} s"
     )
     assert done.returncode == 0 and not figures["failures"] and not figures["errors"], done.stdout[-6000:]
-    assert figures["operations"]["tested"] == figures["operations"]["total"] >= 9
-    assert figures["test_cases"]["generated"] >= 9 * 20  # not a run that skipped its way to green
+    assert figures["operations"]["tested"] == figures["operations"]["total"] >= OPERATIONS
+    assert figures["test_cases"]["generated"] >= OPERATIONS * 20  # not a run that skipped its way to green
     assert (var / "web.log").read_text().count("Internal Server Error") == 0

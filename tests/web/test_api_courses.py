@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from webplatform.courses import services
-from webplatform.courses.models import SimilarityCheck
+from webplatform.courses.models import Membership, SimilarityCheck
 from webplatform.courses.tasks import check_similarity
 from webplatform.submissions.models import Submission
 
@@ -26,7 +26,9 @@ pytestmark = pytest.mark.django_db
 def klass(bank, make_user):
     klass = make_class(bank, make_user)
     services.set_student_id(course=klass.course, user=klass.ada, student_id="S-1001")
-    # ada solved A on the second day, grace copied her code (renamed) and was accepted on the third
+    # both joined before the assignment opened; ada solved A on the second day, grace copied her
+    # code (renamed) and was accepted on the third
+    Membership.objects.filter(course=klass.course).update(joined_at=klass.day(0))
     klass.ada_a = submitted(klass.ada, klass.a, ADA)
     klass.grace_a = submitted(klass.grace, klass.a, GRACE)
     Submission.objects.filter(pk=klass.ada_a.pk).update(created_at=klass.day(1))
@@ -85,6 +87,7 @@ def test_an_instructor_runs_a_similarity_check_with_a_base_and_sets_extensions(k
     base = api.put(f"{where}/similarity/base", {"base": "def helper():\n    return 1\n", "excludes_reference": False})
     assert base.status_code == 200
     assert api.put(f"{where}/similarity/base", [None, None]).status_code == 422  # not an object: nothing saved
+    assert api.put(f"{where}/similarity/base", {"base": "", "excludes_starter": 0}).status_code == 422
     assert base.json() == {
         "base": "def helper():\n    return 1\n",
         "excludes_starter": True,

@@ -4,17 +4,20 @@ own (a handout, as MOSS's -b and Dolos's template take), and the report lists wh
 renamed copy of a learner's own code still ranks first."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 
 from webplatform.courses import services
-from webplatform.courses.models import SimilarityCheck, SimilarPair
+from webplatform.courses.models import Membership, SimilarityCheck, SimilarPair
+from webplatform.submissions.models import Submission
 from webplatform.courses.tasks import check_similarity
 
 from .courses import make_class
 from .helpers import BANK
-from .test_courses_similarity import submitted
+from .scenario import T0 as OPENED
+from .test_courses_similarity import submitted as submitted_now
 
 pytestmark = pytest.mark.django_db
 DOT = BANK / "checkpoint_dot_policy"
@@ -76,6 +79,13 @@ def checkpoint_dot_policy(w1, w2, x):
 ALAN = GRACE.replace("_square_rows", "rows_sq").replace("acc", "t").replace("relu", "r").replace("saver", "pol")
 
 
+def submitted(user, problem, source):
+    """An accepted submission made while the assignment was open (its second day)."""
+    made = submitted_now(user, problem, source)
+    Submission.objects.filter(pk=made.pk).update(created_at=OPENED + timedelta(days=1))
+    return made
+
+
 def pair_of(first, second):
     found = SimilarPair.objects.filter(first__in=[first, second], second__in=[first, second]).first()
     return found.similarity if found else 0.0
@@ -94,6 +104,7 @@ def klass(bank, make_user):
     klass = make_class(bank, make_user)
     klass.alan = make_user("alan")
     services.join_course(user=klass.alan, code=klass.course.join_code)
+    Membership.objects.filter(course=klass.course).update(joined_at=OPENED)  # all joined before it opened
     return klass
 
 

@@ -49,8 +49,11 @@ QUERY_NAMES = (
     "lti_message_hint",
     "code",
     "version",
+    "openid_configuration",
+    "registration_token",
 )
 FORM_NAMES = QUERY_NAMES + (
+    "base",
     "source",
     "title",
     "assignment",

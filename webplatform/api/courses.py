@@ -128,6 +128,10 @@ def _assignment_out(assignment) -> dict:
     }
 
 
+def _assignments_of(course) -> list[dict]:
+    return [_assignment_out(a) for a in course.assignments.order_by("due_at", "id")]
+
+
 @router.get("/courses", response=_responses({200: CourseList}, 403), summary="The courses you teach")
 def courses(request: HttpRequest):
     taught = selectors.taught_courses(request.auth)
@@ -139,7 +143,7 @@ def courses(request: HttpRequest):
 @router.get("/courses/{course_id}", response=_responses({200: CourseDetail}), summary="A course you teach")
 def course(request: HttpRequest, path: Path[CoursePath]):
     found = _taught(request, path.course_id)
-    return {**_course(found), "assignments": [_assignment_out(a) for a in found.assignments.order_by("due_at", "id")]}
+    return {**_course(found), "assignments": _assignments_of(found)}
 
 
 @router.get(
@@ -148,8 +152,7 @@ def course(request: HttpRequest, path: Path[CoursePath]):
     summary="A course's assignments, soonest due first",
 )
 def assignments(request: HttpRequest, path: Path[CoursePath]):
-    found = _taught(request, path.course_id)
-    return {"assignments": [_assignment_out(a) for a in found.assignments.order_by("due_at", "id")]}
+    return {"assignments": _assignments_of(_taught(request, path.course_id))}
 
 
 @router.get(

@@ -345,8 +345,8 @@ class SimilarityBase(Schema):
         description="code every learner was given besides the starter (a handout), left out of every "
         'problem; "" for none',
     )
-    excludes_starter: bool = Field(True, description="leave each problem's starter code out")
-    excludes_reference: bool = Field(True, description="leave each problem's reference solution out")
+    excludes_starter: bool = Field(True, strict=True, description="leave each problem's starter code out")
+    excludes_reference: bool = Field(True, strict=True, description="leave each problem's reference solution out")
 
     @field_validator("base")
     @classmethod

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from webplatform.courses import services
-from webplatform.courses.models import Assignment, Course
+from webplatform.courses.models import Assignment, Course, Membership
 
 from .scenario import T0
 
@@ -31,6 +31,8 @@ def make_class(bank, make_user, *, instructor_name="iris") -> Class:
     ada, grace = make_user("ada"), make_user("grace")
     for learner in (ada, grace):
         services.join_course(user=learner, code=course.join_code)
+    # They joined before the term began: what they try from the assignment's opening is theirs to count.
+    Membership.objects.filter(course=course).update(joined_at=T0 - timedelta(days=60))
     a, b = bank["checkpoint_dot_policy"], bank["checkpoint_names"]
     assignment = services.save_assignment(
         course=course,

@@ -11,6 +11,7 @@ from judge import grade, load_problem
 
 from webplatform.courses.causes import cause_of
 from webplatform.submissions import services as submissions
+from webplatform.submissions.models import Submission
 
 from .courses import make_class
 from .helpers import BANK
@@ -54,6 +55,7 @@ def test_causes_are_counted_per_problem_with_their_learners_and_links_to_their_a
     submitted(klass.grace, klass.a, nothing)
     submitted(klass.grace, klass.a, wrong)
     submitted(klass.grace, klass.b, wrong)  # another problem: counted on its own page
+    Submission.objects.update(created_at=klass.day(1))  # made while the assignment was open
     client.force_login(klass.instructor)
     html = client.get(
         reverse("courses:statistics", args=[klass.course.pk, klass.assignment.pk, klass.a.slug])

@@ -4,15 +4,17 @@ variables and reworded comments notwithstanding; the side-by-side view marks the
 escapes every character of it under the site's CSP; only the course's instructors see any of it."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 
 from judge.data.report import Report
 from webplatform.courses import services
-from webplatform.courses.models import SimilarityCheck, SimilarPair
+from webplatform.courses.models import Membership, SimilarityCheck, SimilarPair
 from webplatform.courses.tasks import check_similarity
 from webplatform.submissions import services as submissions
+from webplatform.submissions.models import Submission
 
 from .courses import make_class
 from .helpers import BANK
@@ -79,6 +81,10 @@ def checked(bank, make_user, client):
         "edsger": submitted(edsger, klass.a, own),
         "alan": submitted(alan, klass.a, STARTER_ONLY, "wrong_answer"),
     }
+    # all in the class before the assignment opened, and all their attempts made while it was open
+    Membership.objects.filter(course=klass.course).update(joined_at=klass.day(-1))
+    for n, made_one in enumerate(made.values()):
+        Submission.objects.filter(pk=made_one.pk).update(created_at=klass.day(1) + timedelta(minutes=n))
     client.force_login(klass.instructor)
     page = reverse("courses:similarity", args=[klass.course.pk, klass.assignment.pk])
     assert client.post(page).status_code == 302

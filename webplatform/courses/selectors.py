@@ -7,11 +7,24 @@ nothing about whether the course exists)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
-from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    DateTimeField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.http import Http404
 from django.utils import timezone
 from judge.data import verdicts
@@ -214,27 +227,81 @@ def extensions(assignment: Assignment, user_ids=None) -> dict[int, datetime]:
     return dict(found.values_list("user_id", "due_at"))
 
 
-def cells(assignment: Assignment, user_ids, problems: list[Problem] | None = None) -> dict[int, list[rules.Cell]]:
+# --- the instructor rule ----------------------------------------------------------------------
+
+
+def made_for(assignment: Assignment, attempts: QuerySet[Submission] | None = None) -> QuerySet[Submission]:
+    """The instructor rule: of ``attempts`` (every submission when None), those a learner made for
+    ``assignment``: to one of its problems, while it was open for them (from its opening to their
+    last deadline, their extension counted) and while they were a learner of its course (since
+    they joined, and not after a roster sync found them gone). A course's instructors read a
+    learner's attempt only when it is one of these, for one of the course's assignments: the
+    submission page, the gradebook (page, CSV, API), the statistics and the similarity report all
+    read through here, and a learner's score counts the same attempts."""
+    attempts = Submission.objects.all() if attempts is None else attempts
+    late_span = assignment.late_until - assignment.due_at if assignment.late_until else timedelta(0)
+    extended_to = Extension.objects.filter(assignment=assignment, user_id=OuterRef("user_id")).values("due_at")[:1]
+    member = Membership.objects.filter(
+        Q(inactive_since__isnull=True) | Q(inactive_since__gt=OuterRef("created_at")),
+        course_id=assignment.course_id,
+        user_id=OuterRef("user_id"),
+        role=Role.LEARNER,
+        joined_at__lte=OuterRef("created_at"),
+    )
+    return (
+        attempts.filter(problem_id__in=assignment.items.values("problem_id"), created_at__gte=assignment.opens_at)
+        .alias(
+            extended_to=Subquery(extended_to),
+            # before its extended due time plus the late window the assignment gives
+            late_start=ExpressionWrapper(F("created_at") - Value(late_span), output_field=DateTimeField()),
+        )
+        .filter(
+            Q(extended_to__isnull=True, created_at__lte=assignment.late_until or assignment.due_at)
+            | Q(extended_to__gte=F("late_start"))
+        )
+        .filter(Exists(member))
+    )
+
+
+def cells(
+    assignment: Assignment, user_ids, problems: list[Problem] | None = None, *, outside: bool = False
+) -> dict[int, list[rules.Cell]]:
     """{user id: a cell per problem of the assignment, in its order}: one query over the counted
-    submissions of these learners to these problems (id, time and verdict only)."""
+    submissions of these learners made for the assignment (``made_for``; id, time and verdict only).
+    An archived course's cells are as they were when it was archived: a verdict that lands later
+    (a grading finished, a rejudge) changes nothing. ``outside``: also count each learner's other
+    attempts at the problems (before it opened, after it closed, before they joined), for their
+    own pages; an instructor's gradebook never sees them."""
     problems = problems_of(assignment) if problems is None else problems
     user_ids = list(user_ids)
     extended = extensions(assignment, user_ids)
     attempts = defaultdict(list)
-    rows = (
-        counted_submissions()
-        .filter(user_id__in=user_ids, problem__in=problems)
-        .order_by("created_at", "id")
-        .values_list("user_id", "problem_id", "id", "created_at", "verdict")
-    )
+    counted = made_for(assignment, counted_submissions().filter(user_id__in=user_ids, problem__in=problems))
+    archived_at = assignment.course.archived_at
+    if archived_at is not None:
+        counted = counted.filter(finished_at__lte=archived_at)
+    rows = counted.order_by("created_at", "id").values_list("user_id", "problem_id", "id", "created_at", "verdict")
     for user_id, problem_id, *attempt in rows.iterator(chunk_size=2000):
         attempts[user_id, problem_id].append(tuple(attempt))
-    return {
+    table = {
         user_id: [
             rules.cell(attempts[user_id, p.pk], deadlines_for(assignment, extended.get(user_id))) for p in problems
         ]
         for user_id in user_ids
     }
+    if outside:
+        every = (
+            counted_submissions()
+            .filter(user_id__in=user_ids, problem__in=problems)
+            .values_list("user_id", "problem_id")
+            .annotate(n=Count("id"))
+        )
+        totals = {(user_id, problem_id): n for user_id, problem_id, n in every}
+        for user_id, row in table.items():
+            row[:] = [
+                replace(cell, outside=totals.get((user_id, p.pk), 0) - cell.attempts) for p, cell in zip(problems, row)
+            ]
+    return table
 
 
 # --- the learner's pages ------------------------------------------------------------------------
@@ -265,7 +332,7 @@ class AssignmentView:
 def assignment_view(*, assignment: Assignment, user) -> AssignmentView:
     extended_to = extensions(assignment, [user.pk]).get(user.pk)
     problems = problems_of(assignment)
-    row = cells(assignment, [user.pk], problems)[user.pk]
+    row = cells(assignment, [user.pk], problems, outside=True)[user.pk]
     return AssignmentView(
         assignment,
         deadlines_for(assignment, extended_to),
@@ -392,8 +459,7 @@ def failure_causes(*, assignment: Assignment, problem: Problem, sample: int = CA
     """The causes of the course's learners' failed attempts at ``problem`` since the assignment
     opened (``causes``), and how many attempts they come from."""
     rows = list(
-        counted_submissions()
-        .filter(problem=problem, created_at__gte=assignment.opens_at, user__in=learners(assignment.course).values("pk"))
+        made_for(assignment, counted_submissions().filter(problem=problem))
         .exclude(verdict=verdicts.ACCEPTED)
         .order_by("-id")
         .values_list("id", "user_id", "verdict", "message", "report__cause")[:sample]
@@ -404,23 +470,14 @@ def failure_causes(*, assignment: Assignment, problem: Problem, sample: int = CA
 
 def course_submission(*, course: Course, submission_id: int) -> Submission:
     """A learner's submission, for the course's instructors, only when it was made for one of the
-    course's assignments: to one of its problems, once that assignment had opened (as the
-    course's statistics count them). Their practice before, such as a problem added later to an
-    assignment that opens next year, stays theirs: anything else is a 404."""
-    opened = Assignment.objects.filter(
-        course=course, items__problem_id=OuterRef("problem_id"), opens_at__lte=OuterRef("created_at")
-    )
-    found = (
-        Submission.objects.select_related("problem", "version", "user")
-        .filter(
-            Exists(opened),
-            pk=submission_id,
-            user__course_memberships__course=course,
-            user__course_memberships__role=Role.LEARNER,
-        )
-        .first()
-    )
-    if found is None:
+    course's assignments (``made_for``: while it was open and they were in the course). Their
+    practice before, such as a problem added later to an assignment that opens next year, or an
+    attempt from before they joined, stays theirs: anything else is a 404."""
+    found = Submission.objects.select_related("problem", "version", "user").filter(pk=submission_id).first()
+    if found is None or not any(
+        made_for(assignment, Submission.objects.filter(pk=found.pk)).exists()
+        for assignment in course.assignments.filter(items__problem_id=found.problem_id)
+    ):
         raise Http404("no such submission")
     return found
 
@@ -430,14 +487,11 @@ def course_submission(*, course: Course, submission_id: int) -> Submission:
 
 def similarity_sources(assignment: Assignment) -> dict[Problem, dict[int, dict[int, str]]]:
     """What a similarity check compares: for each problem of the assignment, each learner's latest
-    accepted and latest submission since it opened ({learner id: {submission id: source}}; one
-    submission when they are the same)."""
+    accepted and latest submission made for it (``made_for``: while it was open and they were in
+    the course; {learner id: {submission id: source}}; one submission when they are the same)."""
     problems = problems_of(assignment)
     rows = (
-        counted_submissions()
-        .filter(
-            problem__in=problems, created_at__gte=assignment.opens_at, user__in=learners(assignment.course).values("pk")
-        )
+        made_for(assignment, counted_submissions())
         .order_by("created_at", "id")
         .values_list("id", "user_id", "problem_id", "verdict")
     )

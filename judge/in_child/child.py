@@ -260,9 +260,8 @@ def _verify(request):
 
 
 def _trace_shapes(request):
-    from . import shapes
-
-    return shapes.trace(request)
+    # a trace whose arrays are placeholders: the same tracing, reading and export as a grading's
+    return _trace(request.filled())
 
 
 def _verify_shapes(request):

@@ -1,7 +1,6 @@
 """The explorer's two requests by types (``judge.data.shape_messages``), on the child's side.
 
-``trace_shapes`` is a ``trace`` whose arrays are placeholders: the submission is traced, its
-programs read and exported exactly as a grading's (``child``), from types alone.
+``trace_shapes`` is answered by ``child`` itself: a ``trace`` whose arrays are placeholders.
 
 ``verify_shapes`` is a ``verify`` of figures only (``numbers=False``: the programs are checked,
 lowered and walked, never run), followed by what only a compiler can say: each program of the
@@ -15,12 +14,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-
-
-def trace(request):
-    from .child import _trace
-
-    return _trace(request.filled())
 
 
 def verify(request):

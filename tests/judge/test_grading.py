@@ -315,6 +315,8 @@ def test_the_verifier_gets_programs_and_inputs_but_no_source(problem):
         "cost",
         "estimates",
         "numbers",
+        "compiled",  # an executable compiled before from these programs' bytes, or None
+        "keep",
     }
     assert "source" not in repr(request) and problem.reference not in repr(request)
     for case in request["cases"]:

@@ -30,6 +30,7 @@ from judge.data.records import Malformed, Record
 from judge.data.report import CaseRow, Report
 from judge.data.saved_values import RANKS, SavedValue
 from judge.data import zygote_messages as control
+from judge.data.shape_messages import SHAPE_REQUESTS, ArrayType, TraceShapes, VerifyShapes
 
 OLD_REPORT = Path(__file__).with_name("assets") / "report_c24197c.json"  # written by c24197c's Report.to_dict
 
@@ -108,11 +109,24 @@ SAMPLES = [
     control.Spawned(4128, None),
     control.Exited(-9, 0.25),
     control.Kill(),
+    ArrayType("float32", [8, 16]),
+    TraceShapes(
+        messages.ChildRequest(
+            "def f(x): ...", "f", ["x", "n"], [0], [messages.CaseInput("a", 1, [False, True], [None, 2])]
+        ),
+        [[ArrayType("float32", [2, 3])]],
+    ),
+    VerifyShapes(
+        messages.VerifyRequest(PROGRAM, PROGRAM, [0], [messages.VerifyCase("a", [], [], [], [])], numbers=False),
+        [[ArrayType("float32", [2, 3])]],
+        [[ArrayType("float32", [2, 3])]],
+        compile_s=1.5,
+    ),
 ]
 
 
 def _all_records() -> set[type]:
-    for module in ("evidence", "report", "messages", "saved_values", "zygote_messages"):
+    for module in ("evidence", "report", "messages", "saved_values", "zygote_messages", "shape_messages"):
         importlib.import_module(f"judge.data.{module}")
     found, todo = set(), [Record]
     while todo:
@@ -249,7 +263,7 @@ def test_the_verifiers_figures_and_sizes_are_checked():
 
 
 def test_every_request_has_one_handler():
-    assert set(child.HANDLERS) == set(messages.REQUESTS)
+    assert set(child.HANDLERS) == set(messages.REQUESTS) | set(SHAPE_REQUESTS)
 
 
 def test_the_zygotes_messages_are_read_by_kind():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .evidence import Cost, Residual, ResidualRow, Structure, Timeline
+from .evidence import Cost, ResidualRow, Structure, Timeline
 from .records import Record
 
 
@@ -33,7 +33,7 @@ class Report(Record):
     # the required policy saves that it does not, and the reference's; bytes as the verifier counted.
     residuals: list[ResidualRow] = field(default_factory=list)
     missing_residuals: list[ResidualRow] = field(default_factory=list)
-    reference_residuals: list[Residual] = field(default_factory=list)
+    reference_residuals: list[ResidualRow] = field(default_factory=list)  # marked where a row is told
     # On the device (what rankings count): an offloaded residual is below. None: not measured (a
     # stored report that did not say, or said something that is not a number of bytes).
     residual_bytes: int | None = 0

@@ -15,7 +15,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import compare, explain, rules, runtime_hints, source_reading, trusted, wrong_answers
+from . import (
+    compare,
+    explain,
+    labelled_value,
+    other_problems,
+    rules,
+    runtime_hints,
+    source_reading,
+    trusted,
+    wrong_answers,
+)
 from ..data import saved_values, verdicts
 from ..runners.boundary import Runner
 from .learner_terms import Source, by_value, in_terms, missing_in_terms
@@ -150,6 +160,8 @@ def _check_cases(
         report.cause, report.advice = wrong_told or (wrong_answers.HIDDEN_CAUSE, wrong_answers.HIDDEN_ADVICE)
     if report.verdict in (verdicts.RUNTIME_ERROR, verdicts.COMPILE_ERROR):  # the error the verdict is for
         _hint_first_error(cases, by_name, report, source)
+    if report.verdict in (verdicts.RUNTIME_ERROR, verdicts.WRONG_ANSWER):  # what the source shows besides
+        report.cause, report.advice = other_problems.told_with(report.cause, report.advice, source.text, problem)
     report.message = (
         first_message.get(report.verdict, "")
         if report.verdict != verdicts.ACCEPTED
@@ -206,7 +218,7 @@ def _check_policy(
             _trusted_violation(findings, row, report)
         return
     mine = rules.Saved([in_terms(r, source) for r in got.residuals], got.structure)
-    valued, pairing = trusted.value_findings(problem, got, want, mine.residuals)
+    valued, pairing = trusted.value_findings(problem, got, want, mine.residuals, source.text)
     findings = from_source + valued
     theirs = rules.Saved(want.residuals, want.structure)
     problems, rows, as_found = rules.check_residuals(mine, theirs, problem.residual_rules, problem.structure_rules)
@@ -235,6 +247,9 @@ def _check_policy(
         report.programs = got.programs or {}
         report.reference_timeline = want.cost.timeline if want.cost is not None else None
         report.reference_peak_bytes = want.cost.peak_bytes if want.cost is not None else None
+        relabelled = next((f.relabelled for f in valued if f.relabelled), "")
+        if relabelled:  # the label's row, in both tables: which value carries it, which one should
+            labelled_value.mark_tables(report, problem.reference, source.text, relabelled)
     if not problems:
         if findings:  # what the report of the trace does not show, the trusted side does
             _trusted_violation(findings, row, report)

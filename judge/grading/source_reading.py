@@ -17,7 +17,7 @@ import ast
 from dataclasses import dataclass, field, replace
 
 from ..data import policy_names, syntax
-from . import explain
+from . import explain, written_form
 
 CHECKPOINT_APIS = {
     "jax.checkpoint": "jax.checkpoint",
@@ -71,6 +71,7 @@ class SourceFacts:
     sites: list[Site] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
     dynamic: bool = False  # the checkpoint API is used in a way the reader does not follow
+    text: str = field(default="", compare=False)  # the source read: advice is written in its own form
 
     @property
     def backward_rules(self) -> list[Rule]:
@@ -230,7 +231,7 @@ def read(source: str, entry: str | None = None) -> SourceFacts:
     reader = _Reader(tree)
     reader.looped = _looped(reader, tree)
     live = [stmt for stmt in tree.body if id(stmt) not in _never_run(reader, tree, entry)]
-    facts = SourceFacts()
+    facts = SourceFacts(text=source)
     understood: set[int] = set()  # ids of the nodes naming the API that a site or a rule accounts for
     for node in _walk(live):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -635,6 +636,7 @@ def problems(facts: SourceFacts, rules, form: "explain.Form | None" = None) -> l
                         f"your {site.api} (line {site.line}) uses {_as_written(site)}, where this problem "
                         f"requires policy={policy_names.render(required)}",
                         site.line,
+                        _policy_advice(facts.text, site, required),
                     )
                 )
     for site in facts.sites:
@@ -652,13 +654,23 @@ def problems(facts: SourceFacts, rules, form: "explain.Form | None" = None) -> l
                 if wanted is False
                 else " (without it, XLA may merge the recomputation away under jit)"
             )
+            written = written_form.at_line(facts.text, site.line)
+            default = written is not None and not any(
+                k.arg == "prevent_cse" for k in getattr(written.node, "keywords", ())
+            )
             found.append(
                 SourceProblem(
                     "prevent_cse",
                     f"your {site.api} (line {site.line}){where} has prevent_cse="
-                    f"{site.prevent_cse}; this problem needs prevent_cse={wanted}{why}",
+                    f"{site.prevent_cse}{' (its default)' if default else ''}; this problem needs "
+                    f"prevent_cse={wanted}{why}",
                     site.line,
-                    f"Try: {site.api}(..., prevent_cse={wanted}) at line {site.line}.",
+                    "Try: "
+                    + (
+                        written_form.decorator_advice(facts.text, site.line, "prevent_cse", str(wanted))
+                        or f"{site.api}(..., prevent_cse={wanted}) at line {site.line}"
+                    )
+                    + ".",
                 )
             )
     cse = [p for p in found if p.kind == "prevent_cse"]
@@ -666,6 +678,19 @@ def problems(facts: SourceFacts, rules, form: "explain.Form | None" = None) -> l
         changes = " and ".join(p.advice.removeprefix("Try: ").removesuffix(".") for p in cse)
         found[found.index(cse[0])] = replace(cse[0], advice=f"Try: {changes}.")
     return found
+
+
+def _policy_advice(text: str, site: Site, required: tuple) -> str:
+    """The required policy on this checkpoint, as the learner wrote it (a decorator takes it through
+    functools.partial); "" where the line shows no checkpoint to rewrite (the kind's advice is said)."""
+    spelled = f"jax.checkpoint_policies.{policy_names.render(required)}"
+    if site.api == "eqx.filter_checkpoint":
+        return ""
+    clause = written_form.decorator_advice(text, site.line, "policy", spelled)
+    written = written_form.at_line(text, site.line)
+    if clause is None and written is not None:
+        clause = written_form.argument_advice(text, written, "policy", spelled)
+    return f"Try: {clause}." if clause else ""
 
 
 def _as_written(site: Site) -> str:

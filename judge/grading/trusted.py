@@ -16,7 +16,7 @@ from ..data import policy_names, saved_values
 from ..data.evidence import DEVICE, Residual, Structure
 from ..data.messages import TracedCase
 from ..packages.package import Problem
-from . import explain, rules, source_reading
+from . import explain, labelled_value, rules, source_reading
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class Finding:
     hidden: str  # the same without sizes, for a hidden case
     advice: str = ""  # its own "Try:" line, where it has one (else the kind's: grader.TRUSTED_ADVICE)
     hidden_advice: str = ""  # the same for a hidden case, where it has one (else grader.HIDDEN_ADVICE)
+    relabelled: str = ""  # the label the learner put on another value than the statement's (``labelled_value``)
 
 
 def source_findings(facts: source_reading.SourceFacts, problem: Problem) -> list[Finding]:
@@ -71,19 +72,20 @@ def counted_values(case: TracedCase, problem: Problem) -> list[saved_values.Save
 
 
 def value_findings(
-    problem: Problem, got: TracedCase, want: TracedCase, named: list[Residual] | None = None
+    problem: Problem, got: TracedCase, want: TracedCase, named: list[Residual] | None = None, source: str = ""
 ) -> tuple[list[Finding], saved_values.Pairing | None]:
     """What the program saves, by value, against the reference's on the same hidden inputs, and
     the residual limits on what the verifier counted. ``named``: the submission's residuals in its
     own terms, in the program's order (the child's report, confirmed by the verifier's types), to
-    name a value in a sample case's sentence; without it a value is told by its type."""
+    name a value in a sample case's sentence; without it a value is told by its type. ``source``: the
+    learner's code, to say which of its values a label belongs on."""
     rules = problem.residual_rules
     found: list[Finding] = []
     pairing = None
     if rules.match_reference:
         pairing = saved_values.pair(got.saved, want.saved, constants=rules.constants)
         if not pairing.matches:
-            found.append(_difference(pairing, got, want, named, problem.entry))
+            found.append(_difference(pairing, got, want, named, problem.entry, (problem.reference, source)))
     mine = [v for v in counted_values(got, problem) if v.memory == DEVICE]
     total = sum(v.bytes for v in mine)
     if rules.at_most_reference:
@@ -134,7 +136,12 @@ _COST_HIDDEN = "your gradient step costs more (memory held at once, or FLOPs) th
 
 
 def _difference(
-    pairing: saved_values.Pairing, got: TracedCase, want: TracedCase, named: list[Residual] | None, entry: str
+    pairing: saved_values.Pairing,
+    got: TracedCase,
+    want: TracedCase,
+    named: list[Residual] | None,
+    entry: str,
+    sources: tuple[str, str] = ("", ""),
 ) -> Finding:
     def mine(i: int) -> str:
         if named is not None and i < len(named):
@@ -149,6 +156,16 @@ def _difference(
     relabelled = _same_name(pairing, named, want)
     if relabelled is not None:
         i, j = relabelled
+        label = named[i].what
+        placed = labelled_value.misplaced(*sources, label) if sources[1] else None
+        if placed is not None:
+            return Finding(
+                "values",
+                labelled_value.sentence(placed),
+                f"the value you named '{label}' is not the one the required checkpointing keeps under that name",
+                labelled_value.advice(placed),
+                relabelled=label,
+            )
         return Finding(
             "values",
             f"the value you named '{named[i].what}'{_at(named[i].line)} is not the one the "

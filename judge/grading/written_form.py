@@ -178,8 +178,19 @@ def argument_advice(text: str, written: Written, keyword: str, value: str) -> st
             f"functools.partial"
         )
     if written.kind in (CALL, PARTIAL):
-        return f"add {keyword}={value} to your {written.api} at line {written.line}, as `{code}`"
+        verb = "set" if any(k.arg == keyword for k in written.node.keywords) else "add"
+        return f"{verb} {keyword}={value} {'on' if verb == 'set' else 'to'} your {written.api} at line {written.line}, as `{code}`"
     return f"write `{code}`{imported} in place of `{written.text}` at line {written.line}"
+
+
+def decorator_advice(text: str, line: int | None, keyword: str, value: str) -> str | None:
+    """What to write for a checkpoint written as a decorator at ``line`` to take ``keyword=value``, as a
+    clause after "Try: " (``@jax.checkpoint(prevent_cse=False)`` would raise a TypeError); None for a
+    call, whose arguments go between its own parentheses, or where the line holds no checkpoint."""
+    written = at_line(text, line)
+    if written is None or written.kind == CALL:
+        return None
+    return argument_advice(text, written, keyword, value)
 
 
 def options_only(text: str, line: int | None) -> tuple[str, str, str, str] | None:

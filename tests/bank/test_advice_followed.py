@@ -156,8 +156,9 @@ FOLLOWED = [
     (
         "checkpoint_names",
         "policy_violation/label_on_product.py",
-        "The value you named 'hidden' (line 7) is not the one the required checkpointing keeps",
-        "on the value the statement names 'hidden'",
+        "Your label 'hidden' (line 7) is on the matrix product `x @ w1`, but the value the statement names 'hidden' "
+        "is the tanh, which your code computes at line 8 (`hidden = jnp.tanh(pre)`)",
+        'put it on the tanh at line 8, as checkpoint_name(jnp.tanh(pre), "hidden")',
         [
             ('pre = checkpoint_name(x @ w1, "hidden")', "pre = x @ w1"),
             ("hidden = jnp.tanh(pre)", 'hidden = checkpoint_name(jnp.tanh(pre), "hidden")'),
@@ -1383,15 +1384,6 @@ def _told_then_followed(slug: str, relative: str, cause: str, advice: str, edits
 # its advice followed must remove the cause it was told, and the next grading tells the next one.
 # (problem, packaged file, the cause's opening, a phrase of its advice, the edits, the next verdict and cause)
 REMOVED = [
-    (
-        "checkpoint_dot_policy",
-        "runtime_error/shape_mismatch.py",
-        "Your matrix product's two sides do not fit (line 6)",
-        "check the order of each product against the shapes the statement gives (x @ w, not w @ x)",
-        [("jax.nn.relu(w1 @ x)", "jax.nn.relu(x @ w1)")],
-        verdicts.POLICY_VIOLATION,
-        "Your program has no jax.checkpoint",
-    ),
     (
         "write_a_policy",
         "runtime_error/returns_string.py",

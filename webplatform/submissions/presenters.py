@@ -119,6 +119,12 @@ class Result:
         return bool(self.yours or self.required)
 
     @property
+    def required_marked(self) -> bool:
+        """A row of the policy's table is marked (a label on another value): only then has it the
+        columns that say so, so that the narrower table keeps its room beside the learner's."""
+        return any(row.offending for row in self.required)
+
+    @property
     def peak_against_limit(self) -> int | None:
         """Bytes the peak is over this problem's limit (negative: under it); None without a limit."""
         if self.peak_limit_bytes is None or self.peak_bytes is None:
@@ -256,7 +262,7 @@ def present(submission: Submission) -> Result | None:
         message=submission.message,
         cases=report.cases,
         yours=residual_rows(report.residuals) + residual_rows(report.missing_residuals, missing=True),
-        required=residual_rows(report.reference_residuals, marked=False),
+        required=residual_rows(report.reference_residuals),  # a row the cause is about is marked
         your_bytes=report.residual_bytes,
         required_bytes=report.reference_residual_bytes,
         your_host_bytes=report.host_residual_bytes,

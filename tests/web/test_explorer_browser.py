@@ -55,6 +55,15 @@ def test_a_learner_opens_the_explorer_from_a_problem_and_reads_the_plan_that_fit
     expect(page.locator("#explore-table tr.dominated").first).to_contain_text("save_only_these_names('h1')")
     expect(page.locator("#explore-chart g.plan.chosen")).to_have_count(1)
     expect(page.locator("#explore-chart g.plan.dominated").first).to_be_attached()
+    # the chart reads: the budget drawn as a line, bytes in their units, numbers that overlap nothing
+    expect(page.locator("#explore-chart g.budget")).to_have_count(1)
+    expect(page.locator("#plan-text")).to_contain_text("KiB")
+    expect(page.locator("#chart-key li").first).to_be_visible()
+    assert _overlapping_labels(page) == []
+    # each plan's code is one click away
+    first = page.locator("#explore-table details.plan-code").nth(2)
+    first.locator("summary").click()
+    expect(first.locator("pre")).to_have_text("jax.checkpoint(block, policy=jax.checkpoint_policies.nothing_saveable)")
     page.locator("#plan").scroll_into_view_if_needed()
     page.screenshot(path=str(SCREENSHOTS / "explorer_1366.png"), full_page=True)
 
@@ -68,7 +77,22 @@ def test_a_learner_opens_the_explorer_from_a_problem_and_reads_the_plan_that_fit
     expect(phone.locator("#best-plan")).to_have_text("dots_saveable")
     sideways = phone.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert sideways <= 0  # the chart, the table and the code fit a phone
+    assert _overlapping_labels(phone) == []
     phone.screenshot(path=str(SCREENSHOTS / "explorer_390.png"), full_page=True)
+
+
+def _overlapping_labels(page) -> list:
+    """Pairs of the chart's point numbers whose boxes, as drawn, overlap."""
+    return page.evaluate(
+        """() => {
+        const boxes = [...document.querySelectorAll('#explore-chart .plan-label')].map(e => e.getBoundingClientRect());
+        const found = [];
+        boxes.forEach((a, i) => boxes.slice(i + 1).forEach((b, j) => {
+            if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) found.push([i, i + 1 + j]);
+        }));
+        return found;
+    }"""
+    )
 
 
 STACK = """import jax

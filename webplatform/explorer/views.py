@@ -103,8 +103,9 @@ def detail(request, pk: int):
         "budget_on": on,
         "best": best,
         "problem": problem,
-        # the chart's memory axis is what is held: the budget's line only where the budget bounds it
-        "chart": chart.draw(rows, budget if on == HELD else None, best.plan if best else None) if rows else "",
+        # the chart's memory axis is what the budget bounds, so that its line is the budget's
+        "chart": chart.draw(rows, budget, best.plan if best else None, on) if rows else "",
+        "key": chart.points(rows, on) if rows else [],
     }
     response = render(request, "explorer/detail.html", context, status=400 if budget_error else 200)
     return with_error(response, budget_error) if budget_error else response

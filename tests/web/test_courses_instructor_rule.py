@@ -138,3 +138,22 @@ def test_a_learner_who_left_counts_nothing_made_after_they_left(bank, make_user,
     client.force_login(klass.instructor)
     assert csv_rows(client, klass)["grace"][f"{klass.a.title}: status"] == "not attempted"
     assert client.get(reverse("courses:submission", args=[klass.course.pk, later.pk])).status_code == 404
+
+
+def test_the_api_gives_an_instructor_only_what_the_rule_lets_them_read(klass):
+    from django.test import Client
+
+    from .api import api_for
+
+    api = api_for(Client(), klass.instructor)
+    c, a = klass.course.pk, klass.assignment.pk
+    book = api.get(f"/courses/{c}/assignments/{a}/gradebook")
+    assert book.status_code == 200, book.content
+    rows = {row["username"]: row for row in book.json()["rows"]}
+    [ada_cell] = [cell for cell in rows["ada"]["cells"] if cell["problem"] == klass.a.slug]
+    [grace_cell] = [cell for cell in rows["grace"]["cells"] if cell["problem"] == klass.a.slug]
+    assert ada_cell["submission_id"] == klass.ada_solved.pk and ada_cell["verdict"] == "accepted"
+    assert (grace_cell["verdict"], grace_cell["attempts"], grace_cell["submission_id"]) == (None, 0, None)
+    assert rows["grace"]["points"] == 0 and rows["grace"]["solved"] == 0
+    assert api.get(f"/courses/{c}/submissions/{klass.ada_solved.pk}").status_code == 200
+    assert api.get(f"/courses/{c}/submissions/{klass.grace_practice.pk}").status_code == 404

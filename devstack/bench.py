@@ -257,7 +257,9 @@ def run(options) -> int:
             )
             groups[layout] = {child.pid for child in children if child.name.startswith(f"{layout}-")}
             bases[layout] = f"http://127.0.0.1:{port}"
-            wait_until(lambda: http_ok(f"{bases[layout]}/healthz"), 60, f"the {layout} layout to answer", front)
+            wait_until(
+                lambda layout=layout: http_ok(f"{bases[layout]}/healthz"), 60, f"the {layout} layout to answer", front
+            )
             for name, path in PAGES.items():
                 # The first request of a process computes what later ones find cached.
                 cold[(layout, name)] = first_request_ms(bases[layout] + path, cookie)

@@ -386,7 +386,7 @@ class Burst:
                     if fault.skipped:
                         continue
                     wait_until(
-                        lambda: observer.done() >= fault.at * self.count,
+                        lambda fault=fault: observer.done() >= fault.at * self.count,
                         600,
                         f"{fault.at:.0%} of the burst to be graded",
                         self.launcher,

@@ -259,7 +259,9 @@ def start_web(children: list[Child], start) -> Child:
         if child.name.endswith("front"):
             for server in children[:-1]:
                 path = server.argv[server.argv.index("-b") + 1].removeprefix("unix:")
-                wait_until(lambda: unix_socket_accepts(path), 60, f"{server.name} to listen on {path}", server)
+                wait_until(
+                    lambda path=path: unix_socket_accepts(path), 60, f"{server.name} to listen on {path}", server
+                )
         start(child)
     return children[-1]
 

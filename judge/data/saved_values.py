@@ -74,7 +74,7 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
 def _proportional(a: np.ndarray, b: np.ndarray) -> bool:
     """``a`` is ``c * b`` for a constant ``c`` other than zero (sorted values reverse for c < 0)."""
     ranks_a, ranks_b = a[:RANKS], b[:RANKS]
-    for sign, other in ((1.0, ranks_b), (-1.0, -ranks_b[::-1])):
+    for _sign, other in ((1.0, ranks_b), (-1.0, -ranks_b[::-1])):
         rms_b = float(np.sqrt(np.mean(other * other)))
         if rms_b == 0.0:
             continue

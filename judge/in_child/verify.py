@@ -237,7 +237,7 @@ def _costs(lowered, layout: list[dict], bundle: _Bundle, request: VerifyRequest)
     flags = [{"r", "i"} for c in first for _ in c.inputs] + [{"t"} for c in first for _ in c.cotangent]
     figures = []
     for i, entry in enumerate(layout):
-        mine = lambda counts: [k == i for k, n in enumerate(counts) for _ in range(n)]  # noqa: E731
+        mine = lambda counts, i=i: [k == i for k, n in enumerate(counts) for _ in range(n)]  # noqa: E731
         needed = mine(n_out) + mine(n_grad) + [False] * sum(n_res)  # the residuals main returns: not the step's
         found = program_cost.case_cost(module, needed, flags)
         host = sum(r["bytes"] for r in entry["residuals"] if r["memory"] != DEVICE)

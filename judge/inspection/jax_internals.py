@@ -255,7 +255,7 @@ def rule_functions(eqn, known) -> tuple[list, list]:
 
 def _filled(cell) -> bool:
     try:
-        cell.cell_contents
+        _ = cell.cell_contents  # raises on an empty cell
     except ValueError:  # an empty cell
         return False
     return True

@@ -254,7 +254,7 @@ def test_reductions_windows_scatters_and_factorisations_by_their_rules(program, 
 
 def test_integer_powers_cost_the_multiplies_of_repeated_squaring():
     x = _arrays((10,))[0]
-    assert [_ours(lambda v: v**n, (x,)) for n in (2, 3, 4, 7)] == [10 * m for m in (1, 2, 2, 4)]
+    assert [_ours(lambda v, n=n: v**n, (x,)) for n in (2, 3, 4, 7)] == [10 * m for m in (1, 2, 2, 4)]
     assert math.isclose(_ours(lambda v: v**-2, (x,)), 10 * 2)
 
 

@@ -206,7 +206,7 @@ def recursive_checkpoint(funs):
 
 def test_chain_saves_one_cosine_per_link():
     for depth in (8, 16):
-        got, _ = listing(lambda x: chain_compose([jnp.sin] * depth)(x), 3.0)
+        got, _ = listing(lambda x, depth=depth: chain_compose([jnp.sin] * depth)(x), 3.0)
         assert got == [("f32[]", "primitive", "cos")] * depth
 
 
@@ -220,7 +220,7 @@ def test_recursive_checkpoint_saves_logarithmically_many():
             ("f32[]", "primitive", "cos"),
         ]
     )
-    counts = [len(listing(lambda x: recursive_checkpoint([jnp.sin] * d)(x), 3.0)[0]) for d in (8, 16, 32, 64)]
+    counts = [len(listing(lambda x, d=d: recursive_checkpoint([jnp.sin] * d)(x), 3.0)[0]) for d in (8, 16, 32, 64)]
     assert counts == sorted(counts) and counts[-1] - counts[0] <= 2 * 3  # +O(1) per doubling
     assert counts[-1] < 64 // 4
 

@@ -57,7 +57,7 @@ def test_a_code_joins_however_it_is_typed_and_a_rotated_code_joins_nothing(instr
 def test_wrong_codes_are_limited_per_account_and_per_address(instructor, make_user):
     course = services.create_course(user=instructor, title="Remat 101")
     guesser = make_user("mallory")
-    for n in range(services.JOIN_FAILURES_PER_USER):
+    for _ in range(services.JOIN_FAILURES_PER_USER):
         with pytest.raises(ValidationError) as refused:
             services.join_course(user=guesser, code=codes.new_code(), address="10.0.0.1")
         assert not isinstance(refused.value, services.JoinLimited)

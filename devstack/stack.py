@@ -76,7 +76,7 @@ def mail_note() -> str:
     """Where the site's mail goes, for the banner: an operator passes reset links on by hand."""
     if os.environ.get("EMAIL_BACKEND") or os.environ.get("EMAIL_HOST"):
         return "mail: " + (os.environ.get("EMAIL_HOST") or os.environ["EMAIL_BACKEND"])
-    return f"mail (password reset links): files in {os.environ['EMAIL_FILE_PATH']}/"
+    return f"mail (address confirmations, password resets): files in {os.environ['EMAIL_FILE_PATH']}/"
 
 
 class Stack:
@@ -95,7 +95,7 @@ class Stack:
             "DATABASE_URL": os.environ.get("DATABASE_URL", f"sqlite:///{var / 'db.sqlite3'}"),
             "PROBLEM_CACHE_DIR": str(var / "problem-cache"),
             "STATIC_ROOT": os.environ.get("STATIC_ROOT", str(var / "staticfiles")),
-            # password reset links, one file per message, for the operator to read and pass on
+            # confirmation and password reset links, one file per message, for the operator to read and pass on
             # (SMTP instead where EMAIL_HOST or EMAIL_BACKEND is set: see settings)
             "EMAIL_FILE_PATH": os.environ.get("EMAIL_FILE_PATH", str(var / "mail")),
             "PYTHONUNBUFFERED": "1",

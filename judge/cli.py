@@ -126,7 +126,9 @@ def cmd_explore(args) -> int:
         raise SystemExit(f"explore: cannot read {file}: {exc.strerror}") from None
     function = function or explore.default_function(source)
     if not function:
-        raise SystemExit(f"explore: {file} defines no function; name one as FILE.py:FUNCTION")
+        raise SystemExit(
+            f"explore: {file} defines no function and builds no module at its top level; name one as FILE.py:NAME"
+        )
     try:
         found = explore.explore(
             source, function, args.args, _runner(), budget=args.budget, budget_on=args.budget_on, wrt=args.wrt

@@ -9,6 +9,13 @@ like the array it stands for and never reads (``placeholder``). Nothing is evalu
 
 Each request wraps the grading's own (``ChildRequest``, ``VerifyRequest``) with its arrays left
 out, so that the same code traces, exports and checks the programs (``judge.in_child.shapes``).
+
+A module from a neural-network library (Equinox, Flax NNX) takes its parameters from itself: what
+they are is known only by running the learner's code, so the parent first asks the submission's
+child to describe the object (``DescribeModule``, answered by ``ModuleDescribed`` or ``Failed``):
+its library, the types of its parameters (its floating-point array leaves, in the order of its
+tree's leaves) by their paths, and the names of its call's inputs. The parent checks those types as
+it checks the learner's own (``ArrayType``) before anything is traced with them.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .messages import ChildRequest, VerifyRequest
+from .messages import FILENAME, ChildRequest, Failed, VerifyRequest
 from .records import Record
 from .specs import numpy_dtype
 
@@ -100,4 +107,47 @@ class VerifyShapes(Record):
         return self.verify
 
 
-SHAPE_REQUESTS = {TraceShapes.KIND: TraceShapes, VerifyShapes.KIND: VerifyShapes}
+FUNCTION, EQUINOX, NNX = "function", "equinox", "nnx"  # what a name the explorer is given stands for
+MAX_PARAMETERS = 512  # leaves of a module taken as parameters
+
+
+@dataclass
+class DescribeModule(Record):
+    """The child's request: what ``entry`` in ``source`` is (run in the sandbox, as a trace runs it)."""
+
+    KIND: ClassVar[str] = "describe_module"
+
+    source: str
+    entry: str
+    filename: str = FILENAME
+
+
+@dataclass
+class Parameter(Record):
+    path: str  # where the leaf is in the module, as ``jax.tree_util.keystr`` writes it: ".layers[0].weight"
+    array: ArrayType
+
+
+@dataclass
+class ModuleDescribed(Record):
+    """What ``entry`` is: a plain callable (``FUNCTION``: no parameters of its own) or a module of
+    ``EQUINOX`` or ``NNX`` whose call is explored, its parameters the arguments differentiated."""
+
+    KIND: ClassVar[str] = "module_described"
+
+    library: str
+    parameters: list[Parameter]
+    inputs: list[str]  # the call's positional parameters, by name
+
+    def _check(self) -> str | None:
+        if self.library not in (FUNCTION, EQUINOX, NNX):
+            return f"library: {self.library!r}"
+        if self.library == FUNCTION and self.parameters:
+            return "parameters: a function has none of its own"
+        if len(self.parameters) > MAX_PARAMETERS:
+            return f"parameters: at most {MAX_PARAMETERS}"
+        return None
+
+
+DESCRIBE_ANSWERS = {ModuleDescribed.KIND: ModuleDescribed, Failed.KIND: Failed}
+SHAPE_REQUESTS = {TraceShapes.KIND: TraceShapes, VerifyShapes.KIND: VerifyShapes, DescribeModule.KIND: DescribeModule}

@@ -16,6 +16,12 @@ Nothing the child says about itself is counted.
 The names a plan may save or offload are those the source labels with ``checkpoint_name`` and a
 string literal, read from the source text by the parent (never run, ``explore_source``); a name
 computed at run time is not offered.
+
+A name that the source does not define with ``def`` (``model = eqx.filter_eval_shape(MLP, ...)``)
+is first described by the submission's child (``shapes_pipeline.describe``): a module of Equinox
+or Flax NNX is explored as its call, its parameters (its floating-point array leaves, their types
+as the child reads them) the first arguments and the ones differentiated, the shapes given the
+call's inputs; the harness puts them back into the module (``explore_harness``).
 """
 
 from __future__ import annotations
@@ -27,14 +33,22 @@ import numpy as np
 
 from ..data import verdicts
 from ..data.evidence import DEVICE
-from ..data.specs import ArraySpec, SpecError
+from ..data.shape_messages import EQUINOX, FUNCTION, NNX, ModuleDescribed
+from ..data.specs import ArraySpec, SpecError, short_type
 from ..packages.limits import Limits
 from ..packages.package import Arg, Case, CostRules, Problem, ResidualRules, StructureRules
 from ..runners.boundary import Runner
 from . import explore_loops, explore_rewrite_check, pipeline, shapes_pipeline
 from .explore_harness import HARNESS
 from .explore_plans import AS_WRITTEN, BLOCKS, POLICY_ARG, SEGMENT_SIZES, Plan, placement_code, plans
-from .explore_source import MAX_NAMES, default_function, labelled_names, parameter_names, scanned_block
+from .explore_source import (
+    MAX_NAMES,
+    default_function,
+    defines_function,
+    labelled_names,
+    parameter_names,
+    scanned_block,
+)
 
 __all__ = [
     "AS_WRITTEN",
@@ -65,6 +79,9 @@ BUDGET_MEASURES = {
     HELD: "bytes kept on the device between the passes",
     PEAK: "the step's peak bytes",
 }
+
+
+LIBRARIES = {FUNCTION: "function", EQUINOX: "Equinox", NNX: "Flax NNX"}
 
 
 class ExploreError(ValueError):
@@ -110,9 +127,15 @@ class Exploration:
     best: Row | None = None  # the cheapest plan within the budget
     budget_on: str = HELD  # what the budget is compared with: HELD or PEAK
     notes: list[str] = field(default_factory=list)  # what the explorer did otherwise than asked, and why
+    # what the name stands for: FUNCTION, or a module of EQUINOX or NNX whose call was explored;
+    # a module's parameters, as "path type" ("model.layers[0].weight f32[784,256]")
+    library: str = FUNCTION
+    parameters: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
+            "library": self.library,
+            "parameters": self.parameters,
             "notes": self.notes,
             "function": self.function,
             "args": self.args,
@@ -128,7 +151,8 @@ class Exploration:
 # ---------------------------------------------------------------------------- the parent's reading
 
 
-def parse_args(specs: list[str]) -> list[ArraySpec]:
+def parse_args(specs: list[str], extra_elements: int = 0) -> list[ArraySpec]:
+    """The learner's argument types; ``extra_elements``: what a module's parameters hold besides."""
     if not specs:
         raise ExploreError("give the shape of each argument, such as f32[64,128]")
     if len(specs) > MAX_ARGS:
@@ -144,10 +168,52 @@ def parse_args(specs: list[str]) -> list[ArraySpec]:
         if not spec.dtype.startswith(("float", "bfloat")):
             raise ExploreError(f"{text!r}: the explorer differentiates every argument, so each must be floating point")
         parsed.append(spec)
-    total = sum(int(np.prod(s.shape({}), dtype=object)) for s in parsed)
+    total = _elements(parsed) + extra_elements
     if total > MAX_ELEMENTS:
-        raise ExploreError(f"the arguments hold {total} elements together; the explorer takes at most {MAX_ELEMENTS}")
+        held = "the arguments and the module's parameters" if extra_elements else "the arguments"
+        raise ExploreError(f"{held} hold {total} elements together; the explorer takes at most {MAX_ELEMENTS}")
     return parsed
+
+
+def _elements(specs: list[ArraySpec]) -> int:
+    return sum(int(np.prod(s.shape({}), dtype=object)) for s in specs)
+
+
+@dataclass
+class _Module:
+    """A module's call as the explorer runs it: its parameters first, then the call's inputs."""
+
+    library: str
+    names: list[str]  # the parameters' names: the module's name and the leaf's path
+    specs: list[ArraySpec]
+    inputs: list[str]  # the call's inputs, by name
+
+    @classmethod
+    def of(cls, function: str, described: ModuleDescribed) -> _Module:
+        specs = [ArraySpec.parse(short_type(p.array.dtype, p.array.shape)) for p in described.parameters]
+        return cls(described.library, [function + p.path for p in described.parameters], specs, described.inputs)
+
+    def listed(self) -> list[str]:
+        return [f"{n} {short_type(s.dtype, s.shape({}))}" for n, s in zip(self.names, self.specs)]
+
+
+def _describe(source: str, function: str, runner: Runner, limits: Limits) -> ModuleDescribed | None:
+    """What ``function`` stands for, when the source does not define it with ``def``: read by the
+    submission's child; None for a plain callable (``f = jax.jit(g)``)."""
+    if defines_function(source, function):
+        return None
+    described = shapes_pipeline.describe(source, function, runner, limits)
+    if isinstance(described, tuple):
+        verdict, message = described
+        if verdict == verdicts.COMPILE_ERROR and "is not defined" in message:
+            raise ExploreError(
+                f"the source defines no {function}: name a function it defines, or a module of Equinox or "
+                f"Flax NNX built at its top level (such as model = eqx.filter_eval_shape(MLP, ...))"
+            )
+        if verdict == verdicts.COMPILE_ERROR:  # the child's own sentence: what the name is instead
+            raise ExploreError(message)
+        raise ExploreError(_failure(verdict, message, limits))
+    return described
 
 
 def _problem(
@@ -210,14 +276,29 @@ def explore(
         raise ExploreError("the budget is a number of bytes above zero")
     if budget_on not in BUDGET_MEASURES:
         raise ExploreError(f"the budget is on one of {', '.join(BUDGET_MEASURES)}, not {budget_on!r}")
-    parsed = parse_args(specs)
+    parse_args(specs)
     refused = pipeline.admit(source, runner)
     if refused:
         verdict, message = refused
         raise ExploreError(f"{verdicts.DESCRIPTIONS.get(verdict, verdict)}: {message}")
+    limits = limits or LIMITS
     names = labelled_names(source)
-    arg_names = parameter_names(source, function, len(parsed))
-    if wrt is not None:
+    described = _describe(source, function, runner, limits)
+    module = _Module.of(function, described) if described and described.library != FUNCTION else None
+    if module is not None:
+        parsed = parse_args(specs, _elements(module.specs))
+        inputs = module.inputs[: len(parsed)] + [f"x{i}" for i in range(len(module.inputs), len(parsed))]
+        arg_names = module.names + inputs
+    else:
+        parsed = parse_args(specs)
+        arg_names = (
+            described.inputs[: len(parsed)]
+            if described is not None and len(described.inputs) >= len(parsed)
+            else parameter_names(source, function, len(parsed))
+        )
+    if wrt is None and module is not None:
+        wrt = list(module.names)  # a module's parameters, as training differentiates them
+    elif wrt is not None:
         unknown = [name for name in wrt if name not in arg_names]
         if unknown or not wrt:
             raise ExploreError(
@@ -229,15 +310,17 @@ def explore(
     loop = explore_loops.find(source, function) if block is None else None
     if loop is not None and pipeline.admit(loop.rewritten, runner):
         loop = None  # the gate read the rewrite otherwise than the learner's source: run it as written
-    limits = limits or LIMITS
     found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)
-    if loop is not None:
+    fixed = module.specs if module is not None else []  # a module's parameters keep their sizes
+    if module is not None:
+        found.library, found.parameters = module.library, module.listed()
+    if loop is not None and _elements(fixed) <= explore_rewrite_check.RUN_ELEMENTS:
         differentiated = list(wrt or arg_names)
         differs = explore_rewrite_check.rewrite_differs(
             source,
             loop,
             parsed,
-            lambda sizes: _problem(function, arg_names, sizes, [Plan(AS_WRITTEN)], limits, differentiated),
+            lambda sizes: _problem(function, arg_names, fixed + sizes, [Plan(AS_WRITTEN)], limits, differentiated),
             differentiated,
             runner,
         )
@@ -248,7 +331,7 @@ def explore(
             )
             loop = None
     chosen = plans(names, offload, blocks=block is not None or loop is not None)
-    problem = _problem(function, arg_names, parsed, chosen, limits, list(wrt or arg_names))
+    problem = _problem(function, arg_names, fixed + parsed, chosen, limits, list(wrt or arg_names))
     ran = loop.rewritten if loop is not None else source
     outcome = shapes_pipeline.run(problem, ran, problem.cases, runner, compile_s=compile_s)
     if outcome.failure is not None:
@@ -269,7 +352,7 @@ def explore(
                 plan.label,
                 plan.kind,
                 list(plan.names),
-                plan.code(function, block or "block", loop),
+                plan.code(function, block or "block", loop, found.library),
                 device,
                 sum(r.bytes for r in traced.residual_types if r.memory != DEVICE),
                 len(traced.residual_types),
@@ -345,6 +428,11 @@ def render(found: Exploration) -> str:
     ]
     lines = [
         f"{found.function}({', '.join(found.args)}): {len(found.rows)} plans, measured on the verified program",
+        *(
+            [f"{LIBRARIES[found.library]} module: its parameters, differentiated: {', '.join(found.parameters)}"]
+            if found.parameters
+            else []
+        ),
         text.table(headers, rows),
         "",
         "-: dominated (another plan holds no more on the device or the host, peaks no higher and computes no more)",

@@ -1,6 +1,11 @@
 """The explorer's harness: the judge's own code, run in the child next to the learner's, that
 applies a plan by name (``explore_plans.Plan.key``) to the learner's function. Only JAX's own
-policy objects are used, so the child's reading recognises them as JAX's."""
+policy objects are used, so the child's reading recognises them as JAX's.
+
+A module of Equinox or Flax NNX is called as a function of its parameters, then its inputs: its
+floating-point array leaves (``judge.in_child.shapes.is_parameter``, which described them to the
+parent, in the same order) are the first arguments, put back into the module before its call. The
+harness runs with a submission's builtins and module views, so it uses only names they allow."""
 
 from __future__ import annotations
 
@@ -10,7 +15,14 @@ HARNESS = (
     """
 import math
 
+import equinox
 import jax
+import numpy
+
+try:
+    from flax import nnx as _nnx
+except ImportError:  # Flax is not among the modules submissions may import here
+    _nnx = None
 
 _cp = jax.checkpoint_policies
 _scan = jax.lax.scan  # bound before the learner's function runs: the harness's own scan
@@ -102,7 +114,45 @@ def _namespace(learner):
     try:
         return learner.__globals__
     except AttributeError:
+        pass
+    try:  # a module: where its class's call was written
+        return type(learner).__call__.__globals__
+    except AttributeError:
         return {}
+
+
+def _is_parameter(leaf):
+    # judge.in_child.shapes.is_parameter, in the names a submission's builtins allow
+    return isinstance(leaf, (jax.Array, numpy.ndarray, jax.ShapeDtypeStruct)) and jax.numpy.issubdtype(
+        leaf.dtype, jax.numpy.floating
+    )
+
+
+def _module_call(learner):
+    # a module's call as a function of its parameters and then its inputs; anything else as it is
+    if isinstance(learner, equinox.Module):
+        params, rest = equinox.partition(learner, _is_parameter)
+        leaves, treedef = jax.tree_util.tree_flatten(params)
+        count = len(leaves)
+
+        def call(*arrays):
+            module = equinox.combine(jax.tree_util.tree_unflatten(treedef, arrays[:count]), rest)
+            return module(*arrays[count:])
+
+        return call
+    if _nnx is not None and isinstance(learner, _nnx.Module):
+        graphdef, state = _nnx.split(learner)
+        leaves, treedef = jax.tree_util.tree_flatten(state)
+        where = [i for i, leaf in enumerate(leaves) if _is_parameter(leaf)]
+
+        def call(*arrays):
+            filled = list(leaves)
+            for i, array in zip(where, arrays):
+                filled[i] = array
+            return _nnx.merge(graphdef, jax.tree_util.tree_unflatten(treedef, filled))(*arrays[len(where):])
+
+        return call
+    return learner
 
 
 def _scan_owners(namespace):
@@ -120,13 +170,15 @@ def _scan_owners(namespace):
 
 def run(learner, plan, *arrays):
     kind, _, names = plan.partition(":")
+    namespace = _namespace(_unjitted(learner))
+    learner = _module_call(learner)
     # a loop the parent rewrote calls arena_chain: the turns as written, or placed (explore_loops)
-    _namespace(_unjitted(learner))["arena_chain"] = _chain(names if kind == "blocks" else None)
+    namespace["arena_chain"] = _chain(names if kind == "blocks" else None)
     if kind == "as written":
         return learner(*arrays)
     if kind == "blocks":
         learner = _unjitted(learner)
-        owners = _scan_owners(_namespace(learner))
+        owners = _scan_owners(namespace)
         for owner, key in owners:
             owner[key] = _placed(names)
         try:

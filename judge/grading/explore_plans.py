@@ -38,9 +38,12 @@ class Plan:
     def offloads(self) -> bool:
         return self.kind.startswith(("offload", "save_and_offload"))
 
-    def code(self, function: str, block: str = "block", loop: explore_loops.Loop | None = None) -> str:
+    def code(
+        self, function: str, block: str = "block", loop: explore_loops.Loop | None = None, library: str = "function"
+    ) -> str:
         """The change that applies the plan to ``function`` (``block``: the function its scan
-        runs; ``loop``: its Python loop over blocks, where it has one instead)."""
+        runs; ``loop``: its Python loop over blocks, where it has one instead; ``library``: where
+        ``function`` is a module, "equinox" or "nnx", whose checkpoint the code uses)."""
         if self.kind == AS_WRITTEN:
             return f"{function}  # as written: no checkpoint added"
         if self.kind == BLOCKS:
@@ -56,6 +59,13 @@ class Plan:
                 f'({names},), offload_src="device", offload_dst="pinned_host")'
             ),
         }.get(self.kind, f"{cp}.{self.kind}")
+        if library == "equinox":  # the module's arrays traced as arguments, the rest kept static
+            return f"eqx.filter_checkpoint({function}, policy={policy})(...)  # in place of {function}(...)"
+        if library == "nnx":
+            return (
+                f"nnx.remat(lambda module, *inputs: module(*inputs), policy={policy})({function}, ...)"
+                f"  # in place of {function}(...)"
+            )
         return f"jax.checkpoint({function}, policy={policy})"
 
 

@@ -75,10 +75,29 @@ def scanned_block(source: str) -> str | None:
     return None
 
 
-def default_function(source: str) -> str | None:
-    """The last function the source defines at its top level: the one a learner usually means."""
+def defines_function(source: str, name: str) -> bool:
+    """Whether the source defines ``name`` with ``def`` at its top level (read, never run)."""
     try:
-        defined = [n.name for n in syntax.parse(source).body if isinstance(n, ast.FunctionDef)]
+        return any(isinstance(n, ast.FunctionDef) and n.name == name for n in syntax.parse(source).body)
+    except SyntaxError:
+        return False
+
+
+def default_function(source: str) -> str | None:
+    """What the source defines last at its top level, the one a learner usually means: a function
+    (``def``), or a name bound to a call (a module built from shapes:
+    ``model = eqx.filter_eval_shape(MLP, ...)``); None where it defines neither."""
+    try:
+        body = syntax.parse(source).body
     except SyntaxError:
         return None
+    defined = [
+        n.name if isinstance(n, ast.FunctionDef) else n.targets[0].id
+        for n in body
+        if isinstance(n, ast.FunctionDef)
+        or isinstance(n, ast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], ast.Name)
+        and isinstance(n.value, ast.Call)
+    ]
     return defined[-1] if defined else None

@@ -6,13 +6,26 @@ which checks, lowers and measures), asked by types instead of arrays
 nothing is run. Besides the walk of each program (held bytes, peak, FLOPs: the figures a verdict
 rests on), the verifier compiles each case's step alone and reads XLA's memory and cost analysis
 of it, within ``compile_s`` seconds in all.
+
+``describe`` asks the submission's child what a name of the source stands for (a function, or a
+module of Equinox or Flax NNX with its parameters' types): the one thing about a module that only
+running the learner's code can say.
 """
 
 from __future__ import annotations
 
-from ..data import messages
-from ..data.messages import CaseInput, ChildRequest, VerifyCase, VerifyRequest
-from ..data.shape_messages import ArrayType, TraceShapes, VerifyShapes, placeholder
+from ..data import messages, records, verdicts
+from ..data.messages import CaseInput, ChildRequest, Failed, VerifyCase, VerifyRequest
+from ..data.shape_messages import (
+    DESCRIBE_ANSWERS,
+    ArrayType,
+    DescribeModule,
+    ModuleDescribed,
+    TraceShapes,
+    VerifyShapes,
+    placeholder,
+)
+from ..packages.limits import Limits
 from ..packages.package import Problem
 from ..runners.boundary import Runner
 from . import pipeline
@@ -85,3 +98,18 @@ def run(problem: Problem, source: str, cases, runner: Runner, *, compile_s: floa
         return outcome
     finally:
         verifier.discard()
+
+
+def describe(source: str, entry: str, runner: Runner, limits: Limits) -> ModuleDescribed | tuple[str, str]:
+    """What ``entry`` stands for in ``source``, as the submission's child reads it (the source
+    loaded in the sandbox, as a trace loads it); or the failure (verdict, message)."""
+    result = runner.run(DescribeModule(source, entry).to_wire(), limits)
+    if result.outcome != "ok":
+        return pipeline.limit_failure(result)
+    try:
+        answer = records.read_message(result.response, DESCRIBE_ANSWERS)
+    except records.Malformed:
+        return verdicts.RUNTIME_ERROR, pipeline.MALFORMED
+    if isinstance(answer, Failed):
+        return answer.error.verdict, answer.error.text()
+    return answer

@@ -56,8 +56,9 @@ def _describe_exception(exc: BaseException, filename: str) -> CaseError:
     return _error("runtime_error", first[:500], line)
 
 
-def _load(source: str, filename: str, entry: str):
-    """Compile and run the module; return (function, None) or (None, error)."""
+def _load(source: str, filename: str, entry: str, callable_only: bool = True):
+    """Compile and run the module; return (function, None) or (None, error) (``callable_only``:
+    ``entry`` must be callable; else any value is returned)."""
     try:
         # dont_inherit: this module's `from __future__ import annotations` must not turn the
         # submission's annotations into strings (dataclasses, and so Equinox modules, then fail).
@@ -74,7 +75,7 @@ def _load(source: str, filename: str, entry: str):
     function = namespace.get(entry)
     if function is None:
         return None, _error("compile_error", f"the entry point {entry}() is not defined")
-    if not callable(function):
+    if callable_only and not callable(function):
         return None, _error("compile_error", f"{entry} is defined but is not a function")
     return function, None
 
@@ -270,9 +271,37 @@ def _verify_shapes(request):
     return shapes.verify(request)
 
 
+def _describe_module(request):
+    # what the explorer's name stands for: the learner's module loaded here, as a trace loads it,
+    # and described by the judge's code (``shapes.describe``); what it prints is not shown
+    from ..data.messages import Failed
+    from . import shapes
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = printed = _PrintedOutput(sys.stdout, None)
+    printed.shown = False
+    try:
+        found, error = _load(request.source, request.filename, request.entry, callable_only=False)
+        if error:
+            return Failed(error)
+        try:
+            described = shapes.describe(found, request.entry)
+        except Exception as exc:  # noqa: BLE001 - the learner's object misbehaved while read
+            return Failed(_describe_exception(exc, request.filename))
+        return Failed(_error("compile_error", described)) if isinstance(described, str) else described
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
 # One function per kind of request (``judge.data.messages.REQUESTS``; the explorer's requests by
 # types, ``judge.data.shape_messages.SHAPE_REQUESTS``).
-HANDLERS = {"trace": _trace, "verify": _verify, "trace_shapes": _trace_shapes, "verify_shapes": _verify_shapes}
+HANDLERS = {
+    "trace": _trace,
+    "verify": _verify,
+    "trace_shapes": _trace_shapes,
+    "verify_shapes": _verify_shapes,
+    "describe_module": _describe_module,
+}
 
 
 def _serve(request: ChildRequest, printed: _PrintedOutput) -> Traced | Failed:

@@ -30,7 +30,15 @@ from judge.data.records import Malformed, Record
 from judge.data.report import CaseRow, Report
 from judge.data.saved_values import RANKS, SavedValue
 from judge.data import zygote_messages as control
-from judge.data.shape_messages import SHAPE_REQUESTS, ArrayType, TraceShapes, VerifyShapes
+from judge.data.shape_messages import (
+    SHAPE_REQUESTS,
+    ArrayType,
+    DescribeModule,
+    ModuleDescribed,
+    Parameter,
+    TraceShapes,
+    VerifyShapes,
+)
 
 OLD_REPORT = Path(__file__).with_name("assets") / "report_c24197c.json"  # written by c24197c's Report.to_dict
 
@@ -122,6 +130,9 @@ SAMPLES = [
         [[ArrayType("float32", [2, 3])]],
         compile_s=1.5,
     ),
+    DescribeModule("model = make()", "model"),
+    Parameter(".layers[0].weight", ArrayType("float32", [4, 8])),
+    ModuleDescribed("equinox", [Parameter(".w", ArrayType("bfloat16", [2]))], ["x"]),
 ]
 
 

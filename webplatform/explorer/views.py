@@ -98,6 +98,9 @@ def detail(request, pk: int):
         "failed": result.get("failed", []),
         "notes": result.get("notes", []),
         "names": result.get("names", []),
+        # a module of Equinox or Flax NNX: its parameters, the arguments differentiated
+        "library": {"equinox": "Equinox", "nnx": "Flax NNX"}.get(result.get("library", "")),
+        "parameters": result.get("parameters", []),
         "budget": budget,
         "budget_error": budget_error,
         "budget_on": on,

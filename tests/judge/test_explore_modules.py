@@ -1,0 +1,160 @@
+"""The policy explorer on modules of neural-network libraries: an Equinox module named by the
+source (built from shapes) is explored as its call, its parameters taken from the module; every
+figure equals the same computation written as a plain function of the same arrays."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.cli import main
+from judge.grading.explore import ExploreError, default_function, explore
+from judge.grading.grader import default_runner
+
+EQX_MLP = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class MLP(eqx.Module):
+    layers: list
+
+    def __call__(self, x):
+        for layer in self.layers[:-1]:
+            x = jnp.tanh(jax.vmap(layer)(x))
+        return jnp.mean(jax.vmap(self.layers[-1])(x) ** 2)
+
+
+def make_mlp(key):
+    k1, k2 = jax.random.split(key)
+    return MLP([eqx.nn.Linear(128, 256, key=k1), eqx.nn.Linear(256, 128, key=k2)])
+
+
+model = eqx.filter_eval_shape(make_mlp, jax.random.key(0))
+"""
+
+# the same computation, the module's arrays as arguments (eqx.nn.Linear: weight @ x + bias)
+PLAIN_MLP = """
+import jax
+import jax.numpy as jnp
+
+
+def mlp(w1, b1, w2, b2, x):
+    h = jnp.tanh(jax.vmap(lambda v: w1 @ v + b1)(x))
+    return jnp.mean(jax.vmap(lambda v: w2 @ v + b2)(h) ** 2)
+"""
+MLP_PARAMS = ["f32[256,128]", "f32[256]", "f32[128,256]", "f32[128]"]
+
+EQX_STACK = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+def block(h, layer):
+    w_in, w_out = layer
+    return h + jnp.tanh(h @ w_in) @ w_out, None
+
+
+class Stack(eqx.Module):
+    w_in: jax.Array
+    w_out: jax.Array
+
+    def __call__(self, x):
+        h, _ = jax.lax.scan(block, x, (self.w_in, self.w_out))
+        return jnp.mean(h**2)
+
+
+model = Stack(jax.ShapeDtypeStruct((4, 64, 128), jnp.float32), jax.ShapeDtypeStruct((4, 128, 64), jnp.float32))
+"""
+
+PLAIN_STACK = """
+import jax
+import jax.numpy as jnp
+
+
+def block(h, layer):
+    w_in, w_out = layer
+    return h + jnp.tanh(h @ w_in) @ w_out, None
+
+
+def stack(w_in, w_out, x):
+    h, _ = jax.lax.scan(block, x, (w_in, w_out))
+    return jnp.mean(h**2)
+"""
+
+
+def _figures(found):
+    return [(r.plan, r.held_bytes, r.host_bytes, r.peak_bytes, r.flops, r.recomputed_flops) for r in found.rows]
+
+
+@pytest.fixture(scope="module")
+def mlp_pair():
+    runner = default_runner()
+    module = explore(EQX_MLP, "model", ["f32[64,128]"], runner)
+    plain = explore(PLAIN_MLP, "mlp", [*MLP_PARAMS, "f32[64,128]"], runner, wrt=["w1", "b1", "w2", "b2"])
+    return module, plain
+
+
+def test_an_equinox_module_is_explored_from_its_parameters_as_a_function_of_them_would_be(mlp_pair):
+    module, plain = mlp_pair
+    assert module.library == "equinox" and plain.library == "function"
+    assert module.parameters == [
+        "model.layers[0].weight f32[256,128]",
+        "model.layers[0].bias f32[256]",
+        "model.layers[1].weight f32[128,256]",
+        "model.layers[1].bias f32[128]",
+    ]
+    assert module.failed == [] and len(module.rows) >= 6
+    for row in module.rows:
+        assert row.held_bytes > 0 and row.peak_bytes > 0 and row.flops > 0
+    assert _figures(module) == _figures(plain)
+    # the input is not differentiated, the parameters are: nothing_saveable keeps them and x
+    nothing = next(r for r in module.rows if r.plan == "nothing_saveable")
+    assert nothing.held_bytes == (256 * 128 + 256 + 128 * 256 + 128 + 64 * 128) * 4
+
+
+def test_a_modules_plan_is_written_with_equinoxs_checkpoint(mlp_pair):
+    module, _ = mlp_pair
+    dots = next(r for r in module.rows if r.plan == "dots_saveable")
+    assert dots.code.startswith("eqx.filter_checkpoint(model, policy=jax.checkpoint_policies.dots_saveable)")
+    found = module.to_dict()
+    assert found["library"] == "equinox" and len(found["parameters"]) == 4
+
+
+def test_a_modules_scan_gets_the_placements_of_a_functions():
+    runner = default_runner()
+    module = explore(EQX_STACK, "model", ["f32[32,64]"], runner, budget=1, budget_on="peak")
+    plain = explore(
+        PLAIN_STACK, "stack", ["f32[4,64,128]", "f32[4,128,64]", "f32[32,64]"], runner, wrt=["w_in", "w_out"]
+    )
+    assert "checkpoint every block" in [r.plan for r in module.rows]
+    assert _figures(module) == _figures(plain)
+
+
+def test_the_default_name_is_what_the_source_defines_last():
+    assert default_function(EQX_MLP) == "model"
+    assert default_function(PLAIN_MLP) == "mlp"
+    assert default_function("import jax\nWIDTH = 3\n") is None
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "says"),
+    [
+        ("import jax.numpy as jnp\n\nscale = jnp.ones(3)\n", "scale", "scale is a value of type"),
+        (EQX_MLP, "MLP", "MLP is a class: build the module"),
+        (EQX_MLP, "missing", "the source defines no missing: name a function it defines, or a module"),
+        ("import jax\n\nWIDTH = 128\n", "WIDTH", "WIDTH is a value of type int"),
+    ],
+)
+def test_a_name_the_explorer_cannot_use_is_refused_with_what_it_is(source, name, says):
+    with pytest.raises(ExploreError) as refused:
+        explore(source, name, ["f32[3]"], default_runner())
+    assert says in str(refused.value)
+
+
+def test_the_command_says_when_a_file_defines_nothing_to_explore(tmp_path):
+    file = tmp_path / "constants.py"
+    file.write_text("import jax\n\nWIDTH = 128\n")
+    with pytest.raises(SystemExit, match="defines no function and builds no module"):
+        main(["explore", str(file), "--args", "f32[3]"])

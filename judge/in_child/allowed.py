@@ -297,6 +297,23 @@ _EQUINOX_NN = _names("""
     StateIndex StatefulLayer delete_init_state inference_mode make_with_state
 """)
 
+# Flax NNX (``from flax import nnx``), for the explorer's modules: the layers a model is built of,
+# its parameters and random streams, a module of one's own from its fields (dataclass: Python's
+# dataclasses, which write __init__ from the class statement's field names, as Equinox's modules
+# do), building it from shapes (eval_shape), taking it apart and
+# back (split and merge, which the explorer's harness uses) and its checkpoint (remat); the
+# activations it re-exports from jax.nn. Not its optimizers and training state (optax), its
+# display and summaries (treescope, rich), its bridge to Linen, its graph surgery by path or name
+# (update, pop, state filters, set_metadata, with_attributes, Module.set_attributes), its
+# sharding and checkify, nor its own transformations beyond those (jit, vmap, scan, cond and
+# friends have their JAX forms).
+_FLAX_NNX = _names("""
+    Conv Dropout Embed LayerNorm Linear List Module MultiHeadAttention Param RMSNorm Rngs Sequential dataclass
+    eval_shape merge remat split
+    celu elu gelu glu hard_tanh leaky_relu log_sigmoid log_softmax one_hot relu relu6 selu sigmoid
+    silu soft_sign softmax softplus standardize swish tanh
+""")
+
 # Every module a submission may import, with the names it may use; a submodule is allowed when it
 # is listed here itself, and it is reached as a name of its parent only when the parent lists it.
 MODULES: dict[str, frozenset] = {
@@ -327,10 +344,12 @@ MODULES: dict[str, frozenset] = {
     "numpy.random": _NUMPY_RANDOM,
     "equinox": _EQUINOX,
     "equinox.nn": _EQUINOX_NN,
+    "flax": _names("nnx"),
+    "flax.nnx": _FLAX_NNX,
 }
 SUMMARY = (
     "jax (with jax.numpy, jax.lax, jax.nn, jax.ad_checkpoint, jax.tree_util, jax.random, jax.scipy), "
-    "equinox (with equinox.nn), functools, math, typing, itertools, collections and numpy"
+    "equinox (with equinox.nn), flax.nnx, functools, math, typing, itertools, collections and numpy"
 )
 
 # Refusals worded once, for this list's names and the gate's attributes (``judge.in_child.gate``).
@@ -452,6 +471,36 @@ REASONS: dict[tuple[str, str], str] = {
     ("equinox", "module_update_wrapper"): "it writes attributes onto other objects, which submissions may not change",
     ("equinox", "clear_caches"): _SETTINGS,
     **{("equinox.nn", name): _BY_NAME + " (its weight_name)" for name in ("WeightNorm", "SpectralNorm")},
+    # Flax NNX: graph surgery by path or name, training state, display, and its other modules
+    **{
+        ("flax.nnx", name): _BY_NAME + " (a state's keys or a filter's names)"
+        for name in ("update", "pop", "set_metadata", "with_attributes", "replace_by_pure_dict", "state", "graph")
+    },
+    **{
+        ("flax.nnx", name): "training state (optax's optimizers) is not part of a checkpointing solution"
+        for name in ("Optimizer", "ModelAndOptimizer", "TrainState")
+    },
+    **{
+        ("flax.nnx", name): "it renders a module with treescope or rich, outside the traced program; "
+        "print() shows a module"
+        for name in ("display", "tabulate")
+    },
+    **{
+        ("flax.nnx", name): _MODULE
+        for name in (
+            "bridge",
+            "compat",
+            "graphlib",
+            "helpers",
+            "module",
+            "nn",
+            "rnglib",
+            "statelib",
+            "transforms",
+            "variablelib",
+            "visualization",
+        )
+    },
 }
 
 

@@ -170,6 +170,13 @@ DENIED_ATTRIBUTES = {
     "internal": _INTERNALS,
     "filter_pure_callback": _CALLBACK,
     "module_update_wrapper": "it writes attributes onto other objects, which submissions may not change",
+    # Flax NNX's module methods that set attributes chosen by a string or a keyword's name on a
+    # module and its submodules (``eval`` is refused above, as the builtin).
+    **{
+        name: "it sets attributes chosen by name on a module; set a layer's flags where you build it "
+        "(nnx.Dropout(0.1, deterministic=True, ...))"
+        for name in ("sow", "perturb", "set_attributes", "train")
+    },
 }
 READABLE_DUNDERS = frozenset({"__name__"})  # `if __name__ == "__main__":` is harmless
 # Methods a class of the submission may define: `__call__` is how an Equinox module is applied,

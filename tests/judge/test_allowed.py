@@ -118,6 +118,27 @@ stacked = eqx.filter_vmap(lambda k: eqx.nn.Linear(2, 2, key=k))(jax.random.split
 remat = eqx.filter_checkpoint(block, policy=jax.checkpoint_policies.dots_saveable)
 moved = eqx.tree_at(lambda b: b.linear.bias, block, jnp.ones(2))
 layers = eqx.nn.Sequential([eqx.nn.Linear(2, 2, key=key), eqx.nn.Lambda(jnp.tanh)])
+
+from flax import nnx
+
+
+class Mixer(nnx.Module):
+    def __call__(self, h):
+        return self.norm(self.linear(h))
+
+
+nnx_rngs = nnx.Rngs(0)
+mixer = Mixer()
+mixer.linear = nnx.Linear(2, 2, rngs=nnx_rngs)
+mixer.norm = nnx.LayerNorm(2, rngs=nnx_rngs)
+nnx_stack = nnx.Sequential(nnx.Linear(2, 4, rngs=nnx_rngs), nnx.gelu, nnx.Dropout(0.1, rngs=nnx_rngs))
+nnx_shapes = nnx.eval_shape(lambda: nnx.Sequential(nnx.Linear(2, 4, rngs=nnx.Rngs(0))))
+graphdef, nnx_state = nnx.split(mixer)
+nnx_back = nnx.merge(graphdef, nnx_state)
+nnx_remat = nnx.remat(lambda m, h: m(h))
+nnx_list = nnx.List([nnx.Linear(2, 2, rngs=nnx_rngs)])
+attention = nnx.MultiHeadAttention(2, 2, rngs=nnx_rngs, decode=False)
+param = nnx.Param(jnp.zeros(2))
 """
 DEPTH = 4
 SCALARS = (int, float, complex, str, bytes, bool, type(None))
@@ -210,6 +231,15 @@ REVIEWED = {
     "numpy.finfo": "__str__ reads its own fixed field names",
     "equinox.Module": "__hash__ reads the instance's own fields, named by its class statement (whose names the "
     "gate has checked)",
+    "flax.nnx.Module": "sow, perturb, set_attributes and train (and eval, through set_attributes) set attributes "
+    "named by a string or keyword: the gate refuses those attribute names (gate.DENIED_ATTRIBUTES); its other "
+    "methods read and set no computed name",
+    "flax.nnx.Rngs": "__init__ sets each keyword's stream on the new Rngs itself, an instance the submission "
+    "makes: a double-underscore name there changes no class's behaviour, and __class__ or __dict__ refuse a "
+    "stream",
+    "flax.nnx.List": "gets, sets and deletes its elements as attributes named str(index), the digits of an "
+    "int index it has checked (a submission's classes cannot define __str__)",
+    "flax.nnx.Dropout": "only its docstring's example calls model.eval(); its code uses no computed name",
 }
 COMPUTED_NAME = re.compile(
     r"""\b(?:getattr|setattr|delattr|hasattr)\(\s*[^,()]+(?:\([^()]*\))?\s*,(?!\s*['"])"""  # name not a literal
@@ -256,6 +286,9 @@ def test_no_listed_callable_uses_a_computed_attribute_name_or_evaluates_code_unl
         ("equinox", "module_update_wrapper"),
         ("equinox.nn", "WeightNorm"),
         ("jax.ad_checkpoint", "checkpoint"),  # a real path to jax.checkpoint: not a misspelling
+        ("flax.nnx", "update"),
+        ("flax.nnx", "Optimizer"),
+        ("flax.nnx", "display"),
     ],
 )
 def test_a_refused_name_says_why(module, name):

@@ -1,6 +1,6 @@
-"""The policy explorer on modules of neural-network libraries: an Equinox module named by the
-source (built from shapes) is explored as its call, its parameters taken from the module; every
-figure equals the same computation written as a plain function of the same arrays."""
+"""The policy explorer on modules of neural-network libraries: an Equinox or Flax NNX module named
+by the source (built from shapes) is explored as its call, its parameters taken from the module;
+every figure equals the same computation written as a plain function of the same arrays."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from judge.cli import main
 from judge.grading.explore import ExploreError, default_function, explore
 from judge.grading.grader import default_runner
+from judge.in_child import gate
 
 EQX_MLP = """
 import equinox as eqx
@@ -84,6 +85,40 @@ def stack(w_in, w_out, x):
 """
 
 
+NNX_MLP = """
+import jax.numpy as jnp
+from flax import nnx
+
+
+@nnx.dataclass
+class MLP(nnx.Module):
+    layers: nnx.List
+
+    def __call__(self, x):
+        for layer in self.layers[:-1]:
+            x = nnx.tanh(layer(x))
+        return jnp.mean(self.layers[-1](x) ** 2)
+
+
+def make_mlp(rngs):
+    return MLP(nnx.List([nnx.Linear(128, 256, rngs=rngs), nnx.Linear(256, 128, rngs=rngs)]))
+
+
+model = nnx.eval_shape(lambda: make_mlp(nnx.Rngs(0)))
+"""
+
+# nnx.Linear: x @ kernel + bias; the state's leaves in the order of its keys (bias before kernel)
+PLAIN_NNX_MLP = """
+import jax.numpy as jnp
+
+
+def mlp(b1, w1, b2, w2, x):
+    h = jnp.tanh(x @ w1 + b1)
+    return jnp.mean((h @ w2 + b2) ** 2)
+"""
+NNX_PARAMS = ["f32[256]", "f32[128,256]", "f32[128]", "f32[256,128]"]
+
+
 def _figures(found):
     return [(r.plan, r.held_bytes, r.host_bytes, r.peak_bytes, r.flops, r.recomputed_flops) for r in found.rows]
 
@@ -130,6 +165,48 @@ def test_a_modules_scan_gets_the_placements_of_a_functions():
     )
     assert "checkpoint every block" in [r.plan for r in module.rows]
     assert _figures(module) == _figures(plain)
+
+
+def test_a_flax_nnx_module_is_explored_from_its_state_as_a_function_of_it_would_be():
+    runner = default_runner()
+    module = explore(NNX_MLP, "model", ["f32[64,128]"], runner, budget=300_000)
+    plain = explore(PLAIN_NNX_MLP, "mlp", [*NNX_PARAMS, "f32[64,128]"], runner, wrt=["b1", "w1", "b2", "w2"])
+    assert module.library == "nnx"
+    assert module.parameters == [
+        "model.layers[0].bias f32[256]",
+        "model.layers[0].kernel f32[128,256]",
+        "model.layers[1].bias f32[128]",
+        "model.layers[1].kernel f32[256,128]",
+    ]
+    assert module.failed == [] and len(module.rows) >= 6
+    for row in module.rows:
+        assert row.held_bytes > 0 and row.peak_bytes > 0 and row.flops > 0
+    assert _figures(module) == _figures(plain)
+    assert module.best.code.startswith("nnx.remat(lambda module, *inputs: module(*inputs), policy=")
+
+
+def test_an_nnx_module_with_a_random_stream_built_from_shapes_is_refused_with_where_it_is():
+    source = (
+        "from flax import nnx\n\nmodel = nnx.eval_shape(lambda: nnx.Sequential(nnx.Linear(8, 8, rngs=nnx.Rngs(0)), "
+        "nnx.Dropout(0.1, rngs=nnx.Rngs(1))))\n"
+    )
+    with pytest.raises(ExploreError, match=r"model.layers\[1\].rngs.count is the type of a uint32 array"):
+        explore(source, "model", ["f32[4,8]"], default_runner())
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("model.train()", "`.train` is not allowed: it sets attributes chosen by name"),
+        ("model.eval()", "`.eval` is not allowed"),
+        ("model.sow(nnx.Param, 'name', 1.0)", "`.sow` is not allowed"),
+        ("nnx.update(model, nnx.split(model)[1])", "`nnx.update` is not available in submissions: it gets or sets"),
+        ("from flax import linen", "`from flax import linen` is not allowed"),
+    ],
+)
+def test_the_gate_refuses_what_sets_attributes_by_name_in_nnx(line, says):
+    refused = gate.check(NNX_MLP + line + "\n")
+    assert refused is not None and says in refused.message
 
 
 def test_the_default_name_is_what_the_source_defines_last():

@@ -191,7 +191,10 @@ def cmd_explore(args) -> int:
     source = Path(args.file).read_text()
     function = args.function or _last_function(source)
     if not function:
-        print(f"arena: {args.file} defines no function; name one with --function", file=sys.stderr)
+        print(
+            f"arena: {args.file} defines no function and builds no module at its top level; name one with --function",
+            file=sys.stderr,
+        )
         return FAILED
     with _client() as site:
         created = site.explore(source, function, args.args, budget=args.budget, budget_on=args.budget_on)
@@ -203,13 +206,23 @@ def cmd_explore(args) -> int:
 
 
 def _last_function(source: str) -> str | None:
-    """The last function the file defines at its top level (as ``python -m judge explore``)."""
+    """What the file defines last at its top level (as ``python -m judge explore``): a function, or
+    a name bound to a call (a module built from shapes: ``model = eqx.filter_eval_shape(...)``)."""
     import ast
 
     try:
-        names = [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+        body = ast.parse(source).body
     except SyntaxError:
         return None
+    names = [
+        node.name if isinstance(node, ast.FunctionDef) else node.targets[0].id
+        for node in body
+        if isinstance(node, ast.FunctionDef)
+        or isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call)
+    ]
     return names[-1] if names else None
 
 
@@ -274,7 +287,11 @@ def parser() -> argparse.ArgumentParser:
         "explore", help="every checkpoint policy of a function in FILE: memory, FLOPs, and the plan that fits a budget"
     )
     explore.add_argument("file")
-    explore.add_argument("--function", help="the function to explore (default: the file's last top-level one)")
+    explore.add_argument(
+        "--function",
+        help="the function, or the Equinox or Flax NNX module, to explore "
+        "(default: what the file defines last at its top level)",
+    )
     explore.add_argument(
         "--args", nargs="+", required=True, help="each argument's dtype and shape, such as f32[64,128]"
     )

@@ -118,12 +118,22 @@ HINTS = (
         ),
     ),
     Hint(
+        re.compile(r"can only take integer values greater than or equal to `-len\(args\)` and less than `len\(args\)`"),
+        "Your checkpoint's static_argnums names an argument that your call passes by name{line}: static_argnums "
+        "counts only the arguments passed by position, so JAX finds no argument at the position it names, and "
+        "one passed by name (`flag=...`) would not be static anyway.",
+        "Try: pass that argument by position, in the order of the function's parameters: f(W, x, flag), not "
+        "f(W, x, flag=flag).",
+    ),
+    Hint(
         re.compile(r"^RecursionError"),
         "Your code calls itself without end{line}: a recursion that never reaches its base case (or one "
         "deeper than Python allows).",
         "Try: check the recursion's base case and that each call works on a smaller part (half the list, say).",
     ),
 )
+_SWAPPED = next(h for h in HINTS if h.pattern.pattern.startswith("^AssertionError"))
+_STATIC_BY_NAME = next(h for h in HINTS if "len\\(args\\)" in h.pattern.pattern)
 
 
 def hint(text: str, line: int | None, written: str = "", program: str = "") -> tuple[str, str] | None:
@@ -137,6 +147,14 @@ def hint(text: str, line: int | None, written: str = "", program: str = "") -> t
             called = _CALLED_POLICY.search(written) or _CALLED_POLICY.search(program)
             policy = called.group(1) if called else "<name>"
             # the branch advice quotes the learner's code (braces and all): never formatted
+            if h is _SWAPPED:
+                swapped = _swapped_memories(program)
+                if swapped is not None:
+                    return swapped
+            if h is _STATIC_BY_NAME:
+                moved = _static_by_name(program)
+                if moved is not None:
+                    return h.cause.format(line=f" (line {line})" if line else ""), moved
             advice = (_branch_advice(line, written, program) if h is HINTS[0] else None) or h.advice.format(
                 policy=policy
             )
@@ -157,12 +175,16 @@ def first_error(errors: list[tuple[bool, str, int | None, str]], program: str) -
     _, text, line, written = errors[0]
     where = f" (line {line})" if line else ""
     if _RECURSION.search(text):
+        recursive = _recursive_function(program)
+        yours = f"your `{recursive[0]}` (line {recursive[1]}) calls itself, and " if recursive else ""
+        each = f" (have `{recursive[0]}` call itself on halves)" if recursive else ""
         return (
-            f"On a hidden case, your code calls itself more deeply than Python allows{where}: the sample cases "
-            f"run, so the depth of your recursion grows with the inputs (one call per step of a chain, say), and "
-            f"on a longer one it passes Python's limit; each jax.checkpoint nested in another adds to that depth.",
-            "Try: let each call take half of what is left, so that the depth grows with the logarithm of the size "
-            "(a chain of a thousand steps is then ten levels deep), or replace the recursion with a loop or jax.lax.scan.",
+            f"On a hidden case, your code calls itself more deeply than Python allows{where}: {yours}the sample "
+            f"cases run, so the depth of your recursion grows with the inputs (one call per step of a chain, say), "
+            f"and on a longer one it passes Python's limit; each jax.checkpoint nested in another adds to that depth.",
+            f"Try: let each call take half of what is left{each}, so that the depth grows with the logarithm of the "
+            f"size (a chain of a thousand steps is then ten levels deep), or replace the recursion with a loop or "
+            f"jax.lax.scan.",
         )
     found = hint(text, line, written, program)
     if found is None:
@@ -172,6 +194,91 @@ def first_error(errors: list[tuple[bool, str, int | None, str]], program: str) -
 
 
 _RECURSION = re.compile(r"^RecursionError")
+
+
+def _recursive_function(program: str) -> tuple[str, int] | None:
+    """The learner's function that calls itself (directly, or in a lambda or a checkpoint it builds):
+    (its name, its line); None where the source shows none, or more than one."""
+    try:
+        tree = syntax.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the learner's text: anything may fail
+        return None
+    found = [
+        (f.name, f.lineno)
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef)
+        and any(
+            isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == f.name
+            for c in ast.walk(f)
+            if c is not f
+        )
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+# The offloading factories, and the position of offload_src among their arguments (offload_dst follows).
+_OFFLOADING = {"offload_dot_with_no_batch_dims": 0, "save_and_offload_only_these_names": 2}
+
+
+def _swapped_memories(program: str) -> tuple[str, str] | None:
+    """An offloading policy whose offload_src is the host's memory (JAX checks that saved values come
+    from the device with a bare assert): the cause with the learner's line and values, and the change in
+    the form they wrote (the arguments by position, or by name). None where the source shows none."""
+    try:
+        tree = syntax.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the learner's text: anything may fail
+        return None
+    constants: dict[str, str] = {}  # HOST = "pinned_host", and HOST, DEVICE = "pinned_host", "device"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            pairs = (
+                zip(target.elts, value.elts)
+                if isinstance(target, ast.Tuple)
+                and isinstance(value, ast.Tuple)
+                and len(target.elts) == len(value.elts)
+                else [(target, value)]
+            )
+            for t, v in pairs:
+                if isinstance(t, ast.Name) and isinstance(v, ast.Constant) and isinstance(v.value, str):
+                    constants[t.id] = v.value
+
+    def read(node: ast.expr | None) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        return constants.get(node.id) if isinstance(node, ast.Name) else None
+
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        factory = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+        if factory not in _OFFLOADING:
+            continue
+        at, named = _OFFLOADING[factory], {k.arg: k.value for k in call.keywords}
+        src = call.args[at] if len(call.args) > at else named.get("offload_src")
+        dst = call.args[at + 1] if len(call.args) > at + 1 else named.get("offload_dst")
+        if read(src) != "pinned_host" or src is None or dst is None:
+            continue
+        line = src.lineno
+        cause = (
+            f"Your offloading policy moves saved values the wrong way (line {line}): your {factory} gives "
+            f"offload_src={read(src)!r} and offload_dst={read(dst)!r}, but offload_src is where a saved value is "
+            f"made, the device ('device'), and offload_dst where it waits for the backward pass, the host "
+            f"('pinned_host'); JAX stops on its own check when the source is the host."
+        )
+        if isinstance(src, ast.Constant) and isinstance(dst, ast.Constant):
+            quote = (ast.get_source_segment(program, src) or "'")[0]
+            if src in call.args:  # by position: the call as written, its two memories in order
+                args = [ast.unparse(a) for a in call.args]
+                args[at], args[at + 1] = f"{quote}device{quote}", f"{quote}pinned_host{quote}"
+                args += [f"{k.arg}={ast.unparse(k.value)}" for k in call.keywords]
+                return cause, (
+                    f"Try: `{ast.unparse(call.func)}({', '.join(args)})` at line {line}: the memory the values "
+                    f"come from first, then the one they go to."
+                )
+            return cause, f"Try: offload_src='device', offload_dst='pinned_host' in your {factory} at line {line}."
+        return cause, _SWAPPED.advice
+    return None
 
 
 def _branch_advice(line: int | None, written: str, program: str) -> str | None:
@@ -187,24 +294,35 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
     around = [
         n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and line and n.lineno < line <= (n.end_lineno or 0)
     ]
-    if branch is None or not around:
+    if not around:
         return None
     function = max(around, key=lambda n: n.lineno)
-    condition, params = branch.group(1), [a.arg for a in function.args.args]
+    if branch is not None:
+        condition = branch.group(1)
+        shown = f"`if {condition}:`"
+    else:  # a conditional expression on the line: `a * mask if is_training else a`
+        chosen = [n.test for n in ast.walk(function) if isinstance(n, ast.IfExp) and n.test.lineno == line]
+        if len(chosen) != 1:
+            return None
+        condition = ast.unparse(chosen[0])
+        shown = f"`... if {condition} else ...`"
+    params = [a.arg for a in function.args.args]
     try:  # the line's text up to its first colon: `if lambda v: v:` leaves `lambda v`, no expression
         read = {n.id for n in ast.walk(syntax.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     if len(read) == 1 and read <= set(params):  # `if flag:`, `if not flag:`, `if flag == "train":`
-        static = _static_advice(program, function, read.pop(), condition)
+        static = _static_advice(program, function, read.pop(), shown)
         if static is not None:
             return static
     if condition in params and "static_argnums" not in program:
         return (
             f"Try: make `{condition}` a static argument of the checkpoint: jax.checkpoint({function.name}, "
-            f"static_argnums=({params.index(condition)},), ...), so that `if {condition}:` sees a Python value while "
+            f"static_argnums=({params.index(condition)},), ...), so that {shown} sees a Python value while "
             f"tracing, not an array."
         )
+    if branch is None:
+        return None
     tests = [
         ast.unparse(n.test)
         for n in ast.walk(function)
@@ -279,7 +397,7 @@ def _options_only_hint(text: str, line: int | None, program: str) -> tuple[str, 
     )
 
 
-def _static_advice(program: str, function: ast.FunctionDef, flag: str, condition: str) -> str | None:
+def _static_advice(program: str, function: ast.FunctionDef, flag: str, shown: str) -> str | None:
     """Where the flag an `if` reads comes into a checkpointed function as an argument (that function's
     own, or passed on to the function that branches): that argument made static, on the learner's
     checkpoint as they wrote it (a decorator through functools.partial). None where no checkpoint of
@@ -295,18 +413,95 @@ def _static_advice(program: str, function: ast.FunctionDef, flag: str, condition
         index = [a.arg for a in fn.args.args].index(param)
         written = written_form.of_function(program, name)
         if written is not None:
-            if written.equinox or index in _static_positions(written):
+            if written.equinox:
                 return None
+            if index in _static_positions(written):  # static already: passed by name, where it is not counted
+                moved = _by_position(reader, written, param, index, written.text)
+                if not moved:
+                    return None
+                return (
+                    f"Try: {moved.lstrip(' ,').removeprefix('and ')}; then {shown} sees a Python value while tracing."
+                )
             change = written_form.argument_advice(program, written, "static_argnums", f"({index},)")
-            passed = "" if name == function.name else f" (it reaches `if {condition}:` as `{flag}`)"
+            mended = written_form.with_argument(program, written, "static_argnums", f"({index},)")[0]
+            moved = _by_position(reader, written, param, index, mended)
+            if moved.startswith(" and"):  # the call that moves it quotes the checkpoint rewritten too
+                change = change.rsplit(", as `", 1)[0]
+            passed = "" if name == function.name else f" (it reaches {shown} as `{flag}`)"
             return (
-                f"Try: make `{param}` a static argument of your checkpoint of {name}{passed}: {change}; then "
-                f"`if {condition}:` sees a Python value while tracing, not an array."
+                f"Try: make `{param}` a static argument of your checkpoint of {name}{passed}: {change}"
+                f"{moved}; then {shown} sees a Python value while tracing, "
+                f"not an array."
             )
         caller = _passing_on(functions, name, index, param)
         if caller is None:
             return None
         name, param = caller
+    return None
+
+
+def _by_position(
+    reader: written_form.Reader, written: written_form.Written, param: str, index: int, mended: str
+) -> str:
+    """Where the learner's code passes ``param`` to that checkpoint by name (``f(W, x, is_training=...)``),
+    which static_argnums does not count: the clause that moves it to its position (``mended``: the checkpoint
+    as the advice rewrites it, for a call that calls it at once); "" where none does."""
+    if reader.tree is None:
+        return ""
+
+    def same(node: ast.AST) -> bool:  # the checkpoint's node, read again by another reader of the same text
+        at = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+        return type(node) is type(written.node) and all(getattr(node, a, None) == getattr(written.node, a) for a in at)
+
+    names = {written.function} if written.kind != written_form.CALL else set()
+    names |= {  # checkpointed = jax.checkpoint(body, ...)
+        t.id
+        for n in ast.walk(reader.tree)
+        if isinstance(n, ast.Assign) and same(n.value)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    for call in ast.walk(reader.tree):
+        if not isinstance(call, ast.Call) or not (
+            same(call.func) or (isinstance(call.func, ast.Name) and call.func.id in names)
+        ):
+            continue
+        given = next((k for k in call.keywords if k.arg == param), None)
+        if given is None:
+            continue
+        where = f" at line {call.lineno}"
+        if len(call.args) != index or any(k.arg is None for k in call.keywords):
+            return (
+                f", and pass `{param}` by position in your call{where}: static_argnums counts only the arguments "
+                f"given by position, and one given by name stays traced"
+            )
+        func = mended if same(call.func) else ast.unparse(call.func)
+        moved = ast.Call(
+            func=ast.Name(id=func),
+            args=[*call.args, given.value],
+            keywords=[k for k in call.keywords if k is not given],
+        )
+        return (
+            f"{' and' if same(call.func) else ','} pass `{param}` by position in your call{where}, as "
+            f"`{ast.unparse(moved)}`: static_argnums counts only the arguments given by position, and one given by "
+            f"name stays traced"
+        )
+    return ""
+
+
+def _static_by_name(program: str) -> str | None:
+    """A checkpoint with static_argnums whose call passes that argument by name (which JAX refuses: the
+    position is empty): the "Try:" that moves it to its position, as a call of the learner's."""
+    reader = written_form.Reader(program)
+    functions = reader.functions()
+    for written in reader.checkpoints():
+        fn = functions.get(written.function)
+        params = [a.arg for a in fn.args.args] if fn is not None else []
+        for index in sorted(_static_positions(written)):
+            if index < len(params):
+                moved = _by_position(reader, written, params[index], index, written.text)
+                if moved:
+                    return f"Try: {moved.lstrip(' ,').removeprefix('and ')}."
     return None
 
 

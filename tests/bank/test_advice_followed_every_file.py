@@ -224,6 +224,21 @@ ACCEPTED = [
             )
         ],
     ),
+    (  # a recursion over the list of links, one level per link: halving bounds it
+        "recursive_checkpoint",
+        "runtime_error/peel_one_link.py",
+        "On a hidden case, your code calls itself more deeply than Python allows: your `compose` (line 5) calls itself",
+        "let each call take half of what is left (have `compose` call itself on halves)",
+        [
+            (
+                "    if not funs:\n        return lambda v: v\n    rest = compose(funs[1:])\n"
+                "    return lambda v: jax.checkpoint(rest)(funs[0](v))\n",
+                "    if len(funs) <= 2:\n        return lambda v: funs[-1](funs[0](v)) if len(funs) == 2 else funs[0](v)\n"
+                "    first, second = compose(funs[: len(funs) // 2]), compose(funs[len(funs) // 2 :])\n"
+                "    return lambda v: second(jax.checkpoint(first)(v))\n",
+            )
+        ],
+    ),
     (
         "recursive_checkpoint",
         "wrong_answer/off_by_one.py",
@@ -292,6 +307,70 @@ ACCEPTED = [
                 "jax.remat(body, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable, static_argnums=(2,))",
             )
         ],
+    ),
+    (  # a bare decorator: the flag made static and the policy added, both through functools.partial
+        "static_argnums_training_flag",
+        "runtime_error/bare_decorator.py",
+        "Your code asks Python to branch on a traced value (line 8)",
+        "write the decorator at line 5 as `@functools.partial(jax.checkpoint, static_argnums=(2,))` (with `import "
+        "functools` at the top), in place of `@jax.checkpoint`",
+        [
+            ("import jax\n", "import functools\n\nimport jax\n"),
+            (
+                "@jax.checkpoint\n",
+                "@functools.partial(jax.checkpoint, static_argnums=(2,), "
+                "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n",
+            ),
+        ],
+    ),
+    (
+        "static_argnums_training_flag",
+        "runtime_error/remat_decorator.py",
+        "Your code asks Python to branch on a traced value (line 8)",
+        "write the decorator at line 5 as `@functools.partial(jax.remat, static_argnums=(2,))` (with `import "
+        "functools` at the top), in place of `@jax.remat`",
+        [
+            ("import jax\n", "import functools\n\nimport jax\n"),
+            (
+                "@jax.remat\n",
+                "@functools.partial(jax.remat, static_argnums=(2,), "
+                "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)\n",
+            ),
+        ],
+    ),
+    (  # a conditional expression, not an `if` statement: the same change, in the learner's functools.partial
+        "static_argnums_training_flag",
+        "runtime_error/flag_in_expression.py",
+        "Your code asks Python to branch on a traced value (line 10)",
+        "add static_argnums=(2,) to your jax.checkpoint at line 7, as `@functools.partial(jax.checkpoint, "
+        "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable, static_argnums=(2,))`; then `... if "
+        "is_training else ...` sees a Python value",
+        [
+            (
+                "dots_with_no_batch_dims_saveable)\n",
+                "dots_with_no_batch_dims_saveable, static_argnums=(2,))\n",
+            )
+        ],
+    ),
+    (  # the flag passed by name: static_argnums alone would not count it, so the call changes too
+        "static_argnums_training_flag",
+        "runtime_error/flag_by_name.py",
+        "Your code asks Python to branch on a traced value (line 7)",
+        "add static_argnums=(2,) to your jax.checkpoint at line 14 and pass `is_training` by position in your call "
+        "at line 14, as `jax.checkpoint(body, policy=policy, static_argnums=(2,))(W, x, is_training)`",
+        [
+            (
+                "jax.checkpoint(body, policy=policy)(W, x, is_training=is_training)",
+                "jax.checkpoint(body, policy=policy, static_argnums=(2,))(W, x, is_training)",
+            )
+        ],
+    ),
+    (
+        "static_argnums_training_flag",
+        "runtime_error/static_flag_by_name.py",
+        "Your checkpoint's static_argnums names an argument that your call passes by name (line 16)",
+        "pass `is_training` by position in your call at line 16, as `_block(W, x, is_training)`",
+        [("_block(W, x, is_training=is_training)", "_block(W, x, is_training)")],
     ),
     (
         "static_argnums_training_flag",

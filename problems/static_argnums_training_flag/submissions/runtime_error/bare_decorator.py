@@ -1,0 +1,10 @@
+import jax
+import jax.numpy as jnp
+
+
+@jax.checkpoint
+def masked_block(W, x, is_training):
+    a = jnp.tanh(x @ W)
+    if is_training:  # a bare decorator: every argument is traced, the flag too
+        a = a * jnp.where(jnp.arange(a.shape[-1]) % 2 == 0, 2.0, 0.0)
+    return jnp.sum(a ** 2)

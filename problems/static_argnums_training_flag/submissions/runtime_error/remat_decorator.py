@@ -1,0 +1,14 @@
+import jax
+import jax.numpy as jnp
+
+
+@jax.remat
+def _block(W, x, is_training):
+    a = jnp.tanh(x @ W)
+    if is_training:
+        a = a * jnp.where(jnp.arange(a.shape[-1]) % 2 == 0, 2.0, 0.0)
+    return jnp.sum(a ** 2)
+
+
+def masked_block(W, x, is_training):
+    return _block(W, x, is_training)

@@ -1,0 +1,16 @@
+import functools
+
+import jax
+import jax.numpy as jnp
+
+
+@functools.partial(jax.checkpoint, static_argnums=(2,), policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
+def _block(W, x, is_training):
+    a = jnp.tanh(x @ W)
+    if is_training:
+        a = a * jnp.where(jnp.arange(a.shape[-1]) % 2 == 0, 2.0, 0.0)
+    return jnp.sum(a ** 2)
+
+
+def masked_block(W, x, is_training):
+    return _block(W, x, is_training=is_training)  # static_argnums counts positions only

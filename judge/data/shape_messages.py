@@ -122,10 +122,16 @@ class DescribeModule(Record):
     filename: str = FILENAME
 
 
+MAX_PATH = 300  # characters of a parameter's path
+
+
 @dataclass
 class Parameter(Record):
     path: str  # where the leaf is in the module, as ``jax.tree_util.keystr`` writes it: ".layers[0].weight"
     array: ArrayType
+
+    def _check(self) -> str | None:
+        return f"path: at most {MAX_PATH} characters" if len(self.path) > MAX_PATH else None
 
 
 @dataclass
@@ -146,6 +152,8 @@ class ModuleDescribed(Record):
             return "parameters: a function has none of its own"
         if len(self.parameters) > MAX_PARAMETERS:
             return f"parameters: at most {MAX_PARAMETERS}"
+        if len(self.inputs) > 64 or not all(n.isidentifier() and len(n) <= 100 for n in self.inputs):
+            return "inputs: at most 64 names of parameters"
         return None
 
 

@@ -137,9 +137,19 @@ def _calls_something(loop: ast.For) -> bool:
 
 
 def _candidates(tree: ast.Module, function: str):
-    # the explored function's loops first, then those of the other functions it may call
+    # the explored function's loops first, then those of the other functions it may call; for a
+    # module (a name no top-level function has), the calls of the source's classes first
     functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     functions.sort(key=lambda f: f.name != function)
+    if all(f.name != function for f in functions):
+        calls = [
+            n
+            for c in tree.body
+            if isinstance(c, ast.ClassDef)
+            for n in c.body
+            if isinstance(n, ast.FunctionDef) and n.name == "__call__"
+        ]
+        functions = calls + functions
     for defined in functions:
         for node in ast.walk(defined):
             if isinstance(node, ast.For):

@@ -131,7 +131,16 @@ def describe(obj, entry: str):
     import equinox as eqx
     import jax
 
-    from ..data.shape_messages import EQUINOX, FUNCTION, NNX, ArrayType, ModuleDescribed, Parameter
+    from ..data.shape_messages import (
+        EQUINOX,
+        FUNCTION,
+        MAX_PARAMETERS,
+        MAX_PATH,
+        NNX,
+        ArrayType,
+        ModuleDescribed,
+        Parameter,
+    )
 
     nnx = _nnx()
     if isinstance(obj, eqx.Module):
@@ -175,6 +184,14 @@ def describe(obj, entry: str):
         )
     if not parameters:
         return f"{entry} has no floating-point arrays to differentiate"
+    if len(parameters) > MAX_PARAMETERS:
+        return (
+            f"{entry} has {len(parameters)} arrays; the explorer takes at most {MAX_PARAMETERS}: stack the "
+            "layers' weights and run them with jax.lax.scan, or explore fewer layers"
+        )
+    long = next((p.path for p in parameters if len(p.path) > MAX_PATH), None)
+    if long is not None:
+        return f"{entry}{long[:60]}...: a parameter's place in the module is written in at most {MAX_PATH} characters"
     return ModuleDescribed(library, parameters, _inputs(inspect, type(obj).__call__, 1))
 
 
@@ -202,4 +219,5 @@ def _inputs(inspect, obj, skip: int) -> list[str]:
     except (TypeError, ValueError):
         return []
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return [p.name for p in signature.parameters.values() if p.kind in kinds][skip : skip + 64]
+    names = [p.name for p in signature.parameters.values() if p.kind in kinds][skip : skip + 64]
+    return names if all(n.isidentifier() and len(n) <= 100 for n in names) else []

@@ -34,15 +34,17 @@ def make_mlp(key):
 model = eqx.filter_eval_shape(make_mlp, jax.random.key(0))
 """
 
-# the same computation, the module's arrays as arguments (eqx.nn.Linear: weight @ x + bias)
+# the same computation, the module's arrays as arguments (eqx.nn.Linear: weight @ x + bias), its
+# loop over the layers but the last one too (a loop of one turn here, placed as the module's is)
 PLAIN_MLP = """
 import jax
 import jax.numpy as jnp
 
 
 def mlp(w1, b1, w2, b2, x):
-    h = jnp.tanh(jax.vmap(lambda v: w1 @ v + b1)(x))
-    return jnp.mean(jax.vmap(lambda v: w2 @ v + b2)(h) ** 2)
+    for w, b in [(w1, b1)]:
+        x = jnp.tanh(jax.vmap(lambda v: w @ v + b)(x))
+    return jnp.mean(jax.vmap(lambda v: w2 @ v + b2)(x) ** 2)
 """
 MLP_PARAMS = ["f32[256,128]", "f32[256]", "f32[128,256]", "f32[128]"]
 
@@ -85,6 +87,49 @@ def stack(w_in, w_out, x):
 """
 
 
+EQX_LOOP = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Block(eqx.Module):
+    w_in: jax.Array
+    w_out: jax.Array
+
+    def __call__(self, h):
+        return h + jnp.tanh(h @ self.w_in) @ self.w_out
+
+
+class Stack(eqx.Module):
+    blocks: list
+
+    def __call__(self, x):
+        h = x
+        for block in self.blocks:
+            h = block(h)
+        return jnp.mean(h**2)
+
+
+def make(key):
+    keys = jax.random.split(key, 3)
+    return Stack([Block(jax.random.normal(k, (32, 64)), jax.random.normal(k, (64, 32))) for k in keys])
+
+
+model = eqx.filter_eval_shape(make, jax.random.key(0))
+"""
+
+PLAIN_LOOP = """
+import jax.numpy as jnp
+
+
+def stack(a0, b0, a1, b1, a2, b2, x):
+    h = x
+    for w_in, w_out in [(a0, b0), (a1, b1), (a2, b2)]:
+        h = h + jnp.tanh(h @ w_in) @ w_out
+    return jnp.mean(h**2)
+"""
+
 NNX_MLP = """
 import jax.numpy as jnp
 from flax import nnx
@@ -113,10 +158,41 @@ import jax.numpy as jnp
 
 
 def mlp(b1, w1, b2, w2, x):
-    h = jnp.tanh(x @ w1 + b1)
-    return jnp.mean((h @ w2 + b2) ** 2)
+    for b, w in [(b1, w1)]:
+        x = jnp.tanh(x @ w + b)
+    return jnp.mean((x @ w2 + b2) ** 2)
 """
 NNX_PARAMS = ["f32[256]", "f32[128,256]", "f32[128]", "f32[256,128]"]
+
+
+MANY = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Many(eqx.Module):
+    ws: list
+
+    def __call__(self, x):
+        return x
+
+
+model = Many([jax.ShapeDtypeStruct((1,), jnp.float32)] * 600)
+"""
+
+UNCALLED = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Weights(eqx.Module):
+    w: jax.Array
+
+
+model = Weights(jax.ShapeDtypeStruct((2,), jnp.float32))
+"""
 
 
 def _figures(found):
@@ -209,6 +285,22 @@ def test_the_gate_refuses_what_sets_attributes_by_name_in_nnx(line, says):
     assert refused is not None and says in refused.message
 
 
+def test_a_python_loop_in_a_modules_call_gets_the_placements_of_a_functions():
+    runner = default_runner()
+    module = explore(EQX_LOOP, "model", ["f32[16,32]"], runner)
+    plain = explore(
+        PLAIN_LOOP,
+        "stack",
+        ["f32[32,64]", "f32[64,32]"] * 3 + ["f32[16,32]"],
+        runner,
+        wrt=["a0", "b0", "a1", "b1", "a2", "b2"],
+    )
+    assert module.notes == [] and "checkpoint every block" in [r.plan for r in module.rows]
+    every = next(r for r in module.rows if r.plan == "checkpoint every block")
+    assert "for block in self.blocks:" in every.code and "jax.checkpoint(" in every.code
+    assert _figures(module) == _figures(plain)
+
+
 def test_the_default_name_is_what_the_source_defines_last():
     assert default_function(EQX_MLP) == "model"
     assert default_function(PLAIN_MLP) == "mlp"
@@ -222,6 +314,8 @@ def test_the_default_name_is_what_the_source_defines_last():
         (EQX_MLP, "MLP", "MLP is a class: build the module"),
         (EQX_MLP, "missing", "the source defines no missing: name a function it defines, or a module"),
         ("import jax\n\nWIDTH = 128\n", "WIDTH", "WIDTH is a value of type int"),
+        (MANY, "model", "model has 600 arrays; the explorer takes at most 512"),
+        (UNCALLED, "model", "model is a module with no __call__"),
     ],
 )
 def test_a_name_the_explorer_cannot_use_is_refused_with_what_it_is(source, name, says):

@@ -21,7 +21,7 @@ from ..data import messages, protocol
 from ..data.paths import PROJECT_ROOT
 from ..packages.package import Problem
 from ..runners.boundary import remat3_chosen
-from . import pipeline
+from . import graded_cases
 
 FORMAT = 8  # bump when what is stored, or how it is computed, changes (2: costs count every primitive; 3: memory held;
 # 4: the reference is always measured, with its timeline; 5-6: the residuals' values, fingerprinted; 7: costs
@@ -87,7 +87,7 @@ class ExpectedCache:
     def _compute(self, problem: Problem, cases, runner, key: str) -> dict:
         salt = secrets.randbits(62)
         # measured always: its memory over a gradient step is drawn beside the submission's
-        outcome = pipeline.run(problem, problem.reference, cases, runner, salt=salt, cost=True, baseline=True)
+        outcome = graded_cases.run(problem, problem.reference, cases, runner, salt=salt, cost=True, baseline=True)
         if outcome.failure:
             verdict, message = outcome.failure
             raise ReferenceError_(f"the reference of {problem.slug} failed: {verdict}: {_of_the_reference(message)}")

@@ -33,8 +33,8 @@ from .expected import ExpectedCache, ReferenceError_, default_directory
 from ..data.evidence import DEVICE
 from ..data.messages import TracedCase
 from ..packages.package import Problem
+from .graded_cases import run as run_pipeline
 from .pipeline import admit
-from .pipeline import run as run_pipeline
 from ..data.report import CaseRow, Report
 
 __all__ = ["grade", "Report", "ExpectedCache", "ReferenceError_", "default_runner", "EXPECTED"]
@@ -137,7 +137,8 @@ def _check_cases(
             if not case.sample:  # the child's own words: on a hidden case they could tell its sizes
                 row.message = HIDDEN_ERROR.get(row.verdict, verdicts.DESCRIPTIONS[row.verdict])
         else:
-            message, err = _compare_numbers(problem, got, want)
+            # a figures-only case's values are not computed: the other cases compare them
+            message, err = (None, float("nan")) if case.figures_only else _compare_numbers(problem, got, want)
             # a hidden case's error is the submission's to modulate (inside the tolerance too): not shown
             row.max_error = None if not np.isfinite(err) or not case.sample else err
             if message:

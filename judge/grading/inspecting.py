@@ -13,7 +13,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from . import pipeline
+from . import graded_cases, pipeline
 from ..data import verdicts
 from ..runners.boundary import Runner
 from ..data.evidence import DEVICE, ResidualRow
@@ -63,7 +63,7 @@ def inspect(problem: Problem, source: str, runner: Runner) -> Report:
     if refused:
         report.verdict, report.message = refused
         return report
-    outcome = pipeline.run(problem, source, [sample], runner, salt=secrets.randbits(62), fwd_bwd=True, cost=True)
+    outcome = graded_cases.run(problem, source, [sample], runner, salt=secrets.randbits(62), fwd_bwd=True, cost=True)
     report.stdout = outcome.stdout
     case = outcome.cases[0] if outcome.cases else None
     if outcome.failure is not None or case is None or case.error is not None:

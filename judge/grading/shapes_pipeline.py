@@ -37,9 +37,22 @@ def _types(problem: Problem, case) -> list[ArrayType]:
     ]
 
 
-def run(problem: Problem, source: str, cases, runner: Runner, *, compile_s: float = 0.0) -> pipeline.Outcome:
+def run(
+    problem: Problem,
+    source: str,
+    cases,
+    runner: Runner,
+    *,
+    compile_s: float = 0.0,
+    fwd_bwd: bool = False,
+    cost: bool = False,
+    baseline: bool = False,
+    graded: bool = False,
+) -> pipeline.Outcome:
     """Trace, export and measure ``source`` on ``cases`` from types; ``compile_s``: XLA's analysis
-    of each case's step compiled alone, for at most that long (0: none)."""
+    of each case's step compiled alone, for at most that long (0: none). ``fwd_bwd``, ``cost`` and
+    ``baseline`` ask the child what ``pipeline.run`` asks it; ``graded``: a grading's figures-only
+    cases, whose samples are the grading's (what they print is shown, the first one's memory drawn)."""
     static_mask = [a.static for a in problem.args]
     array_positions = [i for i, a in enumerate(problem.args) if not a.static]
 
@@ -50,7 +63,7 @@ def run(problem: Problem, source: str, cases, runner: Runner, *, compile_s: floa
             for a in problem.args
         ]
 
-    sent = [CaseInput(c.name, c.seed, static_mask, inputs(c, False)) for c in cases]
+    sent = [CaseInput(c.name, c.seed, static_mask, inputs(c, False), sample=graded and c.sample) for c in cases]
     request = TraceShapes(
         ChildRequest(
             source=source,
@@ -58,7 +71,9 @@ def run(problem: Problem, source: str, cases, runner: Runner, *, compile_s: floa
             arg_names=[a.name for a in problem.args],
             wrt=[array_positions.index(i) for i in problem.wrt_indices],
             cases=sent,
-            cost=problem.cost_rules.active,
+            fwd_bwd=fwd_bwd,
+            cost=cost or problem.cost_rules.active,
+            baseline=baseline and problem.cost_rules.saves_memory,
             harness=problem.harness,
             output_kb=problem.limits.output_kb,
         ),

@@ -60,6 +60,10 @@ class Case:
     seed: int
     dims: dict
     static: dict
+    # Figures only: the case's arrays are placeholders of their types (``judge.data.shape_messages``),
+    # never drawn or run; its residuals, structure and cost are judged, its values are not (the
+    # other cases compare them). A model's real sizes, measured in the time of a toy's.
+    figures_only: bool = False
 
 
 @dataclass(frozen=True)

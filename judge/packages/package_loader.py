@@ -105,10 +105,13 @@ def _parse_cases(root: Table, path: Path, args: tuple[Arg, ...], args_complete: 
         for key in static:
             if args_complete and key not in static_names:
                 found.add(path, t.key(f"static.{key}"), "not a static argument of the entry point")
-        cases.append(Case(name, t.get("sample", bool, False), t.get("seed", int), dict(dims), dict(static)))
+        sample, seed = t.get("sample", bool, False), t.get("seed", int)
+        cases.append(Case(name, sample, seed, dict(dims), dict(static), t.get("figures_only", bool, False)))
         t.done()
     if raw is not None and not raw:
         found.add(path, "cases", "at least one case is needed")
+    elif cases and all(c.figures_only for c in cases):
+        found.add(path, "cases", "at least one case must compare values (figures_only = false)")
     elif cases and not any(c.sample for c in cases):
         found.add(path, "cases", "at least one case must have sample = true")
     return tuple(cases)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from judge.data import verdicts
-from tests.bank.test_advice_followed import CHAIN, FOLLOWED, REMOVED, _told_then_followed
+from tests.bank.test_advice_followed_real_shapes import CHAIN, FOLLOWED, REMOVED, _told_then_followed
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMULA = "compare each step of yours with the statement's formula"

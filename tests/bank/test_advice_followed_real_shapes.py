@@ -1,0 +1,112 @@
+"""The advice followed for the problems at a real model's sizes (a case of each is figures only):
+each packaged wrong submission is told its cause and one "Try:", and the change the advice names,
+made to the file as a learner would make it, turns it accepted, or tells a strictly later problem.
+
+`test_advice_followed_every_file`'s completeness test counts these files through ``FOLLOWED``,
+which is `test_advice_followed`'s list with this module's own appended."""
+
+import pytest
+
+from judge.data import verdicts
+from tests.bank import test_advice_followed as base
+from tests.bank.test_advice_followed import CHAIN, REMOVED, _told_then_followed
+
+__all__ = ["CHAIN", "FOLLOWED", "REMOVED", "_told_then_followed"]
+
+FORMULA = "compare each step of yours with the statement's formula"
+ANOTHER_VALUE = "Your function computes another value than the statement's"
+LLAMA_POLICY = "jax.checkpoint_policies.save_only_these_names('gate', 'up')"
+
+# (problem, packaged file, the cause's opening, a phrase of its advice, the edits: (old, new) pairs)
+REAL_ACCEPTED = [
+    (
+        "llama_swiglu_mlp",
+        "policy_violation/everything_saveable.py",
+        "Your jax.checkpoint (line 12) uses everything_saveable",
+        f"policy={LLAMA_POLICY} on that jax.checkpoint",
+        [("jax.checkpoint_policies.everything_saveable", LLAMA_POLICY)],
+    ),
+    (
+        "llama_swiglu_mlp",
+        "policy_violation/named_after_silu.py",
+        "Your label 'gate' (line 7) is on the silu",
+        'put it on the matrix product at line 7, as checkpoint_name(x @ w_gate, "gate")',
+        [('checkpoint_name(jax.nn.silu(x @ w_gate), "gate")', 'jax.nn.silu(checkpoint_name(x @ w_gate, "gate"))')],
+    ),
+    (
+        "llama_swiglu_mlp",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        f"wrap the computation in jax.checkpoint(..., policy={LLAMA_POLICY})",
+        [
+            ("def swiglu_mlp(w_gate, w_up, w_down, x):\n", "def block(w_gate, w_up, w_down, x):\n"),
+            (
+                "    return x + (jax.nn.silu(gate) * up) @ w_down\n",
+                "    return x + (jax.nn.silu(gate) * up) @ w_down\n\n\n"
+                "def swiglu_mlp(w_gate, w_up, w_down, x):\n"
+                f"    return jax.checkpoint(block, policy={LLAMA_POLICY})(w_gate, w_up, w_down, x)\n",
+            ),
+        ],
+    ),
+    (
+        "llama_swiglu_mlp",
+        "policy_violation/projections_outside.py",
+        "Part of the computation lies outside your jax.checkpoint: line 10",
+        "move those lines into the function you checkpoint, and pass it the inputs they read",
+        [
+            (
+                "def activation(gate, up, w_down, x):\n",
+                "def activation(w_gate, w_up, w_down, x):\n"
+                '    gate = checkpoint_name(x @ w_gate, "gate")\n'
+                '    up = checkpoint_name(x @ w_up, "up")\n',
+            ),
+            (
+                '    gate = checkpoint_name(x @ w_gate, "gate")\n    up = checkpoint_name(x @ w_up, "up")\n    policy',
+                "    policy",
+            ),
+            (
+                "(activation, policy=policy)(gate, up, w_down, x)",
+                "(activation, policy=policy)(w_gate, w_up, w_down, x)",
+            ),
+        ],
+    ),
+    (
+        "llama_swiglu_mlp",
+        "wrong_answer/sigmoid_gate.py",
+        ANOTHER_VALUE,
+        FORMULA,
+        [("(jax.nn.sigmoid(gate) * up)", "(jax.nn.silu(gate) * up)")],
+    ),
+]
+
+# Mended as told, the file is told its next mistake: (..., that verdict and the opening of its cause).
+REAL_LATER = [
+    (
+        "llama_swiglu_mlp",
+        "policy_violation/names_misspelled.py",
+        "Your code names no value 'gate'",
+        'label the value where your code makes it, as h = checkpoint_name(..., "gate")',
+        [('"gate_proj"', '"gate"')],
+        verdicts.POLICY_VIOLATION,
+        "Your code names no value 'up'",
+    ),
+]
+
+FOLLOWED = base.FOLLOWED + [f[:5] for f in REAL_ACCEPTED + REAL_LATER]
+
+
+@pytest.mark.parametrize(
+    "slug, relative, cause, advice, edits", REAL_ACCEPTED, ids=[f"{f[0]}/{f[1]}" for f in REAL_ACCEPTED]
+)
+def test_the_advice_followed_is_accepted(slug, relative, cause, advice, edits):
+    followed = _told_then_followed(slug, relative, cause, advice, edits)
+    assert followed.verdict == verdicts.ACCEPTED, followed.message
+
+
+@pytest.mark.parametrize(
+    "slug, relative, cause, advice, edits, verdict, next_cause", REAL_LATER, ids=[f"{f[0]}/{f[1]}" for f in REAL_LATER]
+)
+def test_the_advice_followed_tells_the_next_mistake(slug, relative, cause, advice, edits, verdict, next_cause):
+    followed = _told_then_followed(slug, relative, cause, advice, edits)
+    assert followed.verdict == verdict and followed.cause.startswith(next_cause), followed.cause
+    assert followed.advice.startswith("Try: "), followed.message

@@ -267,8 +267,8 @@ def explore(
 ) -> Exploration:
     """Every plan of ``function`` measured as a verdict measures it, from the arguments' types
     alone; ``ExploreError`` for input it cannot use (a refused source among them, with the gate's
-    message). ``wrt``: the arguments differentiated, by name (all of them when None), as a
-    problem's ``[gradients]`` names them. ``compile_s``: how long compiling the plans one by one
+    message). ``wrt``: the arguments differentiated, by name (when None, all of them, or a
+    module's parameters), as a problem's ``[gradients]`` names them. ``compile_s``: how long compiling the plans one by one
     for XLA's analysis may take in all (0: not compiled, the walk's figures only)."""
     if not function.isidentifier():
         raise ExploreError(f"{function!r} is not a function name")
@@ -307,7 +307,12 @@ def explore(
             )
     block = scanned_block(source)
     # no scan: a Python loop over blocks, rewritten so that the harness can place checkpoints in it
-    loop = explore_loops.find(source, function) if block is None else None
+    if block is not None:
+        loop = None
+    elif module is not None:  # its class's __call__ first
+        loop = explore_loops.find(source, function, calls=True)
+    else:
+        loop = explore_loops.find(source, function)
     if loop is not None and pipeline.admit(loop.rewritten, runner):
         loop = None  # the gate read the rewrite otherwise than the learner's source: run it as written
     found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)

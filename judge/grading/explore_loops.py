@@ -136,12 +136,12 @@ def _calls_something(loop: ast.For) -> bool:
     return any(isinstance(n, ast.Call) for s in loop.body for n in ast.walk(s))
 
 
-def _candidates(tree: ast.Module, function: str):
+def _candidates(tree: ast.Module, function: str, calls: bool):
     # the explored function's loops first, then those of the other functions it may call; for a
-    # module (a name no top-level function has), the calls of the source's classes first
+    # module (``calls``), the calls (``__call__``) of the source's classes first
     functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     functions.sort(key=lambda f: f.name != function)
-    if all(f.name != function for f in functions):
+    if calls:
         calls = [
             n
             for c in tree.body
@@ -162,9 +162,10 @@ def _one_header_line(loop: ast.For) -> bool:
     return loop.iter.end_lineno == loop.target.lineno == loop.lineno < loop.body[0].lineno
 
 
-def find(source: str, function: str) -> Loop | None:
+def find(source: str, function: str, calls: bool = False) -> Loop | None:
     """The first loop of ``function`` (or, failing that, of another function of the source) that
-    chains blocks and can be rewritten without changing what it computes; None if there is none."""
+    chains blocks and can be rewritten without changing what it computes; None if there is none.
+    ``calls``: ``function`` names a module, whose class's ``__call__`` is looked in first."""
     try:
         tree = syntax.parse(source)
     except SyntaxError:
@@ -174,7 +175,7 @@ def find(source: str, function: str) -> Loop | None:
     used |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     if used & {TURN, CHAIN}:
         return None  # the learner's own names: the rewrite must not take them over
-    for defined, loop in _candidates(tree, function):
+    for defined, loop in _candidates(tree, function, calls):
         targets = _targets(loop.target)
         if targets is None or loop.orelse or _leaves_the_turn(loop) or not _calls_something(loop):
             continue

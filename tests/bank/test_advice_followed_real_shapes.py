@@ -79,6 +79,91 @@ REAL_ACCEPTED = [
     ),
 ]
 
+GPT2_NAMES = "save_only_these_names('context', 'fc', 'k', 'q', 'v')"
+GPT2_ACCEPTED = [
+    (
+        "gpt2_block_names",
+        "policy_violation/context_after_projection.py",
+        "Your label 'context' (line 29) is on the matrix product",
+        'put it on the reshape at line 29, as checkpoint_name(heads_out.transpose(1, 0, 2).reshape(x.shape), "context")',
+        [
+            (
+                'checkpoint_name(heads_out.transpose(1, 0, 2).reshape(x.shape) @ Wo, "context")',
+                'checkpoint_name(heads_out.transpose(1, 0, 2).reshape(x.shape), "context") @ Wo',
+            )
+        ],
+    ),
+    (
+        "gpt2_block_names",
+        "policy_violation/keeps_attention_weights.py",
+        "Your jax.checkpoint (line 36) uses save_only_these_names('context', 'fc', 'k', 'q', 'v', 'weights')",
+        f"policy=jax.checkpoint_policies.{GPT2_NAMES} on that jax.checkpoint",
+        [
+            (
+                "jax.checkpoint(block, policy=keep)",
+                f"jax.checkpoint(block, policy=jax.checkpoint_policies.{GPT2_NAMES})",
+            )
+        ],
+    ),
+    (
+        "gpt2_block_names",
+        "policy_violation/output_outside.py",
+        "Part of the computation lies outside your jax.checkpoint (line 34): line 36",
+        "move that line into the function you checkpoint",
+        [
+            ("def block(Wq, Wk, Wv, Wo, W_fc, x):", "def block(Wq, Wk, Wv, Wo, W_fc, W_proj, x):"),
+            (
+                '        return h, checkpoint_name(layer_norm(h) @ W_fc, "fc")\n',
+                '        fc = checkpoint_name(layer_norm(h) @ W_fc, "fc")\n        return h + jax.nn.gelu(fc) @ W_proj\n',
+            ),
+            (
+                "    h, fc = jax.checkpoint(block, policy=keep)(Wq, Wk, Wv, Wo, W_fc, x)\n"
+                "    # the last projection, after the checkpoint\n"
+                "    return h + jax.nn.gelu(fc) @ W_proj\n",
+                "    return jax.checkpoint(block, policy=keep)(Wq, Wk, Wv, Wo, W_fc, W_proj, x)\n",
+            ),
+        ],
+    ),
+    (
+        "gpt2_block_names",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        "checkpointing the whole function, pass static_argnums=(7,)",
+        [
+            ("import math\n", "import math\nfrom functools import partial\n"),
+            (
+                "def gpt2_block(",
+                f"@partial(jax.checkpoint, policy=jax.checkpoint_policies.{GPT2_NAMES}, static_argnums=(7,))\n"
+                "def gpt2_block(",
+            ),
+        ],
+    ),
+    (
+        "gpt2_block_names",
+        "wrong_answer/heads_without_transpose.py",
+        ANOTHER_VALUE,
+        FORMULA,
+        [
+            ("z.reshape(heads, T, d // heads) for z", "split_heads(z, heads) for z"),
+            ("heads_out.reshape(T, d)", "heads_out.transpose(1, 0, 2).reshape(T, d)"),
+        ],
+    ),
+    (
+        "gpt2_block_names",
+        "wrong_answer/no_causal_mask.py",
+        ANOTHER_VALUE,
+        FORMULA,
+        [
+            (
+                "        heads_out = jax.nn.softmax(",
+                "        T = x.shape[0]\n"
+                "        scores = jnp.where(jnp.tril(jnp.ones((T, T), bool)), scores, -jnp.inf)\n"
+                "        heads_out = jax.nn.softmax(",
+            )
+        ],
+    ),
+]
+
 # Mended as told, the file is told its next mistake: (..., that verdict and the opening of its cause).
 REAL_LATER = [
     (
@@ -92,11 +177,13 @@ REAL_LATER = [
     ),
 ]
 
-FOLLOWED = base.FOLLOWED + [f[:5] for f in REAL_ACCEPTED + REAL_LATER]
+FOLLOWED = base.FOLLOWED + [f[:5] for f in REAL_ACCEPTED + GPT2_ACCEPTED + REAL_LATER]
 
 
 @pytest.mark.parametrize(
-    "slug, relative, cause, advice, edits", REAL_ACCEPTED, ids=[f"{f[0]}/{f[1]}" for f in REAL_ACCEPTED]
+    "slug, relative, cause, advice, edits",
+    REAL_ACCEPTED + GPT2_ACCEPTED,
+    ids=[f"{f[0]}/{f[1]}" for f in REAL_ACCEPTED + GPT2_ACCEPTED],
 )
 def test_the_advice_followed_is_accepted(slug, relative, cause, advice, edits):
     followed = _told_then_followed(slug, relative, cause, advice, edits)

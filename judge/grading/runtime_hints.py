@@ -194,6 +194,7 @@ def first_error(errors: list[tuple[bool, str, int | None, str]], program: str) -
 
 
 _RECURSION = re.compile(r"^RecursionError")
+_BUILTINS = {"bool", "int", "float", "len", "isinstance", "any", "all", "str"}
 
 
 def _recursive_function(program: str) -> tuple[str, int] | None:
@@ -308,11 +309,20 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
         shown = f"`... if {condition} else ...`"
     params = [a.arg for a in function.args.args]
     try:  # the line's text up to its first colon: `if lambda v: v:` leaves `lambda v`, no expression
-        read = {n.id for n in ast.walk(syntax.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
+        parsed = syntax.parse(condition, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    if len(read) == 1 and read <= set(params):  # `if flag:`, `if not flag:`, `if flag == "train":`
-        static = _static_advice(program, function, read.pop(), shown)
+    read = {n.id for n in ast.walk(parsed) if isinstance(n, ast.Name)}
+    # what has a value while tracing: a shape (`a.shape[-1] > 1`), and the builtins (`bool(flag)`)
+    known = {
+        id(n.value)
+        for n in ast.walk(parsed)
+        if isinstance(n, ast.Attribute) and n.attr in ("shape", "ndim", "dtype") and isinstance(n.value, ast.Name)
+    }
+    flags = {n.id for n in ast.walk(parsed) if isinstance(n, ast.Name) and id(n) not in known and n.id not in _BUILTINS}
+    # `if flag:`, `if not flag:`, `if flag == "train":`, `if flag and a.shape[-1] > 1:`, `if bool(flag):`
+    if len(flags) == 1 and flags <= set(params):
+        static = _static_advice(program, function, next(iter(flags)), shown)
         if static is not None:
             return static
     if condition in params and "static_argnums" not in program:

@@ -365,6 +365,20 @@ ACCEPTED = [
             )
         ],
     ),
+    (  # the flag beside a shape in one condition: the flag is what must be static
+        "static_argnums_training_flag",
+        "runtime_error/flag_and_shape.py",
+        "Your code asks Python to branch on a traced value (line 7)",
+        "add static_argnums=(2,) to your jax.remat at line 12, as `jax.remat(body, "
+        "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable, static_argnums=(2,))`; then `if "
+        "is_training and a.shape[-1] > 1:` sees a Python value",
+        [
+            (
+                "jax.remat(body, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)",
+                "jax.remat(body, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable, static_argnums=(2,))",
+            )
+        ],
+    ),
     (
         "static_argnums_training_flag",
         "runtime_error/static_flag_by_name.py",

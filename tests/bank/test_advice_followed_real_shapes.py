@@ -164,6 +164,55 @@ GPT2_ACCEPTED = [
     ),
 ]
 
+ACCUMULATION_ACCEPTED = [
+    (
+        "microbatch_accumulation",
+        "policy_violation/dots_saved_per_microbatch.py",
+        "Your gradient step peaks at 1644167196 bytes alive at once, 844167196 over the 800000000 allowed, because "
+        "your jax.checkpoint (line 15) uses dots_with_no_batch_dims_saveable",
+        "remove policy=dots_with_no_batch_dims_saveable (line 15) and keep the checkpoint itself",
+        [("jax.checkpoint(microbatch_loss, policy=keep_dots)", "jax.checkpoint(microbatch_loss)")],
+    ),
+    (
+        "microbatch_accumulation",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        "checkpoint the step you give to jax.lax.scan at line 11: jax.lax.scan(jax.checkpoint(step), ...)",
+        [("jax.lax.scan(step,", "jax.lax.scan(jax.checkpoint(step),")],
+    ),
+    (
+        "microbatch_accumulation",
+        "policy_violation/only_the_first_layer.py",
+        "Your gradient step peaks at 1644167196 bytes alive at once, 844167196 over the 800000000 allowed, because "
+        "line 13 (`return total + jnp.mean((h @ W2 - ym) ** 2), None`) runs outside every checkpoint",
+        "move that line into the function you checkpoint",
+        [
+            (
+                "def first_layer(W1, xm):\n    return jax.nn.gelu(xm @ W1)\n",
+                "def first_layer(W1, W2, xm, ym):\n    h = jax.nn.gelu(xm @ W1)\n    return jnp.mean((h @ W2 - ym) ** 2)\n",
+            ),
+            (
+                "        h = jax.checkpoint(first_layer)(W1, xm)\n        return total + jnp.mean((h @ W2 - ym) ** 2), None\n",
+                "        return total + jax.checkpoint(first_layer)(W1, W2, xm, ym), None\n",
+            ),
+        ],
+    ),
+    (
+        "microbatch_accumulation",
+        "policy_violation/whole_scan.py",
+        "Your jax.checkpoint wraps the whole jax.lax.scan, not the step it runs",
+        "jax.lax.scan(jax.checkpoint(step), ...), with no checkpoint around the scan itself",
+        [("@jax.checkpoint\n", ""), ("jax.lax.scan(step,", "jax.lax.scan(jax.checkpoint(step),")],
+    ),
+    (
+        "microbatch_accumulation",
+        "wrong_answer/summed_not_averaged.py",
+        ANOTHER_VALUE,
+        FORMULA,
+        [("return total  # the sum of the microbatches' losses", "return total / x.shape[0]")],
+    ),
+]
+
 # Mended as told, the file is told its next mistake: (..., that verdict and the opening of its cause).
 REAL_LATER = [
     (
@@ -177,13 +226,13 @@ REAL_LATER = [
     ),
 ]
 
-FOLLOWED = base.FOLLOWED + [f[:5] for f in REAL_ACCEPTED + GPT2_ACCEPTED + REAL_LATER]
+FOLLOWED = base.FOLLOWED + [f[:5] for f in REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED + REAL_LATER]
 
 
 @pytest.mark.parametrize(
     "slug, relative, cause, advice, edits",
-    REAL_ACCEPTED + GPT2_ACCEPTED,
-    ids=[f"{f[0]}/{f[1]}" for f in REAL_ACCEPTED + GPT2_ACCEPTED],
+    REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED,
+    ids=[f"{f[0]}/{f[1]}" for f in REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED],
 )
 def test_the_advice_followed_is_accepted(slug, relative, cause, advice, edits):
     followed = _told_then_followed(slug, relative, cause, advice, edits)

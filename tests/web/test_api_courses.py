@@ -149,7 +149,22 @@ def test_without_a_token_the_courses_ask_for_one(klass, client):
         assert client.get(f"/api/v1{path}").status_code == 401
 
 
-def test_the_arena_client_reads_and_runs_the_course(klass, capsys, monkeypatch):
+@pytest.fixture
+def connection_kept():
+    """As Django's test client does: a request through the WSGI application must not close the
+    connection that holds the test's transaction (on PostgreSQL it would, and the next query meets
+    a closed connection)."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in (request_started, request_finished):
+        signal.connect(close_old_connections)
+
+
+def test_the_arena_client_reads_and_runs_the_course(klass, capsys, monkeypatch, connection_kept):
     """The ``arena`` client against the site's own WSGI application: its course methods and the
     ``arena gradebook`` and ``arena similarity`` commands."""
     from arena import cli

@@ -81,6 +81,9 @@ class Form:
     static: tuple[tuple[int, str], ...] = ()
 
 
+PLAIN = Form()  # a function checkpointed by jax.checkpoint, with no static arguments
+
+
 def form_of(problem: Problem) -> Form:
     """From the author's reference and arguments, never the learner's code."""
     equinox = "filter_checkpoint" in problem.reference and not _JAX_CHECKPOINT.search(problem.reference)
@@ -90,7 +93,7 @@ def form_of(problem: Problem) -> Form:
     )
 
 
-def no_checkpoint_advice(rules: StructureRules, form: Form = Form()) -> str:
+def no_checkpoint_advice(rules: StructureRules, form: Form = PLAIN) -> str:
     """What to try when the program has no checkpoint: the form the problem requires, with its
     policy only where it names one (a bare-checkpoint problem's statement asks for none)."""
     policy = _policy_keyword(rules)
@@ -247,7 +250,7 @@ def cause(
     source: Source,
     keepers: list[str],
     cost: list[str] = (),
-    form: Form = Form(),
+    form: Form = PLAIN,
 ) -> Cause | None:
     """The first structural cause there is, with what to try; None when nothing differs.
 
@@ -773,7 +776,7 @@ def _in_checkpointed_function(source: Source, line: int) -> bool:
 
 
 def _outside(
-    found: Structure, rules: StructureRules, rows: list[ResidualRow], source: Source, form: Form = Form()
+    found: Structure, rules: StructureRules, rows: list[ResidualRow], source: Source, form: Form = PLAIN
 ) -> Cause | None:
     """Values the submission saves that the policy would not, made by lines no checkpoint encloses."""
     if not found.checkpoints:

@@ -252,24 +252,8 @@ def _problem(
 # ---------------------------------------------------------------------------- the exploration
 
 
-def explore(
-    source: str,
-    function: str,
-    specs: list[str],
-    runner: Runner,
-    *,
-    budget: int | None = None,
-    limits: Limits | None = None,
-    offload: bool = True,
-    budget_on: str = HELD,
-    wrt: list[str] | None = None,
-    compile_s: float = COMPILE_S,
-) -> Exploration:
-    """Every plan of ``function`` measured as a verdict measures it, from the arguments' types
-    alone; ``ExploreError`` for input it cannot use (a refused source among them, with the gate's
-    message). ``wrt``: the arguments differentiated, by name (when None, all of them, or a
-    module's parameters), as a problem's ``[gradients]`` names them. ``compile_s``: how long compiling the plans one by one
-    for XLA's analysis may take in all (0: not compiled, the walk's figures only)."""
+def _check_request(function: str, specs: list[str], budget: int | None, budget_on: str) -> None:
+    """What is wrong with a request before anything runs: ``ExploreError``."""
     if not function.isidentifier():
         raise ExploreError(f"{function!r} is not a function name")
     if budget is not None and budget <= 0:
@@ -277,14 +261,12 @@ def explore(
     if budget_on not in BUDGET_MEASURES:
         raise ExploreError(f"the budget is on one of {', '.join(BUDGET_MEASURES)}, not {budget_on!r}")
     parse_args(specs)
-    refused = pipeline.admit(source, runner)
-    if refused:
-        verdict, message = refused
-        raise ExploreError(f"{verdicts.DESCRIPTIONS.get(verdict, verdict)}: {message}")
-    limits = limits or LIMITS
-    names = labelled_names(source)
-    described = _describe(source, function, runner, limits)
-    module = _Module.of(function, described) if described and described.library != FUNCTION else None
+
+
+def _arguments(source: str, function: str, specs: list[str], described, module, wrt: list[str] | None):
+    """The arguments' types as given, their names (a module's parameters first) and the names
+    differentiated: a module's parameters unless ``wrt`` names others; ``ExploreError`` for a
+    name that is not an argument."""
     if module is not None:
         parsed = parse_args(specs, _elements(module.specs))
         inputs = module.inputs[: len(parsed)] + [f"x{i}" for i in range(len(module.inputs), len(parsed))]
@@ -305,16 +287,51 @@ def explore(
                 f"differentiate some of the arguments {', '.join(arg_names)}"
                 + (f", not {', '.join(unknown)}" if unknown else "")
             )
-    block = scanned_block(source)
-    # no scan: a Python loop over blocks, rewritten so that the harness can place checkpoints in it
-    if block is not None:
-        loop = None
-    elif module is not None:  # its class's __call__ first
-        loop = explore_loops.find(source, function, calls=True)
-    else:
-        loop = explore_loops.find(source, function)
+    return parsed, arg_names, wrt
+
+
+def _python_loop(source: str, function: str, module, runner: Runner):
+    """With no scan, a Python loop over blocks (a module's in its class's __call__), rewritten so
+    that the harness can place checkpoints in it; None where there is none, or where the gate reads
+    the rewrite otherwise than the learner's source (it then runs as written)."""
+    loop = (
+        explore_loops.find(source, function, calls=True) if module is not None else explore_loops.find(source, function)
+    )
     if loop is not None and pipeline.admit(loop.rewritten, runner):
-        loop = None  # the gate read the rewrite otherwise than the learner's source: run it as written
+        return None
+    return loop
+
+
+def explore(
+    source: str,
+    function: str,
+    specs: list[str],
+    runner: Runner,
+    *,
+    budget: int | None = None,
+    limits: Limits | None = None,
+    offload: bool = True,
+    budget_on: str = HELD,
+    wrt: list[str] | None = None,
+    compile_s: float = COMPILE_S,
+) -> Exploration:
+    """Every plan of ``function`` measured as a verdict measures it, from the arguments' types
+    alone; ``ExploreError`` for input it cannot use (a refused source among them, with the gate's
+    message). ``wrt``: the arguments differentiated, by name (when None, all of them, or a
+    module's parameters), as a problem's ``[gradients]`` names them. ``compile_s``: how long compiling the plans one by one
+    for XLA's analysis may take in all (0: not compiled, the walk's figures only)."""
+    _check_request(function, specs, budget, budget_on)
+    refused = pipeline.admit(source, runner)
+    if refused:
+        verdict, message = refused
+        raise ExploreError(f"{verdicts.DESCRIPTIONS.get(verdict, verdict)}: {message}")
+    limits = limits or LIMITS
+    names = labelled_names(source)
+    described = _describe(source, function, runner, limits)
+    module = _Module.of(function, described) if described and described.library != FUNCTION else None
+    parsed, arg_names, wrt = _arguments(source, function, specs, described, module, wrt)
+    block = scanned_block(source)
+    loop = None if block is not None else _python_loop(source, function, module, runner)
     found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)
     fixed = module.specs if module is not None else []  # a module's parameters keep their sizes
     if module is not None:

@@ -272,7 +272,9 @@ def test_every_placement_computes_the_function_as_written(reverse):
         for mine, theirs in zip(placed_grads, grads):
             np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-6)
         assert jax.lax.scan is harness["_scan"]  # put back after the plan
-        jaxpr = str(jax.make_jaxpr(lambda w, h: harness["run"](learner["loss"], f"blocks:{placement}", w, h))(ws, x))
+        jaxpr = str(
+            jax.make_jaxpr(lambda w, h, p=placement: harness["run"](learner["loss"], f"blocks:{p}", w, h))(ws, x)
+        )
         assert "checkpoint" in jaxpr or "remat" in jaxpr
 
 
@@ -445,7 +447,7 @@ def loss(ws, x):
     np.testing.assert_allclose(placed_value, value, rtol=1e-5)
     for mine, theirs in zip(placed_grads, grads):
         np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-6)
-    jaxpr = str(jax.make_jaxpr(lambda w, h: harness["run"](learner["loss"], f"blocks:{placement}", w, h))(ws, x))
+    jaxpr = str(jax.make_jaxpr(lambda w, h, p=placement: harness["run"](learner["loss"], f"blocks:{p}", w, h))(ws, x))
     written = str(jax.make_jaxpr(lambda w, h: harness["run"](learner["loss"], "as written:", w, h))(ws, x))
     assert ("checkpoint" in jaxpr or "remat" in jaxpr) and "checkpoint" not in written and "remat" not in written
 

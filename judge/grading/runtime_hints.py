@@ -320,6 +320,9 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
         if isinstance(n, ast.Attribute) and n.attr in ("shape", "ndim", "dtype") and isinstance(n.value, ast.Name)
     }
     flags = {n.id for n in ast.walk(parsed) if isinstance(n, ast.Name) and id(n) not in known and n.id not in _BUILTINS}
+    # an array's values computed on (`x.sum() > 0`, `x[0] > 0`, `jnp.any(x)`): no flag to make static,
+    # the choice is between arrays (the general advice: jnp.where or jax.lax.cond)
+    flags -= _computed_on(parsed)
     # `if flag:`, `if not flag:`, `if flag == "train":`, `if flag and a.shape[-1] > 1:`, `if bool(flag):`
     if len(flags) == 1 and flags <= set(params):
         static = _static_advice(program, function, next(iter(flags)), shown)
@@ -405,6 +408,21 @@ def _options_only_hint(text: str, line: int | None, program: str) -> tuple[str, 
         f"checkpoint as its first argument.",
         f"Try: `{mended}`: the function first, then the options.",
     )
+
+
+def _computed_on(condition: ast.AST) -> set[str]:
+    """The names a condition computes on as arrays: a method or an element of theirs (not their
+    shape, ndim or dtype, which have values while tracing), or an argument of a call that is not
+    one of Python's builtins."""
+    found = set()
+    for node in ast.walk(condition):
+        if isinstance(node, ast.Attribute) and node.attr not in ("shape", "ndim", "dtype"):
+            found.add(node.value)
+        elif isinstance(node, ast.Subscript):
+            found.add(node.value)
+        elif isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _BUILTINS):
+            found.update(n for arg in node.args for n in ast.walk(arg))
+    return {n.id for n in found if isinstance(n, ast.Name)}
 
 
 def _static_advice(program: str, function: ast.FunctionDef, flag: str, shown: str) -> str | None:

@@ -126,6 +126,21 @@ def test_a_branch_line_that_is_no_expression_up_to_its_colon_keeps_the_general_a
     assert advice == runtime_hints.HINTS[0].advice
 
 
+@pytest.mark.parametrize("condition", ["x.sum() > 0", "x[0] > 0", "jnp.any(x > 0)"])
+def test_a_branch_on_an_arrays_values_is_not_told_to_make_the_array_static(condition):
+    # the learner compares the array's values, not a flag: static_argnums on an array fails, and the
+    # choice between arrays is jnp.where or jax.lax.cond, as the general advice says
+    program = (
+        "import jax\nimport jax.numpy as jnp\n\n\ndef f(x):\n"
+        f"    if {condition}:\n        return x\n    return -x\n\n\ng = jax.checkpoint(f)\n"
+    )
+    text = "TracerBoolConversionError: Attempted boolean conversion of traced array"
+    cause, advice = runtime_hints.hint(text, 6, f"    if {condition}:", program)
+    assert cause.startswith("Your code asks Python to branch on a traced value (line 6)")
+    assert "static" not in advice.split("jnp.where")[0].split("a flag passed")[0], advice
+    assert "jnp.where" in advice
+
+
 def test_an_error_without_a_hint_keeps_the_report_as_it_was():
     problem = load_problem(ROOT / "problems" / "checkpoint_dot_policy")
     source = 'def checkpoint_dot_policy(w1, w2, x):\n    return {"a": x}["b"]\n'  # a KeyError: no hint knows it

@@ -167,6 +167,9 @@ class ArgForm(forms.Form):
 class CaseForm(forms.Form):
     name = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
     sample = forms.BooleanField(required=False, help_text="shown to learners; the others are hidden")
+    figures_only = forms.BooleanField(
+        required=False, label="figures only", help_text="never run: memory and policy at real sizes"
+    )
     seed = forms.CharField(required=False, widget=forms.TextInput(attrs=SHORT))
     dims = forms.CharField(required=False, label="dimensions", help_text="e.g. N = 8, d = 16")
     static = forms.CharField(required=False, label="static values", help_text="e.g. training = true")

@@ -107,7 +107,14 @@ PAGE_ORDER = (
     "output_kb",
 )
 ARG_KEYS = {"name": "name", "spec": "spec", "init": "init", "scale": "scale", "static": "kind", "value": "value"}
-CASE_KEYS = {"name": "name", "sample": "sample", "seed": "seed", "dims": "dims", "static": "static"}
+CASE_KEYS = {
+    "name": "name",
+    "sample": "sample",
+    "figures_only": "figures_only",
+    "seed": "seed",
+    "dims": "dims",
+    "static": "static",
+}
 _ITEM_KEY = re.compile(r"^(args|cases)(?:\[(\d+)\](?:\.([A-Za-z_]+))?)?")
 
 
@@ -234,6 +241,7 @@ def initial_from_files(files: dict[str, str]) -> tuple[dict, list[dict], list[di
         {
             "name": item.get("name", ""),
             "sample": item.get("sample") is True,
+            "figures_only": item.get("figures_only") is True,
             "seed": _to_form("number", item.get("seed")),
             "dims": _pairs_text(item.get("dims")),
             "static": _pairs_text(item.get("static")),
@@ -323,6 +331,8 @@ class PackageForms:
         item = {"name": row["name"].strip()}
         if row["sample"]:
             item["sample"] = True
+        if row.get("figures_only"):
+            item["figures_only"] = True
         item["seed"] = number(row["seed"].strip()) if row["seed"].strip() else None
         if item["seed"] is None:
             del item["seed"]  # the loader says it is missing, next to the field

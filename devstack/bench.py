@@ -170,6 +170,7 @@ class VerdictStream:
     def run(self) -> None:
         from django.db import connection
         from django.utils import timezone
+
         from webplatform.catalog.models import Problem
         from webplatform.submissions.models import Submission
 

@@ -7,13 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from .grading import inspecting, text
 from .data import messages
+from .data.specs import ArraySpec, SpecError, generate
+from .grading import inspecting, text
 from .grading.grader import grade
 from .packages.package_loader import load_problem
 from .packages.package_reader import PackageError
-from .data.specs import ArraySpec
-from .data.specs import SpecError, generate
 
 
 def _runner():

@@ -25,12 +25,12 @@ from urllib.parse import urlencode
 
 from jwcrypto.jwk import JWK
 from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
+from lti1p3platform.membership import Context
 from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
 from lti1p3platform.request import Request
 from lti1p3platform.score import UpdateScoreStatus
-from lti1p3platform.membership import Context
 from lti1p3platform.service_connector import AssignmentsGradesService, NamesRoleProvisioningService
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request as WsgiRequest

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+
 from judge.data.source_text import MAX_SOURCE_BYTES
 
 BASE_DIR = Path(__file__).resolve().parent.parent

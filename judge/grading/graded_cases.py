@@ -13,11 +13,11 @@ types of the same program confirm it (``pipeline._merge``).
 
 from __future__ import annotations
 
-from . import compare, pipeline, shapes_pipeline
 from ..data.evidence import Aval
 from ..data.messages import CaseError
 from ..packages.package import Problem
 from ..runners.boundary import Runner
+from . import compare, pipeline, shapes_pipeline
 
 
 def run(

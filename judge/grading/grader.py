@@ -15,6 +15,12 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..data import saved_values, verdicts
+from ..data.evidence import DEVICE
+from ..data.messages import TracedCase
+from ..data.report import CaseRow, Report
+from ..packages.package import Problem
+from ..runners.boundary import Runner
 from . import (
     compare,
     explain,
@@ -26,16 +32,10 @@ from . import (
     trusted,
     wrong_answers,
 )
-from ..data import saved_values, verdicts
-from ..runners.boundary import Runner
-from .learner_terms import Source, by_value, in_terms, missing_in_terms
 from .expected import ExpectedCache, ReferenceError_, default_directory
-from ..data.evidence import DEVICE
-from ..data.messages import TracedCase
-from ..packages.package import Problem
 from .graded_cases import run as run_pipeline
+from .learner_terms import Source, by_value, in_terms, missing_in_terms
 from .pipeline import admit
-from ..data.report import CaseRow, Report
 
 __all__ = ["grade", "Report", "ExpectedCache", "ReferenceError_", "default_runner", "EXPECTED"]
 

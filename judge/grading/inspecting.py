@@ -13,16 +13,16 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from . import graded_cases, pipeline
 from ..data import verdicts
-from ..runners.boundary import Runner
 from ..data.evidence import DEVICE, ResidualRow
-from .learner_terms import Source, in_terms
 from ..data.messages import ChildRequest, TracedCase
+from ..data.report import Report
 from ..packages.limits import Limits
 from ..packages.package import Problem
+from ..runners.boundary import Runner
+from . import graded_cases, pipeline
+from .learner_terms import Source, in_terms
 from .pipeline import MALFORMED
-from ..data.report import Report
 
 
 @dataclass

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import compare, compiled_programs
-from ..in_child import gate, verify
 from ..data import messages, verdicts
-from ..runners.boundary import ChildResult, Runner
 from ..data.evidence import COST_REVISION, Aval, Cost
 from ..data.messages import CaseError, CaseInput, ChildRequest, ChildResponse, TracedCase, VerifyCase, VerifyRequest
+from ..data.specs import generate
+from ..in_child import gate, verify
 from ..packages.limits import Limits
 from ..packages.package import Case, Problem
-from ..data.specs import generate
+from ..runners.boundary import ChildResult, Runner
+from . import compare, compiled_programs
 
 MALFORMED = "the submission's process sent back a malformed result"
 CONTRADICTED = (

@@ -15,7 +15,6 @@ import numpy as np
 from .jax_internals import _closed, jex_core
 from .loop_trips import trip_count
 
-
 # Data movement and bookkeeping: no arithmetic. Every other primitive without a rule below is
 # elementwise, and costs one operation per element it makes (a transcendental counts one too).
 FREE = {

@@ -26,7 +26,9 @@ from jax._src import source_info_util as _source_info
 from jax._src.export import _export as _export_internals
 from jax._src.interpreters import mlir as _mlir
 from jax._src.lax import lax as _lax
-from jax._src.lib.mlir import ir as mlir_ir  # noqa: F401 (re-exported) the verifier's cost walk reads the lowered module (program_cost)
+from jax._src.lib.mlir import (
+    ir as mlir_ir,  # noqa: F401 (re-exported) the verifier's cost walk reads the lowered module (program_cost)
+)
 from jax._src.lib.mlir import passmanager as _passmanager
 from jax._src.lib.mlir.dialects import hlo as mlir_hlo  # noqa: F401 (re-exported)
 

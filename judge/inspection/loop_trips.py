@@ -7,7 +7,6 @@ import numpy as np
 
 from .jax_internals import jex_core
 
-
 _COMPARISONS = {"lt", "le", "gt", "ge", "ne"}
 
 

@@ -32,6 +32,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+
 from .jax_internals import mlir_hlo as hlo
 from .jax_internals import mlir_ir as ir
 

@@ -32,12 +32,12 @@ import sys
 import tempfile
 import time
 
-from ..packages.limits import Limits
-from ..data.paths import PROJECT_ROOT
 from ..data import zygote_messages as messages
+from ..data.paths import PROJECT_ROOT
+from ..packages.limits import Limits
 from ..sandbox import filesystem, layers
-from .harden import HARDENED_FD, RESULT_FD, SANDBOX_EXIT, Plan, SandboxError, harden
 from ..sandbox.uids import UidPool
+from .harden import HARDENED_FD, RESULT_FD, SANDBOX_EXIT, Plan, SandboxError, harden
 
 PROBE_TIMEOUT_S = 300
 
@@ -72,12 +72,12 @@ def _preload() -> None:
 
     from jax import export  # noqa: F401
 
-    from ..in_child import allowed, child, guard, verify  # noqa: F401
     from .. import inspection  # noqa: F401
     from ..data import protocol  # noqa: F401
+    from ..in_child import allowed, child, guard, verify  # noqa: F401
     from ..inspection import cost, program_cost, programs, provenance, structure  # noqa: F401
-    from . import probe  # noqa: F401
     from ..sandbox import seccomp  # noqa: F401
+    from . import probe  # noqa: F401
 
     for name in sorted(allowed.MODULES):
         importlib.import_module(name)
@@ -321,8 +321,8 @@ def _serve_one(plan: Plan, role: str, ahead: bool = False) -> None:
     """The child's whole life after the fork: harden, (warm up), read the request, answer, exit.
     ``ahead``: forked before its request exists (``ZygoteRunner``): a submission's child warms up
     too, on the judge's own sample, while it has the time."""
-    from ..in_child import child, verify
     from ..data import protocol
+    from ..in_child import child, verify
     from . import probe
 
     # A child lives for a second: collecting young objects less often saves ~5% of its CPU, and

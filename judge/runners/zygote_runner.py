@@ -29,11 +29,11 @@ import threading
 import time
 
 from ..data import protocol
-from ..packages.limits import Limits
-from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump, remat3_chosen
-from ..data.paths import PROJECT_ROOT
 from ..data import zygote_messages as control
+from ..data.paths import PROJECT_ROOT
+from ..packages.limits import Limits
 from ..sandbox import layers
+from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump, remat3_chosen
 
 START_TIMEOUT_S = 300
 REPLY_TIMEOUT_S = 30

@@ -4,8 +4,8 @@ default); and every packaged policy_violation is explained the same way under bo
 opens with its structural cause, in the learner's terms."""
 
 import functools
-from concurrent.futures import Future, ThreadPoolExecutor
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -14,8 +14,8 @@ from judge import load_problem
 from judge.data import policy_names, verdicts
 from judge.grading.grader import default_runner
 from judge.grading.learner_terms import names_written
-from judge.validate import first_sentence, package_errors, run_step, steps
 from judge.runners.zygote_runner import ZygoteRunner
+from judge.validate import first_sentence, package_errors, run_step, steps
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").exists())

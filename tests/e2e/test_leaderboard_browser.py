@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from ..web.helpers import correct_source
-from .http import Session
 from .browser import SCREENSHOTS
+from .http import Session
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
 PASSWORD = "a-long-browser-password"

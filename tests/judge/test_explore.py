@@ -8,12 +8,11 @@ from pathlib import Path
 
 import jax
 import numpy as np
-
 import pytest
 
 from judge import grade, load_problem
-from judge.cli import main
 from judge.bench_explorer import MLP, MLP_SHAPES, TRANSFORMER, transformer_shapes
+from judge.cli import main
 from judge.grading import explore_loops, explore_rewrite_check
 from judge.grading.explore import HARNESS, ExploreError, cheapest_within, explore, render, scanned_block
 from judge.grading.grader import default_runner

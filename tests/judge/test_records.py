@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge.in_child import child
 from judge.data import messages, protocol, records
+from judge.data import zygote_messages as control
 from judge.data.evidence import (
     Aval,
     Checkpoint,
@@ -25,11 +25,9 @@ from judge.data.evidence import (
     Structure,
     Timeline,
 )
-from judge.packages.limits import Limits
 from judge.data.records import Malformed, Record
 from judge.data.report import CaseRow, Report
 from judge.data.saved_values import RANKS, SavedValue
-from judge.data import zygote_messages as control
 from judge.data.shape_messages import (
     SHAPE_REQUESTS,
     ArrayType,
@@ -39,6 +37,8 @@ from judge.data.shape_messages import (
     TraceShapes,
     VerifyShapes,
 )
+from judge.in_child import child
+from judge.packages.limits import Limits
 
 OLD_REPORT = Path(__file__).with_name("assets") / "report_c24197c.json"  # written by c24197c's Report.to_dict
 

@@ -15,9 +15,9 @@ import pytest
 from jax import export
 
 from judge import grade, load_problem
-from judge.grading.expected import ExpectedCache
 from judge.data.evidence import Cost
 from judge.data.messages import CaseError, TracedCase
+from judge.grading.expected import ExpectedCache
 from tests.judge.runners import Wrapping
 
 ROOT = Path(__file__).resolve().parents[2]

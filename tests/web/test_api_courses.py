@@ -7,7 +7,6 @@ learner's token gets 403 on the list."""
 from datetime import timedelta
 
 import httpx
-
 import pytest
 
 from webplatform.courses import services
@@ -167,10 +166,10 @@ def connection_kept():
 def test_the_arena_client_reads_and_runs_the_course(klass, capsys, monkeypatch, connection_kept):
     """The ``arena`` client against the site's own WSGI application: its course methods and the
     ``arena gradebook`` and ``arena similarity`` commands."""
-    from arena import cli
-    from arena.client import ArenaError, Client
     from django.core.wsgi import get_wsgi_application
 
+    from arena import cli
+    from arena.client import ArenaError, Client
     from webplatform.api.services import create_token
 
     def site(user) -> Client:

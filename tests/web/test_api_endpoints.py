@@ -7,8 +7,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from webplatform.practice import selectors as practice
 from webplatform.catalog.rendering import render_statement
+from webplatform.practice import selectors as practice
 from webplatform.submissions.models import Submission
 
 from .api import Api, api_for

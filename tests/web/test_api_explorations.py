@@ -1,14 +1,14 @@
 """POST/GET /api/v1/explorations: the policy explorer for a token holder (``arena explore``),
 through the page's service: the explorations' own lane, the same checks, the owner alone reads it."""
 
-import arena
 import httpx
 import jax.numpy as jnp
 import pytest
-from arena import cli
-from arena.client import Client as ArenaClient
 from django.test import Client
 
+import arena
+from arena import cli
+from arena.client import Client as ArenaClient
 from webplatform.explorer.tasks import run_exploration
 from webplatform.explorer.views import EXAMPLE
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 from django.test import Client
+
 from judge import load_problem
 from judge.packages.archive import folder_files
-
 from webplatform.authoring import services as authoring
 from webplatform.catalog.models import Problem
 

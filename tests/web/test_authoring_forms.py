@@ -4,9 +4,9 @@ error lands next to the field; a form posted back unchanged means the same packa
 import tomllib
 
 import pytest
+
 from judge import PackageError
 from judge.packages.archive import check_files, folder_files
-
 from webplatform.authoring.package_form import PackageForms
 
 from .helpers import BANK, DOT_POLICY, form_data

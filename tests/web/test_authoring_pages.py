@@ -8,9 +8,9 @@ from html import unescape as html_unescape
 
 import pytest
 from django.urls import URLPattern, reverse
+
 from judge.data.report import Report
 from judge.packages.archive import folder_files, read_zip
-
 from webplatform.authoring import services
 from webplatform.authoring import urls as authoring_urls
 from webplatform.authoring.models import Draft, Rejudge, ValidationRun

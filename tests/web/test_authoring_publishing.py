@@ -4,8 +4,8 @@ file name may be typed with its .py."""
 
 import pytest
 from django.urls import reverse
-from judge.packages.archive import folder_files
 
+from judge.packages.archive import folder_files
 from webplatform.authoring import services
 from webplatform.catalog.models import Problem
 from webplatform.courses import services as courses

@@ -8,12 +8,12 @@ import zipfile
 
 import pytest
 from django.core.exceptions import ValidationError
-from judge.data.report import Report
+
 from judge import PackageError, load_problem
+from judge.data.report import Report
 from judge.packages.archive import files_hash, folder_files, write_zip
 from judge.packages.package_hash import content_hash
 from judge.validate import NO_ACCEPTED
-
 from webplatform.authoring import services
 from webplatform.authoring.models import Draft, RejudgeItem
 from webplatform.authoring.selectors import problem_statistics, rejudge_progress

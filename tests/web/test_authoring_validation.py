@@ -3,8 +3,8 @@ child process, the matrix stored row by row, the reference's residual signature 
 
 import pytest
 from django.core.exceptions import ValidationError
-from judge.packages.archive import folder_files
 
+from judge.packages.archive import folder_files
 from webplatform.authoring import services
 from webplatform.authoring.models import ValidationRun
 from webplatform.authoring.tasks import validate_draft

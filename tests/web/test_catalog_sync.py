@@ -4,8 +4,8 @@ import shutil
 
 import pytest
 from django.core.management import CommandError, call_command
-from judge import PackageError
 
+from judge import PackageError
 from webplatform.catalog.models import Problem, ProblemVersion
 from webplatform.catalog.package_cache import problem_for_version
 from webplatform.catalog.services import sync_problems

@@ -6,9 +6,9 @@ import re
 
 import pytest
 from django.urls import reverse
-from judge.data.report import Report
-from judge import grade, load_problem
 
+from judge import grade, load_problem
+from judge.data.report import Report
 from webplatform.courses.causes import cause_of
 from webplatform.submissions import services as submissions
 from webplatform.submissions.models import Submission

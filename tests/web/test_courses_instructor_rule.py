@@ -5,10 +5,11 @@ the similarity report. An archived course's grades stay as they were when it was
 
 import csv
 import io
+
 import pytest
 from django.urls import reverse
-from judge.data.report import Report
 
+from judge.data.report import Report
 from webplatform.courses import services
 from webplatform.courses.models import Membership, SimilarityCheck, SimilarPair
 from webplatform.courses.tasks import check_similarity

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 
 import pytest
 from django.urls import reverse
-from judge.packages.archive import folder_files
 
+from judge.packages.archive import folder_files
 from webplatform.authoring import services as authoring
 from webplatform.courses import services
 from webplatform.courses.models import Assignment

@@ -1,6 +1,7 @@
 """What counts on an assignment (courses.rules), as plain Python: no database."""
 
 from datetime import datetime, timedelta, timezone
+
 import pytest
 
 from webplatform.courses import rules

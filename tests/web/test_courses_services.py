@@ -4,11 +4,11 @@ course, and standings that follow verdicts, rejudges, deadlines and extensions."
 from datetime import timedelta
 
 import pytest
-from django.core.exceptions import ValidationError
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.http import Http404
-from judge.packages.archive import folder_files
 
+from judge.packages.archive import folder_files
 from webplatform.authoring import services as authoring
 from webplatform.catalog.selectors import get_problem
 from webplatform.courses import codes, selectors, services

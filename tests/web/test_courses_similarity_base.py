@@ -11,8 +11,8 @@ from django.urls import reverse
 
 from webplatform.courses import services
 from webplatform.courses.models import Membership, SimilarityCheck, SimilarPair
-from webplatform.submissions.models import Submission
 from webplatform.courses.tasks import check_similarity
+from webplatform.submissions.models import Submission
 
 from .courses import make_class
 from .helpers import BANK

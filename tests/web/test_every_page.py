@@ -20,19 +20,19 @@ from typing import Callable
 import pytest
 from django.db import OperationalError, connections, transaction
 from django.utils import timezone
-from judge.packages.archive import folder_files
 from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 from playwright.sync_api import expect
 
+from judge.packages.archive import folder_files
 from webplatform.authoring import services as authoring
+from webplatform.authoring.tasks import validate_draft
 from webplatform.courses import services as courses
 from webplatform.courses.models import SimilarPair
 from webplatform.courses.tasks import check_similarity
 from webplatform.explorer import services as explorer
-from webplatform.lti.models import CourseContext, RosterSync
 from webplatform.explorer.tasks import run_exploration
 from webplatform.explorer.views import EXAMPLE, EXAMPLE_ARGS
-from webplatform.authoring.tasks import validate_draft
+from webplatform.lti.models import CourseContext, RosterSync
 from webplatform.submissions import services as submissions
 from webplatform.submissions.models import Submission
 from webplatform.submissions.tasks import grade_submission

@@ -11,9 +11,9 @@ an answer made of their sizes. checkpoint_dot_policy's hidden cases are N=64, d=
 import json
 
 import pytest
-from arena.result import Result
 from django.urls import reverse
 
+from arena.result import Result
 from tests.judge.test_hidden_cases import SIGNALLER, SIGNALS
 from webplatform.submissions import services
 from webplatform.submissions.tasks import grade_submission

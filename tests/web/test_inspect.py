@@ -8,13 +8,12 @@ import re
 import pytest
 from django.urls import reverse
 
+from judge import load_problem
 from webplatform.leaderboard import selectors as leaderboard
 from webplatform.leaderboard.models import Progress
 from webplatform.submissions import selectors, services
 from webplatform.submissions.models import Submission
 from webplatform.submissions.tasks import grade_submission
-
-from judge import load_problem
 
 from .helpers import BANK, correct_source, no_checkpoint_source
 

@@ -14,8 +14,8 @@ from webplatform.lti import tasks
 from webplatform.lti.models import RosterSync
 from webplatform.submissions.models import Submission
 
-from .scenario import graded
 from . import test_lti
+from .scenario import graded
 from .test_lti import Browser, place_assignment
 
 # The LTI tests' fixtures: their platform, and the cache the launches share with the live server.

@@ -5,9 +5,9 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from judge.data.report import Report
-from judge.data.evidence import COST_REVISION, Cost
 
+from judge.data.evidence import COST_REVISION, Cost
+from judge.data.report import Report
 from webplatform.leaderboard.models import Progress
 from webplatform.leaderboard.selectors import problem_board
 from webplatform.submissions import services

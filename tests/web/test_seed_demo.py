@@ -9,8 +9,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import Count
-from judge.data import verdicts
 
+from judge.data import verdicts
 from webplatform.leaderboard import selectors
 from webplatform.leaderboard.metrics import ranking_for
 from webplatform.leaderboard.rules import PENALTY_PER_REJECTION_MIN

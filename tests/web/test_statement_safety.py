@@ -9,9 +9,9 @@ from html import unescape
 
 import pytest
 
-from webplatform.practice import rendering as practice_rendering
 from webplatform.catalog.models import ProblemVersion
 from webplatform.catalog.rendering import render_markdown
+from webplatform.practice import rendering as practice_rendering
 
 from .api import api_for
 from .helpers import signed_in

@@ -11,8 +11,8 @@ import time
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.test import Client
 from django.db import OperationalError
+from django.test import Client
 from django.urls import reverse
 
 from judge.data.report import Report

@@ -18,9 +18,9 @@ import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.management import call_command
-from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from webplatform.courses import services as courses

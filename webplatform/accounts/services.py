@@ -4,16 +4,15 @@ import math
 from datetime import timedelta
 
 from django.conf import settings
-from django.core import signing
-from django.core.mail import send_mail
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core import signing
+from django.core.mail import send_mail
 from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
 from .models import SignInFailures, VerifiedEmail
-
 from .selectors import INSTRUCTORS_GROUP, email_taken, sign_up_key
 
 EMAIL_TOKEN_SALT = "accounts.verify-email"

@@ -4,14 +4,14 @@ the same lane, the same limits of explorations in flight and per hour; only the 
 
 from __future__ import annotations
 
-from django.http import HttpRequest
-from django.urls import reverse
-from judge.grading.explore import HELD, Row, cheapest_within
-from ninja import Path, Query, Router, Schema, Status
 from typing import Annotated, Literal
 
+from django.http import HttpRequest
+from django.urls import reverse
+from ninja import Path, Query, Router, Schema, Status
 from pydantic import Field, field_validator
 
+from judge.grading.explore import HELD, Row, cheapest_within
 from webplatform.explorer import services
 from webplatform.explorer.models import Exploration as ExplorationRow
 

@@ -8,12 +8,12 @@ import re
 from datetime import UTC, datetime
 from typing import Literal
 
-from judge.data import source_text
-from judge.packages.package import DEVICES, DIFFICULTIES
-from judge.data.verdicts import VERDICTS
 from ninja import Field, Schema
 from pydantic import field_validator
 
+from judge.data import source_text
+from judge.data.verdicts import VERDICTS
+from judge.packages.package import DEVICES, DIFFICULTIES
 from webplatform.core.params import unstorable
 
 Verdict = Literal[VERDICTS]

@@ -15,9 +15,10 @@ import unicodedata
 from django import forms
 from django.forms.utils import pretty_name
 from django.utils.text import capfirst
-from judge.packages.package import DEVICES, DIFFICULTIES, RESIDUAL_KINDS
+
 from judge.data.specs import DISTRIBUTIONS
 from judge.data.verdicts import VERDICTS
+from judge.packages.package import DEVICES, DIFFICULTIES, RESIDUAL_KINDS
 
 SHORT = {"class": "short"}
 PYTHON = {"data-editor": "python", "rows": 16, "spellcheck": "false"}

@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass
 
 from django.forms import BooleanField, MultipleChoiceField
+
 from judge import PackageError
 from judge.packages.archive import check_files, error_message
 

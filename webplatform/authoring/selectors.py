@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
+
 from judge import PackageError
 from judge.data import verdicts
-from judge.packages.archive import unpacked
 from judge.data.evidence import Residual
 from judge.data.report import Report
-
+from judge.packages.archive import unpacked
 from webplatform.accounts.selectors import is_instructor
 from webplatform.catalog.models import Problem
 from webplatform.submissions.models import Submission

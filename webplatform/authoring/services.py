@@ -17,9 +17,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+
 from judge import PackageError
 from judge.packages.archive import check_files, files_hash, read_zip, unpacked
-
 from webplatform.accounts.selectors import INSTRUCTORS_GROUP
 from webplatform.catalog.models import Problem, ProblemVersion
 from webplatform.catalog.services import sync_problem

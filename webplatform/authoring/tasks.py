@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+
 from judge import PackageError, Report
 from judge.validate import package_errors, run_step, steps
-
 from webplatform.catalog.package_cache import problem_for_files
 from webplatform.core.worker import worker_runner
 

@@ -16,9 +16,9 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
 from judge import PackageError
 from judge.packages.archive import error_message, unpacked, write_zip
-
 from webplatform.catalog.models import ProblemVersion
 from webplatform.catalog.rendering import render_statement
 from webplatform.catalog.services import version_fields

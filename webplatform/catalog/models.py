@@ -11,6 +11,7 @@ import functools
 from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import Q
+
 from judge.data import syntax
 from judge.packages.package import DEFAULT_RANKING, DEVICES, DIFFICULTIES
 

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 from django.conf import settings
+
 from judge import PackageError, load_problem
 from judge.packages.archive import write_files
 

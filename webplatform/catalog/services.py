@@ -9,6 +9,7 @@ from pathlib import Path
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+
 from judge import PackageError, load_problem
 from judge.packages.archive import folder_files
 

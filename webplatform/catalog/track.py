@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 
 from django.conf import settings
+
 from judge.packages.track import TRACK_FILE, TrackError, load_track
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,8 @@ import uuid
 from urllib.parse import unquote_to_bytes
 
 from django.core.handlers.wsgi import WSGIRequest
-from django.http.multipartparser import MultiPartParserError
 from django.http import Http404
+from django.http.multipartparser import MultiPartParserError
 from django.urls import register_converter
 
 MAX_ID = 2**63 - 1  # BigAutoField's, and SQLite's integer's, largest value

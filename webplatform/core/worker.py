@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 from celery.signals import worker_process_shutdown
+
 from judge.grading.grader import default_runner
 
 _runner = None

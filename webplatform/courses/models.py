@@ -12,7 +12,6 @@ from django.db import models
 
 from webplatform.catalog.models import Problem
 
-
 MAX_WEIGHT = 100  # a problem's weight in an assignment: 0 (counts nothing) to this
 MAX_STUDENT_ID = 64  # characters of a learner's id at their school
 

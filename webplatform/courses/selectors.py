@@ -27,8 +27,8 @@ from django.db.models import (
 )
 from django.http import Http404
 from django.utils import timezone
-from judge.data import verdicts
 
+from judge.data import verdicts
 from webplatform.accounts.selectors import INSTRUCTORS_GROUP, is_instructor
 from webplatform.authoring.selectors import drafts_for, passing_validation
 from webplatform.catalog import track

@@ -17,8 +17,8 @@ from webplatform.submissions.presenters import present
 
 from . import codes, selectors, services
 from .export import gradebook_csv
-from .signals import course_panels
 from .forms import AssignmentForm, CourseForm, ExtensionForm, InstructorForm, JoinForm, SimilarityBaseForm
+from .signals import course_panels
 
 Role = selectors.Role
 

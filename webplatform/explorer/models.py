@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+
 from judge.grading.explore import BUDGET_MEASURES, HELD
 
 

@@ -19,9 +19,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+
 from judge.data import source_text
 from judge.grading.explore import BUDGET_MEASURES, HELD, MAX_ELEMENTS, ExploreError, parse_args
-
 from webplatform.core import params
 from webplatform.core.queues import BACKGROUND, enqueue
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from judge.grading.explore import ExploreError, explore
 
+from judge.grading.explore import ExploreError, explore
 from webplatform.core.worker import worker_runner
 
 from . import services

@@ -6,12 +6,11 @@ without running anything again)."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import get_object_or_404, render
-from django.shortcuts import redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
-from judge.grading.explore import BUDGET_MEASURES, HELD, PEAK, Row, cheapest_within
 
+from judge.grading.explore import BUDGET_MEASURES, HELD, PEAK, Row, cheapest_within
 from webplatform.catalog.models import Problem
 from webplatform.core.http import with_error
 

@@ -17,8 +17,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Max, Q, QuerySet, Sum, Window
 from django.db.models.functions import Rank, RowNumber
 from django.shortcuts import get_object_or_404
-from judge.data import verdicts
 
+from judge.data import verdicts
 from webplatform.catalog.models import Problem
 from webplatform.catalog.selectors import get_public_problem
 from webplatform.core.freshness import cached

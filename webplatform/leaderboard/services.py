@@ -22,8 +22,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.utils import timezone
-from judge.data import verdicts
 
+from judge.data import verdicts
 from webplatform.catalog.models import Problem
 from webplatform.submissions.models import Submission
 

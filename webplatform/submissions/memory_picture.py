@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from html import escape
 
 from django.utils.safestring import SafeString, mark_safe
+
 from judge.data.evidence import Residual, Timeline
 
 WIDTH = 720

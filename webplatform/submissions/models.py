@@ -6,8 +6,8 @@ saves, no verdict) or a recorded submission (``submit``).
 
 from django.conf import settings
 from django.db import models
-from judge import VERDICTS
 
+from judge import VERDICTS
 from webplatform.catalog.models import Problem, ProblemVersion
 from webplatform.core import queues
 

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When, Window
-from django.db.models.functions import RowNumber
 from django.db.models.fields.json import KT
+from django.db.models.functions import RowNumber
 from django.http import Http404
+
 from judge.data import verdicts
 from judge.data.evidence import COST_REVISION
-
 from webplatform.core.freshness import cached
 from webplatform.core.prepared import prepared
 from webplatform.core.queues import BACKGROUND, PRIORITY

@@ -18,11 +18,11 @@ from celery.signals import worker_init, worker_ready
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
+
 from judge import grade
 from judge.data import verdicts
-from judge.grading.inspecting import inspect
 from judge.data.report import Report
-
+from judge.grading.inspecting import inspect
 from webplatform.catalog.package_cache import problem_for_version
 from webplatform.core.database import DatabaseUnavailable, is_unavailable, patiently
 from webplatform.core.heartbeat import Heartbeat

@@ -14,6 +14,7 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+
 from judge.data import verdicts
 from judge.data.report import Report
 

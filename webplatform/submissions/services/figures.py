@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.utils import timezone
+
 from judge.data import verdicts
 from judge.data.evidence import Cost
 from judge.data.report import Report

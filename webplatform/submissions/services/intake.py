@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+
 from judge.data import source_text
 
 from ..models import LANE_OF_KIND, Submission

@@ -13,10 +13,10 @@ measures every graded submission once more).
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
+
 from judge import grade
 from judge.data import verdicts
 from judge.grading.grader import default_runner
-
 from webplatform.catalog.package_cache import problem_for_version
 from webplatform.submissions import selectors, services
 

@@ -1205,9 +1205,11 @@ def _segments_cause(found: Structure, source: Source, reference: Structure) -> C
             f"{_OVER}{shown} {'runs' if len(lines) == 1 else 'run'} outside every checkpoint, so the backward "
             f"pass keeps what {'it makes' if len(lines) == 1 else 'they make'} for every pass through "
             f"{'it' if len(lines) == 1 else 'them'}, all at once.",
+            # one change, the one that fits: a checkpoint of its own would still keep that part's inputs
+            # for every pass, which is over the limit where the budget is tight (microbatch_accumulation)
             f"Try: checkpoint that part too: move {'that line' if len(lines) == 1 else 'those lines'} into the "
-            f"function you checkpoint, or give {'it' if len(lines) == 1 else 'them'} a jax.checkpoint of "
-            f"{'its' if len(lines) == 1 else 'their'} own.",
+            f"function you checkpoint, so that the backward pass rebuilds what "
+            f"{'it makes' if len(lines) == 1 else 'they make'} one pass at a time.",
         )
     largest = max(mine, key=lambda c: c.encloses.get("dot_general", 0))
     products = largest.encloses.get("dot_general", 0)

@@ -330,6 +330,10 @@ class Burst:
             victim = self.pid_of("worker")
             log = self.var / "log" / "worker.log"
             ready = len(READY.findall(log.read_text(errors="replace")))
+            # a kill between two gradings would test nothing: wait a few seconds for one under way
+            deadline = time.monotonic() + 10
+            while not observer.running_on(f"{self.worker_node()}%") and time.monotonic() < deadline:
+                time.sleep(0.05)
             before = observer.running_on(f"{self.worker_node()}%")
             os.killpg(victim, signal.SIGKILL)
             fault.interrupted = sorted(set(before) | set(observer.running_on(f"{self.worker_node()}%")))

@@ -202,8 +202,10 @@ class Structure(Record):
 # on the program it compiled (``judge.inspection.program_cost``), never by the submission's child:
 # a ``jit`` call's results counted once, ``lax.ragged_dot`` as the product over every group XLA runs.
 # 4: a ``lax.composite`` costs what its decomposition runs (it was one operation per element), and a
-# while loop whose trips the program does not show is reported (``Cost.uncounted_loops``).
-COST_REVISION = 4
+# while loop whose trips the program does not show is reported (``Cost.uncounted_loops``). 5: a library
+# call that does work (a LAPACK routine behind ``jnp.linalg``) is reported by its target
+# (``Cost.opaque_calls``); it was counted as one operation per element it made.
+COST_REVISION = 5
 
 
 @positional
@@ -272,5 +274,8 @@ class Cost(Record):
     # While loops whose number of trips the program does not show (a bound computed from data): each is
     # counted as one trip in ``flops``, which is then a lower bound. None: none (or a report from before).
     uncounted_loops: int | None = None
+    # Library calls whose work the program does not show (a LAPACK routine, a host callback), by target:
+    # ``flops`` leaves their work out. None: none (or a report from before).
+    opaque_calls: tuple[str, ...] | None = None
     revision: int | None = None  # the COST_REVISION that counted flops and peak_bytes; None: before revisions
     timeline: Timeline | None = None  # how peak_bytes came about; None in reports from before it

@@ -56,7 +56,6 @@ FREE = {
     "stablehlo.optimization_barrier",
     "stablehlo.get_tuple_element",
     "stablehlo.tuple",
-    "stablehlo.custom_call",
     "stablehlo.reduce_precision",
     "stablehlo.copy",
     "stablehlo.real_dynamic_slice",
@@ -65,6 +64,21 @@ FREE = {
     "stablehlo.dynamic_reshape",
     "stablehlo.dynamic_iota",
     "stablehlo.rng_bit_generator",
+}
+# Library calls that only move or label data (where a value lives, how it is split over devices): no
+# arithmetic. Any other ``custom_call`` (a LAPACK routine behind ``jnp.linalg.svd``, ``qr``, ``eigh``,
+# ``inv``, a host callback, a vendor kernel) runs work the program does not show: it is reported by its
+# target (``Cost.opaque_calls``) and a FLOP limit refuses it, as it refuses a loop of unknown trips.
+# Counted as one operation per element made, a singular value decomposition of an n-by-n matrix
+# (some n**3 multiply-adds) cost n*n: a costly step passed a FLOP limit.
+DATA_MOVEMENT_CALLS = {
+    "annotate_device_placement",
+    "MoveToHost",
+    "MoveToDevice",
+    "Sharding",
+    "SPMDFullToShardShape",
+    "SPMDShardToFullShape",
+    "LayoutConstraint",
 }
 # Operations whose results are their operands' buffers under another type.
 ALIASING = {"stablehlo.optimization_barrier", "stablehlo.reshape"}
@@ -120,6 +134,7 @@ class Found:
     start: int = 0  # the bytes of its arguments
     outputs: list | None = None  # per result: its flags
     uncounted: int = 0  # while loops whose trips the program does not show: counted as one trip each
+    opaque: frozenset = frozenset()  # targets of library calls whose work the program does not show
 
 
 class Walk:
@@ -196,7 +211,7 @@ class Walk:
         # a buffer lives until the last use of any of its names
         current = sum(size.values())
         start = current
-        peak, flops, uncounted = current, 0.0, 0
+        peak, flops, uncounted, opaque = current, 0.0, 0, frozenset()
         alive = {a for a in block.arguments if size[a]}
         until = {}  # buffer -> last use
         ending = defaultdict(list)  # index -> buffers whose last use it was, when last set
@@ -215,7 +230,7 @@ class Walk:
                 wanted = calls[op]
                 self.called[_callee(op)] = (wanted, tuple(ins))
                 inner = self.function(_callee(op), wanted, tuple(ins), weigh)
-                flops, uncounted = flops + inner.flops, uncounted + inner.uncounted
+                flops, uncounted, opaque = flops + inner.flops, uncounted + inner.uncounted, opaque | inner.opaque
                 outs = inner.outputs
             elif op.regions and name not in (
                 "stablehlo.reduce",
@@ -225,11 +240,13 @@ class Walk:
                 "stablehlo.select_and_scatter",
             ):
                 inner, outs = self._control(op, ins, weigh)
-                flops, uncounted = flops + inner.flops, uncounted + inner.uncounted
+                flops, uncounted, opaque = flops + inner.flops, uncounted + inner.uncounted, opaque | inner.opaque
             else:
                 # an aliasing operation's results are its operands, one for one
                 inner, outs = None, ins if name in ALIASING else [joined] * len(op.results)
                 flops += _flops(op)
+                if name == "stablehlo.custom_call" and _target(op) not in DATA_MOVEMENT_CALLS:
+                    opaque |= {_target(op)}
             made = 0
             for k, r in enumerate(op.results):
                 flags[r] = frozenset(outs[k]) if k < len(outs) else joined
@@ -253,7 +270,7 @@ class Walk:
                     current -= size.get(buf, 0)
             peak = max(peak, current)
         outputs = [flags.get(v, frozenset()) for v in terminator.operands]
-        return Found(flops, max(peak - start, 0), start=start, outputs=outputs, uncounted=uncounted)
+        return Found(flops, max(peak - start, 0), start=start, outputs=outputs, uncounted=uncounted, opaque=opaque)
 
     def _control(self, op, ins: list, weigh) -> tuple[Found, list]:
         """A loop (its body and condition per iteration) or a conditional (its costliest branch)."""
@@ -268,6 +285,7 @@ class Walk:
             found.append(self.block(block, (True,) * results, arg_flags, weigh))
         above = max(f.above for f in found)
         uncounted = sum(f.uncounted for f in found)
+        opaque = frozenset().union(*(f.opaque for f in found))
         if name == "stablehlo.while":
             trips = trip_count(op)
             if trips is None:  # a lower bound, and said so: a FLOP limit refuses it (``rules.check_cost``)
@@ -279,7 +297,7 @@ class Walk:
         else:
             flops = max(f.flops for f in found)
             outs = [joined] * len(op.results)
-        return Found(flops, above, uncounted=uncounted), outs
+        return Found(flops, above, uncounted=uncounted, opaque=opaque), outs
 
 
 def _outer_uses(block) -> set:
@@ -309,8 +327,15 @@ def _int_list(attribute) -> list[int]:
         return [int(x) for x in ir.DenseIntElementsAttr(attribute)]
 
 
+def _target(op) -> str:
+    """A ``custom_call``'s target: the library routine it calls."""
+    return str(op.attributes["call_target_name"]).strip('"')
+
+
 def _flops(op) -> float:
     name = op.operation.name
+    if name == "stablehlo.custom_call" and _target(op) in DATA_MOVEMENT_CALLS:
+        return 0.0
     if name in FREE or name in TERMINATORS or not op.results:
         return 0.0
     out = sum(_size(r) for r in op.results)
@@ -433,6 +458,8 @@ def case_cost(module, needed: list[bool], input_flags: list) -> dict:
     figures = {"flops": float(found.flops), "peak_bytes": int(found.start + found.above)}
     if found.uncounted:
         figures["uncounted_loops"] = found.uncounted
+    if found.opaque:
+        figures["opaque_calls"] = sorted(found.opaque)
     if backward in walk.called:
         wanted, flags = walk.called[backward]
         held = walk.function(backward, wanted, flags, _held_bytes)

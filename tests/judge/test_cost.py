@@ -314,3 +314,35 @@ def test_xla_estimates_are_the_verifiers_and_only_a_recorded_grading_pays_for_th
     budget = load_problem(ROOT / "problems" / "memory_budget_transformer")
     sampled = grade(budget, budget.reference, samples_only=True)
     assert sampled.cost.peak_bytes > 0 and sampled.cost.xla_flops is None
+
+
+def _walked(function, *args) -> dict:
+    """The verifier's walk over ``function``'s lowered program, every result needed."""
+    from judge.inspection import program_cost
+
+    lowered = jax.jit(function).lower(*args)
+    module = lowered.compiler_ir("stablehlo")
+    results = len(jax.tree_util.tree_leaves(jax.eval_shape(function, *args)))
+    return program_cost.case_cost(module, [True] * results, [{"r", "i"} for _ in args])
+
+
+def test_a_library_call_is_reported_by_what_the_learner_wrote_never_counted_as_cheap():
+    """An SVD runs about n**3 multiply-adds in LAPACK, out of the program's sight: counted as one
+    operation per element it made it passed a FLOP limit. The walk names the call instead."""
+    (w,) = _arrays((64, 64))
+    svd = _walked(lambda w: jnp.linalg.svd(w, compute_uv=False), w)
+    assert svd["opaque_calls"] == ["lapack_sgesdd_ffi"]
+    qr = _walked(lambda w: jnp.linalg.qr(w)[0], w)
+    assert {"lapack_sgeqrf_ffi", "lapack_sorgqr_ffi"} <= set(qr["opaque_calls"])
+    plain = _walked(lambda w: jnp.tanh(w @ w), w)
+    assert "opaque_calls" not in plain and plain["flops"] == 2 * 64**3 + 64 * 64
+
+
+def test_a_library_call_is_named_as_the_learner_wrote_it():
+    from judge.data.library_calls import listed
+
+    assert listed(["lapack_sgesdd_ffi"]) == "jnp.linalg.svd (lapack_sgesdd_ffi)"
+    assert listed(["lapack_dgeqrf_ffi", "lapack_dorgqr_ffi"]) == "jnp.linalg.qr (lapack_dgeqrf_ffi, lapack_dorgqr_ffi)"
+    assert listed(["vendor_kernel", "lapack_spotrf_ffi"]) == (
+        "jnp.linalg.cholesky (lapack_spotrf_ffi) and the library routine vendor_kernel"
+    )

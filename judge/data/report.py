@@ -55,7 +55,7 @@ class Report(Record):
     # this problem's limit on the peak (None: no limit): the page shows the learner's peak beside both.
     reference_peak_bytes: int | None = None
     peak_limit_bytes: int | None = None
-    # A policy_violation's structural cause, in one sentence, and one thing to try (``judge.grading.explain``);
+    # A policy_violation's structural cause, in one sentence, and one thing to try (``judge.words``);
     # the message opens with them, the verdict page shows them above the residual table.
     cause: str = ""
     advice: str = ""

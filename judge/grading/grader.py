@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .. import words
 from ..data import saved_values, verdicts
 from ..data.evidence import DEVICE
 from ..data.messages import TracedCase
@@ -23,7 +24,6 @@ from ..packages.package import Problem
 from ..runners.boundary import Runner
 from . import (
     compare,
-    explain,
     labelled_value,
     other_problems,
     rules,
@@ -256,23 +256,23 @@ def _check_policy(
             _trusted_violation(findings, row, report)
         return
     decided = lambda found: sum(r.bytes for r in found if r.kind not in rules.UNDECIDED)  # noqa: E731
-    found = explain.cause(
-        got.structure,
-        problem.structure_rules,
-        want.structure,
-        said,
-        rows,
-        missing,
-        decided(mine.residuals),
-        decided(want.residuals),
-        source,
-        keepers,
-        cost,
-        explain.form_of(problem),
+    found = words.cause(
+        found=got.structure,
+        rules=problem.structure_rules,
+        reference=want.structure,
+        said=said,
+        rows=rows,
+        missing=missing,
+        mine_bytes=decided(mine.residuals),
+        their_bytes=decided(want.residuals),
+        source=source,
+        keepers=keepers,
+        cost=cost,
+        form=words.form_of(problem),
     )
     already = set(rules.row_problems(rows, as_found)) | set(found.covers if found is not None else ())
     others = [p for p in problems if p not in already]
-    row.verdict, row.message = verdicts.POLICY_VIOLATION, explain.message(found, rows, missing, others)
+    row.verdict, row.message = verdicts.POLICY_VIOLATION, words.message(found, rows, missing, others)
     if not row.sample:  # what the trace says of a hidden case is not told: its sizes are in it
         row.message = _sentence("; ".join(f.hidden for f in findings) or HIDDEN_TRACE)
     if found is not None and not report.cause and row.sample:  # samples come first
@@ -321,7 +321,7 @@ HIDDEN_ADVICE = (
     "and Inspect what it keeps."
 )
 # What to try, by the kind of a trusted finding (``trusted.Finding.kind``) that has no advice of its own
-# (no_checkpoint has: ``explain.no_checkpoint_advice``, which knows whether a policy is required).
+# (no_checkpoint has: ``words.no_checkpoint_advice``, which knows whether a policy is required).
 TRUSTED_ADVICE = {
     "backward_rule": "Try: remove the hand-written derivative rule and wrap the plain function in jax.checkpoint "
     "with the required policy; JAX then derives the backward pass and the policy decides what it "

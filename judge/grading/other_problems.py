@@ -15,9 +15,10 @@ from __future__ import annotations
 import ast
 import re
 
+from .. import words
 from ..data import policy_names, syntax
 from ..packages.package import Problem
-from . import explain, source_reading, written_form
+from . import source_reading, written_form
 
 # What to try for a problem of the source that has no advice of its own, by its kind.
 _KIND_ADVICE = {
@@ -35,13 +36,13 @@ def told_with(cause: str, advice: str, text: str, problem: Problem) -> tuple[str
     if not cause or not advice.startswith("Try: "):
         return cause, advice
     facts = source_reading.read(text, problem.entry)
-    found = source_reading.problems(facts, problem.structure_rules, explain.form_of(problem))
+    found = source_reading.problems(facts, problem.structure_rules, words.form_of(problem))
     # a cause that is about the policy already (an offloading policy's memories swapped) says the policy's part
     about_policy = "policy" in cause.lower()
     found = [p for p in found if p.sentence.lower() not in cause.lower() and not (p.kind == "policy" and about_policy)]
     if not found:
         return cause, advice
-    form = explain.form_of(problem)
+    form = words.form_of(problem)
     required = problem.structure_rules.policy
     spelled = f"jax.checkpoint_policies.{policy_names.render(required)}" if required is not None else ""
     sentences, tries = [], []

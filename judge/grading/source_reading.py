@@ -16,8 +16,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
+from .. import words
 from ..data import policy_names, syntax
-from . import explain, written_form
+from . import written_form
 
 CHECKPOINT_APIS = {
     "jax.checkpoint": "jax.checkpoint",
@@ -592,9 +593,9 @@ class SourceProblem:
     advice: str = ""  # a "Try:" line for this very problem, when there is one better than the kind's
 
 
-def problems(facts: SourceFacts, rules, form: "explain.Form | None" = None) -> list[SourceProblem]:
+def problems(facts: SourceFacts, rules, form: "words.Form | None" = None) -> list[SourceProblem]:
     """The problem's structure rules (``package.StructureRules``) on what the source says, in the
-    precedence of the causes (``judge.grading.explain``). Only what the source says for certain counts."""
+    precedence of the causes (``judge.words``). Only what the source says for certain counts."""
     found = []
     if not rules.allow_custom_vjp:
         for rule in facts.backward_rules:
@@ -619,12 +620,12 @@ def problems(facts: SourceFacts, rules, form: "explain.Form | None" = None) -> l
                 )
     required = rules.policy
     if (required is not None or rules.min_checkpoints) and not facts.sites and not facts.dynamic:
-        # the trace's cause gives the same advice (``explain``): the policy only where one is required
+        # the trace's cause gives the same advice (``judge.words``): the policy only where one is required
         found.append(
             SourceProblem(
                 "no_checkpoint",
                 "your program has no jax.checkpoint",
-                advice=explain.no_checkpoint_advice(rules, form or explain.Form()),
+                advice=words.no_checkpoint_advice(rules, form or words.Form()),
             )
         )
     if required is not None:
@@ -643,7 +644,7 @@ def problems(facts: SourceFacts, rules, form: "explain.Form | None" = None) -> l
         wanted, where = rules.prevent_cse, ""
         located = rules.prevent_cse_in_loops is not None or rules.prevent_cse_outside_loops is not None
         if site.in_loop is None and located:
-            continue  # the source cannot say where it runs: the trace decides (``explain``)
+            continue  # the source cannot say where it runs: the trace decides (``judge.words``)
         if site.in_loop and rules.prevent_cse_in_loops is not None:
             wanted, where = rules.prevent_cse_in_loops, " inside the scan"
         elif not site.in_loop and rules.prevent_cse_outside_loops is not None:

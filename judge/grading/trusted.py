@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .. import words
 from ..data import policy_names, saved_values
 from ..data.evidence import DEVICE, Residual, Structure
 from ..data.messages import TracedCase
 from ..packages.package import Problem
-from . import explain, labelled_value, rules, source_reading
+from . import labelled_value, rules, source_reading
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ def source_findings(facts: source_reading.SourceFacts, problem: Problem) -> list
     """The structure rules on what the source says: the same on every case (no sizes in them)."""
     return [
         Finding(p.kind, p.sentence, p.sentence, p.advice)
-        for p in source_reading.problems(facts, problem.structure_rules, explain.form_of(problem))
+        for p in source_reading.problems(facts, problem.structure_rules, words.form_of(problem))
     ]
 
 

@@ -23,8 +23,8 @@ LAYERS = [
     {"processes"},
     # the parent's side of the process boundary, and its runners
     {"runners"},
-    # grading: a source through its children to a report
-    {"grading"},
+    # grading: a source through its children to a report, and the words of a refusal's cause
+    {"grading", "words"},
     # what people and the site call
     {"validate", "bench", "cli", "__main__", "__init__", "bench_explorer"},
 ]

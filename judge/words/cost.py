@@ -17,6 +17,15 @@ from .placement import placed_late, segments_cause
 from .policy import policy_keeps
 from .shared import COST, OVER, RECOMPUTES, Cause, at
 
+# A learner's call into a compiled library: jnp.linalg, jax.scipy.linalg, a host callback.
+_LIBRARY_CALL = re.compile(r"\blinalg\.|\bpure_callback$|\bio_callback$")
+
+
+def _library_call_line(source: Source) -> int | None:
+    """The line of the first call of the code (never of a docstring) into a compiled library."""
+    calls = [n for n in ast.walk(source.tree) if isinstance(n, ast.Call) and _LIBRARY_CALL.search(ast.unparse(n.func))]
+    return min((n.lineno for n in calls), default=None)
+
 
 def cost_cause(problem: str, found: Structure, source: Source, reference: Structure | None = None, rows=()) -> Cause:
     detail = problem[0].upper() + problem[1:] + "."
@@ -48,6 +57,19 @@ def cost_cause(problem: str, found: Structure, source: Source, reference: Struct
             f"step runs, so the judge cannot count its FLOPs against this problem's limit.",
             "Try: give the loop bounds fixed when your function is traced: jax.lax.fori_loop(0, n, ...) "
             "with a Python int n, or jax.lax.scan over the steps, and keep the work it does within the limit.",
+            (problem,),
+            detail,
+        )
+    if "whose work the judge cannot count" in problem:  # rules.check_cost: a library call out of the walk's sight
+        called = problem.split("calls ", 1)[1].split(", whose work", 1)[0]
+        line = _library_call_line(source)
+        return Cause(
+            COST,
+            f"Your gradient step calls {called}{f', on line {line},' if line else ''} which runs in a "
+            f"compiled library outside the program the judge reads, so its FLOPs cannot be counted "
+            f"against this problem's limit.",
+            "Try: remove the call: this problem's step needs only jnp's arithmetic and matrix products, "
+            "whose FLOPs the judge counts.",
             (problem,),
             detail,
         )

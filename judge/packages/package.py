@@ -7,11 +7,12 @@ bytes, ``limits`` holds what its child may use.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 
 from ..data.specs import ArraySpec
 from ..data.verdicts import POLICY_VIOLATION, WRONG_ANSWER
+from .checks import COST, RESIDUALS, Section
 from .limits import Limits
 
 SLUG = re.compile(r"^[a-z0-9_]+$")
@@ -27,9 +28,6 @@ DIFFICULTIES = ("easy", "medium", "hard")
 
 
 DEVICES = ("cpu", "gpu")
-
-
-RESIDUAL_KINDS = ("argument", "named", "primitive", "constant", "literal")
 
 
 # What a problem's leaderboard may rank by, lowest first: figures of an accepted report that
@@ -67,19 +65,6 @@ class Case:
 
 
 @dataclass(frozen=True)
-class ResidualRules:
-    match_reference: bool = True
-    max_bytes: int | None = None
-    max_count: int | None = None
-    allowed_kinds: tuple[str, ...] | None = None
-    allowed_primitives: tuple[str, ...] | None = None
-    at_most_reference: bool = False
-    # Values that do not depend on the inputs (a table built with numpy, a jnp.arange outside the
-    # checkpoint) count as saved: the problem is about rebuilding them in the backward pass.
-    constants: bool = False
-
-
-@dataclass(frozen=True)
 class StructureRules:
     policy: tuple | None = None  # canonical, see policy_names
     policy_text: str | None = None
@@ -93,22 +78,27 @@ class StructureRules:
     prevent_cse_outside_loops: bool | None = None
 
 
-@dataclass(frozen=True)
-class CostRules:
-    max_flops: float | None = None
-    max_peak_bytes: int | None = None
-    # What the backward pass holds at once (saved and recomputed values, see judge.inspection.memory):
-    saves_memory: bool = False  # less than the same program without its checkpoints
-    held_at_most_reference: bool = False  # no more than the reference on the same case
+def _rules(name: str, section: Section, doc: str, **namespace) -> type:
+    """The frozen dataclass of a section's checks: one field per declared key, its default the
+    declared one (``ResidualRules(max_count=2).max_count``)."""
+    fields = [(c.key, object, field(default=c.default)) for c in section.checks]
+    made = make_dataclass(name, fields, frozen=True, namespace={"__doc__": doc, **namespace})
+    made.__module__ = __name__  # where pickle finds it
+    return made
 
-    @property
-    def active(self) -> bool:
-        return (
-            self.max_flops is not None
-            or self.max_peak_bytes is not None
-            or self.saves_memory
-            or self.held_at_most_reference
-        )
+
+# [checks.residuals], each key's meaning in ``checks.RESIDUALS``.
+ResidualRules = _rules("ResidualRules", RESIDUALS, "What a submission may save, as [checks.residuals] sets it.")
+
+
+# [checks.cost], each key's meaning in ``checks.COST``.
+CostRules = _rules(
+    "CostRules",
+    COST,
+    "What a gradient step may cost, as [checks.cost] sets it.",
+    # whether a case's cost must be measured at all
+    active=property(lambda self: any(getattr(self, c.key) not in (None, False) for c in COST.checks)),
+)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..data import policy_names
 from ..data.specs import DISTRIBUTIONS, ArraySpec, SpecError
 from ..data.verdicts import VERDICTS
+from .checks import COST, RESIDUALS, Section
 from .limits import Limits
 from .package import (
     DEFAULT_RANKING,
@@ -19,7 +20,6 @@ from .package import (
     DIFFICULTIES,
     IDENT,
     RANKING_METRICS,
-    RESIDUAL_KINDS,
     SLUG,
     Arg,
     Case,
@@ -117,27 +117,17 @@ def _parse_cases(root: Table, path: Path, args: tuple[Arg, ...], args_complete: 
     return tuple(cases)
 
 
+def _read(checks: Table, section: Section) -> dict:
+    """A section's keys as ``checks.SECTIONS`` declares them: {key: value}."""
+    t = checks.sub(section.name)
+    values = {check.key: check.read(t) for check in section.checks}
+    t.done()
+    return values
+
+
 def _parse_checks(root: Table, path: Path) -> tuple[ResidualRules, StructureRules, CostRules]:
     checks = root.sub("checks")
-    r = checks.sub("residuals")
-    kinds = r.get(
-        "allowed_kinds",
-        list,
-        None,
-        check=lambda v: strings(v) and set(v) <= set(RESIDUAL_KINDS),
-        expected=f"a list drawn from {', '.join(RESIDUAL_KINDS)}",
-    )
-    prims = r.get("allowed_primitives", list, None, check=strings, expected="a list of primitive names")
-    residuals = ResidualRules(
-        match_reference=r.get("match_reference", bool, True),
-        max_bytes=r.get("max_bytes", int, None),
-        max_count=r.get("max_count", int, None),
-        allowed_kinds=tuple(kinds) if kinds is not None else None,
-        allowed_primitives=tuple(prims) if prims is not None else None,
-        at_most_reference=r.get("at_most_reference", bool, False),
-        constants=r.get("constants", bool, False),
-    )
-    r.done()
+    residuals = ResidualRules(**_read(checks, RESIDUALS))
     s = checks.sub("structure")
     policy_text = s.get("policy", str, None)
     policy = None
@@ -161,16 +151,10 @@ def _parse_checks(root: Table, path: Path) -> tuple[ResidualRules, StructureRule
     # The name published versions have for what is now [checks.cost] saves_memory.
     saves_memory_before = s.get("forbid_checkpoint_at_output", bool, False)
     s.done()
-    c = checks.sub("cost")
-    cost = CostRules(
-        max_flops=c.get("max_flops", (int, float), None),
-        max_peak_bytes=c.get("max_peak_bytes", int, None),
-        saves_memory=c.get("saves_memory", bool, False) or saves_memory_before,
-        held_at_most_reference=c.get("held_at_most_reference", bool, False),
-    )
-    c.done()
+    cost = _read(checks, COST)
+    cost["saves_memory"] = cost["saves_memory"] or saves_memory_before
     checks.done()
-    return residuals, structure, cost
+    return residuals, structure, CostRules(**cost)
 
 
 def _parse_limits(root: Table) -> Limits:

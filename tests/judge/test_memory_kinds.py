@@ -75,10 +75,9 @@ def test_a_value_offloaded_that_the_policy_keeps_on_the_device_is_told_the_other
     assert missing == []
 
 
-def test_the_same_value_in_the_same_memory_passes_and_device_budgets_leave_host_bytes_out():
-    problems, rows, missing = judged(
-        [ARGUMENT, product("pinned_host")], [ARGUMENT, product("pinned_host")], max_bytes=128, at_most_reference=True
-    )
+def test_the_same_value_in_the_same_memory_passes():
+    # (device budgets leave host bytes out: tests/judge/test_checks_declared.py, on the verifier's count)
+    problems, rows, missing = judged([ARGUMENT, product("pinned_host")], [ARGUMENT, product("pinned_host")])
     assert problems == [] and missing == [] and not any(r.offending for r in rows)
 
 

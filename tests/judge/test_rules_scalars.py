@@ -37,13 +37,3 @@ def test_a_constant_on_either_side_is_neither_required_nor_refused():
         assert problems == [] and missing == [] and not any(r.offending for r in rows) and len(rows) == 2
         problems, rows, missing = check_residuals(saved(PRODUCT), saved(PRODUCT, constant), rules, structure)
         assert problems == [] and missing == []
-
-
-def test_constants_count_in_no_budget():
-    problems, _, _ = check_residuals(
-        saved(PRODUCT, TABLE),
-        saved(PRODUCT),
-        ResidualRules(match_reference=False, max_bytes=100, max_count=1, at_most_reference=True),
-        StructureRules(),
-    )
-    assert problems == []

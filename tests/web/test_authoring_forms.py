@@ -7,6 +7,7 @@ import pytest
 
 from judge import PackageError
 from judge.packages.archive import check_files, folder_files
+from judge.packages.checks import CHECKS, SECTIONS
 from webplatform.authoring.package_form import PackageForms
 
 from .helpers import BANK, DOT_POLICY, form_data
@@ -153,3 +154,21 @@ def test_every_error_of_a_save_comes_back_at_once():
     assert built is None
     assert set(errors) == {"problem.slug", "args-0.spec", "problem.policy", "cases-0.dims", "problem.memory_mb"}
     assert "write NAME = VALUE pairs" in errors["cases-0.dims"][0] and len(errors["cases-0.dims"]) == 1
+
+
+def test_every_declared_check_is_a_field_with_its_label_and_help_that_writes_its_key():
+    """The residual and cost checks' fields are made from their declarations: a cost limit set on
+    the page lands in [checks.cost], and a value the loader refuses comes back next to its field."""
+    form = PackageForms(folder_files(DOT_POLICY)).problem
+    for check in CHECKS:
+        field = form.fields[check.key]
+        assert (field.label, field.help_text) == (check.label, check.help)
+    sections = form.check_sections()
+    assert [[f.name for row in rows for f in row] for _, rows in sections.values()] == [
+        [c.key for c in section.checks] for section in SECTIONS
+    ]
+    _, built = submit(folder_files(DOT_POLICY), max_peak_bytes="90000", max_flops="2.5e6", constants="on")
+    written = tomllib.loads(built["problem.toml"])["checks"]
+    assert written["cost"] == {"max_peak_bytes": 90000, "max_flops": 2.5e6} and written["residuals"]["constants"]
+    editor, built = submit(folder_files(DOT_POLICY), max_flops="lots")
+    assert built is None and errors_of(editor)["problem.max_flops"] == ["expected int or float, got 'lots'"]

@@ -18,7 +18,8 @@ from django.utils.text import capfirst
 
 from judge.data.specs import DISTRIBUTIONS
 from judge.data.verdicts import VERDICTS
-from judge.packages.package import DEVICES, DIFFICULTIES, RESIDUAL_KINDS
+from judge.packages.checks import CHECKS, SECTIONS, Check
+from judge.packages.package import DEVICES, DIFFICULTIES
 
 SHORT = {"class": "short"}
 PYTHON = {"data-editor": "python", "rows": 16, "spellcheck": "false"}
@@ -34,7 +35,27 @@ def toml_pairs(text: str) -> dict:
     return tomllib.loads(f"value = {{ {text} }}")["value"]
 
 
-class ProblemForm(forms.Form):
+def check_field(check: Check) -> forms.Field:
+    """The form field of a declared check (``judge.packages.checks``): its label, its help and its widget."""
+    common = {"required": False, "label": check.label, "help_text": check.help}
+    if check.widget == "flag":
+        return forms.BooleanField(**common)
+    if check.widget == "choices":
+        choices = [(c, c) for c in check.choices]
+        return forms.MultipleChoiceField(choices=choices, widget=forms.CheckboxSelectMultiple, **common)
+    if check.widget == "names":
+        return forms.CharField(**common)
+    return forms.CharField(widget=forms.TextInput(attrs=SHORT), **common)  # SHORT_WIDGETS
+
+
+SHORT_WIDGETS = ("bytes", "count", "number")
+
+
+# The residual and cost checks' fields, one per declared key, named by it.
+CheckFields = type("CheckFields", (forms.Form,), {check.key: check_field(check) for check in CHECKS})
+
+
+class ProblemForm(CheckFields):
     title = forms.CharField(max_length=200, required=False)
     slug = forms.CharField(
         max_length=100,
@@ -53,25 +74,6 @@ class ProblemForm(forms.Form):
     )
     rtol = forms.CharField(label="rtol", required=False, widget=forms.TextInput(attrs=SHORT))
     atol = forms.CharField(label="atol", required=False, widget=forms.TextInput(attrs=SHORT))
-
-    match_reference = forms.BooleanField(
-        required=False,
-        label="Same residuals as the reference",
-        help_text="what the submission saves must match what the reference saves (kinds, types, names)",
-    )
-    at_most_reference = forms.BooleanField(required=False, label="No more residuals than the reference")
-    max_bytes = forms.CharField(required=False, label="At most bytes", widget=forms.TextInput(attrs=SHORT))
-    max_count = forms.CharField(required=False, label="At most residuals", widget=forms.TextInput(attrs=SHORT))
-    allowed_kinds = forms.MultipleChoiceField(
-        required=False,
-        choices=[(k, k) for k in RESIDUAL_KINDS],
-        widget=forms.CheckboxSelectMultiple,
-        label="Kinds that may be saved",
-        help_text="none ticked: any kind",
-    )
-    allowed_primitives = forms.CharField(
-        required=False, label="Primitives whose outputs may be saved", help_text="e.g. dot_general; empty: any"
-    )
 
     policy = forms.CharField(
         required=False,
@@ -92,17 +94,6 @@ class ProblemForm(forms.Form):
         choices=[("", "either"), ("true", "must be True"), ("false", "must be False")],
     )
     allow_custom_vjp = forms.BooleanField(required=False, label="A hand-written custom_vjp is allowed")
-    saves_memory = forms.BooleanField(
-        required=False,
-        label="The checkpoints must save memory",
-        help_text="measured: the backward pass must hold less at once than the same program without them",
-    )
-    held_at_most_reference = forms.BooleanField(
-        required=False,
-        label="No more memory held than the reference",
-        help_text="what the backward pass holds at once, saved and recomputed values, case by case",
-    )
-
     wall_s = forms.CharField(required=False, label="wall s", widget=forms.TextInput(attrs=SHORT))
     cpu_s = forms.CharField(required=False, label="CPU s", widget=forms.TextInput(attrs=SHORT))
     memory_mb = forms.CharField(required=False, label="memory MB", widget=forms.TextInput(attrs=SHORT))
@@ -132,6 +123,25 @@ class ProblemForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 6}),
         help_text="Markdown, shown after solving (optional)",
     )
+
+    def check_sections(self) -> dict[str, tuple[str, list[list]]]:
+        """Each section of checks as the page shows it: {name: (legend, rows)}, a row one field, or
+        the short fields declared one after another side by side (authoring/_checks.html)."""
+        sections = {}
+        for section in SECTIONS:
+            rows: list[list] = []
+            beside = None  # the row of short fields the next short one joins
+            for check in section.checks:
+                if check.widget not in SHORT_WIDGETS:
+                    rows.append([self[check.key]])
+                    beside = None
+                    continue
+                if beside is None:
+                    beside = []
+                    rows.append(beside)
+                beside.append(self[check.key])
+            sections[section.name] = (section.legend, rows)
+        return sections
 
     def clean(self):
         data = super().clean()

@@ -2,8 +2,10 @@
 
 One table, ``FIELDS``, says which form field holds which key of ``problem.toml``; from it come
 the form's initial values, the TOML written from the form, and the field a ``PackageError``
-about a key belongs to. Keys the form does not show (``[checks.cost]``, ``[entry] harness``,
-``prevent_cse_in_loops`` ...) are kept as they were, so editing a bank problem loses nothing.
+about a key belongs to; the residual and cost checks' fields are made from their declarations
+(``judge.packages.checks``). Keys the form does not show (``[entry] harness``,
+``prevent_cse_in_loops``, ``[ranking]`` ...) are kept as they were, so editing a bank problem loses
+nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from django.forms import BooleanField, MultipleChoiceField
 
 from judge import PackageError
 from judge.packages.archive import check_files, error_message
+from judge.packages.checks import COST, RESIDUALS, Check
 
 from . import toml_writer
 from .forms import ArgFormSet, CaseFormSet, ProblemForm, toml_literal, toml_pairs
@@ -36,6 +39,14 @@ class Field:
     kind: str  # text, list, lines, number, bool (always written), flag (written when true), kinds, tristate
 
 
+def check_field(check: Check) -> Field:
+    """A declared check's field (``judge.packages.checks``), named by its key: a flag that is on by
+    default is always written, so that turning it off is written too."""
+    if check.widget == "flag":
+        return Field(check.key, check.dotted, "bool" if check.default is True else "flag")
+    return Field(check.key, check.dotted, {"choices": "kinds", "names": "list"}.get(check.widget, "number"))
+
+
 FIELDS = [
     Field("slug", "slug", "text"),
     Field("title", "title", "text"),
@@ -47,12 +58,7 @@ FIELDS = [
     Field("wrt", "gradients.wrt", "list"),
     Field("rtol", "tolerance.rtol", "number"),
     Field("atol", "tolerance.atol", "number"),
-    Field("match_reference", "checks.residuals.match_reference", "bool"),
-    Field("at_most_reference", "checks.residuals.at_most_reference", "flag"),
-    Field("max_bytes", "checks.residuals.max_bytes", "number"),
-    Field("max_count", "checks.residuals.max_count", "number"),
-    Field("allowed_kinds", "checks.residuals.allowed_kinds", "kinds"),
-    Field("allowed_primitives", "checks.residuals.allowed_primitives", "list"),
+    *(check_field(c) for c in RESIDUALS.checks),
     Field("policy", "checks.structure.policy", "text"),
     Field("encloses", "checks.structure.encloses", "list"),
     Field("min_checkpoints", "checks.structure.min_checkpoints", "number"),
@@ -60,8 +66,7 @@ FIELDS = [
     Field("min_depth", "checks.structure.min_depth", "number"),
     Field("prevent_cse", "checks.structure.prevent_cse", "tristate"),
     Field("allow_custom_vjp", "checks.structure.allow_custom_vjp", "flag"),
-    Field("saves_memory", "checks.cost.saves_memory", "flag"),
-    Field("held_at_most_reference", "checks.cost.held_at_most_reference", "flag"),
+    *(check_field(c) for c in COST.checks),
     Field("wall_s", "limits.wall_s", "number"),
     Field("cpu_s", "limits.cpu_s", "number"),
     Field("memory_mb", "limits.memory_mb", "number"),
@@ -87,12 +92,7 @@ PAGE_ORDER = (
     "cases",
     "rtol",
     "atol",
-    "match_reference",
-    "at_most_reference",
-    "max_bytes",
-    "max_count",
-    "allowed_kinds",
-    "allowed_primitives",
+    *(c.key for c in RESIDUALS.checks),
     "policy",
     "encloses",
     "min_checkpoints",
@@ -100,8 +100,7 @@ PAGE_ORDER = (
     "min_depth",
     "prevent_cse",
     "allow_custom_vjp",
-    "saves_memory",
-    "held_at_most_reference",
+    *(c.key for c in COST.checks),
     "wall_s",
     "cpu_s",
     "memory_mb",

@@ -2,11 +2,12 @@
 
 The request goes in on the child's stdin, the response comes back length-prefixed on a pipe of
 its own, the child's printed output is read on a third pipe and capped, and the whole process
-group is killed at the wall-clock limit (``pump``, ``kill_group``). The decision of what a dead,
-silent or chatty child means (``time_limit``, ``output_limit``, ``crashed``: a process the kernel
-killed, for its memory among other reasons) is made here, once, for every runner (``interpret``,
-``classify_exit``). What an error a living child reports means (``memory_limit`` among them) is
-decided once too, in ``judge.data.verdicts.error_kind``.
+group is killed at the wall-clock limit (``pump``, ``kill_group``). What the end of a child that
+sent no response means (``ChildOutcome``: ``time_limit``, ``output_limit``, ``crashed``: a process
+the kernel killed, for its memory among other reasons) is decided once, for every runner, in
+``classify_exit``, which ``interpret`` calls; its verdict is ``ChildOutcome.verdict``
+(``judge.data.verdicts``). What an error a living child reports means (``memory_limit`` among them)
+is decided once too, in ``judge.data.verdicts.error_kind``.
 
 Two runners stand on it: ``judge.runners.zygote_runner.ZygoteRunner`` (the default: children forked
 from a warm zygote, inside every sandbox layer) and ``judge.runners.fresh_runner.FreshInterpreterRunner``
@@ -26,15 +27,18 @@ from typing import Protocol
 from ..data import protocol, records
 from ..data.messages import SandboxFailed
 from ..data.paths import PROJECT_ROOT
+from ..data.verdicts import ChildOutcome
 from ..packages.limits import Limits
 from ..sandbox import layers
 
 RESULT_CAP = 32 << 20
+# Why the parent stopped reading a child (``pump``'s reasons) that decide its outcome whatever it sent.
+STOPS = ("time", "stdout", "result")
 
 
 @dataclass
 class ChildResult:
-    outcome: str  # ok, time_limit, memory_limit, output_limit, crashed, protocol_error
+    outcome: ChildOutcome
     response: dict | None = None
     stdout: str = ""
     wall_s: float = 0.0
@@ -109,18 +113,29 @@ def child_environment(remat3: str | None = None) -> dict:
     }
 
 
-def classify_exit(returncode: int, limits: Limits, wall_s: float, cpu_s: float) -> tuple[str, str]:
-    """What a child that died without a valid response means for the learner."""
+def classify_exit(
+    returncode: int, limits: Limits, wall_s: float, cpu_s: float, stopped: str | None = None
+) -> tuple[ChildOutcome, str]:
+    """What a child that sent no response means for the learner, and why, in their words.
+
+    ``stopped``: why the parent stopped reading it and killed it (``pump``'s reason: "time", or
+    the name of the stream that passed its cap), which decides before its exit status does."""
+    if stopped == "time":
+        return ChildOutcome.TIME_LIMIT, f"ran longer than {limits.wall_s:g} s"
+    if stopped == "stdout":
+        return ChildOutcome.OUTPUT_LIMIT, f"printed more than {limits.output_kb} KiB"
+    if stopped == "result":
+        return ChildOutcome.OUTPUT_LIMIT, f"returned more than {RESULT_CAP >> 20} MiB of results"
     if returncode < 0:
         sig = signal.Signals(-returncode)
         if sig == signal.SIGXCPU or cpu_s >= limits.cpu_s:
-            return "time_limit", f"used more than {limits.cpu_s} s of CPU time"
+            return ChildOutcome.TIME_LIMIT, f"used more than {limits.cpu_s} s of CPU time"
         if sig == signal.SIGKILL and wall_s >= limits.wall_s:
-            return "time_limit", f"ran longer than {limits.wall_s:g} s"
+            return ChildOutcome.TIME_LIMIT, f"ran longer than {limits.wall_s:g} s"
         if sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGKILL):
-            return "crashed", f"died with {sig.name} (this can mean it ran out of memory)"
-        return "crashed", f"died with {sig.name}"
-    return "crashed", f"exited with status {returncode} before reporting a result"
+            return ChildOutcome.CRASHED, f"died with {sig.name} (this can mean it ran out of memory)"
+        return ChildOutcome.CRASHED, f"died with {sig.name}"
+    return ChildOutcome.CRASHED, f"exited with status {returncode} before reporting a result"
 
 
 def pump(streams: dict, deadline: float, caps: dict, send: tuple[int, bytes] | None = None) -> tuple[dict, str | None]:
@@ -191,26 +206,20 @@ def interpret(
     after it, such a claim comes from the submission and is not believed.
     """
     stdout = bytes(raw.get("stdout", b"")).decode("utf-8", "replace")
-    if reason == "time":
-        return ChildResult("time_limit", stdout=stdout, wall_s=wall_s, detail=f"ran longer than {limits.wall_s:g} s")
-    if reason == "stdout":
-        return ChildResult(
-            "output_limit", stdout=stdout[:1000], wall_s=wall_s, detail=f"printed more than {limits.output_kb} KiB"
-        )
-    if reason == "result":
-        return ChildResult(
-            "output_limit", wall_s=wall_s, stdout=stdout, detail=f"returned more than {RESULT_CAP >> 20} MiB of results"
-        )
     body = bytes(raw.get("result", b""))
-    if not body:
-        outcome, detail = classify_exit(returncode, limits, wall_s, cpu_s)
-        return ChildResult(outcome, stdout=stdout, wall_s=wall_s, detail=detail)
+    if reason in STOPS or not body:
+        outcome, detail = classify_exit(returncode, limits, wall_s, cpu_s, reason)
+        # what a chatty child printed is cut to what the page can show
+        shown = stdout[:1000] if reason == "stdout" else stdout
+        return ChildResult(outcome, stdout=shown, wall_s=wall_s, detail=detail)
     try:
         response = protocol.parse_buffer(body, RESULT_CAP)
     except protocol.ProtocolError as exc:
-        return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s, detail=str(exc))
+        return ChildResult(ChildOutcome.PROTOCOL_ERROR, stdout=stdout, wall_s=wall_s, detail=str(exc))
     if not isinstance(response, dict):
-        return ChildResult("protocol_error", stdout=stdout, wall_s=wall_s, detail="response is not an object")
+        return ChildResult(
+            ChildOutcome.PROTOCOL_ERROR, stdout=stdout, wall_s=wall_s, detail="response is not an object"
+        )
     if response.get(records.KIND) == SandboxFailed.KIND:
         if hardened is False:
             try:
@@ -218,12 +227,18 @@ def interpret(
             except records.Malformed as exc:
                 detail = str(exc)
             return ChildResult(
-                "sandbox_error", stdout=stdout, wall_s=wall_s, detail=f"the sandbox could not be set up: {detail}"
+                ChildOutcome.SANDBOX_ERROR,
+                stdout=stdout,
+                wall_s=wall_s,
+                detail=f"the sandbox could not be set up: {detail}",
             )
         return ChildResult(
-            "protocol_error", stdout=stdout, wall_s=wall_s, detail="sent back a sandbox failure from inside its sandbox"
+            ChildOutcome.PROTOCOL_ERROR,
+            stdout=stdout,
+            wall_s=wall_s,
+            detail="sent back a sandbox failure from inside its sandbox",
         )
-    return ChildResult("ok", response=response, stdout=stdout, wall_s=wall_s)
+    return ChildResult(ChildOutcome.OK, response=response, stdout=stdout, wall_s=wall_s)
 
 
 def kill_group(pid: int) -> None:

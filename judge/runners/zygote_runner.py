@@ -31,6 +31,7 @@ import time
 from ..data import protocol
 from ..data import zygote_messages as control
 from ..data.paths import PROJECT_ROOT
+from ..data.verdicts import ChildOutcome
 from ..packages.limits import Limits
 from ..sandbox import layers
 from .boundary import RESULT_CAP, ChildResult, Runner, child_environment, interpret, kill_group, pump, remat3_chosen
@@ -318,7 +319,7 @@ class _ZygoteChild:
         if exit_info is None:
             kill_group(self.pid)
             return ChildResult(
-                "sandbox_error", wall_s=wall_s, detail="the zygote stopped answering while the child ran"
+                ChildOutcome.SANDBOX_ERROR, wall_s=wall_s, detail="the zygote stopped answering while the child ran"
             )
         return interpret(
             raw, reason, exit_info.exit, limits, wall_s, exit_info.cpu_s, hardened=bytes(raw["hardened"]) == b"H"

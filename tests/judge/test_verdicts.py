@@ -30,3 +30,34 @@ def test_running_out_of_memory_is_recognized_once_for_the_child_and_the_verifier
         error_kind(RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8 bytes")) == "memory_limit"
     )
     assert error_kind(ValueError("shapes (2,3) and (4,5) not aligned")) == "runtime_error"
+
+
+def test_the_vocabularies_are_their_strings_in_json_and_in_text():
+    import json
+
+    assert verdicts.Verdict.POLICY_VIOLATION == "policy_violation" == str(verdicts.POLICY_VIOLATION)
+    assert json.dumps({"verdict": verdicts.worst([verdicts.WRONG_ANSWER])}) == '{"verdict": "wrong_answer"}'
+    assert isinstance(verdicts.worst(["time_limit"]), verdicts.Verdict)  # a stored string reads back as one
+    assert {outcome.verdict for outcome in verdicts.ChildOutcome if outcome != "ok"} <= set(verdicts.Verdict)
+
+
+def test_a_childs_end_is_decided_in_one_place_whatever_stopped_it():
+    """``classify_exit`` decides every end without a response (the parent's stop, then the exit
+    status) and ``interpret`` asks it: a child killed at the wall limit is a time limit whether the
+    parent's clock or its exit status says so, one that printed too much an output limit."""
+    import signal
+
+    from judge.packages.limits import Limits
+    from judge.runners.boundary import classify_exit, interpret
+
+    limits = Limits()
+    killed = -signal.SIGKILL
+    assert classify_exit(killed, limits, limits.wall_s + 1, 0.1)[0] == "time_limit"
+    assert classify_exit(killed, limits, 0.5, 0.1, stopped="time")[0] == "time_limit"
+    assert classify_exit(killed, limits, 0.5, 0.1)[0] == verdicts.ChildOutcome.CRASHED
+    assert verdicts.ChildOutcome.CRASHED.verdict == verdicts.RUNTIME_ERROR
+    chatty = interpret({"stdout": b"x" * 5000, "result": b"partial"}, "stdout", killed, limits, 0.5, 0.1)
+    assert (chatty.outcome, chatty.outcome.verdict, len(chatty.stdout)) == ("output_limit", "output_limit", 1000)
+    assert chatty.detail == classify_exit(killed, limits, 0.5, 0.1, stopped="stdout")[1]
+    silent = interpret({"stdout": b"", "result": b""}, None, 3, limits, 0.5, 0.1)
+    assert (silent.outcome, silent.detail) == ("crashed", "exited with status 3 before reporting a result")

@@ -38,6 +38,7 @@ from ..data.specs import ArraySpec, SpecError, short_type
 from ..packages.limits import Limits
 from ..packages.package import Arg, Case, CostRules, Problem, ResidualRules, StructureRules
 from ..runners.boundary import Runner
+from ..source import Source
 from . import explore_loops, explore_rewrite_check, pipeline, shapes_pipeline
 from .explore_harness import HARNESS
 from .explore_plans import AS_WRITTEN, BLOCKS, POLICY_ARG, SEGMENT_SIZES, Plan, placement_code, plans
@@ -197,12 +198,12 @@ class _Module:
         return [f"{n} {short_type(s.dtype, s.shape({}))}" for n, s in zip(self.names, self.specs)]
 
 
-def _describe(source: str, function: str, runner: Runner, limits: Limits) -> ModuleDescribed | None:
+def _describe(source: Source, function: str, runner: Runner, limits: Limits) -> ModuleDescribed | None:
     """What ``function`` stands for, when the source does not define it with ``def``: read by the
     submission's child; None for a plain callable (``f = jax.jit(g)``)."""
     if defines_function(source, function):
         return None
-    described = shapes_pipeline.describe(source, function, runner, limits)
+    described = shapes_pipeline.describe(source.text, function, runner, limits)
     if isinstance(described, tuple):
         verdict, message = described
         if verdict == verdicts.COMPILE_ERROR and "is not defined" in message:
@@ -263,7 +264,7 @@ def _check_request(function: str, specs: list[str], budget: int | None, budget_o
     parse_args(specs)
 
 
-def _arguments(source: str, function: str, specs: list[str], described, module, wrt: list[str] | None):
+def _arguments(source: Source, function: str, specs: list[str], described, module, wrt: list[str] | None):
     """The arguments' types as given, their names (a module's parameters first) and the names
     differentiated: a module's parameters unless ``wrt`` names others; ``ExploreError`` for a
     name that is not an argument."""
@@ -290,7 +291,7 @@ def _arguments(source: str, function: str, specs: list[str], described, module, 
     return parsed, arg_names, wrt
 
 
-def _python_loop(source: str, function: str, module, runner: Runner):
+def _python_loop(source: Source, function: str, module, runner: Runner):
     """With no scan, a Python loop over blocks (a module's in its class's __call__), rewritten so
     that the harness can place checkpoints in it; None where there is none, or where the gate reads
     the rewrite otherwise than the learner's source (it then runs as written)."""
@@ -321,17 +322,18 @@ def explore(
     module's parameters), as a problem's ``[gradients]`` names them. ``compile_s``: how long compiling the plans one by one
     for XLA's analysis may take in all (0: not compiled, the walk's figures only)."""
     _check_request(function, specs, budget, budget_on)
-    refused = pipeline.admit(source, runner)
+    read = Source(source)  # the one reading of the learner's text: the gate's and every reader's below
+    refused = pipeline.admit(read, runner)
     if refused:
         verdict, message = refused
         raise ExploreError(f"{verdicts.DESCRIPTIONS.get(verdict, verdict)}: {message}")
     limits = limits or LIMITS
-    names = labelled_names(source)
-    described = _describe(source, function, runner, limits)
+    names = labelled_names(read)
+    described = _describe(read, function, runner, limits)
     module = _Module.of(function, described) if described and described.library != FUNCTION else None
-    parsed, arg_names, wrt = _arguments(source, function, specs, described, module, wrt)
-    block = scanned_block(source)
-    loop = None if block is not None else _python_loop(source, function, module, runner)
+    parsed, arg_names, wrt = _arguments(read, function, specs, described, module, wrt)
+    block = scanned_block(read)
+    loop = None if block is not None else _python_loop(read, function, module, runner)
     found = Exploration(function, [s.strip() for s in specs], names, budget=budget, budget_on=budget_on)
     fixed = module.specs if module is not None else []  # a module's parameters keep their sizes
     if module is not None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ..data import syntax
+from ..source import Source
 
 TURN = "_arena_turn"
 CHAIN = "arena_chain"
@@ -162,15 +162,14 @@ def _one_header_line(loop: ast.For) -> bool:
     return loop.iter.end_lineno == loop.target.lineno == loop.lineno < loop.body[0].lineno
 
 
-def find(source: str, function: str, calls: bool = False) -> Loop | None:
+def find(source: Source | str, function: str, calls: bool = False) -> Loop | None:
     """The first loop of ``function`` (or, failing that, of another function of the source) that
     chains blocks and can be rewritten without changing what it computes; None if there is none.
     ``calls``: ``function`` names a module, whose class's ``__call__`` is looked in first."""
-    try:
-        tree = syntax.parse(source)
-    except SyntaxError:
+    source = Source.of(source)
+    tree, lines = source.tree, source.lines
+    if tree is None:
         return None
-    lines = source.splitlines()
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     used |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     if used & {TURN, CHAIN}:

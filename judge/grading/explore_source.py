@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import ast
 
-from ..data import syntax
+from ..source import Source
 
 MAX_NAMES = 6  # how many names get a plan of their own
 
 
-def labelled_names(source: str) -> list[str]:
+def labelled_names(source: Source | str) -> list[str]:
     """The string literals the source passes to ``checkpoint_name`` (read, never run)."""
     found = []
-    try:
-        tree = syntax.parse(source)
-    except SyntaxError:
-        return []
-    for node in ast.walk(tree):
+    tree = Source.of(source).tree
+    for node in ast.walk(tree) if tree is not None else ():
         if not isinstance(node, ast.Call):
             continue
         callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
@@ -31,26 +28,23 @@ def labelled_names(source: str) -> list[str]:
     return found[:MAX_NAMES]
 
 
-def parameter_names(source: str, function: str, count: int) -> list[str]:
+def parameter_names(source: Source | str, function: str, count: int) -> list[str]:
     """The function's own parameter names, read from its source without running it."""
-    try:
-        for node in ast.walk(syntax.parse(source)):
-            if isinstance(node, ast.FunctionDef) and node.name == function:
-                names = [a.arg for a in node.args.posonlyargs + node.args.args]
-                if len(names) >= count:
-                    return names[:count]
-    except SyntaxError:
-        pass
+    tree = Source.of(source).tree
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            names = [a.arg for a in node.args.posonlyargs + node.args.args]
+            if len(names) >= count:
+                return names[:count]
     return [f"arg{i}" for i in range(count)]
 
 
-def scanned_block(source: str) -> str | None:
+def scanned_block(source: Source | str) -> str | None:
     """What the source's first ``jax.lax.scan`` runs (its first argument, as written), or None if
     the source calls no scan: then no placement plan is tried. Read from the text, never run; the
     harness places checkpoints in every outermost scan the function really calls."""
-    try:
-        tree = syntax.parse(source)
-    except SyntaxError:
+    tree = Source.of(source).tree
+    if tree is None:
         return None
     bare = {
         alias.asname or alias.name
@@ -75,25 +69,21 @@ def scanned_block(source: str) -> str | None:
     return None
 
 
-def defines_function(source: str, name: str) -> bool:
+def defines_function(source: Source | str, name: str) -> bool:
     """Whether the source defines ``name`` with ``def`` at its top level (read, never run)."""
-    try:
-        return any(isinstance(n, ast.FunctionDef) and n.name == name for n in syntax.parse(source).body)
-    except SyntaxError:
-        return False
+    return name in Source.of(source).top_level_functions
 
 
-def default_function(source: str) -> str | None:
+def default_function(source: Source | str) -> str | None:
     """What the source defines last at its top level, the one a learner usually means: a function
     (``def``), or a name bound to a call (a module built from shapes:
     ``model = eqx.filter_eval_shape(MLP, ...)``); None where it defines neither."""
-    try:
-        body = syntax.parse(source).body
-    except SyntaxError:
+    tree = Source.of(source).tree
+    if tree is None:
         return None
     defined = [
         n.name if isinstance(n, ast.FunctionDef) else n.targets[0].id
-        for n in body
+        for n in tree.body
         if isinstance(n, ast.FunctionDef)
         or isinstance(n, ast.Assign)
         and len(n.targets) == 1

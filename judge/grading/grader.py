@@ -22,6 +22,7 @@ from ..data.messages import TracedCase
 from ..data.report import CaseRow, Report
 from ..packages.package import Problem
 from ..runners.boundary import Runner
+from ..source import Source
 from . import (
     compare,
     labelled_value,
@@ -34,7 +35,7 @@ from . import (
 )
 from .expected import ExpectedCache, ReferenceError_, default_directory
 from .graded_cases import run as run_pipeline
-from .learner_terms import Source, by_value, in_terms, missing_in_terms
+from .learner_terms import by_value, in_terms, missing_in_terms
 from .pipeline import admit
 
 __all__ = ["grade", "Report", "ExpectedCache", "ReferenceError_", "default_runner", "EXPECTED"]
@@ -72,11 +73,12 @@ def grade(
         return report
 
     runner = runner or default_runner()  # started on first use: a source the gate refuses starts nothing
-    refused = admit(source, runner)
+    read = Source(source)  # the one reading of the text: the gate parses it, every reader below shares it
+    refused = admit(read, runner)
     if refused:
         report = Report(problem.slug, *refused)
         # the gate's own words: only what it says of code that cannot run is a hint's (not a forbidden name)
-        report.cause, report.advice = runtime_hints.compile_hint(report.message, source) or ("", "")
+        report.cause, report.advice = runtime_hints.compile_hint(report.message, read) or ("", "")
         return finish(report)
     notes = list(runner.notes())
     cases = problem.samples if samples_only else problem.cases
@@ -103,10 +105,10 @@ def grade(
     report.peak_limit_bytes = problem.cost_rules.max_peak_bytes
     if outcome.failure:
         report.verdict, report.message = outcome.failure
-        report.cause, report.advice = runtime_hints.hint(report.message, None, "", source) or ("", "")  # our words
+        report.cause, report.advice = runtime_hints.hint(report.message, None, "", read) or ("", "")  # our words
     else:
-        facts = trusted.source_findings(source_reading.read(source, problem.entry), problem)
-        _check_cases(problem, cases, outcome.cases, expected["cases"], report, Source(source), facts)
+        facts = trusted.source_findings(source_reading.read(read, problem.entry), problem)
+        _check_cases(problem, cases, outcome.cases, expected["cases"], report, read, facts)
     return finish(report)
 
 
@@ -162,7 +164,7 @@ def _check_cases(
     if report.verdict in (verdicts.RUNTIME_ERROR, verdicts.COMPILE_ERROR):  # the error the verdict is for
         _hint_first_error(cases, by_name, report, source)
     if report.verdict in (verdicts.RUNTIME_ERROR, verdicts.WRONG_ANSWER):  # what the source shows besides
-        report.cause, report.advice = other_problems.told_with(report.cause, report.advice, source.text, problem)
+        report.cause, report.advice = other_problems.told_with(report.cause, report.advice, source, problem)
     report.message = (
         first_message.get(report.verdict, "")
         if report.verdict != verdicts.ACCEPTED
@@ -181,7 +183,7 @@ def _hint_first_error(cases, by_name: dict[str, TracedCase], report: Report, sou
         and not got.error.skipped
         and got.error.verdict == report.verdict
     ]
-    found = runtime_hints.first_error(errors, source.text)
+    found = runtime_hints.first_error(errors, source)
     if found is not None:
         report.cause, report.advice = found
 
@@ -219,7 +221,7 @@ def _check_policy(
             _trusted_violation(findings, row, report)
         return
     mine = rules.Saved([in_terms(r, source) for r in got.residuals], got.structure)
-    valued, pairing = trusted.value_findings(problem, got, want, mine.residuals, source.text)
+    valued, pairing = trusted.value_findings(problem, got, want, mine.residuals, source)
     findings = from_source + valued
     theirs = rules.Saved(want.residuals, want.structure)
     problems, rows, as_found = rules.check_residuals(mine, theirs, problem.residual_rules, problem.structure_rules)
@@ -250,7 +252,7 @@ def _check_policy(
         report.reference_peak_bytes = want.cost.peak_bytes if want.cost is not None else None
         relabelled = next((f.relabelled for f in valued if f.relabelled), "")
         if relabelled:  # the label's row, in both tables: which value carries it, which one should
-            labelled_value.mark_tables(report, problem.reference, source.text, relabelled)
+            labelled_value.mark_tables(report, problem.reference, source, relabelled)
     if not problems:
         if findings:  # what the report of the trace does not show, the trusted side does
             _trusted_violation(findings, row, report)

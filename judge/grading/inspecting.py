@@ -20,8 +20,9 @@ from ..data.report import Report
 from ..packages.limits import Limits
 from ..packages.package import Problem
 from ..runners.boundary import Runner
+from ..source import Source
 from . import graded_cases, pipeline
-from .learner_terms import Source, in_terms
+from .learner_terms import in_terms
 from .pipeline import MALFORMED
 
 
@@ -59,7 +60,8 @@ def inspect(problem: Problem, source: str, runner: Runner) -> Report:
     sample = problem.samples[0] if problem.samples else problem.cases[0]
     report = Report(problem.slug, "", "")
     report.peak_limit_bytes = problem.cost_rules.max_peak_bytes  # Inspect says how the step stands against it
-    refused = pipeline.admit(source, runner)
+    written = Source(source)  # read once: by the gate, then for the learner's expressions
+    refused = pipeline.admit(written, runner)
     if refused:
         report.verdict, report.message = refused
         return report
@@ -72,7 +74,6 @@ def inspect(problem: Problem, source: str, runner: Runner) -> Report:
         )
     else:
         # named by the learner's own expressions, as a verdict's rows are
-        written = Source(source)
         report.residuals = [ResidualRow(**vars(in_terms(r, written))) for r in case.residuals]
         report.residual_bytes = sum(
             r.bytes for r in case.residual_types if r.memory == DEVICE

@@ -14,9 +14,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from ..data import syntax
 from ..data.evidence import ResidualRow
-from .learner_terms import operation
+from ..source import Source
+from ..source.expressions import operation
 
 _PRODUCTS = {"@", "dot", "matmul", "einsum", "tensordot", "dot_general", "vdot", "inner"}
 _OPERATORS = {"*": "product", "+": "sum", "-": "difference", "/": "quotient", "**": "power"}
@@ -46,13 +46,6 @@ def kind_of(node: ast.AST | None) -> str:
     return op
 
 
-def _parse(text: str) -> ast.Module | None:
-    try:
-        return syntax.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the learner's text: anything may fail
-        return None
-
-
 def _labelled(tree: ast.Module, label: str) -> list[tuple[ast.Call, ast.expr]]:
     """Each ``checkpoint_name(value, label)`` of a module, with its value (a name followed to the
     expression last assigned to it before, in the same function)."""
@@ -77,10 +70,12 @@ def _labelled(tree: ast.Module, label: str) -> list[tuple[ast.Call, ast.expr]]:
     return found
 
 
-def misplaced(reference: str, learner: str, label: str) -> Misplaced | None:
+def misplaced(reference: Source | str, learner: Source | str, label: str) -> Misplaced | None:
     """The learner's label and the statement's value told apart, where the reference labels another
-    kind of value than the learner does; None where the sources do not show it."""
-    ref_tree, tree = _parse(reference), _parse(learner)
+    kind of value than the learner does; None where the sources do not show it. ``reference``: the
+    problem's reference solution, another text than the learner's (read here on its own)."""
+    learner = Source.of(learner)
+    ref_tree, tree = Source.of(reference).tree, learner.tree
     if ref_tree is None or tree is None:
         return None
     wanted = [kind_of(v) for _, v in _labelled(ref_tree, label)]
@@ -91,7 +86,7 @@ def misplaced(reference: str, learner: str, label: str) -> Misplaced | None:
     meant = wanted[0]
     if kind_of(value) == meant:
         return None  # the same kind of value: the sources cannot tell which one is meant
-    text = ast.get_source_segment(learner, value) or ast.unparse(value)
+    text = ast.get_source_segment(learner.text, value) or ast.unparse(value)
     theirs = f"the {kind_of(value) or 'value'} `{text}`"
     found = Misplaced(label, theirs, call.lineno, f"the {meant}")
     candidates = sorted(
@@ -100,8 +95,8 @@ def misplaced(reference: str, learner: str, label: str) -> Misplaced | None:
     )
     if candidates:
         node = candidates[0]
-        line = learner.splitlines()[node.lineno - 1].split("  #")[0].strip()
-        expr = ast.get_source_segment(learner, node) or ast.unparse(node)
+        line = learner.lines[node.lineno - 1].split("  #")[0].strip()
+        expr = ast.get_source_segment(learner.text, node) or ast.unparse(node)
         found = replace(found, meant_line=node.lineno, meant_text=line, meant_expr=expr)
     return found
 
@@ -148,7 +143,7 @@ def _as_row(residual, reason: str) -> ResidualRow:
     return ResidualRow(**fields, offending=True, reason=reason)
 
 
-def mark_tables(report, reference: str, learner: str, label: str) -> None:
+def mark_tables(report, reference: Source | str, learner: Source | str, label: str) -> None:
     """The label's row marked in the report's two tables, the learner's and the reference's."""
     found = misplaced(reference, learner, label)
     if found is not None:

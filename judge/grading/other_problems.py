@@ -3,7 +3,7 @@
 A runtime error or a wrong answer ends the grading before the checkpointing is judged, so a learner
 who mends it met the next problem only on the next submission (static_argnums_training_flag: the
 flag made static, then "uses no policy"). What the source shows for certain
-(``source_reading.problems``: no checkpoint, a hand-written derivative, another policy than the
+(``source_problems.problems``: no checkpoint, a hand-written derivative, another policy than the
 required one, prevent_cse) does not depend on the code running, so it is told with the first
 problem: after its cause, each with a "Try:" of its own, in that order. Where the first "Try:"
 already rewrites the same checkpoint (``@functools.partial(jax.checkpoint, static_argnums=(2,))``),
@@ -18,7 +18,8 @@ import re
 from .. import words
 from ..data import policy_names, syntax
 from ..packages.package import Problem
-from . import source_reading, written_form
+from ..source import Source
+from . import source_problems, source_reading, written_form
 
 # What to try for a problem of the source that has no advice of its own, by its kind.
 _KIND_ADVICE = {
@@ -29,14 +30,15 @@ _KIND_ADVICE = {
 _CODE = re.compile(r"`([^`]+)`")
 
 
-def told_with(cause: str, advice: str, text: str, problem: Problem) -> tuple[str, str]:
+def told_with(cause: str, advice: str, source: Source | str, problem: Problem) -> tuple[str, str]:
     """``cause`` and ``advice`` (the verdict's own, "Try: ..."), followed by the other problems the
     source shows, each with what to try; as given where it shows none, or where the verdict's own
     cause has no advice to follow it."""
     if not cause or not advice.startswith("Try: "):
         return cause, advice
-    facts = source_reading.read(text, problem.entry)
-    found = source_reading.problems(facts, problem.structure_rules, words.form_of(problem))
+    source = Source.of(source)
+    facts = source_reading.read(source, problem.entry)
+    found = source_problems.problems(facts, problem.structure_rules, words.form_of(problem))
     # a cause that is about the policy already (an offloading policy's memories swapped) says the policy's part
     about_policy = "policy" in cause.lower()
     found = [p for p in found if p.sentence.lower() not in cause.lower() and not (p.kind == "policy" and about_policy)]
@@ -48,7 +50,7 @@ def told_with(cause: str, advice: str, text: str, problem: Problem) -> tuple[str
     sentences, tries = [], []
     for p in found:
         sentences.append(p.sentence)
-        again = _same_checkpoint_again(text, advice, p.line, "policy", spelled) if p.kind == "policy" else None
+        again = _same_checkpoint_again(source, advice, p.line, "policy", spelled) if p.kind == "policy" else None
         tries.append(again or p.advice or _KIND_ADVICE.get(p.kind, "").format(call=form.call, policy=spelled))
     more = "a second problem" if len(found) == 1 else f"{len(found)} more problems"
     listed = "; and ".join(sentences)
@@ -56,16 +58,16 @@ def told_with(cause: str, advice: str, text: str, problem: Problem) -> tuple[str
     return cause, " ".join([advice] + [t for t in tries if t])
 
 
-def _same_checkpoint_again(text: str, advice: str, line: int | None, keyword: str, value: str) -> str | None:
+def _same_checkpoint_again(source: Source, advice: str, line: int | None, keyword: str, value: str) -> str | None:
     """Where ``advice`` shows the checkpoint at ``line`` rewritten with an argument of its own (the
     traced flag's static_argnums), the "Try:" that adds ``keyword=value`` to that rewrite; None where
     it shows none."""
-    written = written_form.at_line(text, line)
+    written = written_form.at_line(source, line)
     if written is None or not value:
         return None
     for shown in _CODE.findall(advice):
         decorator = shown.startswith("@")
-        try:
+        try:  # the code the advice shows, a text of our own: not the learner's source
             node = syntax.parse(shown.removeprefix("@"), mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
@@ -75,13 +77,13 @@ def _same_checkpoint_again(text: str, advice: str, line: int | None, keyword: st
         added = [k for k in node.keywords if k.arg not in before and k.arg != keyword]
         if len(added) != 1:
             continue
-        code, _ = written_form.with_argument(text, written, added[0].arg, ast.unparse(added[0].value))
+        code, _ = written_form.with_argument(source, written, added[0].arg, ast.unparse(added[0].value))
         if code != shown:
             continue
         kind = written_form.PARTIAL if decorator and not written.equinox else written.kind
         if not decorator:
             kind = written_form.CALL
         rewritten = written_form.Written(kind, written.api, written.line, node, written.function)
-        both, _ = written_form.with_argument(text, rewritten, keyword, value)
+        both, _ = written_form.with_argument(source, rewritten, keyword, value)
         return f"Try: add {keyword}={value} to that same {written.api} as well, as `{both}`."
     return None

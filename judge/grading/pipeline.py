@@ -21,6 +21,7 @@ from ..in_child import gate, verify
 from ..packages.limits import Limits
 from ..packages.package import Case, Problem
 from ..runners.boundary import ChildResult, Runner
+from ..source import Source
 from . import compare, compiled_programs
 
 MALFORMED = "the submission's process sent back a malformed result"
@@ -38,7 +39,7 @@ def require_all_layers() -> bool:
     return os.environ.get(REQUIRE_ALL_LAYERS, "") not in ("", "0")
 
 
-def admit(source: str, runner: Runner) -> tuple[str, str] | None:
+def admit(source: Source | str, runner: Runner) -> tuple[str, str] | None:
     """Whether ``source`` may run in a child of ``runner`` at all, asked first by every way code
     gets run (a grading, Inspect, a look from the command line, the explorer): None, or why not as
     (verdict, message): the static gate refused it (before any process starts), the sandbox would

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ..data import syntax
+from ..source import Source
 from . import written_form
 
 
@@ -136,15 +137,16 @@ _SWAPPED = next(h for h in HINTS if h.pattern.pattern.startswith("^AssertionErro
 _STATIC_BY_NAME = next(h for h in HINTS if "len\\(args\\)" in h.pattern.pattern)
 
 
-def hint(text: str, line: int | None, written: str = "", program: str = "") -> tuple[str, str] | None:
+def hint(text: str, line: int | None, written: str = "", program: Source | str = "") -> tuple[str, str] | None:
     """(cause, advice) for a runtime error's text, or None when no hint applies; ``written``: the
     learner's line the error names; ``program``: the learner's whole source."""
+    program = Source.of(program)
     compiled = compile_hint(text, program) or _options_only_hint(text, line, program)
     if compiled is not None:
         return compiled
     for h in HINTS:
-        if h.pattern.search(text) and h.written in written and (h.program is None or h.program.search(program)):
-            called = _CALLED_POLICY.search(written) or _CALLED_POLICY.search(program)
+        if h.pattern.search(text) and h.written in written and (h.program is None or h.program.search(program.text)):
+            called = _CALLED_POLICY.search(written) or _CALLED_POLICY.search(program.text)
             policy = called.group(1) if called else "<name>"
             # the branch advice quotes the learner's code (braces and all): never formatted
             if h is _SWAPPED:
@@ -162,10 +164,11 @@ def hint(text: str, line: int | None, written: str = "", program: str = "") -> t
     return None
 
 
-def first_error(errors: list[tuple[bool, str, int | None, str]], program: str) -> tuple[str, str] | None:
+def first_error(errors: list[tuple[bool, str, int | None, str]], program: Source | str) -> tuple[str, str] | None:
     """(cause, advice) for a grading's errors, (sample, text, line, the line's source) in case order:
     the first sample case's, where a sample fails; else the first hidden case's, told as one and without
     its text, whose sizes it could tell (a hint's words are our own, with the learner's lines only)."""
+    program = Source.of(program)
     samples = [e for e in errors if e[0]]
     if samples:
         _, text, line, written = samples[0]
@@ -197,12 +200,11 @@ _RECURSION = re.compile(r"^RecursionError")
 _BUILTINS = {"bool", "int", "float", "len", "isinstance", "any", "all", "str"}
 
 
-def _recursive_function(program: str) -> tuple[str, int] | None:
+def _recursive_function(program: Source) -> tuple[str, int] | None:
     """The learner's function that calls itself (directly, or in a lambda or a checkpoint it builds):
     (its name, its line); None where the source shows none, or more than one."""
-    try:
-        tree = syntax.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the learner's text: anything may fail
+    tree = program.tree
+    if tree is None:
         return None
     found = [
         (f.name, f.lineno)
@@ -221,13 +223,12 @@ def _recursive_function(program: str) -> tuple[str, int] | None:
 _OFFLOADING = {"offload_dot_with_no_batch_dims": 0, "save_and_offload_only_these_names": 2}
 
 
-def _swapped_memories(program: str) -> tuple[str, str] | None:
+def _swapped_memories(program: Source) -> tuple[str, str] | None:
     """An offloading policy whose offload_src is the host's memory (JAX checks that saved values come
     from the device with a bare assert): the cause with the learner's line and values, and the change in
     the form they wrote (the arguments by position, or by name). None where the source shows none."""
-    try:
-        tree = syntax.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the learner's text: anything may fail
+    tree = program.tree
+    if tree is None:
         return None
     constants: dict[str, str] = {}  # HOST = "pinned_host", and HOST, DEVICE = "pinned_host", "device"
     for node in ast.walk(tree):
@@ -268,7 +269,7 @@ def _swapped_memories(program: str) -> tuple[str, str] | None:
             f"('pinned_host'); JAX stops on its own check when the source is the host."
         )
         if isinstance(src, ast.Constant) and isinstance(dst, ast.Constant):
-            quote = (ast.get_source_segment(program, src) or "'")[0]
+            quote = (ast.get_source_segment(program.text, src) or "'")[0]
             if src in call.args:  # by position: the call as written, its two memories in order
                 args = [ast.unparse(a) for a in call.args]
                 args[at], args[at + 1] = f"{quote}device{quote}", f"{quote}pinned_host{quote}"
@@ -282,15 +283,14 @@ def _swapped_memories(program: str) -> tuple[str, str] | None:
     return None
 
 
-def _branch_advice(line: int | None, written: str, program: str) -> str | None:
+def _branch_advice(line: int | None, written: str, program: Source) -> str | None:
     """The one change that mends a branch on a traced value, where the learner's code shows it: a
     flag the checkpointed function takes as an argument, made static; conditions computed after a
     ``jax.ensure_compile_time_eval()`` block, moved into it; a condition on values computed from a
     static argument, computed under that block. None where the code shows none of these."""
     branch = re.match(r"\s*(?:if|elif|while)\s+(.+?)\s*:\s*(?:#.*)?$", written)
-    try:
-        tree = syntax.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the learner's text: anything may fail
+    tree = program.tree
+    if tree is None:
         return None
     around = [
         n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and line and n.lineno < line <= (n.end_lineno or 0)
@@ -308,7 +308,9 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
         condition = ast.unparse(chosen[0])
         shown = f"`... if {condition} else ...`"
     params = [a.arg for a in function.args.args]
-    try:  # the line's text up to its first colon: `if lambda v: v:` leaves `lambda v`, no expression
+    # the condition alone, a text of its own (not the submission's): the line's text up to its first
+    # colon, so `if lambda v: v:` leaves `lambda v`, no expression
+    try:
         parsed = syntax.parse(condition, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
@@ -328,7 +330,7 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
         static = _static_advice(program, function, next(iter(flags)), shown)
         if static is not None:
             return static
-    if condition in params and "static_argnums" not in program:
+    if condition in params and "static_argnums" not in program.text:
         return (
             f"Try: make `{condition}` a static argument of the checkpoint: jax.checkpoint({function.name}, "
             f"static_argnums=({params.index(condition)},), ...), so that {shown} sees a Python value while "
@@ -363,7 +365,7 @@ def _branch_advice(line: int | None, written: str, program: str) -> str | None:
         for n in function.body
         if isinstance(n, ast.Assign) and read & {t.id for t in n.targets if isinstance(t, ast.Name)}
     ]
-    if made and "static_argnums" in program:
+    if made and "static_argnums" in program.text:
         names = ", ".join(f"`{t.id}`" for t in made[0].targets if isinstance(t, ast.Name))
         return (
             f"Try: compute {names} (line {made[0].lineno}) and the condition{'s' if len(tests) > 1 else ''} under "
@@ -378,7 +380,7 @@ _NO_FUNCTION = re.compile(r"^TypeError: (?:checkpoint|remat)\(\) missing 1 requi
 _AT_LINE = re.compile(r"\(line (\d+)\)\s*$")
 
 
-def _options_only_hint(text: str, line: int | None, program: str) -> tuple[str, str] | None:
+def _options_only_hint(text: str, line: int | None, program: Source) -> tuple[str, str] | None:
     """``@jax.checkpoint(policy=...)``: jax.checkpoint called with options and no function, which a
     learner writes after "add policy= to your @jax.checkpoint". The form that runs, with their options."""
     if not _NO_FUNCTION.search(text):
@@ -425,14 +427,13 @@ def _computed_on(condition: ast.AST) -> set[str]:
     return {n.id for n in found if isinstance(n, ast.Name)}
 
 
-def _static_advice(program: str, function: ast.FunctionDef, flag: str, shown: str) -> str | None:
+def _static_advice(program: Source, function: ast.FunctionDef, flag: str, shown: str) -> str | None:
     """Where the flag an `if` reads comes into a checkpointed function as an argument (that function's
     own, or passed on to the function that branches): that argument made static, on the learner's
     checkpoint as they wrote it (a decorator through functools.partial). None where no checkpoint of
     the source takes it, where it is static already, or where the checkpoint is Equinox's (which keeps
     every non-array argument static itself)."""
-    reader = written_form.Reader(program)
-    functions = reader.functions()
+    functions = program.functions
     name, param = function.name, flag
     for _ in range(4):  # up through the functions that pass the flag on
         fn = functions.get(name)
@@ -444,7 +445,7 @@ def _static_advice(program: str, function: ast.FunctionDef, flag: str, shown: st
             if written.equinox:
                 return None
             if index in _static_positions(written):  # static already: passed by name, where it is not counted
-                moved = _by_position(reader, written, param, index, written.text)
+                moved = _by_position(program, written, param, index, written.text)
                 if not moved:
                     return None
                 return (
@@ -452,7 +453,7 @@ def _static_advice(program: str, function: ast.FunctionDef, flag: str, shown: st
                 )
             change = written_form.argument_advice(program, written, "static_argnums", f"({index},)")
             mended = written_form.with_argument(program, written, "static_argnums", f"({index},)")[0]
-            moved = _by_position(reader, written, param, index, mended)
+            moved = _by_position(program, written, param, index, mended)
             if moved.startswith(" and"):  # the call that moves it quotes the checkpoint rewritten too
                 change = change.rsplit(", as `", 1)[0]
             passed = "" if name == function.name else f" (it reaches {shown} as `{flag}`)"
@@ -468,28 +469,26 @@ def _static_advice(program: str, function: ast.FunctionDef, flag: str, shown: st
     return None
 
 
-def _by_position(
-    reader: written_form.Reader, written: written_form.Written, param: str, index: int, mended: str
-) -> str:
+def _by_position(program: Source, written: written_form.Written, param: str, index: int, mended: str) -> str:
     """Where the learner's code passes ``param`` to that checkpoint by name (``f(W, x, is_training=...)``),
     which static_argnums does not count: the clause that moves it to its position (``mended``: the checkpoint
     as the advice rewrites it, for a call that calls it at once); "" where none does."""
-    if reader.tree is None:
+    if program.tree is None:
         return ""
 
-    def same(node: ast.AST) -> bool:  # the checkpoint's node, read again by another reader of the same text
+    def same(node: ast.AST) -> bool:  # the checkpoint's node, by its place (a Written may come from another reading)
         at = ("lineno", "col_offset", "end_lineno", "end_col_offset")
         return type(node) is type(written.node) and all(getattr(node, a, None) == getattr(written.node, a) for a in at)
 
     names = {written.function} if written.kind != written_form.CALL else set()
     names |= {  # checkpointed = jax.checkpoint(body, ...)
         t.id
-        for n in ast.walk(reader.tree)
+        for n in ast.walk(program.tree)
         if isinstance(n, ast.Assign) and same(n.value)
         for t in n.targets
         if isinstance(t, ast.Name)
     }
-    for call in ast.walk(reader.tree):
+    for call in ast.walk(program.tree):
         if not isinstance(call, ast.Call) or not (
             same(call.func) or (isinstance(call.func, ast.Name) and call.func.id in names)
         ):
@@ -517,17 +516,16 @@ def _by_position(
     return ""
 
 
-def _static_by_name(program: str) -> str | None:
+def _static_by_name(program: Source) -> str | None:
     """A checkpoint with static_argnums whose call passes that argument by name (which JAX refuses: the
     position is empty): the "Try:" that moves it to its position, as a call of the learner's."""
-    reader = written_form.Reader(program)
-    functions = reader.functions()
-    for written in reader.checkpoints():
+    functions = program.functions
+    for written in program.checkpoints:
         fn = functions.get(written.function)
         params = [a.arg for a in fn.args.args] if fn is not None else []
         for index in sorted(_static_positions(written)):
             if index < len(params):
-                moved = _by_position(reader, written, params[index], index, written.text)
+                moved = _by_position(program, written, params[index], index, written.text)
                 if moved:
                     return f"Try: {moved.lstrip(' ,').removeprefix('and ')}."
     return None
@@ -567,13 +565,14 @@ _SYNTAX = re.compile(r"^line (\d+): SyntaxError: (.+)$")
 _NO_ENTRY = re.compile(r"^the entry point (\w+)\(\) is not defined")
 
 
-def compile_hint(text: str, program: str) -> tuple[str, str] | None:
+def compile_hint(text: str, program: Source | str) -> tuple[str, str] | None:
     """What the gate and the child say of code that cannot run at all (our own words, so read as
     data): Python's syntax error at its line, or the function the problem calls, missing."""
+    program = Source.of(program)
     syntax_error = _SYNTAX.match(text)
     if syntax_error:
         number, said = int(syntax_error.group(1)), syntax_error.group(2)
-        lines = program.splitlines()
+        lines = program.lines
         written = lines[number - 1].strip() if 1 <= number <= len(lines) else ""
         quoted = f" (`{written}`)" if written else ""
         advice = (
@@ -585,10 +584,7 @@ def compile_hint(text: str, program: str) -> tuple[str, str] | None:
     missing = _NO_ENTRY.match(text)
     if missing:
         entry = missing.group(1)
-        try:
-            defined = [n.name for n in syntax.parse(program).body if isinstance(n, ast.FunctionDef)]
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            defined = []
+        defined = program.top_level_functions
         yours = f" Yours defines `{defined[-1]}`." if defined else ""
         return (
             f"Your code defines no function named `{entry}`, the one this problem calls.{yours}",

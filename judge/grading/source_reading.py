@@ -4,7 +4,8 @@ What the traced program shows comes from the child that ran the learner's code, 
 whose code escaped the gate can report anything. The source text cannot lie about itself: which
 ``jax.checkpoint`` (or ``jax.remat``, or Equinox's ``filter_checkpoint``) calls and decorators it
 writes, with which policy, and whether it writes its own derivative rule. This module reads those
-facts with ``ast`` alone; ``problems`` turns them into the structure problems a verdict may rest on.
+facts with ``ast`` alone, from the submission's one reading (``judge.source.Source``);
+``source_problems`` turns them into the structure problems a verdict may rest on, in words.
 
 Where the source cannot say (a policy passed in as a parameter, a name bound twice, the API
 handed around as a value), the reader says "unknown" and the effect decides: the values the
@@ -14,11 +15,11 @@ verified program saves (``judge.data.saved_values``). It never guesses in the le
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from .. import words
 from ..data import policy_names, syntax
-from . import written_form
+from ..source import Source
+from ..source.scopes import Scopes, stored
 
 CHECKPOINT_APIS = {
     "jax.checkpoint": "jax.checkpoint",
@@ -41,8 +42,6 @@ BACKWARD_RULES = {
 FORWARD_RULES = {"jax.custom_jvp": "custom_jvp", "equinox.filter_custom_jvp": "eqx.filter_custom_jvp"}
 DEFINERS = ("defvjp", "defjvp", "defjvps", "defvjp_fwd_bwd")
 DEFAULT_POLICY = policy_names.plain("nothing_saveable")
-# The loops of jax.lax, with the positions of the functions they run in their body.
-LOOPS = {"jax.lax.scan": (0,), "jax.lax.fori_loop": (2,), "jax.lax.while_loop": (0, 1), "jax.lax.map": (0,)}
 
 
 @dataclass(frozen=True)
@@ -72,7 +71,7 @@ class SourceFacts:
     sites: list[Site] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
     dynamic: bool = False  # the checkpoint API is used in a way the reader does not follow
-    text: str = field(default="", compare=False)  # the source read: advice is written in its own form
+    source: Source | None = field(default=None, compare=False)  # the source read: advice is written in its own form
 
     @property
     def backward_rules(self) -> list[Rule]:
@@ -82,105 +81,14 @@ class SourceFacts:
 # ---------------------------------------------------------------------------- names
 
 
-class _Scopes:
-    """What each name is bound to, per function (and the module): an import's dotted path, the
-    one value assigned to it, or nothing certain (assigned twice, a parameter, a loop variable)."""
-
-    UNCERTAIN = object()
-
-    def __init__(self, tree: ast.Module):
-        self.bindings: dict[ast.AST, dict[str, object]] = {}
-        self.parent: dict[ast.AST, ast.AST] = {}
-        self._collect(tree, tree)
-
-    def _bind(self, scope: ast.AST, name: str, value) -> None:
-        table = self.bindings.setdefault(scope, {})
-        # bound twice is uncertain, unless to the same thing (`import jax` then `import jax.numpy`)
-        table[name] = value if name not in table or table[name] == value else self.UNCERTAIN
-
-    def _collect(self, node: ast.AST, scope: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            self.parent[child] = node
-            inner = scope
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                if not isinstance(child, ast.Lambda):
-                    self._bind(scope, child.name, child)
-                args = child.args
-                for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-                    if a is not None:
-                        self._bind(child, a.arg, self.UNCERTAIN)
-                inner = child
-            elif isinstance(child, ast.ClassDef):
-                self._bind(scope, child.name, child)
-            elif isinstance(child, (ast.Import, ast.ImportFrom)):
-                for alias in child.names:
-                    if isinstance(child, ast.Import):
-                        path = alias.name if alias.asname else alias.name.split(".")[0]
-                        self._bind(scope, alias.asname or path, ("import", path))
-                    else:
-                        self._bind(scope, alias.asname or alias.name, ("import", f"{child.module}.{alias.name}"))
-            elif isinstance(child, ast.Assign):
-                for target in child.targets:
-                    value = child.value if isinstance(target, ast.Name) else self.UNCERTAIN
-                    for name in _stored(target):
-                        self._bind(scope, name, value)
-            elif isinstance(
-                child,
-                (
-                    ast.AnnAssign,
-                    ast.AugAssign,
-                    ast.NamedExpr,
-                    ast.For,
-                    ast.AsyncFor,
-                    ast.With,
-                    ast.AsyncWith,
-                    ast.comprehension,
-                    ast.ExceptHandler,
-                    ast.Global,
-                    ast.Nonlocal,
-                    ast.Delete,
-                ),
-            ):
-                value = (
-                    child.value if isinstance(child, (ast.AnnAssign, ast.NamedExpr)) and child.value else self.UNCERTAIN
-                )
-                for name in _stored(child):
-                    self._bind(scope, name, value)
-                if isinstance(child, (ast.Global, ast.Nonlocal)):
-                    for name in child.names:  # bound elsewhere, by a scope the reader does not tie it to
-                        self._bind(scope, name, self.UNCERTAIN)
-            self._collect(child, inner)
-
-    def lookup(self, name: str, at: ast.AST):
-        scope = self.scope_of(at)
-        while scope is not None:
-            table = self.bindings.get(scope, {})
-            if name in table:
-                return table[name]
-            scope = self.scope_of(scope) if scope in self.parent else None
-        return None  # a builtin, or never bound
-
-    def scope_of(self, node: ast.AST) -> ast.AST | None:
-        node = self.parent.get(node)
-        while node is not None and not isinstance(
-            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)
-        ):
-            node = self.parent.get(node)
-        return node
-
-
-def _stored(node: ast.AST) -> list[str]:
-    """The names an assignment target (or a statement binding names) stores to."""
-    names = []
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-            names.append(sub.id)
-    return names
-
-
 class _Reader:
-    def __init__(self, tree: ast.Module):
-        self.scopes = _Scopes(tree)
+    """One reading of the checkpoint API: the source's scopes (``judge.source.scopes``), and which
+    of its nodes run in a loop's body."""
+
+    def __init__(self, source: Source):
+        self.source = source
+        self.scopes = source.scopes
+        self.value, self.path = self.scopes.value, self.scopes.path
         self.looped: set[int] = set()  # ids of the nodes that run in a loop's body
         self.loops_known = True  # False: a loop's body is handed around where the reader cannot follow it
 
@@ -192,47 +100,22 @@ class _Reader:
             node = self.scopes.parent.get(node)
         return False if self.loops_known else None
 
-    def value(self, node: ast.AST, depth: int = 0):
-        """A name's one value, followed through assignments: an import path, an expression, or UNCERTAIN."""
-        seen = 0
-        while isinstance(node, ast.Name) and seen < 20:
-            bound = self.scopes.lookup(node.id, node)
-            if bound is None:
-                return None
-            if bound is _Scopes.UNCERTAIN or isinstance(bound, tuple):
-                return bound
-            node, seen = bound, seen + 1
-        return node
-
-    def path(self, node: ast.AST) -> str | None:
-        """The dotted import path an expression names (``cp.dots_saveable`` -> ``jax.checkpoint_policies.dots_saveable``)."""
-        if isinstance(node, ast.Attribute):
-            base = self.path(node.value)
-            return f"{base}.{node.attr}" if base else None
-        if isinstance(node, ast.Name):
-            bound = self.value(node)
-            if isinstance(bound, tuple) and bound and bound[0] == "import":
-                return bound[1]
-            if isinstance(bound, (ast.Attribute, ast.Name)):
-                return self.path(bound)
-        return None
-
 
 # ---------------------------------------------------------------------------- reading
 
 
-def read(source: str, entry: str | None = None) -> SourceFacts:
+def read(source: Source | str, entry: str | None = None) -> SourceFacts:
     """The checkpoint sites and derivative rules of ``source`` (a source that does not parse has
     none) that the traced program can reach from ``entry``: code that never runs when the judge calls
     the entry point (a ``__main__`` self-test, a helper nothing calls) is not judged."""
-    try:
-        tree = syntax.parse(source)
-    except (SyntaxError, ValueError):
+    source = Source.of(source)
+    tree = source.tree
+    if tree is None:
         return SourceFacts()
-    reader = _Reader(tree)
+    reader = _Reader(source)
     reader.looped = _looped(reader, tree)
     live = [stmt for stmt in tree.body if id(stmt) not in _never_run(reader, tree, entry)]
-    facts = SourceFacts(text=source)
+    facts = SourceFacts(source=source)
     understood: set[int] = set()  # ids of the nodes naming the API that a site or a rule accounts for
     for node in _walk(live):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -326,7 +209,7 @@ def _names_bound(stmt: ast.stmt) -> list[str]:
         return [stmt.name]
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return [alias.asname or alias.name.split(".")[0] for alias in stmt.names]
-    return _stored(stmt)  # assignments, and whatever a loop, a with or a try at module level binds
+    return stored(stmt)  # assignments, and whatever a loop, a with or a try at module level binds
 
 
 def _is_main_block(stmt: ast.stmt) -> bool:
@@ -347,18 +230,13 @@ def _looped(reader: _Reader, tree: ast.Module) -> set[int]:
     name. A body handed in as a parameter (``def run(body, xs): return lax.scan(body, ...)``) is
     followed to the arguments of the calls of that function; where the reader cannot follow one,
     it marks the source's loops unknown (``reader.loops_known``)."""
-    bodies = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and reader.path(node.func) in LOOPS:
-            for position in LOOPS[reader.path(node.func)]:
-                if position < len(node.args):
-                    bodies.append(node.args[position])
+    bodies = [body for loop in reader.source.lax_loops for body in loop.bodies]
     looped: set[int] = set()
     while bodies:
         body = bodies.pop()
         if isinstance(body, ast.Name):
             value = reader.value(body)
-            if value is _Scopes.UNCERTAIN:
+            if value is Scopes.UNCERTAIN:
                 handed = _handed_in(reader, tree, body)
                 if handed is None:
                     reader.loops_known = False
@@ -486,7 +364,7 @@ def _policy(reader: _Reader, expr: ast.AST, depth: int = 0) -> tuple[tuple | Non
         except policy_names.PolicyNameError:
             return None, False  # a factory left uncalled, or a name JAX does not have: the effect decides
     value = reader.value(expr)
-    if value is _Scopes.UNCERTAIN or value is None:
+    if value is Scopes.UNCERTAIN or value is None:
         return None, False
     if value is not expr and not isinstance(value, tuple):
         return _policy(reader, value, depth + 1)
@@ -513,6 +391,7 @@ def _policy(reader: _Reader, expr: ast.AST, depth: int = 0) -> tuple[tuple | Non
                     inner, own = _policy(reader, a, depth + 1)
                     if inner is None or own:
                         return (None, False) if inner is None else (("custom", ast.unparse(expr)), True)
+                    # the inner policy rendered by us, a text of its own: not the learner's source
                     call.args[i] = syntax.parse(policy_names.render(inner), mode="eval").body
             return policy_names.parse(ast.unparse(call)), False
         except (policy_names.PolicyNameError, _Unknown):
@@ -557,7 +436,7 @@ def _constant(reader: _Reader, node: ast.AST, depth: int) -> ast.AST:
     if isinstance(node, ast.Starred):
         return ast.Starred(value=_constant(reader, node.value, depth), ctx=ast.Load())
     value = reader.value(node) if isinstance(node, ast.Name) else node
-    if value is _Scopes.UNCERTAIN or value is None or isinstance(value, tuple) and not isinstance(value, ast.AST):
+    if value is Scopes.UNCERTAIN or value is None or isinstance(value, tuple) and not isinstance(value, ast.AST):
         raise _Unknown
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
         return (
@@ -578,127 +457,3 @@ def _spread(reader: _Reader, args: list, depth: int) -> list:
         else:
             spread.append(a)
     return spread
-
-
-# ---------------------------------------------------------------------------- what the rules make of it
-
-
-@dataclass(frozen=True)
-class SourceProblem:
-    """A structure problem the source shows: its cause (``kind``) and its sentence."""
-
-    kind: str  # backward_rule, no_checkpoint, policy, prevent_cse
-    sentence: str
-    line: int | None = None
-    advice: str = ""  # a "Try:" line for this very problem, when there is one better than the kind's
-
-
-def problems(facts: SourceFacts, rules, form: "words.Form | None" = None) -> list[SourceProblem]:
-    """The problem's structure rules (``package.StructureRules``) on what the source says, in the
-    precedence of the causes (``judge.words``). Only what the source says for certain counts."""
-    found = []
-    if not rules.allow_custom_vjp:
-        for rule in facts.backward_rules:
-            if rule.kind == "redefined":
-                found.append(
-                    SourceProblem(
-                        "backward_rule",
-                        f"line {rule.line} redefines the derivative of one of "
-                        f"JAX's own functions, so your gradient is not JAX's",
-                        rule.line,
-                    )
-                )
-            else:
-                found.append(
-                    SourceProblem(
-                        "backward_rule",
-                        f"your hand-written {rule.kind} (line {rule.line}) "
-                        f"defines its own backward pass, so what it keeps is your choice, not "
-                        f"the policy's",
-                        rule.line,
-                    )
-                )
-    required = rules.policy
-    if (required is not None or rules.min_checkpoints) and not facts.sites and not facts.dynamic:
-        # the trace's cause gives the same advice (``judge.words``): the policy only where one is required
-        found.append(
-            SourceProblem(
-                "no_checkpoint",
-                "your program has no jax.checkpoint",
-                advice=words.no_checkpoint_advice(rules, form or words.Form()),
-            )
-        )
-    if required is not None:
-        for site in facts.sites:
-            if site.policy is not None and site.policy != required:
-                found.append(
-                    SourceProblem(
-                        "policy",
-                        f"your {site.api} (line {site.line}) uses {_as_written(site)}, where this problem "
-                        f"requires policy={policy_names.render(required)}",
-                        site.line,
-                        _policy_advice(facts.text, site, required),
-                    )
-                )
-    for site in facts.sites:
-        wanted, where = rules.prevent_cse, ""
-        located = rules.prevent_cse_in_loops is not None or rules.prevent_cse_outside_loops is not None
-        if site.in_loop is None and located:
-            continue  # the source cannot say where it runs: the trace decides (``judge.words``)
-        if site.in_loop and rules.prevent_cse_in_loops is not None:
-            wanted, where = rules.prevent_cse_in_loops, " inside the scan"
-        elif not site.in_loop and rules.prevent_cse_outside_loops is not None:
-            wanted, where = rules.prevent_cse_outside_loops, " outside any scan"
-        if wanted is not None and site.prevent_cse is not None and site.prevent_cse != wanted:
-            why = (
-                " (a scan already keeps XLA from merging the recomputation with the forward pass)"
-                if wanted is False
-                else " (without it, XLA may merge the recomputation away under jit)"
-            )
-            written = written_form.at_line(facts.text, site.line)
-            default = written is not None and not any(
-                k.arg == "prevent_cse" for k in getattr(written.node, "keywords", ())
-            )
-            found.append(
-                SourceProblem(
-                    "prevent_cse",
-                    f"your {site.api} (line {site.line}){where} has prevent_cse="
-                    f"{site.prevent_cse}{' (its default)' if default else ''}; this problem needs "
-                    f"prevent_cse={wanted}{why}",
-                    site.line,
-                    "Try: "
-                    + (
-                        written_form.decorator_advice(facts.text, site.line, "prevent_cse", str(wanted))
-                        or f"{site.api}(..., prevent_cse={wanted}) at line {site.line}"
-                    )
-                    + ".",
-                )
-            )
-    cse = [p for p in found if p.kind == "prevent_cse"]
-    if len(cse) > 1:  # the first is the cause told: its "Try:" mends every site, or the next would fail next
-        changes = " and ".join(p.advice.removeprefix("Try: ").removesuffix(".") for p in cse)
-        found[found.index(cse[0])] = replace(cse[0], advice=f"Try: {changes}.")
-    return found
-
-
-def _policy_advice(text: str, site: Site, required: tuple) -> str:
-    """The required policy on this checkpoint, as the learner wrote it (a decorator takes it through
-    functools.partial); "" where the line shows no checkpoint to rewrite (the kind's advice is said)."""
-    spelled = f"jax.checkpoint_policies.{policy_names.render(required)}"
-    if site.api == "eqx.filter_checkpoint":
-        return ""
-    clause = written_form.decorator_advice(text, site.line, "policy", spelled)
-    written = written_form.at_line(text, site.line)
-    if clause is None and written is not None:
-        clause = written_form.argument_advice(text, written, "policy", spelled)
-    return f"Try: {clause}." if clause else ""
-
-
-def _as_written(site: Site) -> str:
-    if not site.written:
-        return "no policy, which means nothing_saveable"
-    if site.own:
-        return f"{site.written}, a policy your code builds rather than one of jax.checkpoint_policies"
-    if site.written.isidentifier():  # a name bound to the policy: say which policy it is
-        return f"{policy_names.render(site.policy)} (your `{site.written}`)"
-    return site.written

@@ -18,7 +18,7 @@ from ..data.evidence import DEVICE, Residual, Structure
 from ..data.messages import TracedCase
 from ..packages import checks
 from ..packages.package import Problem
-from . import labelled_value, rules, source_reading
+from . import labelled_value, rules, source_problems, source_reading
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ def source_findings(facts: source_reading.SourceFacts, problem: Problem) -> list
     """The structure rules on what the source says: the same on every case (no sizes in them)."""
     return [
         Finding(p.kind, p.sentence, p.sentence, p.advice)
-        for p in source_reading.problems(facts, problem.structure_rules, words.form_of(problem))
+        for p in source_problems.problems(facts, problem.structure_rules, words.form_of(problem))
     ]
 
 

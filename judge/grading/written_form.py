@@ -12,122 +12,37 @@ own spelling (``jax.remat``, ``partial`` or ``functools.partial`` as imported).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
-from ..data import syntax
+from ..source import Source
+from ..source.sites import BARE, CALL, CALLED, PARTIAL, Written, api_spelled
 
-# The spellings of the checkpoint APIs, by their full path (``import jax`` and ``import equinox as eqx``
-# give the first; ``from jax import checkpoint`` gives ``checkpoint``).
-_APIS = {"jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "equinox.filter_checkpoint"}
-BARE, PARTIAL, CALLED, CALL = "decorator", "partial_decorator", "called_decorator", "call"
-
-
-@dataclass(frozen=True)
-class Written:
-    """One checkpoint as written: ``kind`` (a bare decorator ``@jax.checkpoint``; a decorator
-    through ``functools.partial``; a decorator called with options only, ``@jax.checkpoint(policy=...)``,
-    which fails; a call ``jax.checkpoint(f, ...)``), the API as spelled, the line, its node, and the
-    function it checkpoints (its name, where the source says)."""
-
-    kind: str
-    api: str  # as the learner spelled it: "jax.checkpoint", "jax.remat", "checkpoint", "eqx.filter_checkpoint"
-    line: int
-    node: ast.expr
-    function: str = ""
-
-    @property
-    def equinox(self) -> bool:
-        return "filter_checkpoint" in self.api
-
-    @property
-    def text(self) -> str:
-        """As written, with the decorator's ``@``."""
-        shown = ast.unparse(self.node)
-        return f"@{shown}" if self.kind != CALL else shown
+__all__ = [
+    "BARE",
+    "CALL",
+    "CALLED",
+    "PARTIAL",
+    "Written",
+    "argument_advice",
+    "at_line",
+    "decorator_advice",
+    "of_function",
+    "options_only",
+    "with_argument",
+]
 
 
-class Reader:
-    """The learner's module, read once: its imports (what each name stands for) and its checkpoints."""
-
-    def __init__(self, text: str):
-        try:
-            self.tree = syntax.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):  # the learner's text: anything may fail
-            self.tree = None
-        self.aliases: dict[str, str] = {}
-        for node in ast.walk(self.tree) if self.tree is not None else ():
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                for a in node.names:
-                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-
-    def path(self, node: ast.AST) -> str:
-        """``jax.checkpoint`` for ``jax.checkpoint``, ``checkpoint`` (from jax) and ``remat``'s kin; "" otherwise."""
-        if isinstance(node, ast.Name):
-            return self.aliases.get(node.id, "")
-        if isinstance(node, ast.Attribute):
-            owner = self.path(node.value)
-            return f"{owner}.{node.attr}" if owner else ""
-        return ""
-
-    def _api(self, node: ast.AST) -> str:
-        return ast.unparse(node) if self.path(node) in _APIS else ""
-
-    def _partial_api(self, node: ast.AST) -> str:
-        """The API a ``functools.partial(API, ...)`` call fills in, as spelled; "" where it is none."""
-        if isinstance(node, ast.Call) and self.path(node.func) == "functools.partial" and node.args:
-            return self._api(node.args[0])
-        return ""
-
-    def partial_name(self) -> tuple[str, str]:
-        """How this module spells functools.partial, and the import it needs ("" where it has one)."""
-        for name, path in self.aliases.items():
-            if path == "functools.partial":
-                return name, ""
-        for name, path in self.aliases.items():
-            if path == "functools":
-                return f"{name}.partial", ""
-        return "functools.partial", "import functools"
-
-    def checkpoints(self) -> list[Written]:
-        """Every checkpoint of the module, decorators and calls, in source order."""
-        found = []
-        for node in ast.walk(self.tree) if self.tree is not None else ():
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for d in node.decorator_list:
-                    if self._api(d):
-                        found.append(Written(BARE, self._api(d), d.lineno, d, node.name))
-                    elif self._partial_api(d):
-                        found.append(Written(PARTIAL, self._partial_api(d), d.lineno, d, node.name))
-                    elif isinstance(d, ast.Call) and self._api(d.func) and not d.args:
-                        found.append(Written(CALLED, self._api(d.func), d.lineno, d, node.name))
-            elif isinstance(node, ast.Call) and self._api(node.func) and node.args:
-                target = node.args[0]
-                name = target.id if isinstance(target, ast.Name) else ""
-                found.append(Written(CALL, self._api(node.func), node.lineno, node, name))
-        decorators = {id(w.node) for w in found if w.kind != CALL}
-        return sorted((w for w in found if w.kind != CALL or id(w.node) not in decorators), key=lambda w: w.line)
-
-    def functions(self) -> dict[str, ast.FunctionDef]:
-        if self.tree is None:
-            return {}
-        return {n.name: n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef)}
-
-
-def at_line(text: str, line: int | None) -> Written | None:
+def at_line(source: Source | str, line: int | None) -> Written | None:
     """The checkpoint written at ``line``, or the one that checkpoints a function called there; the
     module's only checkpoint where the line says nothing (a decorator is traced at no line of its own)."""
-    reader = Reader(text)
-    written = reader.checkpoints()
-    if line and reader.tree is not None:
+    source = Source.of(source)
+    written = source.checkpoints
+    if line and source.tree is not None:
         here = [w for w in written if w.line == line]
         if here:
             return here[0]
         called = {
             n.func.id
-            for n in ast.walk(reader.tree)
+            for n in ast.walk(source.tree)
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and getattr(n, "lineno", None) == line
         }
         decorated = [w for w in written if w.kind != CALL and w.function in called]
@@ -136,17 +51,16 @@ def at_line(text: str, line: int | None) -> Written | None:
     return written[0] if len(written) == 1 else None
 
 
-def of_function(text: str, name: str) -> Written | None:
+def of_function(source: Source | str, name: str) -> Written | None:
     """The checkpoint that wraps the function ``name``: its decorator, or a call given it first."""
-    return next((w for w in Reader(text).checkpoints() if w.function == name), None)
+    return next((w for w in Source.of(source).checkpoints if w.function == name), None)
 
 
-def with_argument(text: str, written: Written, keyword: str, value: str) -> tuple[str, str]:
+def with_argument(source: Source | str, written: Written, keyword: str, value: str) -> tuple[str, str]:
     """``written`` again with ``keyword=value`` added (or replacing the one there; ``value`` is code, written
     as given), in the form that runs:
     a decorator's options through functools.partial (Equinox's filter_checkpoint takes them directly).
     Returns (the code, the import it needs, or "")."""
-    reader = Reader(text)
     node = written.node
     added = ast.keyword(arg=keyword, value=ast.Name(id=value))
     if written.kind == CALL or written.kind == PARTIAL:
@@ -156,7 +70,7 @@ def with_argument(text: str, written: Written, keyword: str, value: str) -> tupl
     if written.equinox:  # @eqx.filter_checkpoint(policy=...) is Equinox's own form
         api = node.func if written.kind == CALLED else node
         return f"@{ast.unparse(ast.Call(func=api, args=[], keywords=_replaced(given, added)))}", ""
-    partial, needs = reader.partial_name()
+    partial, needs = Source.of(source).partial_name()
     api = node.func if written.kind == CALLED else node
     call = ast.Call(func=ast.Name(id=partial), args=[api], keywords=_replaced(given, added))
     return f"@{ast.unparse(call)}", needs
@@ -166,10 +80,10 @@ def _replaced(keywords: list[ast.keyword], added: ast.keyword) -> list[ast.keywo
     return [k for k in keywords if k.arg != added.arg] + [added]
 
 
-def argument_advice(text: str, written: Written, keyword: str, value: str) -> str:
+def argument_advice(source: Source | str, written: Written, keyword: str, value: str) -> str:
     """What to write, as a clause after "Try: ": the learner's checkpoint again with the argument,
     in place of what is there, and why a decorator needs functools.partial."""
-    code, needs = with_argument(text, written, keyword, value)
+    code, needs = with_argument(source, written, keyword, value)
     imported = f" (with `{needs}` at the top)" if needs else ""
     if written.kind == BARE and not written.equinox:
         return (
@@ -183,30 +97,36 @@ def argument_advice(text: str, written: Written, keyword: str, value: str) -> st
     return f"write `{code}`{imported} in place of `{written.text}` at line {written.line}"
 
 
-def decorator_advice(text: str, line: int | None, keyword: str, value: str) -> str | None:
+def decorator_advice(source: Source | str, line: int | None, keyword: str, value: str) -> str | None:
     """What to write for a checkpoint written as a decorator at ``line`` to take ``keyword=value``, as a
     clause after "Try: " (``@jax.checkpoint(prevent_cse=False)`` would raise a TypeError); None for a
     call, whose arguments go between its own parentheses, or where the line holds no checkpoint."""
-    written = at_line(text, line)
+    source = Source.of(source)
+    written = at_line(source, line)
     if written is None or written.kind == CALL:
         return None
-    return argument_advice(text, written, keyword, value)
+    return argument_advice(source, written, keyword, value)
 
 
-def options_only(text: str, line: int | None) -> tuple[str, str, str, str] | None:
+def options_only(source: Source | str, line: int | None) -> tuple[str, str, str, str] | None:
     """A checkpoint called with its options and no function at ``line`` (``@jax.checkpoint(policy=...)``,
     or ``jax.checkpoint(policy=...)(f)``), which raises a TypeError: (as written, its options' values
     left out; the API as spelled; the form that runs, "" where the source does not show it; the
     import it needs). None where the line holds none."""
-    reader = Reader(text)
-    if reader.tree is None or not line:
+    source = Source.of(source)
+    if source.tree is None or not line:
         return None
-    decorators = {id(d): f for f in ast.walk(reader.tree) if isinstance(f, ast.FunctionDef) for d in f.decorator_list}
-    outer = {id(n.func): n for n in ast.walk(reader.tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Call)}
-    for node in ast.walk(reader.tree):
-        if not (isinstance(node, ast.Call) and node.lineno == line and reader._api(node.func) and not node.args):
+    decorators = {id(d): f for f in ast.walk(source.tree) if isinstance(f, ast.FunctionDef) for d in f.decorator_list}
+    outer = {id(n.func): n for n in ast.walk(source.tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Call)}
+    for node in ast.walk(source.tree):
+        if not (
+            isinstance(node, ast.Call)
+            and node.lineno == line
+            and api_spelled(source.imports, node.func)
+            and not node.args
+        ):
             continue
-        api = reader._api(node.func)
+        api = api_spelled(source.imports, node.func)
         # as written, each option's value left out (its name says enough)
         short = ast.unparse(
             ast.Call(
@@ -218,7 +138,7 @@ def options_only(text: str, line: int | None) -> tuple[str, str, str, str] | Non
         if id(node) in decorators:
             if "filter_checkpoint" in api:  # Equinox's own form runs: not what failed
                 return None
-            partial, needs = reader.partial_name()
+            partial, needs = source.partial_name()
             call = ast.Call(func=ast.Name(id=partial), args=[node.func], keywords=list(node.keywords))
             return f"@{short}", api, f"@{ast.unparse(call)}", needs
         if id(node) in outer and outer[id(node)].args:

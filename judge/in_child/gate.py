@@ -23,7 +23,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..data import source_text, syntax
+from ..data import source_text
+from ..source import Source
 from . import allowed
 
 _REFLECTION = (
@@ -199,19 +200,20 @@ class Refusal:
         return f"line {self.line}: {self.reason}" if self.line else self.reason
 
 
-def check(source: str) -> Refusal | None:
-    """None if the gate lets the source through; else why not (the first problem found)."""
-    unreadable = source_text.unreadable(source)
+def check(source: Source | str) -> Refusal | None:
+    """None if the gate lets the source through; else why not (the first problem found). Given the
+    grading's ``Source``, the gate's parse is the one every later reader of that source shares."""
+    source = Source.of(source)
+    unreadable = source_text.unreadable(source.text)
     # An empty module is read (and then lacks its entry point); the site never stores one.
     if unreadable is not None and unreadable.code != "empty_source":
         verdict = "forbidden" if unreadable.code == "source_too_large" else "compile_error"
         return Refusal(verdict, None, unreadable.message)
-    try:
-        tree = syntax.parse(source, filename="submission.py")
-    except SyntaxError as exc:
-        return Refusal("compile_error", exc.lineno, f"SyntaxError: {exc.msg}")
-    except (ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, absurd nesting
-        return Refusal("compile_error", None, f"the source cannot be parsed: {type(exc).__name__}")
+    tree, error = source.tree, source.error  # the tree is asked for only once its size is known to be within limits
+    if isinstance(error, SyntaxError):
+        return Refusal("compile_error", error.lineno, f"SyntaxError: {error.msg}")
+    if error is not None:  # NUL bytes (ValueError), absurd nesting (MemoryError, RecursionError)
+        return Refusal("compile_error", None, f"the source cannot be parsed: {type(error).__name__}")
     try:
         _Checker(tree).visit(tree)
     except _Refused as refused:

@@ -15,6 +15,8 @@ JUDGE = Path(__file__).resolve().parents[2] / "judge"
 LAYERS = [
     # the vocabulary and the data: verdicts, packages, wire messages, reports (no process, no JAX)
     {"data", "packages"},
+    # a submission's source read once: its tree, scopes, checkpoint sites and loops (read, never run)
+    {"source"},
     # the kernel's pieces the sandbox is made of
     {"sandbox"},
     # inside a child: the gate's builtins, the code beside the submission, what it reads of JAX, the verifier

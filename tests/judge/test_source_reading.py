@@ -8,7 +8,7 @@ import pytest
 
 from judge import load_problem
 from judge.data import policy_names
-from judge.grading import source_reading
+from judge.grading import source_problems, source_reading
 from judge.grading.source_reading import read
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def test_the_api_handed_around_as_a_value_leaves_the_decision_to_the_values():
     facts = read("import jax\nwrappers = [jax.checkpoint]\n")
     assert facts.sites == [] and facts.dynamic
     rules = load_problem(ROOT / "problems" / "checkpoint_dot_policy").structure_rules
-    assert [p.kind for p in source_reading.problems(facts, rules)] == []
+    assert [p.kind for p in source_problems.problems(facts, rules)] == []
 
 
 @pytest.mark.parametrize(
@@ -143,13 +143,13 @@ def test_the_problems_name_the_cause_and_the_line():
     facts = read(
         "import jax\n\n\ndef f(w1, w2, x):\n    return jax.checkpoint(g, policy=jax.checkpoint_policies.dots_saveable)(w1, w2, x)\n"
     )
-    [problem] = source_reading.problems(facts, rules)
+    [problem] = source_problems.problems(facts, rules)
     assert problem.kind == "policy" and problem.line == 5
     assert problem.sentence == (
         "your jax.checkpoint (line 5) uses jax.checkpoint_policies.dots_saveable, where this "
         "problem requires policy=dots_with_no_batch_dims_saveable"
     )
-    assert [p.kind for p in source_reading.problems(read("import jax\ny = 1\n"), rules)] == ["no_checkpoint"]
+    assert [p.kind for p in source_problems.problems(read("import jax\ny = 1\n"), rules)] == ["no_checkpoint"]
 
 
 def test_no_checkpoint_advises_the_form_the_problem_requires_a_policy_only_where_one_is():
@@ -157,10 +157,10 @@ def test_no_checkpoint_advises_the_form_the_problem_requires_a_policy_only_where
     be told to pass a policy; a problem with one names it, as the trace's cause does."""
     plain = (ROOT / "problems" / "memory_budget_mlp" / "submissions" / "policy_violation" / "plain.py").read_text()
     bare = load_problem(ROOT / "problems" / "memory_budget_mlp").structure_rules
-    [problem] = source_reading.problems(read(plain), bare)
+    [problem] = source_problems.problems(read(plain), bare)
     assert problem.kind == "no_checkpoint" and problem.advice == "Try: wrap the computation in jax.checkpoint(...)."
     dots = load_problem(ROOT / "problems" / "checkpoint_dot_policy").structure_rules
-    [problem] = source_reading.problems(read("import jax\ny = 1\n"), dots)
+    [problem] = source_problems.problems(read("import jax\ny = 1\n"), dots)
     assert problem.advice == (
         "Try: wrap the computation in jax.checkpoint(..., "
         "policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)."
@@ -173,7 +173,7 @@ def test_every_reference_and_accepted_submission_of_the_bank_reads_clean():
     for folder in sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").is_file()):
         problem = load_problem(folder)
         for path in [folder / "reference.py", *sorted(folder.glob("submissions/accepted/*.py"))]:
-            found = source_reading.problems(read(path.read_text()), problem.structure_rules)
+            found = source_problems.problems(read(path.read_text()), problem.structure_rules)
             assert found == [], (path, found)
 
 

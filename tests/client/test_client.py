@@ -109,10 +109,10 @@ SUBMISSION = {
                 "reason": "the policy recomputes this",
             }
         ],
-        "required_residuals": [{"type": "f32[8,16]", "bytes": 512, "saved_value": "output of dot_general"}],
+        "reference_residuals": [{"type": "f32[8,16]", "bytes": 512, "saved_value": "output of dot_general"}],
         "memory": {
             "residual_bytes": 1536,
-            "required_residual_bytes": 1024,
+            "reference_residual_bytes": 1024,
             "bytes_over": 512,
             "flops": None,
             "peak_bytes": None,
@@ -190,7 +190,7 @@ def test_the_module_api_waits_for_the_verdict(home, monkeypatch):
     monkeypatch.setattr(arena, "_client", fake_site(handler))
     monkeypatch.setattr(sys.modules["arena.client"], "POLL_START_S", 0.0)
     result = arena.submit("checkpoint_dot_policy", "x = 1\n")
-    assert result.verdict == "policy_violation" and result.residuals[0]["offending"]
+    assert result.verdict == "policy_violation" and result.residuals[0].offending
 
 
 INSPECTION = {
@@ -205,7 +205,7 @@ INSPECTION = {
         "verdict": None,
         "description": "",
         "cases": [],
-        "required_residuals": [],
+        "reference_residuals": [],
         "residuals": [
             {
                 "type": "f32[8,16]",
@@ -217,10 +217,10 @@ INSPECTION = {
                 "reason": "",
             }
         ],
-        "checkpoints": [{"line": 5, "policy": "dots_with_no_batch_dims_saveable", "depth": 0}],
+        "checkpoints": [{"line": 5, "policy_text": "dots_with_no_batch_dims_saveable", "depth": 0}],
         "memory": {
             "residual_bytes": 512,
-            "required_residual_bytes": 0,
+            "reference_residual_bytes": 0,
             "bytes_over": 512,
             "flops": 25599,
             "peak_bytes": 7812,
@@ -271,11 +271,11 @@ def test_an_offloading_policys_tables_say_which_values_wait_on_the_host():
                 row("the value named 'h1'", "pinned_host", **mine),
                 row("the value named 'h2'", "device", **mine),
             ],
-            "required_residuals": [row("the value named 'h1'", "pinned_host"), row("the value named 'h2'", "device")],
+            "reference_residuals": [row("the value named 'h1'", "pinned_host"), row("the value named 'h2'", "device")],
             "memory": {
                 **SUBMISSION["result"]["memory"],
                 "host_residual_bytes": 128,
-                "required_host_residual_bytes": 128,
+                "reference_host_residual_bytes": 128,
             },
         },
     }
@@ -342,4 +342,4 @@ def test_the_module_api_inspects(home, monkeypatch):
     monkeypatch.setattr(arena, "_client", fake_site(handler))
     monkeypatch.setattr(sys.modules["arena.client"], "POLL_START_S", 0.0)
     result = arena.inspect("checkpoint_dot_policy", "x = 1\n")
-    assert result.inspected and result.memory["peak_bytes"] == 7812
+    assert result.inspected and result.memory.peak_bytes == 7812

@@ -169,7 +169,14 @@ def test_a_graded_submission_carries_the_verdict_pages_report(api, learner, dot_
     assert data["done"] and data["verdict"] == "policy_violation" and data["message"] == "policy_violation!"
     result = data["result"]
     assert result["cases"] == [
-        {"name": "sample-1", "sample": True, "verdict": "policy_violation", "max_error": 0.0, "message": "relu saved"}
+        {
+            "name": "sample-1",
+            "sample": True,
+            "verdict": "policy_violation",
+            "max_error": 0.0,
+            "message": "relu saved",
+            "skipped": False,
+        }
     ]
     marked = [(r["saved_value"], r["offending"], r["missing"]) for r in result["residuals"]]
     assert marked == [
@@ -177,16 +184,19 @@ def test_a_graded_submission_carries_the_verdict_pages_report(api, learner, dot_
         ("output of relu", True, False),
         ("output of dot_general", True, True),
     ]
-    assert result["required_residuals"] == [
+    assert result["reference_residuals"] == [
         {"type": "f32[8,16]", "bytes": 512, "saved_value": "argument x (an input, kept)", "memory": "device"},
         {"type": "f32[8,16]", "bytes": 512, "saved_value": "output of dot_general", "memory": "device"},
     ]
+    assert result["required_residuals"] == result["reference_residuals"]  # its former name, for one release
     assert {r["memory"] for r in result["residuals"]} == {"device"}  # nothing offloaded here
     assert result["memory"] == {
         "residual_bytes": 1536,
-        "required_residual_bytes": 1024,
+        "reference_residual_bytes": 1024,
         "bytes_over": 512,
         "host_residual_bytes": 0,
+        "reference_host_residual_bytes": 0,
+        "required_residual_bytes": 1024,  # the former names, for one release
         "required_host_residual_bytes": 0,
         "flops": 1200,
         "peak_bytes": 900,
@@ -196,7 +206,9 @@ def test_a_graded_submission_carries_the_verdict_pages_report(api, learner, dot_
         "description": "",
         "picture_svg": None,
     }  # no timeline
-    assert result["checkpoints"] == [{"line": 4, "policy": "nothing_saveable", "depth": 0}]
+    assert result["checkpoints"] == [
+        {"line": 4, "policy_text": "nothing_saveable", "depth": 0, "policy": "nothing_saveable"}
+    ]
     assert "FORWARD" in result["programs"]["forward"] and result["stdout"] == "hello from print"
 
 

@@ -42,8 +42,8 @@ def test_an_inspection_through_the_api_reports_what_the_code_saves_without_a_ver
         "`jnp.dot(y, w2)` (dot)",
     ]
     assert not any(r["offending"] or r["missing"] for r in result["residuals"])
-    assert result["required_residuals"] == []  # nothing to compare with: no reference is read
-    assert [(c["policy"], c["depth"]) for c in result["checkpoints"]] == [("dots_with_no_batch_dims_saveable", 0)]
+    assert result["reference_residuals"] == []  # nothing to compare with: no reference is read
+    assert [(c["policy_text"], c["depth"]) for c in result["checkpoints"]] == [("dots_with_no_batch_dims_saveable", 0)]
     memory = result["memory"]
     assert memory["residual_bytes"] == 3584 and memory["peak_bytes"] > memory["residual_bytes"]
     assert memory["recomputed_operations"] > 0 and "recomputes" in memory["description"]

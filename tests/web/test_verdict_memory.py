@@ -67,10 +67,10 @@ def test_the_api_says_the_same(client, bank, learner):
     submission = graded(learner, bank["offload_dots_to_host"], kept_on_the_device())
     result = api_for(client, learner).get(f"/submissions/{submission.pk}").json()["result"]
     assert [r["memory"] for r in result["residuals"]] == ["device", "device"]
-    assert [r["memory"] for r in result["required_residuals"]] == ["device", "pinned_host"]
+    assert [r["memory"] for r in result["reference_residuals"]] == ["device", "pinned_host"]
     memory = result["memory"]
     assert (memory["residual_bytes"], memory["host_residual_bytes"]) == (640, 0)
-    assert (memory["required_residual_bytes"], memory["required_host_residual_bytes"]) == (128, 512)
+    assert (memory["reference_residual_bytes"], memory["reference_host_residual_bytes"]) == (128, 512)
 
 
 def test_a_problem_that_offloads_nothing_shows_no_memories(client, bank, learner):

@@ -1,6 +1,7 @@
 """What the API reads and answers, as pydantic models: they validate requests, shape responses
 and are the OpenAPI schema, one declaration for all three. Verdict names are the judge's own
-(``judge.VERDICTS``), the same words as the pages and the database."""
+(``judge.data.verdicts.Verdict``), the same words as the pages and the database. A graded report's
+schemas are ``report_schemas``, made of the judge's records; a ranking's rows are the leaderboard's."""
 
 from __future__ import annotations
 
@@ -12,11 +13,15 @@ from ninja import Field, Schema
 from pydantic import field_validator
 
 from judge.data import source_text
-from judge.data.verdicts import VERDICTS
+from judge.data.verdicts import Verdict
 from judge.packages.package import DEVICES, DIFFICULTIES
 from webplatform.core.params import unstorable
+from webplatform.leaderboard import selectors as board
+from webplatform.leaderboard.metrics import RECORDED
 
-Verdict = Literal[VERDICTS]
+from .from_records import fields, own, schema
+from .report_schemas import Result
+
 Difficulty = Literal[DIFFICULTIES]
 Kind = Literal["run", "inspect", "submit"]
 Status = Literal["queued", "running", "done"]
@@ -137,90 +142,6 @@ def readable_source(source: str) -> str:
     return source
 
 
-class Case(Schema):
-    name: str
-    sample: bool
-    verdict: Verdict
-    max_error: float | None
-    message: str
-
-
-class ResidualRow(Schema):
-    type: str = Field(description="dtype and shape, such as f32[8,16]")
-    bytes: int
-    saved_value: str = Field(description="an argument, a named value, or the output of an operation")
-    line: int | None = Field(description="the line of the submitted code that produced it")
-    offending: bool = Field(description="differs from what the required policy saves")
-    missing: bool = Field(description="saved by the required policy, not by the submission")
-    reason: str
-    memory: str = Field(
-        "device",
-        description="where it is kept for the backward pass: device, or pinned_host "
-        "when an offloading policy moved it to host memory",
-    )
-
-
-class RequiredResidual(Schema):
-    type: str
-    bytes: int
-    saved_value: str
-    memory: str = Field("device", description="device, or pinned_host (offloaded)")
-
-
-class Checkpoint(Schema):
-    line: int | None
-    policy: str
-    depth: int
-
-
-class Memory(Schema):
-    residual_bytes: int = Field(
-        description="saved for the backward pass by the submission (first case), on the device: what rankings count"
-    )
-    required_residual_bytes: int = Field(description="what the required policy saves on the device")
-    host_residual_bytes: int = Field(0, description="offloaded to host memory by the submission (first case)")
-    required_host_residual_bytes: int = Field(0, description="what the required policy offloads to host memory")
-    bytes_over: int = Field(description="residual_bytes minus required_residual_bytes")
-    flops: int | None = Field(description="one gradient step, every recomputation counted (submissions only)")
-    peak_bytes: int | None = Field(description="largest total of live values in a gradient step")
-    xla_flops: int | None = Field(description="XLA's estimate; a loop body counted once")
-    xla_peak_bytes: int | None
-    recomputed_operations: int | None = Field(
-        None,
-        description=(
-            "operations the backward pass recomputes (made from saved values, none from the cotangent); null where "
-            "the step was not measured"
-        ),
-    )
-    description: str = Field("", description="the memory over one gradient step, in words")
-    picture_svg: str | None = Field(
-        None,
-        description=("the memory over one gradient step as the site draws it (SVG, with a title and a description)"),
-    )
-
-
-class Programs(Schema):
-    forward: str
-    backward: str
-
-
-class Result(Schema):
-    verdict: Verdict | None = Field(description="null for an inspection that ran: it has no verdict")
-    description: str = Field(description="what the verdict means")
-    message: str = Field(description="the cause, in terms of the submitted code")
-    cases: list[Case]
-    residuals: list[ResidualRow] = Field(
-        description="what the submission saves, and rows the policy saves that it does not (missing)"
-    )
-    required_residuals: list[RequiredResidual] = Field(description="what the required policy saves")
-    memory: Memory
-    checkpoints: list[Checkpoint]
-    programs: Programs | None
-    stdout: str
-    time_s: float | None = Field(description="the grading's wall time")
-    notes: list[str]
-
-
 class SubmissionSummary(Schema):
     id: int
     problem: str = Field(description="the problem's slug")
@@ -279,22 +200,14 @@ class Metric(Schema):
     meaning: str
 
 
-class Entry(Schema):
-    rank: int
-    username: str
-    created_at: datetime
-    residual_bytes: int | None
-    flops: int | None
-    peak_bytes: int | None
-    xla_flops: int | None
-    xla_peak_bytes: int | None
-    grading_time_s: float | None
-
-
-class FrontPoint(Schema):
-    flops: int
-    residual_bytes: int
-    learners: int
+Entry = schema(
+    "Entry",
+    {"rank": own(int), "username": own(str)},
+    # its figures: the metrics the API gives of each entry (``api.leaderboard._entry``)
+    fields(board.Entry, "created_at", *(metric.field for metric in RECORDED)),
+    doc="A learner's best accepted submission to a problem, with its figures.",
+)
+FrontPoint = schema("FrontPoint", fields(board.Point, "flops", "residual_bytes", "learners"))
 
 
 class ProblemBoard(Schema):

@@ -50,18 +50,12 @@ def _summary(submission: SubmissionRow) -> dict:
     }
 
 
+def _rows(rows, *names: str) -> list[dict]:
+    return [{name: getattr(row, name) for name in names} for row in rows]
+
+
 def _result(result: Result) -> dict:
-    def row(r):
-        return {
-            "type": r.type,
-            "bytes": r.bytes,
-            "saved_value": r.saved_value,
-            "line": r.line,
-            "offending": r.offending,
-            "missing": r.missing,
-            "reason": r.reason,
-            "memory": r.memory,
-        }
+    """The verdict page's report under the judge's names (``schemas.Result``, made of its records)."""
 
     def figure(name):
         value = result.cost.get(name)
@@ -71,31 +65,26 @@ def _result(result: Result) -> dict:
         "verdict": result.verdict or None,
         "description": result.description,
         "message": result.message,
-        "cases": [
-            {"name": c.name, "sample": c.sample, "verdict": c.verdict, "max_error": c.max_error, "message": c.message}
-            for c in result.cases
-        ],
-        "residuals": [row(r) for r in result.yours],
+        "cause": result.cause,
+        "advice": result.advice,
+        "cases": _rows(result.cases, "name", "sample", "verdict", "max_error", "message", "skipped"),
+        "residuals": _rows(
+            result.residuals, "type", "bytes", "saved_value", "line", "offending", "missing", "reason", "memory"
+        ),
         # What the policy keeps, without the reference's line numbers (the reference is not shown).
-        "required_residuals": [
-            {"type": r.type, "bytes": r.bytes, "saved_value": r.saved_value, "memory": r.memory}
-            for r in result.required
-        ],
+        "reference_residuals": _rows(result.reference_residuals, "type", "bytes", "saved_value", "memory"),
         "memory": {
-            "residual_bytes": result.your_bytes or 0,
-            "required_residual_bytes": result.required_bytes or 0,
-            "host_residual_bytes": result.your_host_bytes,
-            "required_host_residual_bytes": result.required_host_bytes,
+            "residual_bytes": result.residual_bytes or 0,
+            "reference_residual_bytes": result.reference_residual_bytes or 0,
+            "host_residual_bytes": result.host_residual_bytes,
+            "reference_host_residual_bytes": result.reference_host_residual_bytes,
             "bytes_over": result.bytes_over,
-            "flops": figure("flops"),
-            "peak_bytes": figure("peak_bytes"),
-            "xla_flops": figure("xla_flops"),
-            "xla_peak_bytes": figure("xla_peak_bytes"),
+            **{name: figure(name) for name in ("flops", "peak_bytes", "xla_flops", "xla_peak_bytes")},
             "recomputed_operations": sum(op.recomputed for op in result.operations[1]) if result.memory else None,
             "description": result.memory_text,
             "picture_svg": str(result.memory) or None,
         },
-        "checkpoints": [{"line": c.line, "policy": c.policy_text, "depth": c.depth} for c in result.checkpoints],
+        "checkpoints": _rows(result.checkpoints, "line", "policy_text", "depth"),
         "programs": {"forward": result.forward, "backward": result.backward}
         if result.forward or result.backward
         else None,

@@ -76,12 +76,14 @@ class Result:
     description: str
     message: str
     cases: list = field(default_factory=list)
-    yours: list[ResidualView] = field(default_factory=list)
-    required: list[ResidualView] = field(default_factory=list)
-    your_bytes: int = 0  # on the device (what rankings count)
-    required_bytes: int = 0
-    your_host_bytes: int = 0  # offloaded to host memory, counted apart
-    required_host_bytes: int = 0
+    # Under the judge's names (``judge.data.report.Report``), as the API sends them: the submission's
+    # residuals (and those the required policy saves that it does not), and the required policy's.
+    residuals: list[ResidualView] = field(default_factory=list)
+    reference_residuals: list[ResidualView] = field(default_factory=list)
+    residual_bytes: int = 0  # on the device (what rankings count)
+    reference_residual_bytes: int = 0
+    host_residual_bytes: int = 0  # offloaded to host memory, counted apart
+    reference_host_residual_bytes: int = 0
     checkpoints: list = field(default_factory=list)
     forward: str = ""
     backward: str = ""
@@ -116,13 +118,13 @@ class Result:
 
     @property
     def has_residuals(self) -> bool:
-        return bool(self.yours or self.required)
+        return bool(self.residuals or self.reference_residuals)
 
     @property
     def required_marked(self) -> bool:
         """A row of the policy's table is marked (a label on another value): only then has it the
         columns that say so, so that the narrower table keeps its room beside the learner's."""
-        return any(row.offending for row in self.required)
+        return any(row.offending for row in self.reference_residuals)
 
     @property
     def peak_against_limit(self) -> int | None:
@@ -137,12 +139,12 @@ class Result:
 
     @property
     def offloads(self) -> bool:
-        return bool(self.your_host_bytes or self.required_host_bytes)
+        return bool(self.host_residual_bytes or self.reference_host_residual_bytes)
 
     @property
     def bytes_over(self) -> int:
         """Bytes the submission saves beyond what the policy keeps (negative: fewer)."""
-        return self.your_bytes - self.required_bytes
+        return (self.residual_bytes or 0) - self.reference_residual_bytes
 
 
 def residual_row(residual: Residual, offending: bool = False, reason: str = "", missing: bool = False) -> ResidualView:
@@ -261,12 +263,12 @@ def present(submission: Submission) -> Result | None:
         description=DESCRIPTIONS.get(submission.verdict, ""),
         message=submission.message,
         cases=report.cases,
-        yours=residual_rows(report.residuals) + residual_rows(report.missing_residuals, missing=True),
-        required=residual_rows(report.reference_residuals),  # a row the cause is about is marked
-        your_bytes=report.residual_bytes,
-        required_bytes=report.reference_residual_bytes,
-        your_host_bytes=report.host_residual_bytes,
-        required_host_bytes=report.reference_host_residual_bytes,
+        residuals=residual_rows(report.residuals) + residual_rows(report.missing_residuals, missing=True),
+        reference_residuals=residual_rows(report.reference_residuals),  # a row the cause is about is marked
+        residual_bytes=report.residual_bytes,
+        reference_residual_bytes=report.reference_residual_bytes,
+        host_residual_bytes=report.host_residual_bytes,
+        reference_host_residual_bytes=report.reference_host_residual_bytes,
         checkpoints=report.structure.checkpoints if report.structure is not None else [],
         forward=report.programs.get("forward", ""),
         backward=report.programs.get("backward", ""),

@@ -8,9 +8,11 @@ import html
 import re
 import shutil
 import textwrap
+import warnings
+
+from .schema import DEVICE, Memory, ReferenceResidual, ResidualRow, Submission, read
 
 ACCEPTED = "accepted"
-DEVICE = "device"
 NOTE_INDENT = "      "
 
 
@@ -39,33 +41,39 @@ def table(headers: list[str], rows: list[list], *, width: int | None = None, not
     return "\n".join(lines)
 
 
-def _kept_in(row: dict) -> str:
+def _kept_in(row: ResidualRow | ReferenceResidual) -> str:
     """Where a saved value waits for the backward pass: the host for what a policy offloads."""
-    return "device" if row.get("memory", DEVICE) == DEVICE else "host (offloaded)"
+    return "device" if row.memory == DEVICE else "host (offloaded)"
 
 
 class Result:
     """What ``arena.submit`` and ``arena.run`` return: the site's submission, graded."""
 
     def __init__(self, data: dict, *, site: str = ""):
-        self.data = data
+        self.data = data  # the site's JSON, as it came
         self.site = site
-        report = data.get("result") or {}
-        self.id: int = data["id"]
-        self.problem: str = data["problem"]
-        self.kind: str = data["kind"]
-        self.verdict: str | None = data.get("verdict")
-        self.message: str = report.get("message", data.get("message", ""))
-        self.description: str = report.get("description", "")
-        self.cases: list[dict] = report.get("cases", [])
-        self.residuals: list[dict] = report.get("residuals", [])
-        self.required_residuals: list[dict] = report.get("required_residuals", [])
-        self.memory: dict = report.get("memory") or {}
-        self.checkpoints: list[dict] = report.get("checkpoints", [])
-        self.time_s: float | None = report.get("time_s")
+        self.submission: Submission = read(Submission, data)
+        report = self.submission.result
+        self.id: int = self.submission.id
+        self.problem: str = self.submission.problem
+        self.kind: str = self.submission.kind
+        self.verdict: str | None = self.submission.verdict
+        self.message: str = report.message if report else self.submission.message
+        self.description: str = report.description if report else ""
+        self.cases = report.cases if report else []
+        self.residuals = report.residuals if report else []
+        self.reference_residuals = report.reference_residuals if report else []
+        self.memory: Memory = report.memory if report else Memory()
+        self.checkpoints = report.checkpoints if report else []
+        self.time_s: float | None = report.time_s if report else None
         # The module arena wrote around a function (``arena.source.module_source``): the site's line
         # numbers are its lines, not the notebook's; None when the code was sent as text.
         self.module_source: str | None = None
+
+    @property
+    def required_residuals(self) -> list[ReferenceResidual]:
+        warnings.warn("required_residuals is now reference_residuals", DeprecationWarning, stacklevel=2)
+        return self.reference_residuals
 
     @property
     def accepted(self) -> bool:
@@ -74,11 +82,11 @@ class Result:
     @property
     def inspected(self) -> bool:
         """An inspection that ran: it has no verdict (one that could not run has the failure's)."""
-        return self.kind == "inspect" and self.data.get("done") is True and self.verdict is None
+        return self.kind == "inspect" and self.submission.done and self.verdict is None
 
     @property
     def url(self) -> str:
-        return self.site + self.data.get("url", "")
+        return self.site + self.submission.url
 
     def __bool__(self) -> bool:
         return self.accepted
@@ -91,16 +99,16 @@ class Result:
     @property
     def offloads(self) -> bool:
         """Some value is kept on the host (an offloading policy): the tables then say where each is."""
-        return any(r.get("memory", DEVICE) != DEVICE for r in self.residuals + self.required_residuals)
+        return any(r.memory != DEVICE for r in [*self.residuals, *self.reference_residuals])
 
     def _residual_rows(self) -> list[list]:
         return [
             [
-                "missing" if r["missing"] else "!!" if r["offending"] else "",
-                r["type"],
-                r["bytes"],
-                r["saved_value"],
-                r["line"],
+                "missing" if r.missing else "!!" if r.offending else "",
+                r.type,
+                r.bytes,
+                r.saved_value,
+                r.line,
             ]
             + ([_kept_in(r)] if self.offloads else [])
             for r in self.residuals
@@ -108,8 +116,8 @@ class Result:
 
     def bytes_line(self) -> str:
         if self.kind == "inspect":
-            return f"Saved for the backward pass: {self.memory.get('residual_bytes', 0)} bytes."
-        yours, required = self.memory.get("residual_bytes", 0), self.memory.get("required_residual_bytes", 0)
+            return f"Saved for the backward pass: {self.memory.residual_bytes} bytes."
+        yours, required = self.memory.residual_bytes, self.memory.reference_residual_bytes
         over = yours - required
         comparison = (
             f"{over} bytes more than needed"
@@ -122,26 +130,24 @@ class Result:
             f"Saved for the backward pass: yours {yours} bytes, the required policy's {required} bytes: {comparison}."
         )
         if self.offloads:
-            host, required_host = (
-                self.memory.get("host_residual_bytes", 0),
-                self.memory.get("required_host_residual_bytes", 0),
-            )
+            host, required_host = self.memory.host_residual_bytes, self.memory.reference_host_residual_bytes
             line += f" On the host (offloaded, not counted above): yours {host} bytes, the required policy's {required_host}."
         return line
 
     def cost_line(self) -> str:
         """The measured gradient step (recorded submissions and inspections: a sample run is not
         measured)."""
-        if self.memory.get("flops") is None:
+        memory = self.memory
+        if memory.flops is None:
             return ""
-        line = f"One gradient step: {self.memory['flops']} FLOPs, peak {self.memory['peak_bytes']} bytes live"
-        if self.memory.get("recomputed_operations") is not None:
-            line += f"; the backward pass recomputes {self.memory['recomputed_operations']} operations"
+        line = f"One gradient step: {memory.flops} FLOPs, peak {memory.peak_bytes} bytes live"
+        if memory.recomputed_operations is not None:
+            line += f"; the backward pass recomputes {memory.recomputed_operations} operations"
         line += "."
-        if self.memory.get("xla_flops") is not None:
+        if memory.xla_flops is not None:
             line += (
                 f" These are the judge's own figures, the ones budgets and the leaderboard read; XLA's estimates "
-                f"({self.memory['xla_flops']} FLOPs, peak {self.memory['xla_peak_bytes']} bytes) are shown for "
+                f"({memory.xla_flops} FLOPs, peak {memory.xla_peak_bytes} bytes) are shown for "
                 f"reference only."
             )
         return line
@@ -163,7 +169,7 @@ class Result:
 
     def render(self, *, width: int | None = None, color: bool = False) -> str:
         width = width or shutil.get_terminal_size((120, 24)).columns
-        verdict = "inspected (no verdict)" if self.inspected else self.verdict or self.data.get("status", "")
+        verdict = "inspected (no verdict)" if self.inspected else self.verdict or self.submission.status
         if color:
             verdict = f"\033[1;{32 if self.accepted or self.inspected else 31}m{verdict}\033[0m"
         scope = {"run": "sample cases", "inspect": "inspection, first sample case"}.get(self.kind, "all cases")
@@ -178,16 +184,16 @@ class Result:
             # One line a case (the first failing case's message is whole above).
             rows = [
                 [
-                    c["name"],
-                    "yes" if c["sample"] else "",
-                    c["verdict"],
-                    "" if c["max_error"] is None else f"{c['max_error']:.2e}",
-                    c["message"],
+                    c.name,
+                    "yes" if c.sample else "",
+                    c.verdict,
+                    "" if c.max_error is None else f"{c.max_error:.2e}",
+                    c.message,
                 ]
                 for c in self.cases
             ]
             out += ["", table(["case", "sample", "verdict", "max error", "message"], rows, width=width)]
-        if self.residuals or self.required_residuals:
+        if self.residuals or self.reference_residuals:
             out += [
                 "",
                 self.bytes_line(),
@@ -196,19 +202,19 @@ class Result:
                     ["", "type", "bytes", "saved value", "line"] + (["kept in"] if self.offloads else []),
                     self._residual_rows(),
                     width=width,
-                    notes=[r["reason"] for r in self.residuals],
+                    notes=[r.reason for r in self.residuals],
                 ),
             ]
-            if self.required_residuals:
+            if self.reference_residuals:
                 rows = [
-                    [r["type"], r["bytes"], r["saved_value"]] + ([_kept_in(r)] if self.offloads else [])
-                    for r in self.required_residuals
+                    [r.type, r.bytes, r.saved_value] + ([_kept_in(r)] if self.offloads else [])
+                    for r in self.reference_residuals
                 ]
                 headers = ["type", "bytes", "saved value"] + (["kept in"] if self.offloads else [])
                 out += ["", "What the required policy keeps:", table(headers, rows)]
         for checkpoint in self.checkpoints:
-            where = f" at line {checkpoint['line']}" if checkpoint.get("line") else ""
-            out.append(f"checkpoint{where}: policy {checkpoint['policy']}, depth {checkpoint['depth']}")
+            where = f" at line {checkpoint.line}" if checkpoint.line else ""
+            out.append(f"checkpoint{where}: policy {checkpoint.policy_text}, depth {checkpoint.depth}")
         if self.cost_line():
             out += ["", self.cost_line()]
         if self.site:
@@ -241,17 +247,17 @@ class Result:
             )
         if self.lines_note():
             parts.append(f'<p style="color:#5e6b78">{e(self.lines_note())}</p>')
-        if self.residuals or self.required_residuals:
+        if self.residuals or self.reference_residuals:
             parts.append(f"<p>{e(self.bytes_line())} {e(self.cost_line())}</p>")
             rows = []
             for r in self.residuals:
-                shade = "#fff4e0" if r["missing"] else "#fdecea" if r["offending"] else "transparent"
-                mark = "missing" if r["missing"] else "!!" if r["offending"] else ""
+                shade = "#fff4e0" if r.missing else "#fdecea" if r.offending else "transparent"
+                mark = "missing" if r.missing else "!!" if r.offending else ""
                 rows.append(
-                    f'<tr style="background:{shade}"><td>{mark}</td><td><code>{e(r["type"])}</code></td>'
-                    f"<td>{r['bytes']}</td><td>{e(r['saved_value'])}</td><td>{r['line'] or ''}</td>"
+                    f'<tr style="background:{shade}"><td>{mark}</td><td><code>{e(r.type)}</code></td>'
+                    f"<td>{r.bytes}</td><td>{e(r.saved_value)}</td><td>{r.line or ''}</td>"
                     + (f"<td>{e(_kept_in(r))}</td>" if self.offloads else "")
-                    + f"<td>{e(r['reason'])}</td></tr>"
+                    + f"<td>{e(r.reason)}</td></tr>"
                 )
             parts.append(
                 '<table><caption style="text-align:left">Saved residuals</caption><thead><tr><th></th>'
@@ -261,10 +267,10 @@ class Result:
                 f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
             )
             required = "".join(
-                f"<tr><td><code>{e(r['type'])}</code></td><td>{r['bytes']}</td><td>{e(r['saved_value'])}</td>"
+                f"<tr><td><code>{e(r.type)}</code></td><td>{r.bytes}</td><td>{e(r.saved_value)}</td>"
                 + (f"<td>{e(_kept_in(r))}</td>" if self.offloads else "")
                 + "</tr>"
-                for r in self.required_residuals
+                for r in self.reference_residuals
             )
             if required:
                 parts.append(
@@ -275,10 +281,10 @@ class Result:
                     f"<tbody>{required}</tbody></table>"
                 )
         for checkpoint in self.checkpoints:
-            where = f" at line {checkpoint['line']}" if checkpoint.get("line") else ""
-            parts.append(f"<p>checkpoint{where}: policy <code>{e(checkpoint['policy'])}</code></p>")
-        if self.memory.get("picture_svg"):  # drawn by the site, its text escaped there
-            parts.append(f'<div style="max-width:720px">{self.memory["picture_svg"]}</div>')
+            where = f" at line {checkpoint.line}" if checkpoint.line else ""
+            parts.append(f"<p>checkpoint{where}: policy <code>{e(checkpoint.policy_text)}</code></p>")
+        if self.memory.picture_svg:  # drawn by the site, its text escaped there
+            parts.append(f'<div style="max-width:720px">{self.memory.picture_svg}</div>')
         if self.site:
             parts.append(f'<p><a href="{e(self.url)}" target="_blank">the verdict page</a></p>')
         parts.append("</div>")

@@ -9,6 +9,15 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_gradings(tmp_path_factory):
+    """Where a grading done once for the whole session is kept (tests/grading_cache.py): under the
+    folder every xdist process of the session shares."""
+    from tests import grading_cache
+
+    grading_cache.use(grading_cache.shared_root(tmp_path_factory.getbasetemp()) / "gradings")
+
+
 @pytest.fixture
 def past_the_gate(monkeypatch):
     """Grade as if the static gate had let the source through: what the deeper layers do alone."""

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from judge import grade, load_problem
+from judge import load_problem
 from judge.data import verdicts
-from tests.bank.test_bank_validates import _runner, graded
+from tests.bank.test_bank_validates import graded, graded_source
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -1377,7 +1377,7 @@ def _told_then_followed(slug: str, relative: str, cause: str, advice: str, edits
     for old, new in edits:
         assert old in source, old
         source = source.replace(old, new, 1)
-    return grade(problem, source, runner=_runner("jax_remat"))
+    return graded_source(problem, source, "jax_remat")
 
 
 # A file with a second mistake besides the one it is told first: no single edit turns it accepted, so

@@ -15,7 +15,8 @@ from judge.data import policy_names, verdicts
 from judge.grading.grader import default_runner
 from judge.grading.learner_terms import names_written
 from judge.runners.zygote_runner import ZygoteRunner
-from judge.validate import first_sentence, package_errors, run_step, steps
+from judge.validate import first_sentence, package_errors, steps
+from tests.grading_cache import graded_once
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").exists())
@@ -70,7 +71,7 @@ _LANES = {remat: ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"bank-{re
 
 @functools.cache
 def _grading(name: str, remat: str) -> Future:
-    return _LANES[remat].submit(_grade_every_step, name, _runner(remat))
+    return _LANES[remat].submit(_grade_every_step, name, remat)
 
 
 def graded(name: str, remat: str) -> dict:
@@ -82,13 +83,18 @@ def graded(name: str, remat: str) -> dict:
     return _grading(name, remat).result()
 
 
-def _grade_every_step(name: str, runner) -> dict:
+def graded_source(problem, source: str, remat: str):
+    """``source`` graded on ``problem`` under ``remat``, once in the session: every test, module
+    and process that grades the same text reads the same grading (tests/grading_cache.py)."""
+    return graded_once(problem, source, remat=remat, runner=_runner(remat))
+
+
+def _grade_every_step(name: str, remat: str) -> dict:
     problem = load_problem(ROOT / "problems" / name)
-    found = {}
-    for step in steps(problem):
-        row, report = run_step(problem, step, runner)
-        found[row.submission] = (row.expected, report)
-    return found
+    return {
+        step.name(problem): (step.expected, graded_source(problem, step.path.read_text(encoding="utf-8"), remat))
+        for step in steps(problem)
+    }
 
 
 @pytest.mark.parametrize("remat", REMATS)

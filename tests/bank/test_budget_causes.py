@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from judge import grade, load_problem
+from judge import load_problem
 from judge.data import verdicts
-from tests.bank.test_bank_validates import REMATS, _runner
+from tests.bank.test_bank_validates import REMATS, graded_source
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent / "budget"
 
 
 def _graded(slug: str, source: str, remat: str):
-    return grade(load_problem(ROOT / "problems" / slug), source, runner=_runner(remat))
+    return graded_source(load_problem(ROOT / "problems" / slug), source, remat)
 
 
 def _over(report) -> str:
@@ -108,7 +108,7 @@ def test_a_checkpoint_per_layer_where_the_budget_needs_segments_is_told_their_le
 )
 def test_the_bank_s_peaks_over_the_budget_give_the_figure_and_the_cause_in_one_sentence(slug, relative, because):
     problem = load_problem(ROOT / "problems" / slug)
-    report = grade(problem, (problem.path / "submissions" / relative).read_text(), runner=_runner("jax_remat"))
+    report = graded_source(problem, (problem.path / "submissions" / relative).read_text(), "jax_remat")
     assert report.cause.startswith(_over(report) + because), report.cause
     assert report.message.count(f"peaks at {report.cost.peak_bytes} bytes") == 1, report.message
 
@@ -116,7 +116,7 @@ def test_the_bank_s_peaks_over_the_budget_give_the_figure_and_the_cause_in_one_s
 def test_a_step_over_its_flops_gives_the_figure_and_the_cause_in_one_sentence():
     problem = load_problem(ROOT / "problems" / "fit_the_budget")
     source = (problem.path / "submissions" / "policy_violation" / "nested_segments.py").read_text()
-    report = grade(problem, source, runner=_runner("jax_remat"))
+    report = graded_source(problem, source, "jax_remat")
     flops, limit = int(f"{report.cost.flops:.0f}"), 48000000
     assert report.cause.startswith(
         f"Your gradient step needs {flops} FLOPs, {flops - limit} over the {limit} allowed, because your "

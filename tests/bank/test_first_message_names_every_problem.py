@@ -6,9 +6,9 @@ file, is accepted."""
 import re
 from pathlib import Path
 
-from judge import grade, load_problem
+from judge import load_problem
 from judge.data import verdicts
-from tests.bank.test_bank_validates import _runner
+from tests.bank.test_bank_validates import graded_source
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAINING = load_problem(ROOT / "problems" / "static_argnums_training_flag")
@@ -41,7 +41,7 @@ def masked_block(W, x, is_training):
 
 
 def _graded(source: str):
-    return grade(TRAINING, source, runner=_runner("jax_remat"))
+    return graded_source(TRAINING, source, "jax_remat")
 
 
 def _tries(advice: str) -> list[str]:

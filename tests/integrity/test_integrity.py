@@ -22,6 +22,7 @@ from judge.grading import trusted
 from judge.grading.grader import CONTRADICTED
 from judge.in_child import gate
 from judge.runners.zygote_runner import shared_runner
+from tests.integrity.child_runs import ChildRunsOnce
 from tests.judge.runners import ForgedReport
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,11 +91,12 @@ def test_case_gets_its_verdict(path, monkeypatch):
     covers: as sent it is ``forbidden``; past the gate the deeper check must still hold alone."""
     slug, expected = path.parts[-3], path.parts[-2]
     source = path.read_text()
+    runner = runs_once(shared_runner())
     if PAST_THE_GATE in ast.get_docstring(syntax.parse(source)):
-        sent = grade(problem(slug), source)
+        sent = grade(problem(slug), source, runner=runner)
         assert sent.verdict == "forbidden", sent.message
         monkeypatch.setattr(gate, "check", lambda source: None)
-    report = grade(problem(slug), source)
+    report = grade(problem(slug), source, runner=runner)
     assert report.verdict == expected, report.message
 
 
@@ -112,6 +114,15 @@ FORGED = [
     for remat in ("jax_remat", "remat3")
     if remat == "jax_remat" or path.parts[-3] not in REMAT3_BLIND
 ]
+
+
+_ONCE: dict[int, ChildRunsOnce] = {}
+
+
+def runs_once(runner) -> ChildRunsOnce:
+    """``runner``, each of its child runs done once in this process (tests/integrity/child_runs.py):
+    the plain and the forged gradings of a case, and every case's forged reference, share them."""
+    return _ONCE.setdefault(id(runner), ChildRunsOnce(runner))
 
 
 @functools.cache
@@ -135,7 +146,7 @@ def test_case_keeps_its_verdict_when_the_gate_is_escaped_and_the_report_forged(p
     if remat == "remat3":
         expected = REMAT3_VERDICTS.get(str(path.relative_to(CASES_DIR)), expected)
     monkeypatch.setattr(gate, "check", lambda source: None)
-    forged = ForgedReport(problem(slug).reference, _inner(remat))
+    forged = ForgedReport(problem(slug).reference, runs_once(_inner(remat)))
     report = grade(problem(slug), path.read_text(), runner=forged)
     assert forged.forged or report.verdict in ("compile_error", "runtime_error"), "nothing was forged"
     if expected == "accepted" and CONTRADICTED in report.notes and trusted.unverified(problem(slug)):

@@ -213,6 +213,144 @@ ACCUMULATION_ACCEPTED = [
     ),
 ]
 
+LONG_CONTEXT_POLICY = (
+    "jax.checkpoint_policies.save_and_offload_only_these_names(names_which_can_be_saved=['k', 'v'], "
+    "names_which_can_be_offloaded=['context', 'q'], offload_src='device', offload_dst='pinned_host')"
+)
+LONG_CONTEXT_LISTS = (
+    "jax.checkpoint_policies.save_and_offload_only_these_names(\n"
+    "        names_which_can_be_saved={saved},\n"
+    "        names_which_can_be_offloaded={offloaded},\n"
+    '        offload_src="device",\n'
+    '        offload_dst="pinned_host",\n'
+    "    )"
+)
+OFFLOAD_ACCEPTED = [
+    (
+        "long_context_offload",
+        "policy_violation/all_on_device.py",
+        "Your jax.checkpoint (line 30) uses save_only_these_names('context', 'k', 'q', 'v')",
+        f"policy={LONG_CONTEXT_POLICY} on that jax.checkpoint",
+        [('jax.checkpoint_policies.save_only_these_names("q", "k", "v", "context")', LONG_CONTEXT_POLICY)],
+    ),
+    (
+        "long_context_offload",
+        "policy_violation/lists_swapped.py",
+        "Your jax.checkpoint (line 35) uses save_and_offload_only_these_names(names_which_can_be_saved=['context', 'q']",
+        f"policy={LONG_CONTEXT_POLICY} on that jax.checkpoint",
+        [(LONG_CONTEXT_LISTS.format(saved='["q", "context"]', offloaded='["k", "v"]'), LONG_CONTEXT_POLICY)],
+    ),
+    (
+        "long_context_offload",
+        "policy_violation/offload_every_name.py",
+        "Your jax.checkpoint (line 35) uses save_and_offload_only_these_names(names_which_can_be_saved=[]",
+        f"policy={LONG_CONTEXT_POLICY} on that jax.checkpoint",
+        [(LONG_CONTEXT_LISTS.format(saved="[]", offloaded='["q", "k", "v", "context"]'), LONG_CONTEXT_POLICY)],
+    ),
+    (
+        "long_context_offload",
+        "policy_violation/offload_every_product.py",
+        "Your jax.checkpoint (line 31) uses offload_dot_with_no_batch_dims('device', 'pinned_host')",
+        f"policy={LONG_CONTEXT_POLICY} on that jax.checkpoint",
+        [('jax.checkpoint_policies.offload_dot_with_no_batch_dims("device", "pinned_host")', LONG_CONTEXT_POLICY)],
+    ),
+    (
+        "long_context_offload",
+        "runtime_error/memories_swapped.py",
+        "Your offloading policy moves saved values the wrong way (line 31)",
+        "Try: offload_src='device', offload_dst='pinned_host' in your save_and_offload_only_these_names at line 31",
+        [
+            (
+                'offload_src="pinned_host",\n        offload_dst="device",',
+                'offload_src="device",\n        offload_dst="pinned_host",',
+            )
+        ],
+    ),
+    (
+        "long_context_offload",
+        "wrong_answer/unscaled_scores.py",
+        ANOTHER_VALUE,
+        FORMULA,
+        [
+            ("import jax\n", "import math\n\nimport jax\n"),
+            ("qh, k)  # the scale 1 / sqrt(c) forgotten", "qh, k) / math.sqrt(c)"),
+        ],
+    ),
+]
+
+PRESET = "jax.checkpoint_policies.save_only_these_names('key_proj', 'query_proj', 'value_proj')"
+PRESET_ACCEPTED = [
+    (
+        "named_policies_at_scale",
+        "policy_violation/all_but_these.py",
+        "Your jax.checkpoint uses save_any_names_but_these('key_proj', 'query_proj', 'value_proj')",
+        f"policy={PRESET} on that jax.checkpoint",
+        [
+            (
+                'jax.checkpoint_policies.save_any_names_but_these("query_proj", "key_proj", "value_proj")',
+                PRESET,
+            )
+        ],
+    ),
+    (
+        "named_policies_at_scale",
+        "policy_violation/attention_only.py",
+        "Part of the computation lies outside your jax.checkpoint (line 32): line 34",
+        "move that line into the function you checkpoint",
+        [
+            ("    def attention(h, wq, wk, wv, wo):", "    def attention(h, wq, wk, wv, wo, w_up, w_down):"),
+            (
+                '        return h + checkpoint_name(context @ wo, "out_proj")\n',
+                '        h = h + checkpoint_name(context @ wo, "out_proj")\n'
+                '        up = checkpoint_name(rms_norm(h) @ w_up, "mlp_up")\n'
+                '        return h + checkpoint_name(jax.nn.gelu(up) @ w_down, "mlp_down")\n',
+            ),
+            (
+                "        h = jax.checkpoint(attention, policy=SAVE_QKV_PROJ)(h, wq, wk, wv, wo)\n"
+                '        up = checkpoint_name(rms_norm(h) @ w_up, "mlp_up")\n'
+                '        return h + checkpoint_name(jax.nn.gelu(up) @ w_down, "mlp_down"), None\n',
+                "        return jax.checkpoint(attention, policy=SAVE_QKV_PROJ)(h, wq, wk, wv, wo, w_up, w_down), None\n",
+            ),
+        ],
+    ),
+    (
+        "named_policies_at_scale",
+        "policy_violation/every_projection.py",
+        "Your jax.checkpoint uses dots_with_no_batch_dims_saveable",
+        f"policy={PRESET} on that jax.checkpoint",
+        [("jax.checkpoint_policies.dots_with_no_batch_dims_saveable", PRESET)],
+    ),
+    (
+        "named_policies_at_scale",
+        "policy_violation/no_checkpoint.py",
+        "Your program has no jax.checkpoint",
+        f"checkpoint the step you give to jax.lax.scan at line 31: jax.lax.scan(jax.checkpoint(layer, policy={PRESET})",
+        [("jax.lax.scan(layer,", f"jax.lax.scan(jax.checkpoint(layer, policy={PRESET}),")],
+    ),
+    (
+        "named_policies_at_scale",
+        "policy_violation/whole_scan.py",
+        "Your jax.checkpoint (line 39) wraps the whole jax.lax.scan, not the step it runs",
+        "with no checkpoint around the scan itself",
+        [
+            ("    @partial(jax.checkpoint, policy=keep)\n", ""),
+            ("jax.lax.scan(layer, x, weights)", "jax.lax.scan(jax.checkpoint(layer, policy=keep), x, weights)"),
+        ],
+    ),
+    (
+        "named_policies_at_scale",
+        "wrong_answer/mlp_without_residual.py",
+        ANOTHER_VALUE,
+        FORMULA,
+        [
+            (
+                '        return checkpoint_name(jax.nn.gelu(up) @ w_down, "mlp_down"), None',
+                '        return h + checkpoint_name(jax.nn.gelu(up) @ w_down, "mlp_down"), None',
+            )
+        ],
+    ),
+]
+
 # Mended as told, the file is told its next mistake: (..., that verdict and the opening of its cause).
 REAL_LATER = [
     (
@@ -224,15 +362,25 @@ REAL_LATER = [
         verdicts.POLICY_VIOLATION,
         "Your code names no value 'up'",
     ),
+    (
+        "named_policies_at_scale",
+        "policy_violation/labels_of_another_codebase.py",
+        "Your code names no value 'query_proj'",
+        'label the value where your code makes it, as h = checkpoint_name(..., "query_proj")',
+        [('"q_proj"', '"query_proj"')],
+        verdicts.POLICY_VIOLATION,
+        "Your code names no value 'key_proj'",
+    ),
 ]
 
-FOLLOWED = base.FOLLOWED + [f[:5] for f in REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED + REAL_LATER]
+TURNED_ACCEPTED = REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED + OFFLOAD_ACCEPTED + PRESET_ACCEPTED
+FOLLOWED = base.FOLLOWED + [f[:5] for f in TURNED_ACCEPTED + REAL_LATER]
 
 
 @pytest.mark.parametrize(
     "slug, relative, cause, advice, edits",
-    REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED,
-    ids=[f"{f[0]}/{f[1]}" for f in REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED],
+    TURNED_ACCEPTED,
+    ids=[f"{f[0]}/{f[1]}" for f in TURNED_ACCEPTED],
 )
 def test_the_advice_followed_is_accepted(slug, relative, cause, advice, edits):
     followed = _told_then_followed(slug, relative, cause, advice, edits)

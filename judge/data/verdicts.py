@@ -107,6 +107,21 @@ class FindingKind(StrEnum):
     UNVERIFIED = "unverified"
 
 
+class CauseKind(StrEnum):
+    """What a policy_violation's first sentence (its structural cause) is about: no checkpoint, a
+    hand-written derivative, the policy, lines outside the checkpoint, another structure rule, the
+    names saved, bytes or cost (``Cause.kind`` of the message's wording)."""
+
+    NO_CHECKPOINT = "no_checkpoint"
+    HAND_WRITTEN = "hand_written"
+    POLICY = "policy"
+    OUTSIDE = "outside"
+    STRUCTURE = "structure"
+    NAMES = "names"
+    BYTES = "bytes"
+    COST = "cost"
+
+
 # An error a child reported, by its kind: the verdicts it may name (an output limit: printed on
 # hidden cases, where the child counts what it drops), and an output that cannot be
 # differentiated (found while tracing), which is a wrong answer.

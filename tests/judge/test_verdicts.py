@@ -61,3 +61,9 @@ def test_a_childs_end_is_decided_in_one_place_whatever_stopped_it():
     assert chatty.detail == classify_exit(killed, limits, 0.5, 0.1, stopped="stdout")[1]
     silent = interpret({"stdout": b"", "result": b""}, None, 3, limits, 0.5, 0.1)
     assert (silent.outcome, silent.detail) == ("crashed", "exited with status 3 before reporting a result")
+
+
+def test_every_trusted_finding_with_advice_of_its_kind_is_of_the_vocabulary():
+    from judge.grading.grader import TRUSTED_ADVICE
+
+    assert set(TRUSTED_ADVICE) <= set(verdicts.FindingKind)

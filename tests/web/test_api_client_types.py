@@ -1,5 +1,5 @@
-"""The Python client's typed classes (``arena.schema``) and the OpenAPI schema the site serves
-declare the same fields with the same types: a field renamed, added, dropped or retyped on one side
+"""The Python client's typed classes (``arena.schema``: a submission, its report, an exploration)
+and the OpenAPI schema the site serves declare the same fields with the same types: a field renamed, added, dropped or retyped on one side
 only fails here, before a learner's client misreads a report."""
 
 import dataclasses
@@ -11,7 +11,7 @@ import pytest
 from arena import schema as client
 from webplatform.api.api import api
 
-JSON_TYPES = {"integer": "int", "number": "float", "string": "str", "boolean": "bool"}
+JSON_TYPES = {"integer": "int", "number": "float", "string": "str", "boolean": "bool", "object": "dict"}
 
 
 @pytest.fixture(scope="module")

@@ -162,15 +162,15 @@ def test_the_python_client_explores_a_function_through_the_api(learner, monkeypa
     fake = ArenaClient("http://site.example", token, transport=transport)
     monkeypatch.setattr(arena, "_client", fake)
     found = arena.explore(_mlp, *SHAPES, budget=10**9)
-    assert found.best["plan"] == "as written" and len(found.rows) == 6  # no names: no plans for names
-    nothing = next(r for r in found.rows if r["plan"] == "nothing_saveable")
-    assert nothing["held_bytes"] == INPUT_BYTES and nothing["recomputed_flops"] > 0
+    assert found.best.plan == "as written" and len(found.rows) == 6  # no names: no plans for names
+    nothing = next(r for r in found.rows if r.plan == "nothing_saveable")
+    assert nothing.held_bytes == INPUT_BYTES and nothing.recomputed_flops > 0
     assert "nothing_saveable" in repr(found)
     # the budget on the step's peak: sent at the start, so the site chose on it (no asking again)
-    lowest = min(r["peak_bytes"] for r in found.rows)
+    lowest = min(r.peak_bytes for r in found.rows)
     asked.clear()
     on_peak = arena.explore(_mlp, *SHAPES, budget=lowest, budget_on="peak")
-    assert on_peak.best["peak_bytes"] == lowest and on_peak.data["budget_on"] == "peak"
+    assert on_peak.best.peak_bytes == lowest and on_peak.exploration.budget_on == "peak"
     assert not any("on" in query for query in asked)
 
     path = tmp_path / "mine.py"

@@ -6,7 +6,7 @@
     result            # a notebook shows the verdict, the message and the residual table
     result.accepted, result.verdict, result.message, result.residuals, result.memory
     found = arena.explore(my_function, "f32[64,128]", "f32[128,64]", budget=200_000)  # every policy
-    found.best["code"]  # the change that applies the cheapest plan within the budget
+    found.best.code   # the change that applies the cheapest plan within the budget
 
 ``fn_or_source``: the module's text, a ``pathlib.Path`` to a file, or a function (the module is
 written around it: see ``arena.source``).
@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 
 from .client import ArenaError, Client  # noqa: E402
 from .result import Result, render_exploration  # noqa: E402
+from .schema import PolicyExploration, read  # noqa: E402
 from .source import SourceError, source_text  # noqa: E402
 
 __all__ = [
@@ -85,12 +86,14 @@ def run(slug: str, fn_or_source, *, wait: bool = True, timeout: float = 300, ver
 
 
 class Exploration:
-    """The policy explorer's answer: ``rows`` (one per plan, with ``held_bytes``, ``flops``,
-    ``dominated``...), ``best`` (the plan within the budget, with its ``code``; None if none fits
-    or no budget was given) and ``data`` (the API's whole answer). Printed, it is the table."""
+    """The policy explorer's answer: ``rows`` (one ``arena.schema.Plan`` per plan, with
+    ``held_bytes``, ``flops``, ``dominated``...), ``best`` (the plan within the budget, with its
+    ``code``; None if none fits or no budget was given), ``exploration`` (the whole answer, typed)
+    and ``data`` (as the site sent it). Printed, it is the table."""
 
     def __init__(self, data: dict):
-        self.data, self.rows, self.best = data, data.get("rows", []), data.get("best")
+        self.data, self.exploration = data, read(PolicyExploration, data)
+        self.rows, self.best = self.exploration.rows, self.exploration.best
 
     def __repr__(self) -> str:
         return render_exploration(self.data)

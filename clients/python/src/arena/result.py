@@ -10,7 +10,7 @@ import shutil
 import textwrap
 import warnings
 
-from .schema import DEVICE, Memory, ReferenceResidual, ResidualRow, Submission, read
+from .schema import DEVICE, Memory, PolicyExploration, ReferenceResidual, ResidualRow, Submission, read
 
 ACCEPTED = "accepted"
 NOTE_INDENT = "      "
@@ -292,40 +292,41 @@ class Result:
 
 
 def render_exploration(data: dict) -> str:
-    """An exploration as the terminal shows it: every plan, the beaten ones marked, and the plan
-    within the budget with the code that applies it."""
-    if data.get("error"):
-        return f"The exploration did not run: {data['error']}"
-    best = (data.get("best") or {}).get("plan")
+    """An exploration (the site's answer) as the terminal shows it: every plan, the beaten ones
+    marked, and the plan within the budget with the code that applies it."""
+    found: PolicyExploration = read(PolicyExploration, data)
+    if found.error:
+        return f"The exploration did not run: {found.error}"
+    best = found.best.plan if found.best else None
     rows = [
         [
-            "*" if r["plan"] == best else ("-" if r["dominated"] else ""),
-            r["plan"],
-            r["held_bytes"],
-            r["host_bytes"] or "",
-            r["peak_bytes"],
-            f"{r['flops']:.4g}",
-            f"{r['recomputed_flops']:.4g}",
+            "*" if r.plan == best else ("-" if r.dominated else ""),
+            r.plan,
+            r.held_bytes,
+            r.host_bytes or "",
+            r.peak_bytes,
+            f"{r.flops:.4g}",
+            f"{r.recomputed_flops:.4g}",
         ]
-        for r in data["rows"]
+        for r in found.rows
     ]
     lines = [
-        f"{data['function']}({', '.join(data['args'])}): {len(rows)} plans",
+        f"{found.function}({', '.join(found.args)}): {len(rows)} plans",
         table(["", "plan", "held (device)", "held (host)", "peak", "FLOPs", "recomputed FLOPs"], rows),
         "-: beaten by another plan on device memory, host memory, peak and FLOPs",
     ]
-    for failure in data.get("failed", []):
+    for failure in found.failed:
         lines.append(f"{failure.get('plan')}: did not run: {failure.get('message')}")
-    if data.get("budget") is not None:
-        peak = data.get("budget_on") == "peak"
-        if best is None:
+    if found.budget is not None:
+        peak = found.budget_on == "peak"
+        if found.best is None:
             lines.append(
-                f"No plan's step peaks at {data['budget']} bytes or fewer."
+                f"No plan's step peaks at {found.budget} bytes or fewer."
                 if peak
-                else f"No plan holds at most {data['budget']} bytes on the device between the passes."
+                else f"No plan holds at most {found.budget} bytes on the device between the passes."
             )
         else:
-            within = f"{data['budget']} bytes" + (" at the step's peak" if peak else "")
+            within = f"{found.budget} bytes" + (" at the step's peak" if peak else "")
             lines.append(f"*: the cheapest plan within {within}: {best}")
-            lines += [f"    {line}" if line else "" for line in data["best"]["code"].splitlines()]
+            lines += [f"    {line}" if line else "" for line in found.best.code.splitlines()]
     return "\n".join(lines)

@@ -1,5 +1,5 @@
-"""The site's answers as typed classes: a submission and its graded report, field for field as the
-API's OpenAPI schema declares them (the names are the judge's, from the judge to this client).
+"""The site's answers as typed classes: a submission and its graded report, and an exploration of
+policies, field for field as the API's OpenAPI schema declares them (the names are the judge's, from the judge to this client).
 ``tests/web/test_api_client_types.py`` fails when these and the schema the site serves drift apart.
 
 ``read(Submission, data)`` builds one from the JSON; a field the site did not send (an older site)
@@ -132,7 +132,55 @@ class Submission(Answer):
     result: Report | None = None
 
 
-CLASSES = (Case, ResidualRow, ReferenceResidual, Checkpoint, Memory, Programs, Report, Submission)
+@dataclass
+class Plan(Answer):
+    """One checkpoint policy of an exploration, measured."""
+
+    plan: str
+    code: str  # the code that applies it
+    held_bytes: int  # kept on the device between the passes
+    host_bytes: int  # kept in host memory
+    residuals: int
+    peak_bytes: int
+    held_peak_bytes: int
+    flops: float
+    recomputed_flops: float
+    dominated: bool  # beaten by another plan on every figure
+
+
+@dataclass
+class PolicyExploration(Answer):
+    """The policy explorer's answer (the schema's ``Exploration``)."""
+
+    SCHEMA: ClassVar[str] = "Exploration"
+
+    id: int
+    status: str
+    done: bool
+    function: str
+    args: list[str]
+    budget: int | None
+    budget_on: str  # held or peak
+    error: str | None
+    url: str
+    names: list[str] = field(default_factory=list)
+    rows: list[Plan] = field(default_factory=list)
+    failed: list[dict] = field(default_factory=list)  # {"plan": ..., "message": ...}
+    best: Plan | None = None
+
+
+CLASSES = (
+    Case,
+    ResidualRow,
+    ReferenceResidual,
+    Checkpoint,
+    Memory,
+    Programs,
+    Report,
+    Submission,
+    Plan,
+    PolicyExploration,
+)
 
 
 def read(cls: type, data: dict):

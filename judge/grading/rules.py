@@ -11,8 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from ..data import library_calls, policy_names
+from ..data import policy_names
 from ..data.evidence import Checkpoint, Cost, Residual, ResidualRow, Structure
+from ..packages import checks
 from ..packages.package import CostRules, ResidualRules, StructureRules
 
 
@@ -422,78 +423,12 @@ def structure_problems(found: Structure, rules: StructureRules) -> list[tuple[St
 # ---------------------------------------------------------------------------- cost
 
 
-class Overrun(str):
-    """A cost rule's problem that is a figure over its limit, as text, with the figures themselves:
-    the cause of a policy_violation (``judge.words``) states them in its own sentence."""
-
-    measured: float
-    allowed: float
-
-    def __new__(cls, text: str, measured: float, allowed: float) -> "Overrun":
-        problem = super().__new__(cls, text)
-        problem.measured, problem.allowed = measured, allowed
-        return problem
+# A limit's sentence that carries its figures (``judge.words`` states them in the cause's sentence).
+Overrun = checks.Overrun
 
 
 def check_cost(cost: Cost, reference: Cost | None, found: Structure, rules: CostRules) -> list[str]:
-    """The cost rules on one case; ``reference``: the reference's cost on the same case."""
-    problems = []
-    # the peak first: a budget problem is about memory, and a step over both budgets is told that first
-    if rules.max_peak_bytes is not None and cost.peak_bytes > rules.max_peak_bytes:
-        problems.append(
-            Overrun(
-                f"your gradient step peaks at {cost.peak_bytes} bytes alive at once; at most "
-                f"{rules.max_peak_bytes} are allowed",
-                cost.peak_bytes,
-                rules.max_peak_bytes,
-            )
-        )
-    if rules.max_flops is not None and cost.uncounted_loops:
-        problems.append(
-            f"your gradient step runs a while_loop whose number of trips the program does not show: counted "
-            f"with one trip it needs {cost.flops:.0f} FLOPs, a lower bound, where at most {rules.max_flops:.0f} "
-            f"are allowed"
-        )
-    elif rules.max_flops is not None and cost.opaque_calls:
-        problems.append(
-            f"your gradient step calls {library_calls.listed(cost.opaque_calls)}, whose work the judge "
-            f"cannot count from your program: without it the step needs {cost.flops:.0f} FLOPs, where at "
-            f"most {rules.max_flops:.0f} are allowed in all; this problem needs no such call, so write the "
-            f"step with jnp's arithmetic and matrix products"
-        )
-    elif rules.max_flops is not None and cost.flops > rules.max_flops:
-        problems.append(
-            Overrun(
-                f"your gradient step needs {cost.flops:.0f} FLOPs; at most "
-                f"{rules.max_flops:.0f} are allowed (too much recomputation)",
-                cost.flops,
-                rules.max_flops,
-            )
-        )
-    if rules.saves_memory:
-        problems += _saves_memory(cost, reference, found)
-    if rules.held_at_most_reference and reference is not None and cost.held_peak_bytes > reference.held_peak_bytes:
-        problems.append(
-            f"your backward pass holds up to {cost.held_peak_bytes} bytes of saved and recomputed values "
-            f"at once; the reference holds at most {reference.held_peak_bytes} on this case, and yours "
-            f"may not hold more"
-        )
-    return problems
-
-
-def _saves_memory(cost: Cost, reference: Cost | None, found: Structure) -> list[str]:
-    """Whether the step holds less than the same computation holds without any checkpoint: the
-    reference's program without its checkpoints, measured by the judge (a submission's child is
-    never asked what its own program would hold: it could say anything)."""
-    plain = reference.plain_held_peak_bytes if reference is not None else None
-    if plain is None:  # the reference defines its own derivative: not measured
-        return []
-    if cost.held_peak_bytes < plain:
-        return []
-    where = ", ".join(f"line {c.line}" for c in found.checkpoints if c.on_path is not False and c.line)
-    return [
-        f"your jax.checkpoint{f' ({where})' if where else ''} saves no memory: the backward pass recomputes it "
-        f"while it still holds everything else it kept ({cost.held_peak_bytes} bytes of saved and recomputed "
-        f"values at once; {plain} without any checkpoint); checkpoint an earlier stage "
-        f"instead"
-    ]
+    """The cost limits on one case, each as ``checks.COST`` declares it and in its order (the peak
+    first); ``reference``: the reference's cost on the same case; ``found`` places a sentence in
+    the learner's code."""
+    return [told for _, told in checks.enforced(checks.COST, rules, checks.Spending(cost, reference, found))]

@@ -18,7 +18,7 @@ from ..data.evidence import DEVICE, Residual, Structure
 from ..data.messages import TracedCase
 from ..packages import checks
 from ..packages.package import Problem
-from . import labelled_value, rules, source_problems, source_reading
+from . import labelled_value, source_problems, source_reading
 
 
 @dataclass(frozen=True)
@@ -103,13 +103,11 @@ def cost_findings(problem: Problem, got: TracedCase, want: TracedCase) -> list[F
     if got.cost is None:
         return []
     structure = Structure() if got.contradicted else got.structure
+    spending = checks.Spending(got.cost, want.cost, structure)
     return [
-        Finding("cost", problem_text, _COST_HIDDEN)
-        for problem_text in rules.check_cost(got.cost, want.cost, structure, problem.cost_rules)
+        Finding("cost", told, check.hidden)
+        for check, told in checks.enforced(checks.COST, problem.cost_rules, spending)
     ]
-
-
-_COST_HIDDEN = "your gradient step costs more (memory held at once, or FLOPs) than this problem allows"
 
 
 def _difference(

@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 from judge import PackageError, grade, load_problem
-from judge.data.evidence import Aval, Checkpoint, Cost, Structure
+from judge.data.evidence import Aval, Cost, Structure
 from judge.data.messages import TracedCase
 from judge.data.saved_values import SavedValue, fingerprint
 from judge.grading import trusted
 from judge.packages import checks
 from judge.packages.package import CostRules, ResidualRules
+from tests.judge.test_memory_kinds import CHECKPOINT  # one jax.checkpoint, at line 9
 
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
@@ -184,22 +185,6 @@ def test_a_residual_limit_is_judged_on_the_verifiers_count_not_the_childs_report
     assert [f.kind for f in trusted.value_findings(problem, case, traced(saved(2)))[0]] == ["limit"]
 
 
-LINE_9 = Structure(
-    [
-        Checkpoint(
-            policy="nothing_saveable",
-            policy_text="nothing_saveable",
-            prevent_cse=True,
-            line=9,
-            parent=None,
-            depth=0,
-            in_loop=False,
-            encloses={"dot_general": 1},
-        )
-    ]
-)
-
-
 @pytest.mark.parametrize(
     "rules, cost, sentence",
     [
@@ -220,6 +205,13 @@ LINE_9 = Structure(
             "one trip it needs 10 FLOPs, a lower bound, where at most 1000000 are allowed",
         ),
         (
+            {"max_flops": 1e6},
+            Cost(flops=10.0, peak_bytes=10, opaque_calls=("lapack_sgesdd_ffi",)),
+            "your gradient step calls jnp.linalg.svd (lapack_sgesdd_ffi), whose work the judge cannot count from "
+            "your program: without it the step needs 10 FLOPs, where at most 1000000 are allowed in all; this "
+            "problem needs no such call, so write the step with jnp's arithmetic and matrix products",
+        ),
+        (
             {"saves_memory": True},
             Cost(flops=10.0, peak_bytes=10, held_peak_bytes=900),
             "your jax.checkpoint (line 9) saves no memory: the backward pass recomputes it while it still holds "
@@ -233,16 +225,23 @@ LINE_9 = Structure(
             "holds at most 600 on this case, and yours may not hold more",
         ),
     ],
-    ids=["max_peak_bytes", "max_flops", "max_flops_uncounted", "saves_memory", "held_at_most_reference"],
+    ids=[
+        "max_peak_bytes",
+        "max_flops",
+        "max_flops_uncounted",
+        "max_flops_library_call",
+        "saves_memory",
+        "held_at_most_reference",
+    ],
 )
 def test_a_submission_over_a_cost_limit_gets_its_declared_sentence(dot, rules, cost, sentence):
     (key,) = rules
     reference = Cost(flops=10.0, peak_bytes=10, held_peak_bytes=600, plain_held_peak_bytes=800)
     problem = dataclasses.replace(dot, cost_rules=CostRules(**rules))
-    found = trusted.cost_findings(problem, traced([], cost, LINE_9), traced([], reference))
+    found = trusted.cost_findings(problem, traced([], cost, CHECKPOINT), traced([], reference))
     assert [(f.kind, f.sentence, f.hidden) for f in found] == [("cost", sentence, BY_KEY[key].hidden)]
     within = dataclasses.replace(reference, flops=5.0, peak_bytes=5, held_peak_bytes=500)
-    assert trusted.cost_findings(problem, traced([], within, LINE_9), traced([], reference)) == []
+    assert trusted.cost_findings(problem, traced([], within, CHECKPOINT), traced([], reference)) == []
 
 
 def test_a_figure_over_its_limit_carries_the_figures_for_the_cause():

@@ -27,20 +27,17 @@ import asyncio
 import json
 import os
 import re
-import signal
 import statistics
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
 from .bench import WRK_REPORT, layouts, wrk
-from .burst import SESSIONS
 from .front import describe
-from .processes import ROOT, Child, free_port, manage, wait_until
-from .stack import production_env
+from .processes import ROOT, free_port, manage
+from .running_site import learner_sessions, site_env, start_site
 
 PROBLEM = "checkpoint_dot_policy"
 STEPS = (250, 500, 1000, 2000)
@@ -102,47 +99,18 @@ class Site:
 
     def __init__(self, var: Path, queues: str, layout: str):
         self.var, self.queues, self.layout, self.port = var, queues, layout, free_port()
-        # the stack's own key (production_env): the learners' sessions made here must be its sessions
+        # as deployed (site_env: the stack's own key, so that the learners' sessions made here are its sessions)
         self.env = {
             **os.environ,
-            **production_env(var),
-            "DATABASE_URL": f"sqlite:///{(var / 'db.sqlite3').resolve()}",
-            "DJANGO_SETTINGS_MODULE": "webplatform.settings",
-            "PYTHONUNBUFFERED": "1",
+            **site_env(var, f"sqlite:///{(var / 'db.sqlite3').resolve()}"),
             "SUBMISSIONS_PER_MINUTE": "1000",
         }
 
     def __enter__(self):
         subprocess.run(["rm", "-rf", str(self.var)], check=True)
         self.var.mkdir(parents=True)
-        self.launcher = Child(
-            "launcher",
-            [
-                sys.executable,
-                "-m",
-                "devstack",
-                "run",
-                "--port",
-                str(self.port),
-                "--var",
-                str(self.var),
-                "--queues",
-                self.queues,
-                "--layout",
-                self.layout,
-            ],
-            self.var / "launcher.log",
-            env=self.env,
-            stop_signal=signal.SIGINT,
-            stop_timeout=90,
-        )
-        self.launcher.start(ROOT)
-        wait_until(
-            lambda: "is running on" in self.launcher.log_path.read_text(),
-            300,
-            "the site to start",
-            self.launcher,
-            interval=0.5,
+        self.launcher = start_site(
+            var=self.var, port=self.port, env=self.env, options=["--queues", self.queues, "--layout", self.layout]
         )
         self.env["REDIS_URL"] = re.search(r"broker: (\S+);", self.launcher.log_path.read_text()).group(1)
         return self
@@ -158,7 +126,7 @@ class Site:
         return manage("shell", "-c", code, env=self.env)
 
     def sessions(self, count: int) -> list[str]:
-        return json.loads(self.shell(SESSIONS.replace("LEARNERS", str(count))).splitlines()[-1])
+        return learner_sessions(count, self.env)
 
     def web_processes(self, names=("web", "pages", "streams")) -> list[int]:
         """The web servers' processes (gunicorns and their workers; nginx, the front, is not Python)."""

@@ -18,9 +18,9 @@ import re
 from dataclasses import replace
 
 from ..data.evidence import ResidualRow, Structure
-from ..grading.learner_terms import Source
 from ..grading.rules import ENCLOSES, HAS_CHECKPOINT, MIN_CHECKPOINTS, NO_HAND_WRITTEN_DERIVATIVE, USES_POLICY
 from ..packages.package import StructureRules
+from ..source import Source
 from .cost import cost_cause, figured
 from .loops import around_the_loop, python_loop
 from .names import names_cause

@@ -10,8 +10,8 @@ import re
 from dataclasses import replace
 
 from ..data.evidence import Structure
-from ..grading.learner_terms import Source
 from ..grading.rules import Overrun
+from ..source import Source
 from .learner_checkpoints import CHECKPOINTED, checkpoint_decorators, checkpointed_functions
 from .placement import placed_late, segments_cause
 from .policy import policy_keeps

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..grading.learner_terms import Source
+from ..source import Source
 
 # The function a checkpoint call wraps, by its name: jax.checkpoint(f, ...), eqx.filter_checkpoint(f).
 CHECKPOINTED = re.compile(r"(?:checkpoint|remat)\(\s*([A-Za-z_]\w*)\s*[,)]")

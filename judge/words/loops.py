@@ -9,9 +9,9 @@ import ast
 
 from ..data.evidence import Structure
 from ..grading import explore_loops
-from ..grading.learner_terms import Source
 from ..grading.rules import MAX_CHECKPOINTS, MIN_CHECKPOINTS
 from ..packages.package import StructureRules
+from ..source import Source
 from .learner_checkpoints import checkpoint_decorators
 from .shared import STRUCTURE, Cause, at, policy_keyword
 
@@ -56,7 +56,7 @@ def loop_turn_advice(rules: StructureRules, reference: Structure, source: Source
     in its trace) and the learner's code loops over its layers with no checkpoint: one checkpoint
     around all of it would rebuild every turn at once (and peak as high as none), so the advice
     names the loop, and how many turns each checkpoint takes: the reference's matrix products per
-    checkpoint over those of one turn. Not where checkpoints must nest (``no_checkpoint_advice``)."""
+    checkpoint over those of one turn. Not where checkpoints must nest (``no_checkpoint.no_checkpoint_advice``)."""
     looped = [c for c in reference.checkpoints if c.depth == 0]
     if len(looped) < 2 or rules.min_depth or source.tree is None or source.scan_steps() or "equinox" in source.text:
         return None

@@ -9,9 +9,9 @@ import difflib
 
 from ..data import policy_names
 from ..data.evidence import Structure
-from ..grading.learner_terms import Source
 from ..grading.rules import policy_as_written
 from ..packages.package import StructureRules
+from ..source import Source
 from .shared import NAMES, Cause, at, named
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 
 from ..data.evidence import Structure
-from ..grading.learner_terms import Source
 from ..grading.rules import NO_HAND_WRITTEN_DERIVATIVE
 from ..packages.package import StructureRules
+from ..source import Source
 from .loops import loop_turn_advice, scan_step_advice
 from .shared import HAND_WRITTEN, NO_CHECKPOINT, PLAIN, Cause, Form, at, policy_keyword, required_words
 

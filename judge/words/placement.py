@@ -10,8 +10,8 @@ import re
 
 from ..data import policy_names
 from ..data.evidence import ResidualRow, Structure
-from ..grading.learner_terms import Source
 from ..packages.package import StructureRules
+from ..source import Source
 from .learner_checkpoints import CHECKPOINTED
 from .shared import COST, OUTSIDE, OVER, PLAIN, Cause, Form, at, policy_keyword
 

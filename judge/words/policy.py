@@ -10,9 +10,9 @@ import re
 from ..data import policy_names
 from ..data.evidence import Structure
 from ..grading import written_form
-from ..grading.learner_terms import Source
 from ..grading.rules import USES_POLICY, policy_as_written
 from ..packages.package import StructureRules
+from ..source import Source
 from .names import labels_advice
 from .shared import COST, OVER, POLICY, Cause, and_lines, at, spelled
 

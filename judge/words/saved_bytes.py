@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from ..data import policy_names
 from ..data.evidence import Structure
-from ..grading.learner_terms import Source
 from ..packages.package import StructureRules
+from ..source import Source
 from .shared import BYTES, Cause, at, named
 
 

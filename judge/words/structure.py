@@ -6,7 +6,6 @@ learner's code (a scan's steps, a chain of calls).
 from __future__ import annotations
 
 from ..data.evidence import Structure
-from ..grading.learner_terms import Source
 from ..grading.rules import (
     ENCLOSES,
     HAS_CHECKPOINT,
@@ -18,6 +17,7 @@ from ..grading.rules import (
     StructureCheck,
 )
 from ..packages.package import StructureRules
+from ..source import Source
 from .learner_checkpoints import checkpointed_functions
 from .loops import turns_instead
 from .placement import left_out_cause

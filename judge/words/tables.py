@@ -4,7 +4,7 @@ or built outside the checkpoint, the backward pass keeps all of it instead of re
 
 from __future__ import annotations
 
-from ..grading.learner_terms import Source
+from ..source import Source
 from .learner_checkpoints import in_checkpointed_function
 from .shared import STRUCTURE, Cause
 

@@ -52,7 +52,7 @@ class Spending:
 
 class Overrun(str):
     """A limit's sentence that is a figure over it, as text, with the figures themselves: the
-    cause of a policy_violation (``grading.explain``) states them in its own sentence."""
+    cause of a policy_violation (``judge.words``) states them in its own sentence."""
 
     measured: float
     allowed: float

@@ -351,6 +351,67 @@ PRESET_ACCEPTED = [
     ),
 ]
 
+EVERY_BLOCK = "h, _ = jax.lax.scan(jax.checkpoint(block), x, (w_qkv, w_o, w_in, w_out))"
+EXPLORER_ACCEPTED = [
+    (
+        "budget_with_the_explorer",
+        "policy_violation/dots_in_every_block.py",
+        "Your gradient step peaks at 16596926502 bytes alive at once, 12596926502 over the 4000000000 allowed, "
+        "because your jax.checkpoint (line 29) uses dots_saveable",
+        "remove policy=jax.checkpoint_policies.dots_saveable (line 29) and keep the checkpoint itself",
+        [("jax.checkpoint(block, policy=jax.checkpoint_policies.dots_saveable)", "jax.checkpoint(block)")],
+    ),
+    (
+        "budget_with_the_explorer",
+        "policy_violation/nested_segments.py",
+        "Your gradient step needs 8093217128695 FLOPs, 1093217128695 over the 7000000000000 allowed, "
+        "because your jax.checkpoint sits inside another one",
+        "remove the outer jax.checkpoint (line 31) and keep the inner one",
+        [("    @jax.checkpoint\n    def segment", "    def segment")],
+    ),
+    (
+        "budget_with_the_explorer",
+        "policy_violation/offload_products.py",
+        "Your jax.checkpoint (line 34) wraps the whole jax.lax.scan, not the step it runs",
+        "jax.lax.scan(jax.checkpoint(block), ...), with no checkpoint around the scan itself",
+        [
+            ("jax.lax.scan(block, x,", "jax.lax.scan(jax.checkpoint(block), x,"),
+            ("jax.checkpoint(stack, policy=to_host)(w_qkv", "stack(w_qkv"),
+        ],
+    ),
+    (
+        "budget_with_the_explorer",
+        "policy_violation/segments_of_two.py",
+        "Your gradient step peaks at 8088256558 bytes alive at once, 4088256558 over the 4000000000 allowed, "
+        "because your jax.checkpoint wraps segments of 2 blocks (line 34",
+        "checkpoint every block instead of segments of several: jax.lax.scan(jax.checkpoint(block), ...)",
+        [
+            (
+                "    parts = jax.tree.map(lambda a: a.reshape(-1, 2, *a.shape[1:]), (w_qkv, w_o, w_in, w_out))\n"
+                "    h, _ = jax.lax.scan(segment, x, parts)\n",
+                f"    {EVERY_BLOCK}\n",
+            )
+        ],
+    ),
+    (
+        "budget_with_the_explorer",
+        "policy_violation/whole_function.py",
+        "Your jax.checkpoint wraps the whole jax.lax.scan, not the step it runs",
+        "jax.lax.scan(jax.checkpoint(block), ...), with no checkpoint around the scan itself",
+        [
+            ("@jax.checkpoint\ndef gpt2_loss", "def gpt2_loss"),
+            ("jax.lax.scan(block,", "jax.lax.scan(jax.checkpoint(block),"),
+        ],
+    ),
+    (
+        "budget_with_the_explorer",
+        "wrong_answer/blocks_reversed.py",
+        ANOTHER_VALUE,
+        FORMULA,
+        [(", reverse=True)", ")")],
+    ),
+]
+
 # Mended as told, the file is told its next mistake: (..., that verdict and the opening of its cause).
 REAL_LATER = [
     (
@@ -373,7 +434,9 @@ REAL_LATER = [
     ),
 ]
 
-TURNED_ACCEPTED = REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED + OFFLOAD_ACCEPTED + PRESET_ACCEPTED
+TURNED_ACCEPTED = (
+    REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED + OFFLOAD_ACCEPTED + PRESET_ACCEPTED + EXPLORER_ACCEPTED
+)
 FOLLOWED = base.FOLLOWED + [f[:5] for f in TURNED_ACCEPTED + REAL_LATER]
 
 

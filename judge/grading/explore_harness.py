@@ -56,16 +56,17 @@ def _split(xs, start, stop, k):
     return jax.tree_util.tree_map(lambda a: a[start:stop].reshape((stop - start) // k, k, *a.shape[1:]), xs)
 
 
-def _segments(f, init, xs, length, k, inner, kw):
+def _segments(f, init, xs, length, k, inner, kw, checkpoint=jax.checkpoint):
     # the stack in segments of k blocks (the last one shorter when k does not divide it), each
-    # segment one checkpoint; inner: every block inside a segment a checkpoint of its own too
+    # segment one checkpoint (checkpoint: jax.checkpoint, or with a policy); inner: every block
+    # inside a segment a checkpoint of its own too
     n = _blocks(xs, length)
     body = jax.checkpoint(f) if inner else f
     k = max(1, min(k, n))
     whole = (n // k) * k  # the blocks in whole segments; the rest, if any, one shorter segment
 
     def segment(size):
-        return jax.checkpoint(lambda carry, part: _scan(body, carry, part, length=size, **kw))
+        return checkpoint(lambda carry, part: _scan(body, carry, part, length=size, **kw))
 
     order = [(0, whole, k), (whole, n, n - whole)] if not kw.get("reverse") else [(whole, n, n - whole), (0, whole, k)]
     carry, pieces = init, {}
@@ -80,8 +81,9 @@ def _segments(f, init, xs, length, k, inner, kw):
     return carry, ys
 
 
-def _placed(placement):
-    # jax.lax.scan as the learner's outermost scans see it during this plan's trace
+def _placed(placement, checkpoint=jax.checkpoint):
+    # jax.lax.scan as the learner's outermost scans see it during this plan's trace; checkpoint:
+    # jax.checkpoint, or with the policy of a placement with a policy
     depth = [0]
 
     def scan(f, init, xs=None, length=None, **kw):
@@ -90,10 +92,10 @@ def _placed(placement):
         depth[0] += 1
         try:
             if placement == "every":
-                return _scan(jax.checkpoint(f), init, xs, length, **kw)
+                return _scan(checkpoint(f), init, xs, length, **kw)
             n = _blocks(xs, length)
-            if placement == "nested":
-                return _segments(f, init, xs, length, max(1, round(math.sqrt(n))), True, kw)
+            if placement in ("nested", "sqrt"):
+                return _segments(f, init, xs, length, max(1, round(math.sqrt(n))), placement == "nested", kw, checkpoint)
             return _segments(f, init, xs, length, int(placement), False, kw)
         finally:
             depth[0] -= 1
@@ -168,6 +170,36 @@ def _scan_owners(namespace):
     return [(owner, key) for owner in owners for key, value in list(owner.items()) if value is _scan]
 
 
+def _chain_with_policy(placement, checkpoint):
+    # the learner's loop with a checkpoint carrying a policy around each turn ("every") or each
+    # sqrt(N) turns ("sqrt"): the turns inside run as the loop runs them (explore_loops' _chain)
+    def chain(turn, items, arity, carried):
+        items = list(items)
+        k = 1 if placement == "every" else max(1, round(math.sqrt(len(items))))
+        for start in range(0, len(items), k):
+            part = items[start:start + k]
+            carried = checkpoint(lambda v, part=part: _chain(None)(turn, part, arity, v))(carried)
+        return carried
+
+    return chain
+
+
+def _run_placed(learner, namespace, placement, checkpoint, arrays):
+    learner = _unjitted(learner)
+    owners = _scan_owners(namespace)
+    for owner, key in owners:
+        owner[key] = _placed(placement, checkpoint)
+    try:
+        return learner(*arrays)
+    finally:
+        for owner, key in owners:
+            owner[key] = _scan
+
+
+def _names(listed):
+    return tuple(n for n in listed.split(",") if n)
+
+
 def run(learner, plan, *arrays):
     kind, _, names = plan.partition(":")
     namespace = _namespace(_unjitted(learner))
@@ -177,16 +209,17 @@ def run(learner, plan, *arrays):
     if kind == "as written":
         return learner(*arrays)
     if kind == "blocks":
-        learner = _unjitted(learner)
-        owners = _scan_owners(namespace)
-        for owner, key in owners:
-            owner[key] = _placed(names)
-        try:
-            return learner(*arrays)
-        finally:
-            for owner, key in owners:
-                owner[key] = _scan
-    return jax.checkpoint(learner, policy=_policy(kind, tuple(n for n in names.split(",") if n)))(*arrays)
+        return _run_placed(learner, namespace, names, jax.checkpoint, arrays)
+    if kind == "blocks+policy":  # "blocks+policy:<placement>:<policy>:<its names>"
+        placement, policy, listed = names.split(":", 2)
+        saved = _policy(policy, _names(listed))
+
+        def checkpoint(f):
+            return jax.checkpoint(f, policy=saved)
+
+        namespace["arena_chain"] = _chain_with_policy(placement, checkpoint)
+        return _run_placed(learner, namespace, placement, checkpoint, arrays)
+    return jax.checkpoint(learner, policy=_policy(kind, _names(names)))(*arrays)
 """
     + explore_loops.HARNESS
 )

@@ -7,7 +7,11 @@ WCAG 2.2 AA (target size included) or of its best practices.
 
 The site runs in this process (pytest-django's live_server), so the test makes each state it
 visits: verdicts graded by the real judge, a passed validation, a learner over the rate limit, a
-database that is down. ``PAGE_AUDIT_REPORT=path.json`` also writes what was measured per page."""
+database that is down. ``PAGE_AUDIT_REPORT=path.json`` also writes what was measured per page.
+
+Every page is visited and measured in every view; axe-core runs on the pages whose app changed and
+on a fixed sample of the rest (tests/sweeps.py), on every page under ``TEST_FULL_SWEEP=1`` or when a
+file every page shares changed (the base templates, the stylesheets and scripts, the site's core)."""
 
 import json
 import os
@@ -16,9 +20,11 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlparse
 
 import pytest
 from django.db import OperationalError, connections, transaction
+from django.urls import Resolver404, resolve
 from django.utils import timezone
 from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 from playwright.sync_api import expect
@@ -37,6 +43,7 @@ from webplatform.submissions import services as submissions
 from webplatform.submissions.models import Submission
 from webplatform.submissions.tasks import grade_submission
 
+from .. import sweeps
 from ..e2e.browser import SCREENSHOTS, type_into_editor
 from .helpers import BANK, copy_package, correct_source, no_checkpoint_source, signed_in
 
@@ -62,6 +69,18 @@ SIDEWAYS = "() => Math.max(document.documentElement.scrollWidth, document.body.s
 # stylesheets to that), so in that view only the rules that read colours run: the rest would find
 # what the light view of the same document found, at about 60 % of the audit's time.
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+# What every page is drawn with: a change here has axe-core run on every page.
+EVERY_PAGE_READS = (
+    "webplatform/templates/",
+    "webplatform/static/",
+    "webplatform/core/",
+    "webplatform/settings.py",
+    "webplatform/urls.py",
+    "webplatform/accounts/context_processors.py",
+    "tests/web/test_every_page.py",
+    "tests/assets/",
+    "frontend/",
+)
 RUN_AXE = """async (only) => {
   const options = only ? {runOnly: {type: "rule", values: only}} : {rules: {"target-size": {enabled: true}}};
   const results = await axe.run(document, {resultTypes: ["violations"], ...options});
@@ -90,15 +109,17 @@ class Visit:
     status: int
     measures: dict = field(default_factory=dict)  # width -> Measure
     error: str = ""
+    axe: bool = True  # whether axe-core ran on it (tests/sweeps.py)
 
 
-def measure(page, rules: list | None = None) -> Measure:
-    """What the view shows; ``rules``: only these of axe-core's (None: all of them)."""
+def measure(page, rules: list | None = None, axe: bool = True) -> Measure:
+    """What the view shows; ``rules``: only these of axe-core's (None: all of them); ``axe``:
+    whether axe-core runs at all."""
     page.evaluate(SETTLED)
     # axe-core comes as a file of the site's own origin (the browser is handed it here): the
     # site's Content-Security-Policy refuses inline script, and the audit keeps the policy on.
     # Once per page: the other views of it (another width, the dark scheme) keep the same document.
-    if not page.evaluate("() => typeof axe !== 'undefined'"):
+    if axe and not page.evaluate("() => typeof axe !== 'undefined'"):
         origin = re.match(r"https?://[^/]+", page.url).group(0)
         page.route(
             f"{origin}/__axe-core.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
@@ -108,9 +129,29 @@ def measure(page, rules: list | None = None) -> Measure:
     return Measure(
         sideways_px=page.evaluate(SIDEWAYS),
         raw_text=RAW_TEMPLATE.findall(page.evaluate(VISIBLE_TEXT)),
-        violations=page.evaluate(RUN_AXE, rules),
+        violations=page.evaluate(RUN_AXE, rules) if axe else [],
         in_layout=page.locator("header nav a[href='/']").count() > 0,
     )
+
+
+def axe_runs_on(visit: Visit, url: str, sample: set) -> bool:
+    """Whether axe-core audits the page ``visit`` shows at ``url``: its view's app changed (its
+    views, forms, selectors), a template or a file every page reads changed, or it is sampled."""
+    changed = sweeps.changed_files()
+    if changed is None or sweeps.full_sweep() or (visit.who, visit.name) in sample:
+        return True
+    # a template, or a template tag, may be included by any app's pages
+    if any(path.startswith(EVERY_PAGE_READS) or "/templates/" in path or "/templatetags/" in path for path in changed):
+        return True
+    path = urlparse(url).path
+    try:
+        module = getattr(resolve(path).func, "__module__", "")
+    except Resolver404:
+        return True
+    if module.startswith("webplatform."):
+        return sweeps.touched(["webplatform/" + module.split(".")[1] + "/"])
+    # a library's view (the sign-in pages): the app that holds its templates is the path's first part
+    return sweeps.touched(["webplatform/" + path.strip("/").split("/")[0] + "/"])
 
 
 def opened(page, url):
@@ -527,6 +568,7 @@ def test_every_page_fits_a_phone_and_a_laptop_and_passes_axe(live_browser, live_
     # visit opens its own page first, and what a tab keeps across pages (its localStorage, cookies)
     # a new tab of the same context shares anyway. A visit that failed closes its tab.
     tabs: dict = {}
+    sample = sweeps.fixed_sample((v.who, v.name) for v in found)
     for visit in found:
         if visit.who not in tabs:
             tabs[visit.who] = contexts[visit.who].new_page()
@@ -537,11 +579,12 @@ def test_every_page_fits_a_phone_and_a_laptop_and_passes_axe(live_browser, live_
             status = visit.go(page)
             if status != visit.status:
                 visit.error = f"answered {status}, expected {visit.status}"
+            visit.axe = axe_runs_on(visit, page.url, sample)
             for width, scheme in VIEWS:
                 page.set_viewport_size({"width": width, "height": 844 if width < 800 else 900})
                 page.emulate_media(color_scheme=scheme)
                 view = f"{width}" if scheme == "light" else f"{width} {scheme}"
-                visit.measures[view] = measure(page, COLOUR_RULES if scheme == "dark" else None)
+                visit.measures[view] = measure(page, COLOUR_RULES if scheme == "dark" else None, visit.axe)
                 name, part, schemes = SHOTS.get((visit.who, visit.name), (None, None, ()))
                 if scheme in schemes:
                     if part and width < 800:
@@ -551,6 +594,7 @@ def test_every_page_fits_a_phone_and_a_laptop_and_passes_axe(live_browser, live_
         except Exception as exc:  # measured as far as it got; reported with the rest
             visit.error = visit.error or f"{type(exc).__name__}: {str(exc)[:300]}"
             tabs.pop(visit.who).close()
+    print(f"\naxe-core ran on {sum(v.axe for v in found)} of {len(found)} pages (tests/sweeps.py)")
     if os.environ.get("PAGE_AUDIT_REPORT"):
         Path(os.environ["PAGE_AUDIT_REPORT"]).write_text(
             json.dumps(
@@ -559,6 +603,7 @@ def test_every_page_fits_a_phone_and_a_laptop_and_passes_axe(live_browser, live_
                         "name": v.name,
                         "who": v.who,
                         "error": v.error,
+                        "axe": v.axe,
                         "measures": {
                             w: {
                                 "sideways_px": m.sideways_px,

@@ -3,10 +3,10 @@ reads it: the bank's packaged submissions under each remat, graded by the judge,
 in files under the session's shared temporary folder.
 
 The key is what decides the report: the problem package's content hash, the source's hash, the
-remat implementation, the grading's options and the judge's own code (every file of ``judge/``,
-and JAX's version), so that a judge edited while the suite runs grades again. A file lock per key:
-two processes asking for the same grading at once grade it once, the second reads the first's.
-Each read gives a fresh copy of the report, as a grading of its own would.
+remat implementation, the grading's options and the judge's own code (every file of ``judge/`` as
+the process first read it, and JAX's version): processes that run different judges never share a
+report. A file lock per key: two processes asking for the same grading at once grade it once, the
+second reads the first's. Each read gives a fresh copy of the report, as a grading of its own would.
 """
 
 from __future__ import annotations

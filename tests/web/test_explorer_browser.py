@@ -3,6 +3,8 @@ a function of their own with its shapes and a budget, waits for the background w
 as the worker runs it) and reads off the plan that fits. Screenshots at 390 px and 1366 px
 (``UPDATE_SCREENSHOTS=1`` writes them into docs/screenshots)."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -126,10 +128,16 @@ def test_a_learner_reads_off_where_to_checkpoint_a_scan_of_blocks_within_a_peak_
     found = Exploration.objects.get(user=learner)
     assert found.budget_on == "peak"
     run_exploration.apply(args=[found.pk], task_id=f"explore-{found.pk}")
-    placement = page.locator("#explore-table tbody tr", has_text="checkpoint every block")
-    expect(placement).to_have_count(1, timeout=30_000)  # a row of its own, beside the policies'
+    # a row of its own, beside the policies' and the placements with a policy inside ("... with dots_saveable")
+    every = re.compile(r"^checkpoint every block$")
+    placement = page.locator("#explore-table tbody tr").filter(has=page.locator("summary code", has_text=every))
+    expect(placement).to_have_count(1, timeout=30_000)
     expect(page.locator("#explore-table tbody tr", has_text="nested: sqrt(N) segments")).to_have_count(1)
-    expect(page.locator("#explore-chart g.plan", has_text="checkpoint every block")).to_have_count(1)
+    expect(page.locator("#explore-table tbody tr", has_text="checkpoint every block with dots_saveable")).to_have_count(
+        1
+    )
+    point = re.compile(r"\d+\. (.*, )?checkpoint every block(, |:)")
+    expect(page.locator("#explore-chart g.plan").filter(has=page.locator("title", has_text=point))).to_have_count(1)
     expect(page.locator("#budget-on")).to_have_value("peak")  # the results open on the choice made at the start
     rows = {r["plan"]: r for r in Exploration.objects.get(pk=found.pk).result["rows"]}
     page.locator("#budget-input").fill(str(rows["checkpoint every block"]["peak_bytes"]))

@@ -73,6 +73,9 @@ def test_the_rules_have_one_field_per_declared_key_with_its_default():
         assert [f.name for f in fields] == [c.key for c in section.checks]
         assert [f.default for f in fields] == [c.default for c in section.checks]
     assert not CostRules().active and CostRules(max_flops=1).active and CostRules(saves_memory=True).active
+    assert all(c.section == section.name for section in checks.SECTIONS for c in section.checks)
+    assert all(c.widget in checks.WIDGETS and (c.enforce is None) == (c.hidden == "") for c in checks.CHECKS)
+    # one name per key across the sections: the authoring form names its fields by them
     assert len(BY_KEY) == len(checks.CHECKS) and set(EVERY_CHECK_SET) == set(BY_KEY)
 
 

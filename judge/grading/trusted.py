@@ -16,6 +16,7 @@ from .. import words
 from ..data import policy_names, saved_values
 from ..data.evidence import DEVICE, Residual, Structure
 from ..data.messages import TracedCase
+from ..data.verdicts import FindingKind
 from ..packages import checks
 from ..packages.package import Problem
 from . import labelled_value, source_problems, source_reading
@@ -25,7 +26,7 @@ from . import labelled_value, source_problems, source_reading
 class Finding:
     """One problem the trusted side found on a case."""
 
-    kind: str  # a source problem's kind (backward_rule, no_checkpoint, policy, prevent_cse), or "values", "limit"
+    kind: FindingKind  # a source problem's kind (backward_rule, no_checkpoint, policy, prevent_cse), or values, limit, ...
     sentence: str  # for a sample case; sizes may be in it
     hidden: str  # the same without sizes, for a hidden case
     advice: str = ""  # its own "Try:" line, where it has one (else the kind's: grader.TRUSTED_ADVICE)
@@ -66,11 +67,23 @@ def unverified(problem: Problem) -> list[Finding]:
         "Try: submit your code unchanged once more; if the verdict stays, ask your instructor to look at it, "
         "since a trace that disagrees with its own program is what code that tampers with the judge produces."
     )
-    return [Finding("unverified", sentence, sentence, advice, advice)]
+    return [Finding(FindingKind.UNVERIFIED, sentence, sentence, advice, advice)]
 
 
 def counted_values(case: TracedCase, problem: Problem) -> list[saved_values.SavedValue]:
     return [case.saved[i] for i in saved_values.counted(case.saved, problem.residual_rules.constants)]
+
+
+def _on_the_device(case: TracedCase, problem: Problem) -> tuple[int, int]:
+    """How many residuals the verifier counted on the device, and their bytes. A case that compares
+    values counts them by value (a constant apart where the problem says so); a figures-only case's
+    arrays are never made, so no value tells a constant apart: every residual its program returns
+    counts, by the types the verifier read (the limit binds at the sizes it is written for)."""
+    if not case.saved and case.residual_types:  # figures only: typed, never run
+        kept = [r for r in case.residual_types if r.memory == DEVICE]
+    else:
+        kept = [v for v in counted_values(case, problem) if v.memory == DEVICE]
+    return len(kept), sum(v.bytes for v in kept)
 
 
 def value_findings(
@@ -90,10 +103,11 @@ def value_findings(
             found.append(_difference(pairing, got, want, named, problem.entry, (problem.reference, source)))
     # The residual limits are enforced here, on the verifier's count, and nowhere else: the
     # child's report of what it saves words a verdict, it never decides one.
-    mine = [v for v in counted_values(got, problem) if v.memory == DEVICE]
-    theirs = [v for v in counted_values(want, problem) if v.memory == DEVICE]
-    saving = checks.Saving(len(mine), sum(v.bytes for v in mine), len(theirs), sum(v.bytes for v in theirs))
-    found += [Finding("limit", told, check.hidden) for check, told in checks.enforced(checks.RESIDUALS, rules, saving)]
+    saving = checks.Saving(*_on_the_device(got, problem), *_on_the_device(want, problem))
+    found += [
+        Finding(FindingKind.LIMIT, told, check.hidden)
+        for check, told in checks.enforced(checks.RESIDUALS, rules, saving)
+    ]
     return found, pairing
 
 
@@ -105,7 +119,7 @@ def cost_findings(problem: Problem, got: TracedCase, want: TracedCase) -> list[F
     structure = Structure() if got.contradicted else got.structure
     spending = checks.Spending(got.cost, want.cost, structure)
     return [
-        Finding("cost", told, check.hidden)
+        Finding(FindingKind.COST, told, check.hidden)
         for check, told in checks.enforced(checks.COST, problem.cost_rules, spending)
     ]
 
@@ -172,8 +186,8 @@ def _difference(
         )
         if policy is not None:
             hidden, hidden_advice = policy
-            return Finding("values", sentence, hidden, hidden_advice=hidden_advice)
-    return Finding("values", sentence, lead + "; ".join(hidden))
+            return Finding(FindingKind.VALUES, sentence, hidden, hidden_advice=hidden_advice)
+    return Finding(FindingKind.VALUES, sentence, lead + "; ".join(hidden))
 
 
 def _of(values: list[Residual], i: int) -> Residual | None:

@@ -60,7 +60,7 @@ def loop_turn_advice(rules: StructureRules, reference: Structure, source: Source
     looped = [c for c in reference.checkpoints if c.depth == 0]
     if len(looped) < 2 or rules.min_depth or source.tree is None or source.scan_steps() or "equinox" in source.text:
         return None
-    loop = explore_loops.find(source.text, "")
+    loop = explore_loops.find(source, "")
     if loop is None:
         return None
     functions = {n.name: n for n in source.tree.body if isinstance(n, ast.FunctionDef)}

@@ -113,9 +113,9 @@ def policy_cause(
 def _policy_advice(first, rules: StructureRules, source: Source, labels: str) -> str:
     """The required policy on the learner's checkpoint, in the form they wrote it: a bare decorator
     takes it through functools.partial (``@jax.checkpoint(policy=...)`` would raise a TypeError)."""
-    written = written_form.at_line(source.text, first.line)
+    written = written_form.at_line(source, first.line)
     if written is not None and written.kind == written_form.BARE and not written.equinox:
-        return f"Try: {written_form.argument_advice(source.text, written, 'policy', spelled(rules))}{labels}."
+        return f"Try: {written_form.argument_advice(source, written, 'policy', spelled(rules))}{labels}."
     return f"Try: policy={spelled(rules)} on that jax.checkpoint{labels}."
 
 

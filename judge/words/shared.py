@@ -12,23 +12,22 @@ from dataclasses import dataclass
 
 from ..data import policy_names
 from ..data.evidence import ResidualRow
+from ..data.verdicts import CauseKind
 from ..packages.package import Problem, StructureRules
 
-NO_CHECKPOINT, HAND_WRITTEN, POLICY, OUTSIDE, STRUCTURE, NAMES, BYTES, COST = (
-    "no_checkpoint",
-    "hand_written",
-    "policy",
-    "outside",
-    "structure",
-    "names",
-    "bytes",
-    "cost",
+# The kinds of cause, declared once with the verdicts' vocabulary (``judge.data.verdicts``).
+NO_CHECKPOINT, HAND_WRITTEN, POLICY, OUTSIDE = (
+    CauseKind.NO_CHECKPOINT,
+    CauseKind.HAND_WRITTEN,
+    CauseKind.POLICY,
+    CauseKind.OUTSIDE,
 )
+STRUCTURE, NAMES, BYTES, COST = CauseKind.STRUCTURE, CauseKind.NAMES, CauseKind.BYTES, CauseKind.COST
 
 
 @dataclass(frozen=True)
 class Cause:
-    kind: str  # one of the kinds above
+    kind: CauseKind
     sentence: str  # one sentence, ending with a full stop
     advice: str  # one "what to try" sentence
     covers: tuple[str, ...] = ()  # the rules' problems it says (not repeated after it)

@@ -125,3 +125,25 @@ def test_a_forged_report_of_the_real_sizes_is_not_believed(problem, expected):
     assert CONTRADICTED in report.notes
     rows = {c.name: c for c in report.cases}
     assert rows["llama-7b"].verdict == "policy_violation" and rows["sample-1"].verdict == "accepted"
+
+
+def _with_residual_limit(tmp_path, limit: int):
+    folder = tmp_path / str(limit) / "llama_swiglu_mlp"
+    shutil.copytree(LLAMA, folder)
+    path = folder / "problem.toml"
+    text = path.read_text()
+    path.write_text(text.replace("[checks.residuals]\n", f"[checks.residuals]\nmax_bytes = {limit}\n", 1))
+    return load_problem(folder)
+
+
+def test_a_residual_limit_binds_at_the_real_sizes_it_is_written_for(tmp_path):
+    """The reference keeps the gate and up products of 2048 tokens by 11008 (two f32 arrays of 90 MB)
+    at the real sizes and a few KiB at the small ones: a 10 MB limit on what stays on the device is
+    over at the real sizes only, and the verifier's types of that program decide it (its values are
+    never made, so there are none to count). Before, the limit counted only values, and passed."""
+    tight = _with_residual_limit(tmp_path, 10_000_000)
+    refused = grade(tight, tight.reference)
+    assert refused.verdict == "policy_violation", refused.message
+    assert "case llama-7b" in refused.message and "at most 10000000" in refused.message, refused.message
+    roomy = _with_residual_limit(tmp_path, 1_000_000_000)
+    assert grade(roomy, roomy.reference).verdict == "accepted"

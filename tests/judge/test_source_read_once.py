@@ -47,6 +47,8 @@ def problem():
     "submission, verdict",
     [
         ("policy_violation/no_checkpoint.py", "policy_violation"),  # the wording of the trace's cause
+        ("policy_violation/no_policy.py", "policy_violation"),  # the policy's advice, in the form written
+        ("policy_violation/dots_saveable.py", "policy_violation"),  # another policy's cause
         ("runtime_error/decorator_with_options.py", "runtime_error"),  # a hint in the form written
         ("wrong_answer/forgot_square.py", "wrong_answer"),  # the source's other problems told with it
         ("compile_error/syntax.py", "compile_error"),  # the gate's refusal and its hint

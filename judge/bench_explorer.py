@@ -85,7 +85,7 @@ class Timing:
 
 
 def measure(runner, rounds: int = 3) -> list[Timing]:
-    from .grading.explore import explore
+    from .explorer.explore import explore
 
     timings = []
     for work in WORKLOADS:

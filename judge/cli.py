@@ -66,7 +66,7 @@ def cmd_validate(args) -> int:
 def cmd_inspect(args) -> int:
     import numpy as np
 
-    from .grading.explore import parameter_names
+    from .explorer.explore import parameter_names
     from .packages.limits import Limits
 
     file, _, function = args.target.rpartition(":")
@@ -116,7 +116,7 @@ def cmd_inspect(args) -> int:
 
 
 def cmd_explore(args) -> int:
-    from .grading import explore
+    from .explorer import explore
 
     file, _, function = args.target.partition(":")
     try:

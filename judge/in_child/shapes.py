@@ -12,7 +12,7 @@ not reach keep the walk's figures, and their XLA figures stay unknown (None).
 ``describe`` is the submission's child's answer to ``describe_module`` (``child`` loads the
 source, in the sandbox, and hands it the object): what the name the explorer was given stands
 for, and for a module of Equinox or Flax NNX the types of its parameters, which become the
-arguments of the explored call. The explorer's harness (``judge.grading.explore_harness``) splits
+arguments of the explored call. The explorer's harness (``judge.explorer.harness``) splits
 the module in the same way when it calls it: ``is_parameter`` decides for both.
 """
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from ..data.evidence import Structure
-from ..grading import explore_loops
+from ..explorer import loops as explore_loops
 from ..grading.rules import MAX_CHECKPOINTS, MIN_CHECKPOINTS
 from ..packages.package import StructureRules
 from ..source import Source

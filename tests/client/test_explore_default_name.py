@@ -1,5 +1,5 @@
 """``arena explore FILE`` names what ``python -m judge explore FILE`` would
-(``judge.grading.explore_source.default_function``): the file's last top-level function, or the
+(``judge.explorer.function_reading.default_function``): the file's last top-level function, or the
 module it builds after it."""
 
 from arena.cli import _last_function

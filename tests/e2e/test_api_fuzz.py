@@ -57,7 +57,7 @@ TAG_SOURCES = {
     "problems": ("webplatform/catalog/", "webplatform/submissions/", "webplatform/practice/"),
     "submissions": ("webplatform/submissions/",),
     "leaderboard": ("webplatform/leaderboard/",),
-    "explorer": ("webplatform/explorer/", "judge/grading/explore"),
+    "explorer": ("webplatform/explorer/", "judge/explorer/"),
     "courses": ("webplatform/courses/",),
 }
 ROUTER_MODULES = re.compile(r"webplatform/api/(problems|submissions|leaderboard|explorations|courses)\.py")

@@ -1,4 +1,4 @@
-"""The policy explorer (``judge.grading.explore``): every plan of a learner's function, measured by the
+"""The policy explorer (``judge.explorer.explore``): every plan of a learner's function, measured by the
 verifier as a verdict is, the frontier of memory against work, and the plan that fits a budget."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import pytest
 from judge import grade, load_problem
 from judge.bench_explorer import MLP, MLP_SHAPES, TRANSFORMER, transformer_shapes
 from judge.cli import main
-from judge.grading import explore_loops, explore_rewrite_check
-from judge.grading.explore import HARNESS, ExploreError, cheapest_within, explore, render, scanned_block
+from judge.explorer import loops as explore_loops
+from judge.explorer import rewrite_check as explore_rewrite_check
+from judge.explorer.explore import HARNESS, ExploreError, cheapest_within, explore, render, scanned_block
 from judge.grading.grader import default_runner
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """The explorer's placements with a policy inside each checkpoint, and its policy per layer kind
-(``judge.grading.explore_plans``): each measured as a verdict is, each computing what the function
+(``judge.explorer.plans``): each measured as a verdict is, each computing what the function
 as written computes, and each plan's code, written into the learner's function, measured alike."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from judge.bench_explorer import transformer_shapes
-from judge.grading import explore as explore_module
-from judge.grading import explore_loops
-from judge.grading.explore import HARNESS, Plan, explore
-from judge.grading.explore_layer_kinds import layer_kinds
-from judge.grading.explore_plans import AS_WRITTEN, plans
+from judge.explorer import explore as explore_module
+from judge.explorer import loops as explore_loops
+from judge.explorer.explore import HARNESS, Plan, explore
+from judge.explorer.layer_kinds import layer_kinds
+from judge.explorer.plans import AS_WRITTEN, plans
 from judge.grading.grader import default_runner
 
 # A block of attention and an MLP, its values labelled as a practitioner labels them: q, k and v

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from judge.cli import main
-from judge.grading.explore import ExploreError, default_function, explore
+from judge.explorer.explore import ExploreError, default_function, explore
 from judge.grading.grader import default_runner
 from judge.in_child import gate
 

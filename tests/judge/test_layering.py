@@ -25,8 +25,9 @@ LAYERS = [
     {"processes"},
     # the parent's side of the process boundary, and its runners
     {"runners"},
-    # grading: a source through its children to a report, and the words of a refusal's cause
-    {"grading", "words"},
+    # grading: a source through its children to a report, the words of a refusal's cause, and the
+    # explorer, which measures plans as a grading does (the wording reads its loops over blocks)
+    {"grading", "words", "explorer"},
     # what people and the site call
     {"validate", "bench", "cli", "__main__", "__init__", "bench_explorer"},
 ]

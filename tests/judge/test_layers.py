@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
+from judge.explorer.explore import ExploreError, explore
 from judge.grading.expected import ExpectedCache
-from judge.grading.explore import ExploreError, explore
 from judge.grading.inspecting import inspect
 from judge.runners.fresh_runner import FreshInterpreterRunner
 from judge.runners.zygote_runner import shared_runner

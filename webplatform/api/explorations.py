@@ -11,7 +11,7 @@ from django.urls import reverse
 from ninja import Path, Query, Router, Schema, Status
 from pydantic import Field, field_validator
 
-from judge.grading.explore import HELD, Row, cheapest_within
+from judge.explorer.explore import HELD, Row, cheapest_within
 from webplatform.explorer import services
 from webplatform.explorer.models import Exploration as ExplorationRow
 
@@ -21,7 +21,7 @@ from .schemas import SOURCE_PATTERN, readable_source
 
 router = Router(tags=["explorer"], auth=bearer)
 MAX_ID = 2**63 - 1
-BudgetOn = Literal["held", "peak"]  # judge.grading.explore.BUDGET_MEASURES
+BudgetOn = Literal["held", "peak"]  # judge.explorer.explore.BUDGET_MEASURES
 
 
 class ExplorationIn(Schema):

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.db import models
 
-from judge.grading.explore import BUDGET_MEASURES, HELD
+from judge.explorer.explore import BUDGET_MEASURES, HELD
 
 
 class Exploration(models.Model):
@@ -24,7 +24,7 @@ class Exploration(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
     task_id = models.CharField(max_length=255, blank=True)
-    result = models.JSONField(null=True, blank=True)  # judge.grading.explore.Exploration.to_dict()
+    result = models.JSONField(null=True, blank=True)  # judge.explorer.explore.Exploration.to_dict()
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

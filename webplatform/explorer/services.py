@@ -21,7 +21,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from judge.data import source_text
-from judge.grading.explore import BUDGET_MEASURES, HELD, MAX_ELEMENTS, ExploreError, parse_args
+from judge.explorer.explore import BUDGET_MEASURES, HELD, MAX_ELEMENTS, ExploreError, parse_args
 from webplatform.core import params
 from webplatform.core.queues import BACKGROUND, enqueue
 

@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from judge.grading.explore import ExploreError, explore
+from judge.explorer.explore import ExploreError, explore
 from webplatform.core.worker import worker_runner
 
 from . import services

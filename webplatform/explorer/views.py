@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from judge.grading.explore import BUDGET_MEASURES, HELD, PEAK, Row, cheapest_within
+from judge.explorer.explore import BUDGET_MEASURES, HELD, PEAK, Row, cheapest_within
 from webplatform.catalog.models import Problem
 from webplatform.core.http import with_error
 

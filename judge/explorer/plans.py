@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import explore_loops
-from .explore_layer_kinds import layer_kinds
+from . import loops as explore_loops
+from .layer_kinds import layer_kinds
 
 AS_WRITTEN = "as written"
 POLICY_ARG = "__plan"

@@ -35,14 +35,14 @@ from ..data import verdicts
 from ..data.evidence import DEVICE
 from ..data.shape_messages import EQUINOX, FUNCTION, NNX, ModuleDescribed
 from ..data.specs import ArraySpec, SpecError, short_type
+from ..grading import pipeline, shapes_pipeline
 from ..packages.limits import Limits
 from ..packages.package import Arg, Case, CostRules, Problem, ResidualRules, StructureRules
 from ..runners.boundary import Runner
 from ..source import Source
-from . import explore_loops, explore_rewrite_check, pipeline, shapes_pipeline
-from .explore_harness import HARNESS
-from .explore_plans import AS_WRITTEN, BLOCKS, POLICY_ARG, SEGMENT_SIZES, Plan, placement_code, plans
-from .explore_source import (
+from . import loops as explore_loops
+from . import rewrite_check as explore_rewrite_check
+from .function_reading import (
     MAX_NAMES,
     default_function,
     defines_function,
@@ -50,6 +50,8 @@ from .explore_source import (
     parameter_names,
     scanned_block,
 )
+from .harness import HARNESS
+from .plans import AS_WRITTEN, BLOCKS, POLICY_ARG, SEGMENT_SIZES, Plan, placement_code, plans
 
 __all__ = [
     "AS_WRITTEN",
@@ -435,7 +437,7 @@ def mark_frontier(rows: list[Row]) -> None:
 
 def render(found: Exploration) -> str:
     """The exploration as the command line prints it."""
-    from . import text
+    from ..grading import text
 
     headers = ["", "plan", "held (device)", "held (host)", "peak", "FLOPs", "recomputed FLOPs"]
     rows = [

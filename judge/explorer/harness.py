@@ -9,7 +9,7 @@ harness runs with a submission's builtins and module views, so it uses only name
 
 from __future__ import annotations
 
-from . import explore_loops
+from . import loops as explore_loops
 
 HARNESS = (
     """

@@ -35,6 +35,7 @@ import numpy as np
 
 from .jax_internals import mlir_hlo as hlo
 from .jax_internals import mlir_ir as ir
+from .program_trips import trip_count
 
 # Operations that move or relabel data: no arithmetic.
 FREE = {
@@ -374,60 +375,6 @@ def _flops(op) -> float:
         a, b = _shape(op.operands[0]), _shape(op.operands[1])
         return float(int(np.prod(a[:-2], dtype=np.int64)) * a[-1] * a[-1] * (b[-1] if len(b) else 1))
     return float(out)  # elementwise: one operation per element made
-
-
-def _constant(value) -> int | None:
-    owner = value.owner
-    if _name(owner) == "stablehlo.constant":
-        try:
-            data = ir.DenseElementsAttr(owner.attributes["value"])
-            if data.is_splat:
-                return int(str(data.get_splat_value()).split(":")[0].strip())
-            return int(np.asarray(ir.DenseIntElementsAttr(data))[()]) if not _shape(value) else None
-        except (ValueError, TypeError):
-            return None
-    return None
-
-
-def _name(owner) -> str:
-    """The operation's name (an operation, or its view); "" for a block's argument."""
-    owner = getattr(owner, "operation", owner)
-    return getattr(owner, "name", "") if not hasattr(owner, "arguments") else ""
-
-
-def trip_count(op) -> int | None:
-    """The iterations of a counted loop (``lax.scan``, ``fori_loop`` with fixed bounds): an integer
-    carried from a constant, stepped by a constant in the body, compared with a constant in the
-    condition. None for any other loop."""
-    cond, body = (region.blocks[0] for region in op.regions)
-    cond_ops = list(cond.operations)
-    compare = [o for o in cond_ops if o.operation.name == "stablehlo.compare"]
-    if len(compare) != 1:
-        return None
-    test = compare[0]
-    direction = str(test.attributes["comparison_direction"]).split()[-1].rstrip(">").lower()
-    left, right = test.operands
-    args = list(cond.arguments)
-    if left not in args or _constant(right) is None:
-        return None
-    index = args.index(left)
-    bound = _constant(right)
-    start = _constant(op.operands[index])
-    body_out = list(body.operations)[-1].operands[index]
-    step_op = body_out.owner
-    if start is None or _name(step_op) != "stablehlo.add":
-        return None
-    a, b = step_op.operands
-    step = _constant(b) if a == body.arguments[index] else _constant(a) if b == body.arguments[index] else None
-    if not step or step <= 0:
-        return None
-    if direction == "lt":
-        return max(0, -(-(bound - start) // step))
-    if direction == "le":
-        return max(0, -(-(bound + 1 - start) // step))
-    if direction == "ne" and (bound - start) % step == 0:
-        return max(0, (bound - start) // step)
-    return None
 
 
 def _all_bytes(value, flags) -> int:

@@ -1,4 +1,4 @@
-"""Causes about labels (``checkpoint_name``): a label thrown away, never written, put on another
+"""Causes about labels (``checkpoint_name``): a label thrown away, never written, nearly spelled, on another
 value, or a policy that keeps the wrong names; and what a policy that keeps values by name also
 needs of the learner's labels.
 """
@@ -36,6 +36,9 @@ def names_cause(found: Structure, rules: StructureRules, rows, missing, source: 
                 f"line {line}.",
             )
         if not mine:
+            near = _near_miss_cause(written, wanted, source)
+            if near is not None:
+                return near
             return Cause(
                 NAMES,
                 f"Your code names no value '{row.what}': the required checkpointing keeps the value labelled "
@@ -135,16 +138,13 @@ def labels_advice(policy: tuple, source: Source) -> str:
     written = source.labels()
     used = {label for label, _, dropped, _ in written if not dropped}
     fixes, unwritten = [], []
-    for name in _kept_by_name(policy):
+    kept = _kept_by_name(policy)
+    misses = near_misses([w for w in written if w[0] not in kept], [n for n in kept if n not in used])
+    for name in kept:
         if name in used:
             continue
         dropped = [(line, value) for label, line, gone, value in written if label == name and gone]
-        near = [
-            (label, line)
-            for label, line, _, _ in written
-            if label not in _kept_by_name(policy)
-            and difflib.SequenceMatcher(None, label.lower(), name.lower()).ratio() >= 0.75
-        ]
+        near = [(label, line) for label, line, _, named_as in misses if named_as == name]
         if dropped:
             line, value = dropped[0]
             target = value if value.isidentifier() else "labelled"
@@ -164,3 +164,79 @@ def labels_advice(policy: tuple, source: Source) -> str:
             f'"{example}"), and use what it returns; the policy keeps nothing unlabelled'
         )
     return "".join(f", and {fix}" for fix in fixes)
+
+
+# Endings a codebase adds to its labels and another leaves off ("gate_proj" for "gate").
+_SUFFIXES = ("_projection", "_proj", "proj")
+
+
+def _stem(label: str) -> str:
+    low = label.lower()
+    for suffix in _SUFFIXES:
+        if low.endswith(suffix) and len(low) > len(suffix):
+            return low[: -len(suffix)].rstrip("_")
+    return low
+
+
+def _likeness(label: str, name: str) -> float:
+    """How near a learner's label is to a name the policy keeps: 1 where their stems match or one
+    begins the other ('gate_proj' and 'gate', 'q_proj' and 'query_proj'), else difflib's ratio."""
+    mine, theirs = _stem(label), _stem(name)
+    if mine.startswith(theirs) or theirs.startswith(mine):
+        return 1.0
+    return difflib.SequenceMatcher(None, label.lower(), name.lower()).ratio()
+
+
+def near_misses(written: list, names: list[str]) -> list[tuple[str, int, str, str]]:
+    """(label, line, value, name): each of the learner's labels (``Source.labels``, those the policy
+    does not name) matched to the policy's name it nearly spells, of the names no label gives; the
+    nearest pairs first, each label and name matched once, in the order the code writes them."""
+    pairs = sorted(
+        (
+            (-_likeness(label, name), line, label, value, name)
+            for label, line, dropped, value in written
+            if not dropped
+            for name in names
+        ),
+    )
+    taken_labels, taken_names, found = set(), set(), []
+    for minus, line, label, value, name in pairs:
+        if -minus < 0.75 or label in taken_labels or name in taken_names:
+            continue
+        taken_labels.add(label)
+        taken_names.add(name)
+        found.append((label, line, value, name))
+    return sorted(found, key=lambda pair: pair[1])
+
+
+def _near_miss_cause(written: list, wanted: list, source: Source) -> Cause | None:
+    """A value the learner labelled, under another name than the one the policy keeps it by
+    ('gate_proj' where it saves 'gate'): every such label named, with its line, and renamed."""
+    unwritten = [r.what for r in wanted if all(label != r.what for label, _, _, _ in written)]
+    misses = near_misses([w for w in written if w[0] not in {r.what for r in wanted}], unwritten)
+    if not misses:
+        return None
+    (label, line, _, name), rest = misses[0], misses[1:]
+    said = [f"'{label}' at line {line} (`{_quoted(source, line)}`), where the policy saves '{name}'"]
+    said += [f"'{lab}' at line {n} (`{_quoted(source, n)}`), where it saves '{nm}'" for lab, n, _, nm in rest]
+    keeps = "does not keep it" if not rest else "keeps neither" if len(rest) == 1 else "keeps none of them"
+    renamed = listed([f'checkpoint_name({value}, "{nm}") at line {n}' for _, n, value, nm in misses])
+    plural = "s" if rest else ""
+    return Cause(
+        NAMES,
+        f"Your code labels {'these values' if rest else 'this value'} {listed(said, '; ')}: a policy keeps a value only under its exact name, "
+        f"so it {keeps}, and the backward pass recomputes {'them' if rest else 'it'}.",
+        f"Try: rename your label{plural} to the name{plural} the policy saves: {renamed}.",
+    )
+
+
+def listed(items: list[str], between: str = ", ") -> str:
+    """``a, b and c`` (``a; b; and c`` where the items hold commas of their own)."""
+    if len(items) < 2:
+        return "".join(items)
+    last = f"{between}and " if between != ", " else " and "
+    return between.join(items[:-1]) + last + items[-1]
+
+
+def _quoted(source: Source, line: int) -> str:
+    return source.line(line).split("  #")[0]

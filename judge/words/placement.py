@@ -34,7 +34,12 @@ def outside_cause(
         {
             r.line
             for r in rows
-            if r.offending and r.kind == "primitive" and r.kept_by is None and r.line and r.line not in inside
+            # a labelled value saved outside is a line to move too (its row is "named", not "primitive")
+            if r.offending
+            and r.kind in ("primitive", "named")
+            and r.kept_by is None
+            and r.line
+            and r.line not in inside
         }
     )
     if not lines:

@@ -13,7 +13,7 @@ from ..grading import written_form
 from ..grading.rules import USES_POLICY, policy_as_written
 from ..packages.package import StructureRules
 from ..source import Source
-from .names import labels_advice
+from .names import labels_advice, listed
 from .shared import COST, OVER, POLICY, Cause, and_lines, at, spelled
 
 # Why the required policy matters, by (the policy used, the one required, whether both keep the
@@ -94,6 +94,15 @@ def policy_cause(
             (policy_names.render(policy_names.from_wire(first.policy)), required, same_values), ""
         )
         labels = labels_advice(rules.policy, source)
+        lists = _offload_lists(policy_names.from_wire(first.policy), rules.policy)
+        if lists:  # the names in the wrong list, not two policies of 200 characters each to compare
+            return Cause(
+                POLICY,
+                f"Your jax.checkpoint{at(first.line)} uses {policy_names.OFFLOAD_NAMES} with names in the wrong "
+                f"lists: your policy {lists}.",
+                f"Try: names_which_can_be_saved={list(rules.policy[1])!r}, names_which_can_be_offloaded="
+                f"{list(rules.policy[2])!r} in your {policy_names.OFFLOAD_NAMES}{at(_offload_line(source))}{labels}.",
+            )
         return Cause(
             POLICY,
             f"Your jax.checkpoint{at(first.line)} uses {policy_as_written(first, source.names)}, where this "
@@ -117,6 +126,36 @@ def _policy_advice(first, rules: StructureRules, source: Source, labels: str) ->
     if written is not None and written.kind == written_form.BARE and not written.equinox:
         return f"Try: {written_form.argument_advice(source, written, 'policy', spelled(rules))}{labels}."
     return f"Try: policy={spelled(rules)} on that jax.checkpoint{labels}."
+
+
+_WHERE = {"pinned_host": "the host"}  # an offloading policy's destination, in words
+
+
+def _offload_lists(mine: tuple, required: tuple) -> str:
+    """How the learner's names-offloading policy lists the names against the required one's, where
+    both offload by name between the same memories: "your policy offloads `k` and `v`, which ..."
+    ("" where the policies differ otherwise)."""
+    kind = policy_names.OFFLOAD_NAMES
+    if mine[0] != kind or required[0] != kind or mine[3:] != required[3:] or mine == required:
+        return ""
+    (saved, offloaded), (keep, move) = (set(mine[1]), set(mine[2])), (set(required[1]), set(required[2]))
+    wrong = [
+        (offloaded & keep, "offloads {}, which the required policy keeps on the device"),
+        (saved & move, "keeps {} on the device, which it offloads to " + _WHERE.get(required[4], repr(required[4]))),
+        ((saved | offloaded) - keep - move, "lists {}, which it neither keeps nor offloads"),
+        ((keep | move) - saved - offloaded, "leaves out {}, which it keeps or offloads"),
+    ]
+    said = [words.format(_names(names)) for names, words in wrong if names]
+    return ", and ".join(said)
+
+
+def _names(names: set[str]) -> str:
+    return listed([f"`{n}`" for n in sorted(names)])
+
+
+def _offload_line(source: Source) -> int | None:
+    """The line that writes the learner's save_and_offload_only_these_names (its lists are there)."""
+    return next((n for n, text in enumerate(source.lines, 1) if policy_names.OFFLOAD_NAMES in text.split("#")[0]), None)
 
 
 def _halves_apart(used, required: tuple) -> str:

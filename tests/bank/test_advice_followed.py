@@ -582,7 +582,8 @@ FOLLOWED += [
     (
         "offload_some_names",
         "policy_violation/lists_swapped.py",
-        "Your jax.checkpoint (line 17) uses save_and_offload_only_these_names(names_which_can_be_saved=['h1']",
+        "Your jax.checkpoint (line 17) uses save_and_offload_only_these_names with names in the wrong lists: your "
+        "policy offloads `h2`, which the required policy keeps on the device, and keeps `h1` on the device",
         "names_which_can_be_saved=['h2'], names_which_can_be_offloaded=['h1']",
         [
             (
@@ -594,7 +595,8 @@ FOLLOWED += [
     (
         "offload_some_names",
         "policy_violation/offload_both.py",
-        "Your jax.checkpoint (line 17) uses save_and_offload_only_these_names(names_which_can_be_saved=[]",
+        "Your jax.checkpoint (line 17) uses save_and_offload_only_these_names with names in the wrong lists: your "
+        "policy offloads `h2`, which the required policy keeps on the device.",
         "names_which_can_be_saved=['h2'], names_which_can_be_offloaded=['h1']",
         [
             (

@@ -35,6 +35,14 @@ REAL_ACCEPTED = [
     ),
     (
         "llama_swiglu_mlp",
+        "policy_violation/names_misspelled.py",
+        "Your code labels these values 'gate_proj' at line 6",
+        'rename your labels to the names the policy saves: checkpoint_name(x @ w_gate, "gate") at line 6 and '
+        'checkpoint_name(x @ w_up, "up") at line 7',
+        [('"gate_proj"', '"gate"'), ('"up_proj"', '"up"')],
+    ),
+    (
+        "llama_swiglu_mlp",
         "policy_violation/no_checkpoint.py",
         "Your program has no jax.checkpoint",
         f"wrap the computation in jax.checkpoint(..., policy={LLAMA_POLICY})",
@@ -225,6 +233,12 @@ LONG_CONTEXT_LISTS = (
     '        offload_dst="pinned_host",\n'
     "    )"
 )
+# The lists told apart by their names, and the advice: the required lists in the learner's policy.
+OFFLOAD_WRONG_LISTS = (
+    "Your jax.checkpoint (line 35) uses save_and_offload_only_these_names with names in the wrong lists: your "
+    "policy offloads `k` and `v`, which the required policy keeps on the device"
+)
+LONG_CONTEXT_LISTS_ADVICE = "names_which_can_be_saved=['k', 'v'], names_which_can_be_offloaded=['context', 'q']"
 OFFLOAD_ACCEPTED = [
     (
         "long_context_offload",
@@ -236,15 +250,15 @@ OFFLOAD_ACCEPTED = [
     (
         "long_context_offload",
         "policy_violation/lists_swapped.py",
-        "Your jax.checkpoint (line 35) uses save_and_offload_only_these_names(names_which_can_be_saved=['context', 'q']",
-        f"policy={LONG_CONTEXT_POLICY} on that jax.checkpoint",
+        f"{OFFLOAD_WRONG_LISTS}, and keeps `context` and `q` on the device, which it offloads to the host",
+        f"{LONG_CONTEXT_LISTS_ADVICE} in your save_and_offload_only_these_names (line 29)",
         [(LONG_CONTEXT_LISTS.format(saved='["q", "context"]', offloaded='["k", "v"]'), LONG_CONTEXT_POLICY)],
     ),
     (
         "long_context_offload",
         "policy_violation/offload_every_name.py",
-        "Your jax.checkpoint (line 35) uses save_and_offload_only_these_names(names_which_can_be_saved=[]",
-        f"policy={LONG_CONTEXT_POLICY} on that jax.checkpoint",
+        f"{OFFLOAD_WRONG_LISTS}.",
+        f"{LONG_CONTEXT_LISTS_ADVICE} in your save_and_offload_only_these_names (line 29)",
         [(LONG_CONTEXT_LISTS.format(saved="[]", offloaded='["q", "k", "v", "context"]'), LONG_CONTEXT_POLICY)],
     ),
     (
@@ -295,8 +309,9 @@ PRESET_ACCEPTED = [
     (
         "named_policies_at_scale",
         "policy_violation/attention_only.py",
-        "Part of the computation lies outside your jax.checkpoint (line 32): line 34",
-        "move that line into the function you checkpoint",
+        "Part of the computation lies outside your jax.checkpoint (line 32): line 33 (`up = checkpoint_name("
+        'rms_norm(h) @ w_up, "mlp_up")`); line 34',
+        "move those lines into the function you checkpoint",
         [
             ("    def attention(h, wq, wk, wv, wo):", "    def attention(h, wq, wk, wv, wo, w_up, w_down):"),
             (
@@ -312,6 +327,14 @@ PRESET_ACCEPTED = [
                 "        return jax.checkpoint(attention, policy=SAVE_QKV_PROJ)(h, wq, wk, wv, wo, w_up, w_down), None\n",
             ),
         ],
+    ),
+    (
+        "named_policies_at_scale",
+        "policy_violation/labels_of_another_codebase.py",
+        "Your code labels these values 'q_proj' at line 19",
+        'checkpoint_name(a @ wq, "query_proj") at line 19, checkpoint_name(a @ wk, "key_proj") at line 20 and '
+        'checkpoint_name(a @ wv, "value_proj") at line 21',
+        [('"q_proj"', '"query_proj"'), ('"k_proj"', '"key_proj"'), ('"v_proj"', '"value_proj"')],
     ),
     (
         "named_policies_at_scale",
@@ -412,32 +435,10 @@ EXPLORER_ACCEPTED = [
     ),
 ]
 
-# Mended as told, the file is told its next mistake: (..., that verdict and the opening of its cause).
-REAL_LATER = [
-    (
-        "llama_swiglu_mlp",
-        "policy_violation/names_misspelled.py",
-        "Your code names no value 'gate'",
-        'label the value where your code makes it, as h = checkpoint_name(..., "gate")',
-        [('"gate_proj"', '"gate"')],
-        verdicts.POLICY_VIOLATION,
-        "Your code names no value 'up'",
-    ),
-    (
-        "named_policies_at_scale",
-        "policy_violation/labels_of_another_codebase.py",
-        "Your code names no value 'query_proj'",
-        'label the value where your code makes it, as h = checkpoint_name(..., "query_proj")',
-        [('"q_proj"', '"query_proj"')],
-        verdicts.POLICY_VIOLATION,
-        "Your code names no value 'key_proj'",
-    ),
-]
-
 TURNED_ACCEPTED = (
     REAL_ACCEPTED + GPT2_ACCEPTED + ACCUMULATION_ACCEPTED + OFFLOAD_ACCEPTED + PRESET_ACCEPTED + EXPLORER_ACCEPTED
 )
-FOLLOWED = base.FOLLOWED + [f[:5] for f in TURNED_ACCEPTED + REAL_LATER]
+FOLLOWED = base.FOLLOWED + [f[:5] for f in TURNED_ACCEPTED]
 
 
 @pytest.mark.parametrize(
@@ -448,12 +449,3 @@ FOLLOWED = base.FOLLOWED + [f[:5] for f in TURNED_ACCEPTED + REAL_LATER]
 def test_the_advice_followed_is_accepted(slug, relative, cause, advice, edits):
     followed = _told_then_followed(slug, relative, cause, advice, edits)
     assert followed.verdict == verdicts.ACCEPTED, followed.message
-
-
-@pytest.mark.parametrize(
-    "slug, relative, cause, advice, edits, verdict, next_cause", REAL_LATER, ids=[f"{f[0]}/{f[1]}" for f in REAL_LATER]
-)
-def test_the_advice_followed_tells_the_next_mistake(slug, relative, cause, advice, edits, verdict, next_cause):
-    followed = _told_then_followed(slug, relative, cause, advice, edits)
-    assert followed.verdict == verdict and followed.cause.startswith(next_cause), followed.cause
-    assert followed.advice.startswith("Try: "), followed.message

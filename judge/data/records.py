@@ -33,6 +33,9 @@ from dataclasses import MISSING
 
 import numpy as np
 
+from .plain_values import PLAIN as _PLAIN
+from .plain_values import Unreadable as _Bad
+
 KIND = "kind"  # the key a message's kind travels under
 
 
@@ -140,16 +143,6 @@ def read_message(data, kinds: dict[str, type]):
 # path is written only for a value that does not read: ``_Bad`` collects it on its way out.
 
 
-class _Bad(Exception):
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message, self.path = message, []  # path: innermost part first
-
-    def at(self, part: str) -> "_Bad":
-        self.path.append(part)
-        return self
-
-
 def _read(cls, data, *, strict: bool, wire: bool, partial: bool = False):
     try:
         return _record_reader(cls, (strict, wire, partial))(data)
@@ -246,39 +239,6 @@ class _RecordPlan:
             if problem:
                 raise _Bad(problem)
         return record
-
-
-def _read_bool(value):
-    if value.__class__ is not bool:  # bool has no subclasses
-        raise _Bad("expected true or false")
-    return value
-
-
-def _read_int(value):
-    if value.__class__ is not int and (not isinstance(value, int) or isinstance(value, bool)):
-        raise _Bad("expected an integer")
-    return value
-
-
-def _read_float(value):
-    if value.__class__ is not float and (not isinstance(value, int | float) or isinstance(value, bool)):
-        raise _Bad("expected a number")
-    return value
-
-
-def _read_str(value):
-    if not isinstance(value, str):
-        raise _Bad("expected text")
-    return value
-
-
-def _read_array(value):
-    if not isinstance(value, np.ndarray):
-        raise _Bad("expected an array")
-    return value
-
-
-_PLAIN = {bool: _read_bool, int: _read_int, float: _read_float, str: _read_str, np.ndarray: _read_array}
 
 
 def _compile(tp, mode: tuple):

@@ -56,3 +56,26 @@ def test_a_name_that_is_no_function_or_module_fails_with_what_it_is(
     assert run_exploration.apply(args=[found.pk], task_id="m").get() == "failed"
     found.refresh_from_db()
     assert "MLP is a class: build the module" in found.error
+
+
+def test_a_module_s_library_and_parameters_reach_the_api_and_the_client(
+    client, learner, broker, django_capture_on_commit_callbacks
+):
+    """What the page shows of a module, the API answers too (field for field), and ``arena explore``
+    prints it: which library's module was explored, and the parameters it differentiated."""
+    from arena.result import render_exploration
+
+    from .api import api_for
+
+    api = api_for(client, learner)
+    with django_capture_on_commit_callbacks(execute=True):
+        created = api.post("/explorations", {"source": MODULE, "function": "model", "args": ["f32[16,32]"]})
+    assert created.status_code == 201
+    assert created.json()["library"] == "function" and created.json()["parameters"] == []  # not run yet
+    assert run_exploration.apply(args=[created.json()["id"]], task_id="m").get() == "done"
+    found = api.get(f"/explorations/{created.json()['id']}").json()
+    assert found["library"] == "equinox"
+    assert "model.layers[0].weight f32[64,32]" in found["parameters"] and len(found["parameters"]) == 4
+    assert all(r["compiled_peak_bytes"] is None or r["compiled_peak_bytes"] > 0 for r in found["rows"])
+    printed = render_exploration(found)
+    assert "Equinox module: its parameters, differentiated: model.layers[0].weight f32[64,32]" in printed

@@ -98,6 +98,10 @@ class Plan(Schema):
     flops: float
     recomputed_flops: float
     dominated: bool
+    compiled_peak_bytes: int | None = Field(
+        None, description="XLA's analysis of the step compiled alone: its peak; null where it was not compiled"
+    )
+    compiled_flops: float | None = Field(None, description="XLA's FLOPs of the same step (a loop's body once)")
 
 
 class Exploration(Schema):
@@ -112,6 +116,13 @@ class Exploration(Schema):
     )
     error: str | None
     names: list[str]
+    library: str = Field(
+        "function", description='what was explored: "function", or a module of "equinox" or "nnx" whose call it is'
+    )
+    parameters: list[str] = Field(
+        default_factory=list, description='a module\'s parameters, differentiated, as "path type"'
+    )
+    notes: list[str] = Field(default_factory=list, description="what the explorer did otherwise than asked, and why")
     rows: list[Plan]
     failed: list[dict]
     best: Plan | None = Field(
@@ -137,6 +148,9 @@ def exploration_out(found: ExplorationRow, budget: int | None = None, on: str | 
         "budget_on": on,
         "error": found.error or None,
         "names": result.get("names", []),
+        "library": result.get("library", "function"),
+        "parameters": result.get("parameters", []),
+        "notes": result.get("notes", []),
         "rows": [{k: getattr(r, k) for k in keys} for r in rows],
         "failed": result.get("failed", []),
         "best": {k: getattr(best, k) for k in keys} if best is not None else None,

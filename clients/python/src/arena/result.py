@@ -291,6 +291,9 @@ class Result:
         return "".join(parts)
 
 
+_LIBRARIES = {"equinox": "Equinox", "nnx": "Flax NNX"}
+
+
 def render_exploration(data: dict) -> str:
     """An exploration (the site's answer) as the terminal shows it: every plan, the beaten ones
     marked, and the plan within the budget with the code that applies it."""
@@ -312,11 +315,20 @@ def render_exploration(data: dict) -> str:
     ]
     lines = [
         f"{found.function}({', '.join(found.args)}): {len(rows)} plans",
+        *(
+            [
+                f"{_LIBRARIES.get(found.library, found.library)} module: its parameters, differentiated: "
+                f"{', '.join(found.parameters)}"
+            ]
+            if found.parameters
+            else []
+        ),
         table(["", "plan", "held (device)", "held (host)", "peak", "FLOPs", "recomputed FLOPs"], rows),
         "-: beaten by another plan on device memory, host memory, peak and FLOPs",
     ]
     for failure in found.failed:
         lines.append(f"{failure.get('plan')}: did not run: {failure.get('message')}")
+    lines += found.notes
     if found.budget is not None:
         peak = found.budget_on == "peak"
         if found.best is None:

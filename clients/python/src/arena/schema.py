@@ -146,6 +146,8 @@ class Plan(Answer):
     flops: float
     recomputed_flops: float
     dominated: bool  # beaten by another plan on every figure
+    compiled_peak_bytes: int | None = None  # XLA's peak of the step compiled alone; None: not compiled
+    compiled_flops: float | None = None  # XLA's FLOPs of the same step (a loop's body once)
 
 
 @dataclass
@@ -164,6 +166,9 @@ class PolicyExploration(Answer):
     error: str | None
     url: str
     names: list[str] = field(default_factory=list)
+    library: str = "function"  # or a module's library, "equinox" or "nnx", whose call was explored
+    parameters: list[str] = field(default_factory=list)  # a module's parameters, as "path type"
+    notes: list[str] = field(default_factory=list)  # what the explorer did otherwise than asked, and why
     rows: list[Plan] = field(default_factory=list)
     failed: list[dict] = field(default_factory=list)  # {"plan": ..., "message": ...}
     best: Plan | None = None

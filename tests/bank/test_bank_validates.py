@@ -163,6 +163,8 @@ def assert_names_its_structural_cause(folder, name, report):
             or "wraps the whole jax.lax.scan, not the step it runs" in report.cause
             # save_from_both_policies's two halves on two checkpoints: each named, and the combination
             or "each use one of the two policies this problem combines" in report.cause
+            # the required offloading policy with its names in each other's lists: the names told
+            or ("save_and_offload_only_these_names with names in the wrong lists" in report.cause)
         ), (name, report.cause)
 
 

@@ -405,10 +405,6 @@ STRUCTURE_CHECKS = (
 )
 
 
-def check_structure(found: Structure, rules: StructureRules) -> list[str]:
-    return [problem for _, problem in structure_problems(found, rules)]
-
-
 def structure_problems(found: Structure, rules: StructureRules) -> list[tuple[StructureCheck, str]]:
     """The structure rules' problems, each with the check that found it."""
     problems: list[tuple[StructureCheck, str]] = []

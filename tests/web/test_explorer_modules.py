@@ -76,6 +76,7 @@ def test_a_module_s_library_and_parameters_reach_the_api_and_the_client(
     found = api.get(f"/explorations/{created.json()['id']}").json()
     assert found["library"] == "equinox"
     assert "model.layers[0].weight f32[64,32]" in found["parameters"] and len(found["parameters"]) == 4
-    assert all(r["compiled_peak_bytes"] is None or r["compiled_peak_bytes"] > 0 for r in found["rows"])
+    compiled = [r["compiled_peak_bytes"] for r in found["rows"] if r["compiled_peak_bytes"] is not None]
+    assert compiled and all(peak > 0 for peak in compiled)  # XLA's figures reach the API too
     printed = render_exploration(found)
     assert "Equinox module: its parameters, differentiated: model.layers[0].weight f32[64,32]" in printed

@@ -195,6 +195,7 @@ model = Weights(jax.ShapeDtypeStruct((2,), jnp.float32))
 """
 
 
+# The walk's figures alone (``compile_s=0``): XLA's compilation of each plan is tested in test_explore.py.
 def _figures(found):
     return [(r.plan, r.held_bytes, r.host_bytes, r.peak_bytes, r.flops, r.recomputed_flops) for r in found.rows]
 
@@ -202,8 +203,8 @@ def _figures(found):
 @pytest.fixture(scope="module")
 def mlp_pair():
     runner = default_runner()
-    module = explore(EQX_MLP, "model", ["f32[64,128]"], runner)
-    plain = explore(PLAIN_MLP, "mlp", [*MLP_PARAMS, "f32[64,128]"], runner, wrt=["w1", "b1", "w2", "b2"])
+    module = explore(EQX_MLP, "model", ["f32[64,128]"], runner, compile_s=0)
+    plain = explore(PLAIN_MLP, "mlp", [*MLP_PARAMS, "f32[64,128]"], runner, wrt=["w1", "b1", "w2", "b2"], compile_s=0)
     return module, plain
 
 
@@ -235,9 +236,14 @@ def test_a_modules_plan_is_written_with_equinoxs_checkpoint(mlp_pair):
 
 def test_a_modules_scan_gets_the_placements_of_a_functions():
     runner = default_runner()
-    module = explore(EQX_STACK, "model", ["f32[32,64]"], runner, budget=1, budget_on="peak")
+    module = explore(EQX_STACK, "model", ["f32[32,64]"], runner, budget=1, budget_on="peak", compile_s=0)
     plain = explore(
-        PLAIN_STACK, "stack", ["f32[4,64,128]", "f32[4,128,64]", "f32[32,64]"], runner, wrt=["w_in", "w_out"]
+        PLAIN_STACK,
+        "stack",
+        ["f32[4,64,128]", "f32[4,128,64]", "f32[32,64]"],
+        runner,
+        wrt=["w_in", "w_out"],
+        compile_s=0,
     )
     assert "checkpoint every block" in [r.plan for r in module.rows]
     assert _figures(module) == _figures(plain)
@@ -245,8 +251,10 @@ def test_a_modules_scan_gets_the_placements_of_a_functions():
 
 def test_a_flax_nnx_module_is_explored_from_its_state_as_a_function_of_it_would_be():
     runner = default_runner()
-    module = explore(NNX_MLP, "model", ["f32[64,128]"], runner, budget=300_000)
-    plain = explore(PLAIN_NNX_MLP, "mlp", [*NNX_PARAMS, "f32[64,128]"], runner, wrt=["b1", "w1", "b2", "w2"])
+    module = explore(NNX_MLP, "model", ["f32[64,128]"], runner, budget=300_000, compile_s=0)
+    plain = explore(
+        PLAIN_NNX_MLP, "mlp", [*NNX_PARAMS, "f32[64,128]"], runner, wrt=["b1", "w1", "b2", "w2"], compile_s=0
+    )
     assert module.library == "nnx"
     assert module.parameters == [
         "model.layers[0].bias f32[256]",
@@ -287,13 +295,14 @@ def test_the_gate_refuses_what_sets_attributes_by_name_in_nnx(line, says):
 
 def test_a_python_loop_in_a_modules_call_gets_the_placements_of_a_functions():
     runner = default_runner()
-    module = explore(EQX_LOOP, "model", ["f32[16,32]"], runner)
+    module = explore(EQX_LOOP, "model", ["f32[16,32]"], runner, compile_s=0)
     plain = explore(
         PLAIN_LOOP,
         "stack",
         ["f32[32,64]", "f32[64,32]"] * 3 + ["f32[16,32]"],
         runner,
         wrt=["a0", "b0", "a1", "b1", "a2", "b2"],
+        compile_s=0,
     )
     assert module.notes == [] and "checkpoint every block" in [r.plan for r in module.rows]
     every = next(r for r in module.rows if r.plan == "checkpoint every block")

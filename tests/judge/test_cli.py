@@ -1,5 +1,10 @@
-"""The command line, run as people run it: python -m judge ..."""
+"""The command line, as people run it: ``python -m judge ...``. The entry point itself runs as a
+process of its own once (``test_python_dash_m_judge_exits_2_with_the_error_on_stderr``); the other
+tests call the same ``main`` in this process, which spares each call an interpreter that imports
+JAX and starts a zygote of its own (about 3 CPU-seconds each) and changes nothing they read."""
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -7,14 +12,23 @@ from pathlib import Path
 
 import pytest
 
+from judge.cli import main
+
 ROOT = Path(__file__).resolve().parents[2]
 DOT = ROOT / "problems" / "checkpoint_dot_policy"
 
 
-def judge(*args, check=True):
-    result = subprocess.run(
-        [sys.executable, "-m", "judge", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
+def judge(*args, check=True) -> subprocess.CompletedProcess:
+    """``python -m judge ARGS``, run by its ``main`` here: its exit status, what it printed on each stream."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main([str(a) for a in args])
+        except SystemExit as exc:  # as the interpreter ends on it: a message goes to stderr, status 1
+            status = exc.code if isinstance(exc.code, int) else 1
+            if isinstance(exc.code, str):
+                print(exc.code, file=sys.stderr)
+    result = subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
     if check:
         assert result.returncode == 0, result.stdout + result.stderr
     return result
@@ -92,9 +106,16 @@ def test_validate_reports_a_reference_that_fails(tmp_path):
     assert "internal_error" in result.stdout and "the reference of checkpoint_dot_policy failed" in result.stdout
 
 
-def test_broken_package_is_a_clear_error():
-    result = judge("grade", ROOT / "problems", DOT / "reference.py", check=False)
-    assert result.returncode == 2 and "problem.toml" in result.stderr
+def test_python_dash_m_judge_exits_2_with_the_error_on_stderr():
+    """A broken problem folder, through the entry point people type: a clear error, status 2."""
+    result = subprocess.run(
+        [sys.executable, "-m", "judge", "grade", str(ROOT / "problems"), str(DOT / "reference.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 2 and "problem.toml" in result.stderr and result.stdout == ""
 
 
 def test_inspect_lists_residuals_as_json_and_prints_programs(tmp_path):

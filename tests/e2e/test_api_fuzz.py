@@ -31,7 +31,15 @@ SEED = os.environ.get("API_FUZZ_SEED", "20261123")
 # Test cases per operation: the learner's run explores; the instructor's adds the answers only an
 # instructor gets (references) and needs fewer.
 MAX_EXAMPLES = {"learner": 100, "instructor": 40}
-DEMO_COURSE = """
+# The database migrated, the bank synced, the demo users; the demo instructor's course (id 1, which
+# the fuzzer tries first), the learner in it, an assignment (the instructor's operations answer with
+# data, not only 404); then a token for each of the two, made by ``create_api_token``.
+PREPARE = """
+import io
+from django.core.management import call_command
+call_command("migrate", interactive=False, verbosity=0)
+call_command("sync_problems")
+call_command("create_demo_users")
 from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.utils import timezone
@@ -44,6 +52,10 @@ now = timezone.now()
 services.save_assignment(course=course, title="Week 1", opens_at=now - timedelta(days=1),
     due_at=now + timedelta(days=7), late_until=None, late_penalty_percent=0,
     problems=[Problem.objects.get(slug="checkpoint_dot_policy")])
+for username in ("learner", "instructor"):
+    made = io.StringIO()
+    call_command("create_api_token", username, name="fuzzing", stdout=made)
+    print("token", username, made.getvalue().strip())
 """
 # Operations in the schema: the learner's (problems, submissions, leaderboards, explorations,
 # who am I) and the course instructors' (courses, assignments, roster, gradebook, similarity,
@@ -102,15 +114,11 @@ def api_server(tmp_path_factory):
         "PROBLEM_CACHE_DIR": str(var / "problem-cache"),
         "STATIC_ROOT": str(var / "static"),
     }
-    manage("migrate", "--noinput", "-v0", env=env)
-    manage("sync_problems", env=env)
-    manage("create_demo_users", env=env)
-    # the demo instructor's course (id 1, which the fuzzer tries first), the learner in it, an
-    # assignment: the instructor's operations answer with data, not only 404
-    manage("shell", "-c", DEMO_COURSE, env=env)
-    tokens = {
-        user: manage("create_api_token", user, "--name", "fuzzing", env=env) for user in ("learner", "instructor")
-    }
+    # One manage.py process runs the commands an operator would run one by one (each start imports
+    # Django and the judge): the database, the bank, the demo users, their course, their tokens.
+    printed = manage("shell", "-c", PREPARE, env=env)
+    tokens = dict(re.findall(r"^token (\w+) (\S+)$", printed, re.MULTILINE))
+    assert set(tokens) == {"learner", "instructor"}, printed
     port = free_port()
     web = Child(
         "web",

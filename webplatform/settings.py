@@ -380,6 +380,10 @@ EXPLORATIONS = {
     "IN_FLIGHT": int(os.environ.get("EXPLORATIONS_IN_FLIGHT", "1")),
     "PER_HOUR": int(os.environ.get("EXPLORATIONS_PER_HOUR", "20")),
     "WINDOW_S": int(os.environ.get("EXPLORATIONS_WINDOW_S", "3600")),
+    # Seconds an exploration may spend compiling its plans one by one for XLA's own figures (the
+    # "compiled peak" column): most of an exploration's CPU. 0 shows the judge's figures alone,
+    # for a busy explore worker. Unset (None): the judge's own default, judge.explorer.explore.COMPILE_S.
+    "COMPILE_S": float(os.environ["EXPLORATIONS_COMPILE_S"]) if os.environ.get("EXPLORATIONS_COMPILE_S") else None,
 }
 
 # Live status streams (/submissions/<id>/events/) one account may hold open at once, counted in

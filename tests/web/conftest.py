@@ -138,6 +138,14 @@ def _write_back(rows) -> None:
 
 
 @pytest.fixture
+def explorations_walk_only(settings):
+    """The explorer's runs as an operator with EXPLORATIONS_COMPILE_S=0 has them: without XLA's
+    compilation of each plan, which is most of an exploration's work and which only the tests of
+    XLA's figures read (tests/web/test_explorer_modules.py, test_explorer_browser.py)."""
+    settings.EXPLORATIONS = {**settings.EXPLORATIONS, "COMPILE_S": 0.0}
+
+
+@pytest.fixture
 def dot_policy(bank):
     return bank["checkpoint_dot_policy"]
 

@@ -14,7 +14,7 @@ from webplatform.explorer.views import EXAMPLE
 
 from .api import api_for
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("explorations_walk_only")]
 SHAPES = ["f32[128,256]", "f32[256,128]", "f32[64,128]"]
 INPUT_BYTES = (128 * 256 + 256 * 128 + 64 * 128) * 4
 

@@ -11,7 +11,7 @@ from webplatform.explorer.models import Exploration
 from webplatform.explorer.tasks import run_exploration
 from webplatform.explorer.views import EXAMPLE
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("explorations_walk_only")]
 SHAPES = "f32[128,256] f32[256,128] f32[64,128]"
 INPUT_BYTES = (128 * 256 + 256 * 128 + 64 * 128) * 4
 
@@ -59,6 +59,21 @@ def test_an_exploration_runs_on_a_lane_of_its_own_and_shows_every_plan(
     tight = learner_client.get(answer["Location"], {"budget": str(INPUT_BYTES - 1)}).content.decode()
     assert "No plan keeps" in tight
     assert learner_client.get(answer["Location"], {"budget": "lots"}).status_code == 400
+
+
+def test_an_operator_can_leave_out_xlas_compilation_of_each_plan(learner_client, learner, broker):
+    """EXPLORATIONS_COMPILE_S=0 (this module's setting, ``explorations_walk_only``): every plan keeps
+    the judge's figures, the ones a verdict records, and the column of XLA's compiled peak stays
+    empty; by default it is filled (tests/web/test_explorer_modules.py)."""
+    answer = start(learner_client)
+    found = Exploration.objects.get(user=learner)
+    assert run_exploration.apply(args=[found.pk], task_id="walk").get() == "done"
+    found.refresh_from_db()
+    rows = found.result["rows"]
+    assert len(rows) >= 5 and all(r["peak_bytes"] > 0 and r["flops"] > 0 for r in rows)
+    assert all(r["compiled_peak_bytes"] is None and r["compiled_flops"] is None for r in rows)
+    html = learner_client.get(answer["Location"]).content.decode()
+    assert 'id="explore-table"' in html and "compiled peak (XLA)" in html  # the table, its column left empty
 
 
 @pytest.mark.parametrize(

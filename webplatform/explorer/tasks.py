@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.conf import settings
 
 from judge.explorer.explore import ExploreError, explore
 from webplatform.core.worker import worker_runner
@@ -20,6 +21,7 @@ def run_exploration(self, exploration_id: int) -> str:
     claimed = services.claim(exploration_id=exploration_id, task_id=task_id)
     if claimed is None:
         return "skipped"  # finished, or held by another worker: a duplicate message
+    compile_s = settings.EXPLORATIONS["COMPILE_S"]
     try:
         found = explore(
             claimed.source,
@@ -28,6 +30,7 @@ def run_exploration(self, exploration_id: int) -> str:
             worker_runner(),
             budget=claimed.budget,
             budget_on=claimed.budget_on,
+            **({} if compile_s is None else {"compile_s": compile_s}),
         )
     except ExploreError as exc:
         services.complete(exploration_id=exploration_id, task_id=task_id, error=str(exc))

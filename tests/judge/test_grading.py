@@ -10,6 +10,7 @@ from judge import grade, load_problem
 from judge.grading.grader import ExpectedCache
 from judge.packages.limits import Limits
 from tests.escape import escaping
+from tests.grading_cache import graded_as_the_bank
 from tests.judge.runners import Wrapping
 from tests.tightened import tightened
 
@@ -31,7 +32,7 @@ def code(text: str) -> str:
 
 
 def test_accepted_report_has_the_fields_the_site_shows(problem):
-    report = grade(problem, source("accepted/decorator.py")).to_dict()
+    report = graded_as_the_bank(problem, source("accepted/decorator.py")).to_dict()
     assert report["verdict"] == "accepted"
     assert [c["name"] for c in report["cases"]] == ["sample-1", "sample-2", "tall", "wide"]
     assert all(c["verdict"] == "accepted" for c in report["cases"])
@@ -51,7 +52,7 @@ def test_accepted_report_has_the_fields_the_site_shows(problem):
 
 
 def test_no_checkpoint_says_so_first_then_names_the_saved_relu_output_as_written(problem):
-    report = grade(problem, source("policy_violation/no_checkpoint.py"))
+    report = graded_as_the_bank(problem, source("policy_violation/no_checkpoint.py"))
     assert report.verdict == "policy_violation"
     assert report.message.startswith("case sample-1: Your program has no jax.checkpoint")
     assert report.cause.startswith("Your program has no jax.checkpoint") and report.advice.startswith("Try: wrap")
@@ -68,7 +69,7 @@ def test_no_checkpoint_says_so_first_then_names_the_saved_relu_output_as_written
 
 
 def test_a_hidden_cases_message_keeps_its_sizes_to_itself(problem):
-    report = grade(problem, source("policy_violation/no_checkpoint.py"))
+    report = graded_as_the_bank(problem, source("policy_violation/no_checkpoint.py"))
     hidden = [c for c in report.cases if not c.sample]
     assert hidden and all(c.verdict == "policy_violation" for c in hidden)
     for case in hidden:  # tall is 64x32: neither its types, its shapes nor its byte counts are told
@@ -78,7 +79,7 @@ def test_a_hidden_cases_message_keeps_its_sizes_to_itself(problem):
 
 
 def test_bare_checkpoint_is_told_the_policy_would_save_the_matmuls(problem):
-    report = grade(problem, source("policy_violation/no_policy.py"))
+    report = graded_as_the_bank(problem, source("policy_violation/no_policy.py"))
     assert report.verdict == "policy_violation"
     assert len(report.missing_residuals) == 2
     assert all(r.what == "dot_general" for r in report.missing_residuals)
@@ -118,7 +119,7 @@ def test_samples_only_grades_the_sample_cases(problem):
 
 
 def test_wrong_answer_names_the_case_and_the_first_differing_element(problem):
-    report = grade(problem, source("wrong_answer/forgot_square.py"))
+    report = graded_as_the_bank(problem, source("wrong_answer/forgot_square.py"))
     assert report.verdict == "wrong_answer"
     assert report.message.startswith("case sample-1: the output differs at index ()")
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from judge import grade, load_problem
+from tests.grading_cache import graded_as_the_bank
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").exists())
@@ -64,8 +65,9 @@ def test_problem_teaches(folder):
 
 
 def grade_packaged(slug: str, relative: str):
+    """The packaged file's grading under the default remat: the one every bank test reads."""
     problem = load_problem(ROOT / "problems" / slug)
-    return grade(problem, (problem.path / "submissions" / relative).read_text())
+    return graded_as_the_bank(problem, (problem.path / "submissions" / relative).read_text())
 
 
 @pytest.mark.parametrize("relative", ["policy_violation/whole_pipeline.py", "policy_violation/only_last_stage.py"])

@@ -3,6 +3,8 @@ synced into the test database, and users."""
 
 import base64
 import json
+import threading
+import time
 
 import pytest
 import redis
@@ -13,6 +15,7 @@ from webplatform.catalog.services import sync_problems
 from webplatform.celery import app as celery_app
 from webplatform.core import freshness
 from webplatform.core.broker import keys_of as broker_keys
+from webplatform.submissions import stream
 
 from ..e2e.browser import chromium
 from .helpers import BANK
@@ -209,9 +212,22 @@ def module_browser(live_server):
 
 
 @pytest.fixture
-def live_browser(module_browser):
+def live_browser(module_browser, monkeypatch):
     """The module's Chromium, with nothing of the test before: every context a test opened is
-    closed after it, so no page of its (an event stream, a poll) runs on into the next test."""
+    closed after it, and every request its pages made has ended, before the test's database is
+    flushed (this fixture is torn down first: pytest-django's live server asks for the database
+    before any fixture a test names).
+
+    The live server shares the test's SQLite connection with its request threads, and there an event
+    stream looks at the database every ``WSGI_LOOK_S`` and notices a closed page only when it next
+    sends: with the production heartbeat, for up to 15 s after the page closed, and a look that
+    falls on the flush locks the table it reads ("database table is locked": the flush fails, and
+    the next test starts on the rows it left). A heartbeat each second ends such a stream within one."""
+    monkeypatch.setattr(stream, "HEARTBEAT_S", 1.0)
     yield module_browser
     for context in module_browser.contexts:
         context.close()
+    deadline = time.monotonic() + 10
+    for thread in threading.enumerate():
+        if thread.name.endswith("(process_request_thread)"):  # socketserver's thread of one request
+            thread.join(max(0.0, deadline - time.monotonic()))

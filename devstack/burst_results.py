@@ -30,6 +30,7 @@ class Result:
     load_average: list = field(
         default_factory=list
     )  # 1-minute load average before and after: the machine may be shared
+    evidence: list = field(default_factory=list)  # the worker's log lines on what went wrong, to say why
 
     @property
     def ok(self) -> bool:
@@ -70,6 +71,8 @@ def measure(
     result.unexpected_attempts = sorted(
         (sid, rows[sid][2]) for sid in expected if rows[sid][2] != 1 and sid not in interrupted
     )
+    named = {sid for sid, _ in result.unexpected_attempts + result.graded_twice}
+    result.evidence = [line for line in log.splitlines() if any(f"submission {sid}," in line for sid in named)][:20]
     verdicts = observer.verdict_times()
     struck = [f for f in faults if not f.skipped]
     for fault, following in zip(struck, struck[1:] + [None]):
@@ -131,4 +134,5 @@ def report(results: list[Result]) -> str:
                 f"\nNOT OK on {r.database} (faults: {r.faults}): wrong {r.wrong[:5]}, graded twice "
                 f"{r.graded_twice[:5]}, attempts {r.unexpected_attempts[:5]}, refused {r.rejected_posts[:3]}"
             )
+            lines += [f"  worker's log: {line}" for line in r.evidence]
     return "\n".join(lines)

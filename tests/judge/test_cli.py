@@ -74,9 +74,20 @@ def test_grade_text_marks_offending_rows():
     assert not arg_row.startswith("!!")
 
 
-def test_validate_passes_on_a_good_problem_and_fails_when_a_verdict_is_misfiled(tmp_path):
+def test_validate_passes_on_a_good_problem_and_fails_when_a_verdict_is_misfiled(tmp_path, monkeypatch):
     import shutil
 
+    from judge import validate
+    from judge.grading.grader import default_runner
+    from tests.grading_cache import graded_as_the_bank
+
+    def as_the_bank(problem, source, runner=None):
+        """The packaged problem's files are the bank's: its grading of each, read (the key holds
+        the judge's code, the package, the source and the remat), not a grading again."""
+        assert runner is default_runner()
+        return graded_as_the_bank(problem, source)
+
+    monkeypatch.setattr(validate, "grade", as_the_bank)
     table = judge("validate", DOT).stdout
     assert "checkpoint_dot_policy: ok" in table
     # each wrong submission's row says what its learner reads first: the cause, never JAX's own text

@@ -164,6 +164,28 @@ def test_a_database_outage_while_grading_delays_the_verdict_and_never_grades_it_
     assert (submission.status, submission.verdict, submission.attempts) == (Status.DONE, "accepted", 1)
 
 
+@pytest.mark.django_db(transaction=True)  # the claim's heartbeat beats from a thread, on its own connection
+def test_a_runner_slow_to_start_keeps_its_claim_through_the_sweeps(learner, dot_policy, broker, settings, monkeypatch):
+    """A pool process's first grading starts its runner (a zygote that imports JAX and probes the
+    sandbox), seconds on a loaded machine: its claim beats meanwhile, so the sweeps that run then
+    do not take it for a dead worker's, and it is graded once."""
+    settings.GRADING = {**settings.GRADING, "HEARTBEAT_EVERY_S": 0.2, "CLAIM_TIMEOUT_S": 1.0}
+    submission = submit(learner, dot_policy, correct_source())
+    swept, real_runner = [], tasks.worker_runner
+
+    def slow_to_start():
+        for _ in range(8):  # 4 s of starting, four times the claim's timeout, swept twice a second
+            time.sleep(0.5)
+            swept.append(services.sweep())
+        return real_runner()
+
+    monkeypatch.setattr(tasks, "worker_runner", slow_to_start)
+    assert grade_submission.apply(args=[submission.pk], task_id="m").get() == "accepted"
+    assert [result.released for result in swept] == [[]] * 8
+    submission.refresh_from_db()
+    assert (submission.status, submission.verdict, submission.attempts) == (Status.DONE, "accepted", 1)
+
+
 def test_a_database_away_for_longer_than_the_patience_hands_the_message_back(
     learner, dot_policy, broker, settings, monkeypatch
 ):

@@ -23,8 +23,13 @@ def worker_runner():
         return _runner
 
 
-@worker_process_shutdown.connect
-def _close_runner(**_):
+def close_worker_runner() -> None:
+    """Closes this process's runner if it was started (its children killed); never starts one."""
     close = getattr(_runner, "close", None)
     if close is not None:
         close()
+
+
+@worker_process_shutdown.connect
+def _close_runner(**_):
+    close_worker_runner()

@@ -26,7 +26,7 @@ from judge.grading.inspecting import inspect
 from webplatform.catalog.package_cache import problem_for_version
 from webplatform.core.database import DatabaseUnavailable, is_unavailable, patiently
 from webplatform.core.heartbeat import Heartbeat
-from webplatform.core.worker import worker_runner
+from webplatform.core.worker import close_worker_runner, worker_runner
 
 from . import services
 from .models import Submission
@@ -70,15 +70,18 @@ def grade_submission(self, submission_id: int) -> str:
     if attempt > settings.GRADING["MAX_ATTEMPTS"]:
         # Only a message whose workers kept dying gets here: stop instead of looping.
         return fail("the worker died while grading it")
-    runner = worker_runner()
-    _report_layers(node, runner)
+    # Beating from the claim on: a pool process's first grading starts its runner (a zygote that
+    # imports JAX and probes the sandbox), seconds under load; without beats meanwhile the sweep
+    # took the claim for a dead worker's and graded the submission a second time.
     beat = Heartbeat(
         lambda: services.heartbeat(submission_id=submission_id, attempt=attempt),
         every_s=settings.GRADING["HEARTBEAT_EVERY_S"],
-        on_lost=getattr(runner, "close", lambda: None),
+        on_lost=close_worker_runner,
     )
     try:
         with beat:
+            runner = worker_runner()
+            _report_layers(node, runner)
             problem = problem_for_version(submission.version)
             recorded = submission.kind == Submission.Kind.SUBMIT
             if submission.kind == Submission.Kind.INSPECT:  # what the code saves, on a sample: no verdict

@@ -86,6 +86,9 @@ def test_invalid_api_tokens_from_one_address_get_429_with_retry_after(client, le
     answers = [Api(client, f"not-a-token-{i}").get("/me") for i in range(8)]
     assert [a.status_code for a in answers] == [401] * 7 + [429]
     assert answers[-1]["Retry-After"] == "300" and answers[-1].json()["code"] == "too_many_failures"
+    # The schema says so for every operation (a client generated from it expects the 429 anywhere).
+    documented = client.get("/api/openapi.json").json()["paths"]
+    assert all("429" in operation["responses"] for path in documented.values() for operation in path.values())
     # Meanwhile every invalid token is refused so, and a valid one (256 random bits: no guess finds
     # one) still works.
     meanwhile = Api(client, "another-guess").get("/me")

@@ -15,6 +15,24 @@ from .errors import Error, install_handlers
 from .schemas import Me
 
 VERSION = "v1"
+ERROR_REF = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+# What any operation may answer besides its own responses, so that the schema names every status a
+# client can meet: a URL longer than the server reads (gunicorn's and nginx's limit on the request
+# line, about 4 KiB and 8 KiB: they answer, not the site, so the body is not JSON); too many invalid
+# tokens from one address (every operation reads the Authorization header, ``auth.BearerToken``);
+# the database away for a while (``errors._unavailable``).
+EVERY_OPERATION_MAY_ANSWER = {
+    414: {"description": "The URL (path and query) is longer than the server reads; the server answers in text."},
+    429: {
+        "description": "Too many requests: `too_many_failures` after many invalid tokens from this address, "
+        "or the operation's own `rate_limited`; wait `Retry-After` seconds.",
+        "content": ERROR_REF,
+    },
+    503: {
+        "description": "The database is away for a while (`unavailable`); try again after `Retry-After` seconds.",
+        "content": ERROR_REF,
+    },
+}
 DESCRIPTION = """Run and submit JAX code to Remat Arena from a terminal or a notebook.
 
 Authenticate with a personal API token (create one on your account page, or
@@ -30,7 +48,19 @@ teach is a 404.
 
 The Python client: `pip install clients/python` (the `arena` command, and `arena.submit(...)`)."""
 
-api = NinjaAPI(
+
+class ArenaAPI(NinjaAPI):
+    def get_openapi_schema(self, *, path_prefix=None, path_params=None):
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                responses = operation["responses"]
+                for status, response in EVERY_OPERATION_MAY_ANSWER.items():
+                    responses[status] = response
+        return schema
+
+
+api = ArenaAPI(
     title="Remat Arena API",
     version="1.0.0",
     description=DESCRIPTION,

@@ -85,3 +85,8 @@ def test_the_api_answers_503_in_its_own_error_shape_while_the_database_is_away(l
     assert response.status_code == 503 and response["Retry-After"] == "10"
     body = response.json()
     assert (body["code"], body["retry_after_s"]) == ("unavailable", 10) and "Try again in 10" in body["message"]
+    # ... as its schema says (the same answer any operation gives while the database is away)
+    documented = Client().get("/api/openapi.json").json()["paths"]
+    answer = documented["/api/v1/problems/{slug}/submissions"]["post"]["responses"]["503"]
+    assert answer["content"]["application/json"]["schema"]["$ref"] == "#/components/schemas/Error"
+    assert all("503" in operation["responses"] for path in documented.values() for operation in path.values())

@@ -377,7 +377,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--submissions", type=int, default=100_000)
     parser.add_argument("--duration", type=int, default=10, help="seconds of load per page, scenario and round")
     # Eight clients that never pause offer a few hundred requests a second, far more than the
-    # seeded 2000 learners would: issue 27's figure.
+    # seeded 2000 learners would (the figure the page targets were set for).
     parser.add_argument("--connections", type=int, default=8, help="requests in flight at once")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--web-workers", type=int, default=2)

@@ -8,7 +8,7 @@ Two layouts (``--layout``):
   gunicorn's ASGI worker, where a waiting learner holds an open socket, not a thread (see
   ``submissions/stream.py``). The browser sees one host and port; nginx passes each event on at
   once (the stream's ``X-Accel-Buffering: no``).
-- ``asgi``: everything on gunicorn's ASGI worker, as before issue 27. Kept so that the benchmark
+- ``asgi``: everything on gunicorn's ASGI worker, the layout before the split. Kept so that the benchmark
   can measure the two side by side: under it Django runs each request's sync middleware and view
   through ``sync_to_async`` in a thread made for that request (asgiref's ``ThreadSensitiveContext``),
   hopping between the event loop and that thread several times per request, which made every page

@@ -13,7 +13,7 @@ how soon the page shows it once stored.
    at once (the row, then its announcement, as a worker stores one) and each stream's time to
    deliver it is measured, with the CPU time the streams' servers spent from the release to the
    last delivery (on a machine shared with other work the delays vary with its load; the work
-   they took varies less). Targets (issue 27), at the largest step, in ``make run``'s layout:
+   they took varies less). Targets, at the largest step, in ``make run``'s layout:
    delivery p50 under 1 s and p95 under 2 s, and the page's p95 under the page target meanwhile.
 2. Submit to verdict in the browser. The site as ``make run`` starts it; Chromium, signed in, presses
    "Submit" on the accepted solution and the time from the press to the verdict on the page is
@@ -314,7 +314,7 @@ def run(options) -> int:
 
 
 def targets(results: dict, options) -> list[dict]:
-    """Issue 27's, judged at the largest step in make run's layout; and every verdict delivered, everywhere."""
+    """The targets above, judged at the largest step in make run's layout; and every verdict delivered, everywhere."""
     found = [
         {
             "target": "every waiting learner got the verdict, at every step and in every layout",

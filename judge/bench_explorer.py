@@ -1,5 +1,5 @@
 """``python -m judge bench --explorer``: how long the policy explorer takes on the two functions
-issue 26 sets targets for, medians of rounds through the warm sandbox (its start and first
+that have targets (``WORKLOADS``), medians of rounds through the warm sandbox (its start and first
 compilation before any timing). Speed is a benchmark's business, never a test's: the tests run
 the same functions for what they find, not for how fast."""
 

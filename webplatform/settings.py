@@ -170,7 +170,7 @@ def database_from_url(url: str) -> dict:
         # connection's first statement reads the whole schema, about 1.7 ms of CPU of a page's 8
         # (measured on the page benchmark's database). make run's pages' threads keep theirs
         # (devstack/front.py); the event streams' pool threads must not: kept there, a look
-        # missed a verdict stored just before it, for seconds (measured: issue 27).
+        # missed a verdict stored just before it, for seconds (measured by `make bench`).
         config["CONN_MAX_AGE"] = int(os.environ.get("SQLITE_CONN_MAX_AGE", "0"))
         config["OPTIONS"] = {
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
@@ -251,7 +251,7 @@ TIME_ZONE = "UTC"
 # The site is in English only (no LocaleMiddleware, no catalog of its own; Django's English
 # catalogs translate nothing), so translation is off: each get_language() then reads this
 # setting instead of a context-local, which url reversing and number and date formatting ask
-# dozens of times per page (issue 27: 0.3-0.5 ms of CPU per page). The text is the same.
+# dozens of times per page (0.3-0.5 ms of CPU per page, `make bench`). The text is the same.
 USE_I18N = False
 USE_TZ = True
 
@@ -271,7 +271,7 @@ STORAGES = {
 
 # Django's database sessions, loaded in one plain query instead of an ORM one (accounts.sessions).
 SESSION_ENGINE = "webplatform.accounts.sessions"
-# Django's ModelBackend, the user loaded in one plain SELECT (accounts/backends.py, issue 27)
+# Django's ModelBackend, the user loaded in one plain SELECT (accounts/backends.py)
 AUTHENTICATION_BACKENDS = ["webplatform.accounts.backends.ModelBackend"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE

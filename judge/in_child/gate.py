@@ -98,7 +98,7 @@ DENIED_ATTRIBUTES = {
             "testing",
             "client",
             # What hands out code objects and frames (a traced equation's traceback): from a code object,
-            # ``replace(co_names=...)`` rebuilds bytecode that reads a JAX function's globals (issue 21).
+            # ``replace(co_names=...)`` rebuilds bytecode that reads a JAX function's globals.
             "eqns",
             "source_info",
             "traceback",

@@ -3,7 +3,7 @@ and checking every password through the sign-in throttle.
 
 Every signed-in page loads its user; the ORM spent about 0.5 ms of CPU writing that one query
 (``User.objects.get(pk=...)``) on each of them, the largest piece of a problem page left after
-issue 27's first pass, against 0.1 ms to run it. The same query, written by the ORM once per
+the first pass over the pages' CPU (`make bench`), against 0.1 ms to run it. The same query, written by the ORM once per
 process (``core.prepared``). Passwords, permissions, the inactive check and the session hash
 stay Django's.
 

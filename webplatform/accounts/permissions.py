@@ -2,7 +2,7 @@
 
 Django's ``ModelBackend`` answers a first ``has_perm`` by loading every permission the user
 holds, their own and their groups', in two ORM queries with joins: building them was a quarter
-of the CPU of a leaderboard page (issue 27), and every page asks one question (may this visitor
+of the CPU of a leaderboard page (`make bench`), and every page asks one question (may this visitor
 author problems? the bar's Authoring link). Here that question is one EXISTS over the same
 tables, remembered on the user object for the rest of the request, as Django remembers its own.
 The answer is the backend's: read from the database on each request, so a permission granted or

@@ -55,7 +55,7 @@ def get_problem(*, slug: str, user) -> Problem:
     Read on every view of a problem page, so the row is remembered per grading state
     (``core.freshness``, whose stamp moves with any save of a problem: a new current version, a
     problem retired, renamed or made public) and who may open it is decided here, as
-    ``visible_to`` would: building that query was a third of the page's CPU (issue 27). Each
+    ``visible_to`` would: building that query was a third of the page's CPU (`make bench`). Each
     caller gets its own copy, so that nothing it sets on its problem reaches another request."""
     problem = _published().get(slug) or _load_published(slug)
     if problem is None or not _may_open(user, problem):

@@ -2,7 +2,7 @@
 
 The problem list's and the leaderboard's filters list every tag in use (tens): as a template loop
 (a ``for``, an ``if`` and two escaped values per option) they cost more CPU than the rest of
-their page's own template (issue 27). Same HTML as
+their page's own template (`make bench`). Same HTML as
 ``{% for v in values %}<option value="{{ v }}"{% if v == selected %} selected{% endif %}>{{ v }}</option>{% endfor %}``;
 a mapping gives ``value: label`` pairs. Registered as a template builtin (settings.TEMPLATES)."""
 

@@ -2,7 +2,7 @@
 
 Building a query's SQL (the compiler's walk of filters, joins and annotations) cost more CPU
 than running it on the pages read on every view: 0.5 ms for the signed-in user, 0.9 ms for a
-problem page's recent attempts, against 0.1 to 0.2 ms to run each (issue 27). The ORM still
+problem page's recent attempts, against 0.1 to 0.2 ms to run each (`make bench`). The ORM still
 writes the SQL, for the database in use; each call then hands it with its own values to
 ``Model.objects.raw``, whose rows are converted by the database backend as the ORM's are, and
 whose extra columns (annotations) become attributes.

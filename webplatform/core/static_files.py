@@ -2,7 +2,7 @@
 files, whose URLs are remembered per name.
 
 A page asks for 4 to 7 of them (``{% static %}``: the site's CSS and scripts); each parses,
-looks up the manifest and quotes its name again, about 15 us (issue 27). The manifest is read
+looks up the manifest and quotes its name again, about 15 us (`make bench`). The manifest is read
 once when the process starts and never changes while it runs (``collectstatic`` writes the next
 one for the next process), so neither does a URL: each is worked out once. ``collectstatic``
 forgets them when it hashes the files again."""

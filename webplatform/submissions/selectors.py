@@ -210,7 +210,7 @@ def queue_place(submission: Submission) -> Place | None:
 def queue_places(submissions) -> dict[int, Place | None]:
     """``queue_place`` of each of ``submissions``, by id. The published ones of one queue are
     ranked in one query, however many: a class's event streams look at hundreds at once, and a
-    count each (about 1.2 ms of CPU, 2000 waiting) made their looks cost half a core (issue 27).
+    count each (about 1.2 ms of CPU, 2000 waiting) made their looks cost half a core (`make bench`).
     The ranking's order is the count's: lanes read first, then published first, then by id."""
     places: dict[int, Place | None] = {}
     lines: dict[tuple, list[Submission]] = {}

@@ -58,7 +58,7 @@ HEARTBEAT_S = 15.0  # and every stream looks (and sends) at least this often, wh
 MAX_STREAM_S = 600.0  # then the browser's EventSource opens a new one by itself
 # The timed looks of a process's streams (heartbeats, a queue's move) fall on whole seconds of one
 # clock, so that a class's streams look together: one query for hundreds (``_Looks``), not one each.
-# Spread over their own times, 2000 waiting learners' heartbeats cost 57 % of a core (issue 27).
+# Spread over their own times, 2000 waiting learners' heartbeats cost 57 % of a core (`make bench`).
 LOOK_GRID_S = 1.0
 WSGI_LOOK_S = 0.2
 DATABASE_RETRY_S = 0.5

@@ -54,9 +54,7 @@ class ArenaAPI(NinjaAPI):
         schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
         for operations in schema["paths"].values():
             for operation in operations.values():
-                responses = operation["responses"]
-                for status, response in EVERY_OPERATION_MAY_ANSWER.items():
-                    responses[status] = response
+                operation["responses"].update(EVERY_OPERATION_MAY_ANSWER)  # an operation's own 429 included
         return schema
 
 

@@ -312,10 +312,17 @@ def test_under_asgi_heartbeats_of_streams_opened_apart_are_one_look(make_user, b
     """A stream's heartbeat falls on a whole second of one clock (``LOOK_GRID_S``), at most
     ``HEARTBEAT_S`` after what it last sent: a class's streams, opened over several seconds, take
     their heartbeats' looks together, one query for all, not one each (2000 waiting learners'
-    heartbeats, each at its own time, cost half a core)."""
+    heartbeats, each at its own time, cost half a core). Each stream's process is held up a while
+    between deciding when to wake and arming the wait, as on a loaded machine (the second stream
+    6 ms, the third 12 ms): the heartbeats still wake together."""
     monkeypatch.setattr(stream, "HEARTBEAT_S", 2.0)
     batches, started = [], {}
-    look_many, pushed = stream._look_many, stream._pushed
+    look_many, pushed, next_change = stream._look_many, stream._pushed, stream.listener.next_change
+    held_up: dict[int, float] = {}  # each stream's wait (by its event) and how long it is held up
+
+    async def held_up_then(woke, **wait):
+        time.sleep(held_up.setdefault(id(woke), 0.006 * len(held_up)))  # the whole loop stops meanwhile
+        return await next_change(woke, **wait)
 
     def recorded(looks):
         batches.append(sorted(submission_id for _, submission_id in looks))
@@ -328,6 +335,7 @@ def test_under_asgi_heartbeats_of_streams_opened_apart_are_one_look(make_user, b
 
     monkeypatch.setattr(stream, "_look_many", recorded)
     monkeypatch.setattr(stream, "_pushed", timed)
+    monkeypatch.setattr(stream.listener, "next_change", held_up_then)
     waiting = [(submit(u, bank["checkpoint_dot_policy"]), session_of(u)) for u in map(make_user, ("a1", "a2", "a3"))]
 
     async def follow():

@@ -160,14 +160,18 @@ class Listener:
                 if not watching:
                     del self.watchers[submission_id]
 
-    async def next_change(self, woke: asyncio.Event, *, queued: bool, timeout: float) -> bool:
+    async def next_change(self, woke: asyncio.Event, *, queued: bool, until: float) -> bool:
         """Waits for ``woke`` (the grading's own announcement: True), or while ``queued`` for any
-        announcement (a grading ahead started or ended: the place in line moved), or ``timeout``."""
+        announcement (a grading ahead started or ended: the place in line moved), or until the
+        moment ``until`` of the loop's clock (``loop.time()``)."""
         waits = [asyncio.ensure_future(woke.wait())]
         if queued:
             waits.append(asyncio.ensure_future(self.queue_moved.wait()))
         try:
-            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            async with asyncio.timeout_at(until):
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        except TimeoutError:
+            pass
         finally:
             for waiting in waits:
                 waiting.cancel()

@@ -168,7 +168,7 @@ looks = _Looks()
 
 
 def _on_grid(moment: float, *, later: bool) -> float:
-    """``moment`` (of the monotonic clock) moved to a whole ``LOOK_GRID_S``: ``later`` for a look
+    """``moment`` (of the event loop's clock) moved to a whole ``LOOK_GRID_S``: ``later`` for a look
     that must wait at least until it, earlier for a heartbeat that must come at most then."""
     steps = moment / LOOK_GRID_S
     return (math.ceil(steps) if later else math.floor(steps)) * LOOK_GRID_S
@@ -177,26 +177,30 @@ def _on_grid(moment: float, *, later: bool) -> float:
 async def _pushed(request, submission_id: int, first: dict):
     """The events after ``first``: a look when the grading is announced; while it is queued, also
     when the queue moves (at most every ``QUEUE_LOOK_S``); and every ``HEARTBEAT_S`` regardless.
-    Each with whether it is the last (the grading is over)."""
-    last, looked, sent, started = first, time.monotonic(), time.monotonic(), time.monotonic()
+    Each with whether it is the last (the grading is over).
+
+    The timed waits end at moments of the loop's own clock, armed as such (``timeout_at``), not as
+    a delay from whenever the wait began: streams due at the same whole second wake in the same turn
+    of the loop and take one look. Armed as delays, a stream held up a few microseconds between
+    reading the clock and arming its wait (another thread holding the interpreter) woke a turn
+    later, after the batch had gone, and took a look of its own."""
+    clock = asyncio.get_running_loop().time
+    last, looked, sent, started = first, clock(), clock(), clock()
     failed = False
     async with listener.watch(submission_id) as woke:
-        while not last["done"] and time.monotonic() - started < MAX_STREAM_S:
+        while not last["done"] and clock() - started < MAX_STREAM_S:
             beat_at = _on_grid(sent + HEARTBEAT_S, later=False)
             if not failed:
-                own = await listener.next_change(
-                    woke, queued=last["status"] == "queued", timeout=max(0.0, beat_at - time.monotonic())
-                )
-                if not own and time.monotonic() < beat_at:  # the queue moved: look at the place once
+                own = await listener.next_change(woke, queued=last["status"] == "queued", until=beat_at)
+                if not own and clock() < beat_at:  # the queue moved: look at the place once
                     # QUEUE_LOOK_S is past, or at once when its own change comes meanwhile (a verdict
                     # that landed within QUEUE_LOOK_S of a look waited out the rest: up to 2 s)
-                    with contextlib.suppress(asyncio.TimeoutError):
-                        await asyncio.wait_for(
-                            woke.wait(), max(0.0, _on_grid(looked + QUEUE_LOOK_S, later=True) - time.monotonic())
-                        )
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout_at(_on_grid(looked + QUEUE_LOOK_S, later=True)):
+                            await woke.wait()
             woke.clear()  # before the look: an announcement during it wakes the next wait
             try:
-                payload, looked, failed = await looks.look(request, submission_id), time.monotonic(), False
+                payload, looked, failed = await looks.look(request, submission_id), clock(), False
             except DatabaseError as exc:  # a database that is busy or away: look again shortly
                 log.warning("event stream of submission %s: %s", submission_id, exc)
                 failed = True

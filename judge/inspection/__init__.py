@@ -13,8 +13,9 @@ those programs (``reading.read_case`` puts them together):
 * ``programs``: the forward program (with residual outputs) and the backward program, exported
   with ``jax.export`` in the child; and in the verifier, read back, checked and refused if they
   call out of XLA (custom calls, callbacks, effects).
-* ``cost.step_cost``: FLOPs and peak live bytes of one gradient step; ``memory.held_peak``: what
-  the backward pass holds at once, which the memory rules judge.
+* ``program_cost``: FLOPs and peak bytes of one case's gradient step, counted in the verifier over
+  the StableHLO module it compiles (the figures the rules and the leaderboard read);
+  ``cost.step_picture``: the child's memory picture of the first sample, for the words only.
 
 Every JAX object and internal these read is bound in one module, ``jax_internals``, pinned to the
 JAX in the lock file and covered by the contract tests (``tests/judge/test_residuals_contract.py``).

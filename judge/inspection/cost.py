@@ -1,47 +1,12 @@
-"""The cost of one whole gradient step, read from the traced program: FLOPs (``flops``) and peak
-live bytes (``timeline``), beside XLA's own estimates for reference.
-"""
+"""The child's memory picture of one gradient step (``timeline``), and XLA's own figures of a
+compiled step, shown beside the verifier's for reference. The figures the rules read are counted
+by the verifier (``judge.inspection.program_cost``)."""
 
 from __future__ import annotations
 
-from ..data.evidence import COST_REVISION
-from .flops import count_flops
-from .jax_internals import _jaxpr_as_fun, _jit, _make_jaxpr
+from .jax_internals import _jaxpr_as_fun, _make_jaxpr
 from .replay import structs
-from .timeline import peak_live_bytes, step_timeline
-
-
-def step_cost(derivative, xla: bool = False, filename: str | None = None) -> dict:
-    """The cost of one whole gradient step (forward, residuals, backward), from the case's one
-    differentiation.
-
-    ``flops`` and ``peak_bytes`` are read from the program, where every recomputation a
-    checkpoint causes, every loop iteration and every value's lifetime are visible. XLA's own
-    estimates (the ``xla_`` fields, ``xla=True``: a compilation) count a loop body once, may merge
-    recomputations and reschedule freely on CPU, so they cannot rank checkpointing strategies;
-    they are reported beside ours for reference. The cotangent is an input of the step: nothing
-    is run to make one. ``timeline`` is the walk that found ``peak_bytes``, step by step
-    (``step_timeline``); ``filename``: the submission's, for the lines of its operations.
-    """
-
-    def step(arrays, cotangents):
-        flat = _jaxpr_as_fun(derivative.fwd)(*arrays)
-        outs, residuals = flat[: derivative.n_out], flat[derivative.n_out :]
-        return outs, _jaxpr_as_fun(derivative.bwd)(*residuals, *cotangents)
-
-    inputs = [structs(derivative.fwd.in_avals), structs(derivative.output_avals)]
-    program = _make_jaxpr(step)(*inputs).jaxpr
-    timeline, peak = step_timeline(derivative, program, filename)
-    found = {
-        "flops": float(count_flops(program)),
-        "revision": COST_REVISION,
-        "peak_bytes": int(peak if timeline is not None else peak_live_bytes(program)),
-    }  # one walk, not two
-    if timeline is not None:
-        found["timeline"] = timeline
-    if xla:
-        found |= xla_figures(_jit(step).lower(*inputs).compile())
-    return found
+from .timeline import step_timeline
 
 
 def xla_figures(compiled) -> dict:

@@ -6,7 +6,8 @@ gradients)``. This module walks that module, for the results of one case only (w
 result of the case needs is left out, as XLA's dead-code elimination leaves it out), and counts:
 
 * ``flops``: every operation that runs, once: matrix products and convolutions two per
-  multiply-add, reductions one per element combined, any other arithmetic one per element it
+  multiply-add (a convolution's taps on its padding or on a dilated input's holes multiply
+  nothing), reductions one per element combined, any other arithmetic one per element it
   makes, data movement nothing; a call (a ``jax.jit`` inside the submission) by the function it
   calls, a loop its body per iteration (the count read from the loop, else one), a conditional
   its most expensive branch. ``lax.ragged_dot`` is lowered to a product over every group: it
@@ -58,7 +59,6 @@ FREE = {
     "stablehlo.get_tuple_element",
     "stablehlo.tuple",
     "stablehlo.reduce_precision",
-    "stablehlo.copy",
     "stablehlo.real_dynamic_slice",
     "stablehlo.get_dimension_size",
     "stablehlo.dynamic_broadcast_in_dim",
@@ -347,10 +347,7 @@ def _flops(op) -> float:
     if name == "stablehlo.dot":
         return 2.0 * out * _shape(op.operands[0])[-1]
     if name == "stablehlo.convolution":
-        rhs = _shape(op.operands[1])
-        numbers = hlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
-        per_output = int(np.prod(rhs, dtype=np.int64)) // max(rhs[numbers.kernel_output_feature_dimension], 1)
-        return 2.0 * out * per_output
+        return _convolution(op)
     if name == "stablehlo.reduce":
         n = len(op.operands) // 2
         return float(sum(_size(v) for v in op.operands[:n]) - out)
@@ -375,6 +372,44 @@ def _flops(op) -> float:
         a, b = _shape(op.operands[0]), _shape(op.operands[1])
         return float(int(np.prod(a[:-2], dtype=np.int64)) * a[-1] * a[-1] * (b[-1] if len(b) else 1))
     return float(out)  # elementwise: one operation per element made
+
+
+def _convolution(op) -> float:
+    """Two operations (a multiply and an add) per product of an input element with a kernel weight:
+    per output element, the kernel's input features (of its group) times the taps that land on the
+    input, as XLA counts them. A tap on the padding or on a hole of a dilated input multiplies
+    nothing: counted, a strided, dilated, grouped convolution cost 2.6 times what XLA runs."""
+    lhs, rhs, out = _shape(op.operands[0]), _shape(op.operands[1]), _shape(op.results[0])
+    numbers = hlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    axes = len(numbers.output_spatial_dimensions)
+    ones = [1] * axes
+    strides, lhs_dilation, rhs_dilation = (
+        _int_list(op.attributes[key]) if key in op.attributes else ones
+        for key in ("window_strides", "lhs_dilation", "rhs_dilation")
+    )
+    padding = _int_list(op.attributes["padding"])[::2] if "padding" in op.attributes else [0] * axes
+    taps = 1
+    for axis in range(axes):
+        taps *= _window_taps(
+            out[numbers.output_spatial_dimensions[axis]],
+            rhs[numbers.kernel_spatial_dimensions[axis]],
+            lhs[numbers.input_spatial_dimensions[axis]],
+            strides[axis],
+            padding[axis],
+            lhs_dilation[axis],
+            rhs_dilation[axis],
+        )
+    per_position = out[numbers.output_batch_dimension] * out[numbers.output_feature_dimension]
+    return 2.0 * per_position * rhs[numbers.kernel_input_feature_dimension] * taps
+
+
+def _window_taps(out: int, kernel: int, size: int, stride: int, low: int, lhs_dilation: int, rhs_dilation: int) -> int:
+    """How many (output position, kernel tap) pairs of one spatial axis land on a real input element,
+    not on padding or on the holes of a dilated input: the products a convolution really makes."""
+    position = np.arange(out)[:, None] * stride + np.arange(kernel)[None, :] * rhs_dilation - low
+    return int(
+        np.count_nonzero((position >= 0) & (position <= (size - 1) * lhs_dilation) & (position % lhs_dilation == 0))
+    )
 
 
 def _all_bytes(value, flags) -> int:

@@ -1,6 +1,6 @@
 """How many times a counted loop of the lowered program runs (a ``stablehlo.while`` made by a
-``lax.scan`` or a ``fori_loop`` with fixed bounds), which the verifier's cost walk
-(``program_cost``) multiplies its body by; ``loop_trips`` reads the same from a jaxpr."""
+``lax.scan``, a ``fori_loop`` with fixed bounds or a ``while_loop`` over a counter), which the
+verifier's cost walk (``program_cost``) multiplies its body by."""
 
 from __future__ import annotations
 
@@ -36,35 +36,59 @@ def _name(owner) -> str:
 
 
 def trip_count(op) -> int | None:
-    """The iterations of a counted loop (``lax.scan``, ``fori_loop`` with fixed bounds): an integer
-    carried from a constant, stepped by a constant in the body, compared with a constant in the
-    condition. None for any other loop."""
+    """The iterations of a counted loop (``lax.scan``, ``fori_loop`` with fixed bounds, a
+    ``while_loop`` over a counter, upwards or downwards): an integer carried from a constant,
+    stepped by a constant in the body (added or subtracted) and compared, on either side, with a
+    constant in the condition. None for any other loop."""
     cond, body = (region.blocks[0] for region in op.regions)
-    cond_ops = list(cond.operations)
-    compare = [o for o in cond_ops if o.operation.name == "stablehlo.compare"]
-    if len(compare) != 1:
+    compare = [o for o in cond.operations if o.operation.name == "stablehlo.compare"]
+    if len(compare) != 1 or "UNSIGNED" in str(compare[0].attributes.get("compare_type", "")):
         return None
     test = compare[0]
     direction = str(test.attributes["comparison_direction"]).split()[-1].rstrip(">").lower()
-    left, right = test.operands
     args = list(cond.arguments)
-    if left not in args or _constant(right) is None:
-        return None
-    index = args.index(left)
-    bound = _constant(right)
-    start = _constant(op.operands[index])
-    body_out = list(body.operations)[-1].operands[index]
-    step_op = body_out.owner
-    if start is None or _name(step_op) != "stablehlo.add":
-        return None
-    a, b = step_op.operands
-    step = _constant(b) if a == body.arguments[index] else _constant(a) if b == body.arguments[index] else None
-    if not step or step <= 0:
-        return None
-    if direction == "lt":
-        return max(0, -(-(bound - start) // step))
-    if direction == "le":
-        return max(0, -(-(bound + 1 - start) // step))
-    if direction == "ne" and (bound - start) % step == 0:
-        return max(0, (bound - start) // step)
+    for counter, bound, flipped in (
+        (test.operands[0], test.operands[1], False),
+        (test.operands[1], test.operands[0], True),
+    ):
+        if counter not in args or _constant(bound) is None:
+            continue
+        index = args.index(counter)
+        start, step = _constant(op.operands[index]), _step(body, index)
+        if start is None or step is None:
+            continue
+        return _iterations(direction, flipped, start, _constant(bound), step)
     return None
+
+
+def _step(body, index: int) -> int | None:
+    """The constant the body steps its ``index``-th carried value by (``after = before + step``,
+    or ``before - step``), if it does."""
+    before, after = body.arguments[index], list(body.operations)[-1].operands[index]
+    stepped = after.owner
+    if _name(stepped) not in ("stablehlo.add", "stablehlo.subtract"):
+        return None
+    a, b = stepped.operands
+    if a == before and _constant(b) is not None:
+        return _constant(b) if _name(stepped) == "stablehlo.add" else -_constant(b)
+    if b == before and _constant(a) is not None and _name(stepped) == "stablehlo.add":
+        return _constant(a)
+    return None
+
+
+def _iterations(comparison: str, flipped: bool, start: int, bound: int, step: int) -> int | None:
+    """How many times ``counter <comparison> bound`` holds as the counter goes ``start``,
+    ``start + step``...: None when it would hold for ever (the step moves away from the bound)."""
+    if flipped:  # `bound < counter` is `counter > bound`
+        comparison = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "ne": "ne", "eq": "eq"}[comparison]
+    if step == 0 or comparison == "eq":
+        return None
+    if comparison == "ne":
+        distance = bound - start
+        return distance // step if distance % step == 0 and distance // step >= 0 else None
+    if comparison in ("le", "ge"):
+        bound += 1 if comparison == "le" else -1
+        comparison = comparison[0] + "t"
+    if (comparison == "lt") != (step > 0):  # moving away: it runs never, or for ever
+        return 0 if (comparison == "lt" and start >= bound) or (comparison == "gt" and start <= bound) else None
+    return max(0, -(-(bound - start) // step) if step > 0 else -(-(start - bound) // -step))

@@ -1,8 +1,6 @@
-"""The FLOP counter (``judge.inspection.flops``): every primitive counts, by a rule XLA agrees with.
-
-Before, only ``dot_general`` and ``scan`` counted: convolutions (a matrix product written as a
-1x1 convolution included), elementwise recomputation and ``while`` bodies cost nothing, and the
-leaderboard's FLOPs and the memory-budget problems' ceilings rested on that.
+"""The FLOP count the verdicts and the leaderboard read (``judge.inspection.program_cost``, the
+verifier's walk over the StableHLO module it compiles): every operation counts, by a rule XLA
+agrees with.
 
 The cross-check holds our count of a gradient step to XLA's ``cost_analysis()`` of the very same
 program, loop-free (XLA counts a loop body once). Against the program as JAX lowers it, before
@@ -15,19 +13,17 @@ not XLA's, ranks checkpointing strategies); the programs compared there have no 
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 from pathlib import Path
 
 import jax
-import jax.extend.core as jex_core
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from judge import grade, load_problem
-from judge.inspection import cost, flops, replay
+from judge.inspection import cost, program_cost
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWERED_BOUND = 0.02
@@ -55,8 +51,15 @@ def _with_cotangent(args) -> list:
     return [*args, jnp.float32(0.5)]
 
 
+def _walked(function, *args) -> dict:
+    """The verifier's walk over ``function``'s lowered program, every result needed."""
+    module = jax.jit(function).lower(*args).compiler_ir("stablehlo")
+    results = len(jax.tree_util.tree_leaves(jax.eval_shape(function, *args)))
+    return program_cost.case_cost(module, [True] * results, [{"r", "i"} for _ in args])
+
+
 def _ours(function, args) -> float:
-    return flops.count_flops(jax.make_jaxpr(function)(*args).jaxpr)
+    return _walked(function, *args)["flops"]
 
 
 def _xla(function, args) -> tuple[float, float]:
@@ -122,19 +125,6 @@ def test_our_count_of_a_gradient_step_agrees_with_xla_on_loop_free_programs(name
         assert abs(ours / compiled - 1) <= COMPILED_BOUND, (ours, compiled)
 
 
-def _measured(fn, arrays, wrt) -> dict:
-    """The step's cost as the judge measures a case: from its one trace and one differentiation."""
-    derivative = replay.differentiate(replay.trace(fn, arrays), arrays, wrt)
-    return cost.step_cost(derivative, xla=True)
-
-
-def test_the_step_the_judge_measures_reports_xla_beside_ours():
-    w1, w2, x = _arrays((64, 128), (128, 32), (16, 64))
-    found = _measured(mlp, [w1, w2, x], [0, 1])
-    assert found["revision"] == cost.COST_REVISION
-    assert abs(found["flops"] / found["xla_flops"] - 1) <= COMPILED_BOUND, found
-
-
 def test_a_matrix_product_written_as_a_one_by_one_convolution_costs_what_the_product_costs():
     x, w = _arrays((32, 64), (64, 48))
 
@@ -155,8 +145,7 @@ def test_a_convolution_counts_the_products_that_land_on_the_input_not_on_padding
     w, x = _arrays((1, 1, 3), (1, 1, 5))
     # 5 outputs of a 3-tap kernel over padding 1 both sides: 3 taps each, but the first and the
     # last have one tap on the padding: 13 products, two operations each.
-    found = jax.make_jaxpr(lambda w, x: jax.lax.conv_general_dilated(x, w, (1,), ((1, 1),)))(w, x).jaxpr
-    assert flops.count_flops(found) == 2 * 13
+    assert _ours(lambda w, x: jax.lax.conv_general_dilated(x, w, (1,), ((1, 1),)), (w, x)) == 2 * 13
 
 
 def test_a_while_loop_that_counts_runs_its_body_each_time():
@@ -170,6 +159,14 @@ def test_a_while_loop_that_counts_runs_its_body_each_time():
         return jax.lax.while_loop(lambda c: c[0] >= 0, lambda c: (c[0] - 3, c[1] * 2.0), (10, x))[1]
 
     assert _ours(downwards, _arrays((3,))) == 4 * (1 + 3 + 1) + 1
+
+    def bound_first(x):  # 7 > 0, 7 > 2, 7 > 4, 7 > 6: the counter on the right of the comparison
+        return jax.lax.while_loop(lambda c: 7 > c[0], lambda c: (c[0] + 2, c[1] * 2.0), (0, x))[1]
+
+    assert _ours(bound_first, _arrays((3,))) == 4 * (1 + 3 + 1) + 1
+    for runs_for_ever in (lambda c: c[0] < 7, lambda c: c[0] != 7):  # 0, -2, -4...: never 7 or more
+        loop = lambda x, f=runs_for_ever: jax.lax.while_loop(f, lambda c: (c[0] - 2, c[1] * 2.0), (0, x))[1]  # noqa: E731
+        assert _walked(loop, *_arrays((3,)))["uncounted_loops"] == 1
 
 
 def test_a_fori_loop_with_traced_bounds_and_a_data_dependent_loop_count_one_iteration():
@@ -187,7 +184,9 @@ def test_a_fori_loop_with_traced_bounds_and_a_data_dependent_loop_count_one_iter
 def test_scan_counts_its_body_per_step_and_cond_its_most_expensive_branch():
     x, w = _arrays((4, 8), (8, 8))
     scanned = lambda x, w: jax.lax.scan(lambda h, _: (jnp.tanh(h @ w), None), x, None, length=5)[0]  # noqa: E731
-    assert _ours(scanned, (x, w)) == 5 * (2 * 4 * 8 * 8 + 4 * 8)
+    # each step: the product, the tanh, and the loop's own counter (an add, a comparison); one more
+    # comparison ends it
+    assert _ours(scanned, (x, w)) == 5 * (2 * 4 * 8 * 8 + 4 * 8 + 2) + 1
     branches = lambda p, x, w: jax.lax.cond(p, lambda: x @ w, lambda: x * 2.0)  # noqa: E731
     assert _ours(branches, (True, x, w)) == 2 * 4 * 8 * 8
 
@@ -214,12 +213,10 @@ def test_custom_derivative_rules_count_what_they_compute():
     assert _ours(step, args) == 10 + 9 + 2 * 10
 
 
-def test_every_primitive_named_in_the_rules_is_one_of_the_pinned_jax():
-    known = {
-        o.name for o in gc.get_objects() if issubclass(type(o), jex_core.Primitive)
-    }  # type(): a lazy object is not evaluated
-    named = set(flops.RULES) | flops.FREE
-    assert named - known == set()
+def test_every_operation_named_free_is_one_of_the_pinned_jaxs_stablehlo():
+    """A misspelt name in the free list would make that operation cost one per element, silently."""
+    module = jax.jit(lambda x: x + 1).lower(1.0).compiler_ir("stablehlo")
+    assert {name for name in program_cost.FREE if not module.context.is_registered_operation(name)} == set()
 
 
 def test_dead_code_that_differentiation_leaves_behind_costs_nothing():
@@ -240,12 +237,10 @@ def test_dead_code_that_differentiation_leaves_behind_costs_nothing():
         (lambda x: jnp.max(x, axis=1), 10 * 9),  # combining n elements takes n - 1 operations
         (lambda x: jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (2, 2), (2, 2), "VALID"), 25 * 3),  # as XLA
         (lambda x: jax.lax.reduce_window(x, 0.0, jax.lax.add, (2, 2), (1, 1), "SAME"), 100 * 3),  # as XLA
-        (lambda x: jnp.cumsum(x, axis=1), 10 * 9),
+        (lambda x: jnp.cumsum(x, axis=1), 10 * 10 * 9),  # a window of the whole row per output, as XLA runs it
         (jax.nn.sigmoid, 100 * 4),  # 1 / (1 + exp(-x)), as XLA counts it
         (lambda x: x.at[jnp.array([1, 2, 3])].add(1.0), 3 * 10 + 3 * 3),  # an add per update; negative indices wrapped
         (lambda x: jnp.sort(x, axis=1), 100 * 4),  # n log2 n comparisons per row
-        # the product, n^3 / 3 for the factorisation, three elementwise steps masking the lower triangle
-        (lambda x: jax.lax.linalg.cholesky(x @ x.T, symmetrize_input=False), 2 * 10**3 + 10**3 / 3 + 3 * 100),
     ],
 )
 def test_reductions_windows_scatters_and_factorisations_by_their_rules(program, expected):
@@ -290,7 +285,7 @@ def test_a_step_holding_random_keys_is_measured():
         noise = jax.random.normal(jax.random.fold_in(jax.random.key(0), 1), x.shape)
         return jnp.sum(jnp.tanh((x + noise) @ w))
 
-    found = _measured(loss, _arrays((8, 4), (3, 8)), [0])
+    found = _walked(_step(loss), *_with_cotangent(_arrays((8, 4), (3, 8))))
     assert found["flops"] > 2 * 3 * 8 * 4 and found["peak_bytes"] > 0
 
 
@@ -316,16 +311,6 @@ def test_xla_estimates_are_the_verifiers_and_only_a_recorded_grading_pays_for_th
     assert sampled.cost.peak_bytes > 0 and sampled.cost.xla_flops is None
 
 
-def _walked(function, *args) -> dict:
-    """The verifier's walk over ``function``'s lowered program, every result needed."""
-    from judge.inspection import program_cost
-
-    lowered = jax.jit(function).lower(*args)
-    module = lowered.compiler_ir("stablehlo")
-    results = len(jax.tree_util.tree_leaves(jax.eval_shape(function, *args)))
-    return program_cost.case_cost(module, [True] * results, [{"r", "i"} for _ in args])
-
-
 def test_a_library_call_is_reported_by_what_the_learner_wrote_never_counted_as_cheap():
     """An SVD runs about n**3 multiply-adds in LAPACK, out of the program's sight: counted as one
     operation per element it made it passed a FLOP limit. The walk names the call instead."""
@@ -334,6 +319,8 @@ def test_a_library_call_is_reported_by_what_the_learner_wrote_never_counted_as_c
     assert svd["opaque_calls"] == ["lapack_sgesdd_ffi"]
     qr = _walked(lambda w: jnp.linalg.qr(w)[0], w)
     assert {"lapack_sgeqrf_ffi", "lapack_sorgqr_ffi"} <= set(qr["opaque_calls"])
+    cholesky = _walked(lambda w: jax.lax.linalg.cholesky(w @ w.T, symmetrize_input=False), w)
+    assert cholesky["opaque_calls"] == ["lapack_spotrf_ffi"]
     plain = _walked(lambda w: jnp.tanh(w @ w), w)
     assert "opaque_calls" not in plain and plain["flops"] == 2 * 64**3 + 64 * 64
 

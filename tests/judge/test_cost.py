@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from judge import grade, load_problem
-from judge.inspection import cost, program_cost
+from judge.inspection import cost, operation_flops, program_cost
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWERED_BOUND = 0.02
@@ -216,7 +216,7 @@ def test_custom_derivative_rules_count_what_they_compute():
 def test_every_operation_named_free_is_one_of_the_pinned_jaxs_stablehlo():
     """A misspelt name in the free list would make that operation cost one per element, silently."""
     module = jax.jit(lambda x: x + 1).lower(1.0).compiler_ir("stablehlo")
-    assert {name for name in program_cost.FREE if not module.context.is_registered_operation(name)} == set()
+    assert {name for name in operation_flops.FREE if not module.context.is_registered_operation(name)} == set()
 
 
 def test_dead_code_that_differentiation_leaves_behind_costs_nothing():

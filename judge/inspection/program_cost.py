@@ -36,6 +36,14 @@ from . import operation_flops
 from .jax_internals import mlir_ir as ir
 from .program_trips import trip_count
 
+# Operations that apply a function of their own (a region) many times, which their rule counts
+# (``operation_flops``): a reduction's combiner, a scatter's update, a sort's comparison. A learner
+# writes the first three (``lax.reduce``, ``lax.reduce_window``, ``lax.scatter_apply`` take any
+# function), so each application costs what the function runs: counted as one operation, a combiner
+# of forty made a reduction cost a fortieth of what XLA counts. Every function's loops and library
+# calls are reported as anywhere else.
+APPLIED_BY_COST = {"stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter"}
+APPLIED = APPLIED_BY_COST | {"stablehlo.sort", "stablehlo.select_and_scatter"}
 # Operations whose results are their operands' buffers under another type.
 ALIASING = {"stablehlo.optimization_barrier", "stablehlo.reshape"}
 
@@ -176,19 +184,18 @@ class Walk:
                 inner = self.function(_callee(op), wanted, tuple(ins), weigh)
                 flops, uncounted, opaque = flops + inner.flops, uncounted + inner.uncounted, opaque | inner.opaque
                 outs = inner.outputs
-            elif op.regions and name not in (
-                "stablehlo.reduce",
-                "stablehlo.reduce_window",
-                "stablehlo.sort",
-                "stablehlo.scatter",
-                "stablehlo.select_and_scatter",
-            ):
+            elif op.regions and name not in APPLIED:
                 inner, outs = self._control(op, ins, weigh)
                 flops, uncounted, opaque = flops + inner.flops, uncounted + inner.uncounted, opaque | inner.opaque
             else:
                 # an aliasing operation's results are its operands, one for one
                 inner, outs = None, ins if name in ALIASING else [joined] * len(op.results)
-                flops += operation_flops.flops(op)
+                applied = self._applied(op, joined, weigh) if name in APPLIED else None
+                if applied is None:
+                    flops += operation_flops.flops(op)
+                else:  # its rule counts the applications of its function, which costs what it runs
+                    flops += operation_flops.flops(op) * (max(applied.flops, 1.0) if name in APPLIED_BY_COST else 1.0)
+                    uncounted, opaque = uncounted + applied.uncounted, opaque | applied.opaque
                 if (
                     name == "stablehlo.custom_call"
                     and operation_flops.target(op) not in operation_flops.DATA_MOVEMENT_CALLS
@@ -218,6 +225,24 @@ class Walk:
             peak = max(peak, current)
         outputs = [flags.get(v, frozenset()) for v in terminator.operands]
         return Found(flops, max(peak - start, 0), start=start, outputs=outputs, uncounted=uncounted, opaque=opaque)
+
+    def _applied(self, op, joined: frozenset, weigh) -> Found:
+        """The function(s) an operation applies element by element (a reduction's combiner, a
+        scatter's update, a sort's comparison), walked once: what one application runs."""
+        found = [
+            self.block(
+                region.blocks[0],
+                (True,) * len(list(region.blocks[0].operations)[-1].operands),
+                [joined] * len(region.blocks[0].arguments),
+                weigh,
+            )
+            for region in op.regions
+        ]
+        return Found(
+            sum(f.flops for f in found),
+            uncounted=sum(f.uncounted for f in found),
+            opaque=frozenset().union(*(f.opaque for f in found)),
+        )
 
     def _control(self, op, ins: list, weigh) -> tuple[Found, list]:
         """A loop (its body and condition per iteration) or a conditional (its costliest branch)."""

@@ -333,3 +333,44 @@ def test_a_library_call_is_named_as_the_learner_wrote_it():
     assert listed(["vendor_kernel", "lapack_spotrf_ffi"]) == (
         "jnp.linalg.cholesky (lapack_spotrf_ffi) and the library routine vendor_kernel"
     )
+
+
+def _heavy_combiner(a, b):
+    for _ in range(10):
+        b = jnp.sin(b) * jnp.cos(a) + b
+    return a + b
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda x: jax.lax.reduce(x, 0.0, _heavy_combiner, (1,)),
+        lambda x: jax.lax.reduce_window(x, 0.0, _heavy_combiner, (1, 4), (1, 4), "VALID"),
+    ],
+    ids=["reduce", "reduce_window"],
+)
+def test_a_reduction_costs_what_its_combiner_runs_each_time(program):
+    """A learner's combiner of 41 operations: counted as one operation per element combined, as a
+    sum's, the reduction cost a 41st of what XLA counts (sines and cosines counted as XLA's
+    transcendentals)."""
+    (x,) = _arrays((64, 256))
+    lowered = jax.jit(program).lower(x)
+    assert _ours(program, (x,)) == cost.xla_operations(lowered.cost_analysis())
+    assert _ours(lambda x: jax.lax.reduce(x, 0.0, jax.lax.add, (1,)), (x,)) == 64 * 255  # a sum: one each
+
+
+def test_loops_inside_a_combiner_are_counted_by_their_trips_or_reported():
+    (x,) = _arrays((8, 16))
+
+    def looping(a, b):
+        return a + jax.lax.fori_loop(0, 5, lambda i, v: v * 1.5 + 1.0, b)
+
+    # five trips of: the step's two operations, the index's add (i + 1), the trip counter's add and
+    # comparison; one more comparison ends the loop; then the combiner's own add
+    per_application = 5 * (2 + 1 + 2) + 1 + 1
+    assert _ours(lambda x: jax.lax.reduce(x, 0.0, looping, (1,)), (x,)) == 8 * 15 * per_application
+
+    def unbounded(a, b):
+        return a + jax.lax.while_loop(lambda v: v < 100.0, lambda v: v * 2.0 + 1.0, b)
+
+    assert _walked(lambda x: jax.lax.reduce(x, 0.0, unbounded, (1,)), x)["uncounted_loops"] == 1

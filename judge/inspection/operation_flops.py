@@ -37,7 +37,6 @@ FREE = {
     "stablehlo.dynamic_broadcast_in_dim",
     "stablehlo.dynamic_reshape",
     "stablehlo.dynamic_iota",
-    "stablehlo.rng_bit_generator",
 }
 # Library calls that only move or label data (where a value lives, how it is split over devices): no
 # arithmetic. Any other ``custom_call`` (a LAPACK routine behind ``jnp.linalg.svd``, ``qr``, ``eigh``,

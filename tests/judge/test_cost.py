@@ -374,3 +374,15 @@ def test_loops_inside_a_combiner_are_counted_by_their_trips_or_reported():
         return a + jax.lax.while_loop(lambda v: v < 100.0, lambda v: v * 2.0 + 1.0, b)
 
     assert _walked(lambda x: jax.lax.reduce(x, 0.0, unbounded, (1,)), x)["uncounted_loops"] == 1
+
+
+def test_drawing_random_bits_costs_one_operation_per_word_as_xla_counts_it():
+    """``lax.rng_bit_generator`` was in the free list, as data movement: a loop drawing random words
+    burnt work that counted nothing."""
+    key = jnp.zeros((4,), jnp.uint32)
+
+    def draw(key):
+        return jax.lax.rng_bit_generator(key, (64, 256), dtype=jnp.uint32)
+
+    xla = jax.jit(draw).lower(key).cost_analysis()  # the draw among its "transcendentals"
+    assert _ours(draw, (key,)) == xla["transcendentals"] >= 64 * 256
